@@ -1,0 +1,340 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ConnectOptions are the per-invocation settings for reaching a server.
+type ConnectOptions struct {
+	Getenv         func(string) string
+	Environ        []string  // environment a stdio server inherits
+	Cwd            string    // working directory of mcpc
+	ServerStderr   io.Writer // where a stdio server's stderr goes; nil hides it
+	ConnectTimeout time.Duration
+	Protocol       string // overrides the entry's "protocol" when set
+	Version        string // mcpc's version, sent as clientInfo
+	HTTPClient     *http.Client
+}
+
+// DefaultConnectTimeout is generous because npx- and uvx-launched servers
+// often download and compile before they answer.
+const DefaultConnectTimeout = 60 * time.Second
+
+// probeTimeout bounds the server/discover probe on stdio: a legacy server
+// that silently ignores unknown methods would otherwise hang the connect.
+var probeTimeout = 10 * time.Second
+
+// Session is a connected MCP session plus what is needed to tear it down and
+// to explain failures.
+type Session struct {
+	CS    *mcp.ClientSession
+	Entry *Entry
+	Label string // how messages name the server
+
+	proc *process
+	http *httpTransport
+}
+
+// ProtocolVersion is the revision the session speaks.
+func (s *Session) ProtocolVersion() string {
+	if r := s.CS.InitializeResult(); r != nil {
+		return r.ProtocolVersion
+	}
+	return ""
+}
+
+// AwaitCancellation gives the SDK up to d to deliver the cancellation of an
+// interrupted request to a stdio server before the session is torn down.
+func (s *Session) AwaitCancellation(d time.Duration) {
+	if s.proc != nil {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-s.proc.cancelSent:
+		case <-s.proc.done:
+		case <-t.C:
+		}
+	}
+}
+
+// Close ends the session and, for stdio, the server's whole process group.
+func (s *Session) Close() {
+	done := make(chan struct{})
+	go func() {
+		s.CS.Close()
+		close(done)
+	}()
+	// The SDK's Close waits for its reader; don't let a wedged server hold
+	// the invocation hostage.
+	waitFor(done, stdinGrace+termGrace)
+	if s.proc != nil {
+		s.proc.stop()
+	}
+}
+
+// Connect starts or reaches the entry's server and completes the protocol
+// handshake within the connect timeout.
+func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	protocol := e.Server.Protocol
+	if o.Protocol != "" {
+		protocol = o.Protocol
+	}
+	if protocol == "auto" {
+		protocol = ""
+	}
+	label := fmt.Sprintf("server %q", e.Name)
+	if e.File == nil {
+		label = "server " + e.Name
+	}
+	s := &Session{Entry: e, Label: label}
+	var err error
+	if e.Server.URL != "" {
+		err = s.connectHTTP(ctx, o, protocol)
+	} else {
+		err = s.connectStdio(ctx, o, protocol)
+		if err != nil && protocol == "" && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled) {
+			// Some pre-2026 servers exit on the unknown server/discover probe.
+			// Start the server once more and speak the 2025 protocol to it.
+			s.proc.stop()
+			s2 := &Session{Entry: e, Label: label}
+			if err2 := s2.connectStdio(ctx, o, "2025-11-25"); err2 == nil {
+				return s2, nil
+			} else if s2.proc != nil {
+				s2.proc.stop()
+			}
+		}
+	}
+	if err != nil {
+		if s.proc != nil {
+			s.proc.stop()
+		}
+		return nil, err
+	}
+	if protocol != "" && s.ProtocolVersion() != protocol {
+		got := s.ProtocolVersion()
+		s.Close()
+		return nil, newErr(KindConnection, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
+			"%s speaks MCP %s, but protocol %s is pinned", label, got, protocol)
+	}
+	return s, nil
+}
+
+func newClient(version string) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: version}, &mcp.ClientOptions{
+		// Advertise nothing: mcpc implements no optional client features,
+		// and the SDK would otherwise claim "roots".
+		Capabilities: &mcp.ClientCapabilities{},
+	})
+}
+
+func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol string) error {
+	srv := s.Entry.Server
+	argv := append([]string{srv.Command}, srv.Args...)
+	env := append([]string(nil), o.Environ...)
+	for _, k := range sortedKeys(srv.Env) {
+		v, err := Expand(srv.Env[k], o.Getenv)
+		if err != nil {
+			return newErr(KindConfig, "export it, or give a default with ${VAR:-default}",
+				"%s: env %q: %v", s.Label, k, err)
+		}
+		env = append(env, k+"="+v)
+	}
+	dir := absFrom(s.Entry.Dir(o.Cwd), srv.Cwd)
+	if strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
+		argv[0] = filepath.Join(s.Entry.Dir(o.Cwd), argv[0])
+	}
+	proc, err := startProcess(argv, env, dir, o.ServerStderr)
+	if err != nil {
+		hint := "check \"command\" in " + s.Entry.SourceName()
+		if s.Entry.File == nil {
+			hint = "check the command given to --stdio or after --"
+		}
+		if errors.Is(err, exec.ErrNotFound) {
+			return newErr(KindConnection, hint, "cannot start %s: command %q not found on PATH", s.Label, srv.Command)
+		}
+		return wrapErr(KindConnection, err, hint, "cannot start %s", s.Label)
+	}
+	s.proc = proc
+	client := newClient(o.Version)
+	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "server/discover" {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, probeTimeout)
+				defer cancel()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: maxFrame + 1}
+	cctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	defer cancel()
+	cs, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		return s.connectError(ctx, cctx, o, err)
+	}
+	s.CS = cs
+	return nil
+}
+
+func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol string) error {
+	srv := s.Entry.Server
+	headers := http.Header{}
+	for _, k := range sortedKeys(srv.Headers) {
+		v, err := Expand(srv.Headers[k], o.Getenv)
+		if err != nil {
+			return newErr(KindConfig, "export it, or give a default with ${VAR:-default}",
+				"%s: header %q: %v", s.Label, k, err)
+		}
+		headers.Set(k, v)
+	}
+	for k, v := range srv.literalHeaders {
+		headers.Set(k, v)
+	}
+	if name := srv.BearerTokenEnv; name != "" {
+		tok := o.Getenv(name)
+		if tok == "" {
+			return newErr(KindAuth, "export "+name+" with the server's access token",
+				"%s needs a bearer token from the environment variable %s, which is not set", s.Label, name)
+		}
+		headers.Set("Authorization", "Bearer "+tok)
+	}
+	base := http.DefaultTransport
+	if o.HTTPClient != nil && o.HTTPClient.Transport != nil {
+		base = o.HTTPClient.Transport
+	}
+	s.http = &httpTransport{base: base, headers: headers}
+	t := &mcp.StreamableClientTransport{
+		Endpoint:             srv.URL,
+		HTTPClient:           &http.Client{Transport: s.http},
+		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
+		MaxRetries:           -1,
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	defer cancel()
+	cs, err := newClient(o.Version).Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		return s.connectError(ctx, cctx, o, err)
+	}
+	s.CS = cs
+	return nil
+}
+
+func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) && s.failure() == nil {
+		return newErr(KindTimeout, fmt.Sprintf("raise --connect-timeout (now %s) if the server is slow to start", o.ConnectTimeout),
+			"%s did not complete the MCP handshake within %s", s.Label, o.ConnectTimeout)
+	}
+	return s.Classify("connect to", err)
+}
+
+// failure returns a transport-level explanation (process died, garbage on
+// stdout, HTTP auth refusal) or nil.
+func (s *Session) failure() *Error {
+	if s.proc != nil {
+		if pe := s.proc.stdout.protocolError(); pe != nil {
+			return &Error{Kind: KindConnection, Err: pe,
+				Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, pe.Error()[len("the server "):]),
+				Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
+		}
+		// Give the exit a moment to be noticed: a crash usually shows up as
+		// a closed pipe a little before Wait returns.
+		waitFor(s.proc.done, 200*time.Millisecond)
+		if s.proc.exited() {
+			e := &Error{Kind: KindConnection, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
+			if lines := s.proc.tail.Lines(); len(lines) > 0 {
+				e.Hint = "its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
+			} else {
+				e.Hint = "run the server command by hand to see why it stops"
+			}
+			return e
+		}
+	}
+	if s.http != nil {
+		if status, wwwAuth := s.http.authFailure(); status != 0 {
+			hint := "set \"bearerTokenEnv\" in the server's config, or pass --bearer-env VAR"
+			if s.Entry.File != nil {
+				hint = "run: mcpc login " + s.Entry.Name + " (or set \"bearerTokenEnv\")"
+			}
+			msg := fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, status)
+			if status == http.StatusForbidden {
+				msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
+			}
+			_ = wwwAuth
+			return &Error{Kind: KindAuth, Msg: msg, Hint: hint}
+		}
+	}
+	return nil
+}
+
+// Classify turns an error from the SDK into an *Error with a Kind. op says
+// what mcpc was doing ("call tool \"x\" on").
+func (s *Session) Classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	if f := s.failure(); f != nil {
+		return f
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		hint := ""
+		switch rpc.Code {
+		case jsonrpc.CodeMethodNotFound:
+			hint = "the server does not implement this request"
+		case jsonrpc.CodeInvalidParams:
+			hint = "check the name and arguments (mcpc list " + s.Entry.Name + ")"
+		}
+		return &Error{Kind: KindRejected, Err: err, Hint: hint,
+			Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
+		return &Error{Kind: KindConnection, Err: err, Hint: "is the server running at " + s.Entry.Server.URL + "?",
+			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, rootCause(err))}
+	}
+	if strings.Contains(err.Error(), "unrecognized content type") {
+		return &Error{Kind: KindConnection, Err: err, Hint: "the server sent content this version of mcpc does not understand",
+			Msg: fmt.Sprintf("cannot read the result from %s: %s", s.Label, rootCause(err))}
+	}
+	return &Error{Kind: KindConnection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, err)}
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}

@@ -1,0 +1,68 @@
+package client
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// maxBody bounds one HTTP response body; the SDK reads JSON bodies without
+// a limit.
+const maxBody = 64 << 20
+
+// httpTransport adds configured headers to every request (the SDK has no
+// field for them), caps response bodies, and remembers an authentication
+// refusal so it can be reported as such rather than as a transport error.
+type httpTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+
+	mu         sync.Mutex
+	authStatus int
+	authHeader string
+}
+
+func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, vs := range t.headers {
+		req.Header[k] = vs
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		t.mu.Lock()
+		t.authStatus = resp.StatusCode
+		t.authHeader = resp.Header.Get("WWW-Authenticate")
+		t.mu.Unlock()
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: maxBody}
+	return resp, nil
+}
+
+func (t *httpTransport) authFailure() (int, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.authStatus, t.authHeader
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("response body exceeds %d MiB", maxBody>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

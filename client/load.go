@@ -1,0 +1,215 @@
+package client
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// LoadOptions says where to look for configuration.
+type LoadOptions struct {
+	Dirs        Dirs
+	Cwd         string
+	ConfigFiles []string // --config flags, then MCPC_CONFIG entries
+}
+
+// Entry is one usable server definition and the file it came from.
+type Entry struct {
+	Name   string
+	Server *Server
+	File   *File // nil for ad-hoc targets
+}
+
+// Source is where the entry came from, for listings and messages.
+func (e *Entry) SourceName() string {
+	if e.File == nil {
+		return "command line"
+	}
+	return e.File.Path
+}
+
+// Dir is the directory relative paths in the entry are resolved against.
+func (e *Entry) Dir(cwd string) string {
+	if e.File == nil || e.File.Source != SourceProject {
+		return cwd
+	}
+	return filepath.Dir(e.File.Path)
+}
+
+// Config is the merged view of every config source.
+type Config struct {
+	Files        []*File // usable files, lowest precedence first
+	Project      *File   // the project file found upwards, even if untrusted
+	ProjectTrust TrustState
+	Servers      map[string]*Entry
+}
+
+// FindProjectFile looks for .mcp.json from cwd upwards, stopping after the
+// repository root (a directory holding .git) or the home directory, so a
+// file far up the tree never applies by accident.
+func FindProjectFile(cwd, home string) string {
+	dir := cwd
+	for {
+		p := filepath.Join(dir, ".mcp.json")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		if home != "" && dir == filepath.Clean(home) {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Load reads every source. Errors in trusted files (user, --config, a
+// trusted project file) fail the load; an untrusted project file is parsed
+// only so its server names can be mentioned, and never fails the load.
+func Load(opts LoadOptions) (*Config, error) {
+	c := &Config{Servers: map[string]*Entry{}}
+	add := func(f *File) error {
+		if f == nil {
+			return nil
+		}
+		if f.Err != nil {
+			return f.Err
+		}
+		c.Files = append(c.Files, f)
+		for _, name := range f.Names {
+			c.Servers[name] = &Entry{Name: name, Server: f.Servers[name], File: f}
+		}
+		return nil
+	}
+	user, err := readConfigFile(opts.Dirs.UserConfigFile(), SourceUser)
+	if err != nil {
+		return nil, err
+	}
+	if err := add(user); err != nil {
+		return nil, err
+	}
+	if p := FindProjectFile(opts.Cwd, opts.Dirs.Home); p != "" {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		proj, err := readConfigFile(p, SourceProject)
+		if err != nil {
+			return nil, err
+		}
+		c.Project = proj
+		if proj != nil {
+			c.ProjectTrust, err = TrustStore{opts.Dirs.State}.State(p, proj.Hash)
+			if err != nil {
+				return nil, err
+			}
+			if c.ProjectTrust == Trusted {
+				if err := add(proj); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, p := range opts.ConfigFiles {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(opts.Cwd, p)
+		}
+		f, err := readConfigFile(p, SourceFlag)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return nil, newErr(KindConfig, "check the path given to --config or MCPC_CONFIG", "config file %s does not exist", p)
+		}
+		if err := add(f); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// ProjectDefines reports whether the (untrusted) project file names server.
+func (c *Config) projectDefines(name string) bool {
+	if c.Project == nil || c.Project.Err != nil {
+		return false
+	}
+	_, ok := c.Project.Servers[name]
+	return ok
+}
+
+// UntrustedNote returns a warning when name resolves from another source
+// while an untrusted project file also defines it (so the user knows the
+// project's definition was ignored), or "".
+func (c *Config) UntrustedNote(name string) string {
+	if c.ProjectTrust != Trusted && c.projectDefines(name) {
+		return fmt.Sprintf("ignoring server %q from %s project file %s (run 'mcpc trust' to use it)", name, c.ProjectTrust, c.Project.Path)
+	}
+	return ""
+}
+
+// Lookup finds a configured server by name, explaining precisely why a name
+// that the user can see in a file cannot be used.
+func (c *Config) Lookup(name string) (*Entry, error) {
+	if e, ok := c.Servers[name]; ok {
+		return e, nil
+	}
+	if c.Project != nil && c.ProjectTrust != Trusted {
+		if c.projectDefines(name) {
+			hint := "review the file, then run: mcpc trust " + c.Project.Path
+			if c.ProjectTrust == Changed {
+				return nil, newErr(KindConfig, hint, "project file %s changed since it was trusted; server %q will not be started until it is trusted again", c.Project.Path, name)
+			}
+			return nil, newErr(KindConfig, hint, "server %q is defined in the untrusted project file %s", name, c.Project.Path)
+		}
+		if c.Project.Err != nil {
+			return nil, newErr(KindConfig, "fix the file, then run: mcpc trust "+c.Project.Path,
+				"unknown server %q (the untrusted project file could not be read: %s)", name, c.Project.Err)
+		}
+	}
+	names := sortedKeys(c.Servers)
+	hint := "configure servers in " + "config.json or .mcp.json, or pass an https:// URL or --stdio 'command args'"
+	if len(names) > 0 {
+		hint = "configured servers: " + strings.Join(names, ", ")
+		if s := closest(name, names); s != "" {
+			hint = fmt.Sprintf("did you mean %q? ", s) + hint
+		}
+	}
+	return nil, newErr(KindConfig, hint, "unknown server %q", name)
+}
+
+// closest returns the candidate within edit distance 2 of s, if any.
+func closest(s string, cands []string) string {
+	best, bestD := "", 3
+	for _, c := range cands {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,282 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// maxFrame bounds one JSON-RPC message from a stdio server. The SDK's
+// default is 16 MiB; results bigger than that are legitimate (mcpc bounds
+// what it prints, not what it receives), so allow more but not unbounded.
+const maxFrame = 64 << 20
+
+// Grace periods for stopping a stdio server: first its stdin is closed (the
+// polite MCP shutdown), then its process group gets SIGTERM, then SIGKILL.
+var (
+	stdinGrace = 1 * time.Second
+	termGrace  = 2 * time.Second
+)
+
+// process is a running stdio server in its own process group.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	done    chan struct{}
+	waitErr error
+	tail    *tailBuffer
+	stdout  *lineChecker
+	// cancelSent is closed once a notifications/cancelled message has been
+	// written to the server: the SDK sends it from a goroutine, and tearing
+	// the server down before it is written would hide the cancellation.
+	cancelSent chan struct{}
+
+	stopOnce sync.Once
+}
+
+// startProcess starts argv in its own process group so that the whole tree
+// (npx → node, uvx → python, …) can be signalled at once, and so the
+// terminal's Ctrl-C reaches mcpc only: mcpc then cancels the request over
+// the protocol and tears the server down itself.
+func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*process, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &process{cmd: cmd, done: make(chan struct{}), tail: &tailBuffer{max: 20}, cancelSent: make(chan struct{})}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	cmd.Stderr = &lineWriter{out: stderr, tail: p.tail}
+	// A grandchild that inherited stderr keeps the pipe open after the
+	// server exits; WaitDelay stops Wait from blocking on it forever.
+	cmd.WaitDelay = termGrace
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.stdin = &watchWriter{w: in, seen: p.cancelSent}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p.stdout = &lineChecker{r: bufio.NewReaderSize(out, 64<<10), c: out}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitStatus describes how the process ended, for error messages.
+func (p *process) exitStatus() string {
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	if p.waitErr != nil {
+		return p.waitErr.Error()
+	}
+	return "exit status 0"
+}
+
+// stop ends the server and everything it started, waiting at most
+// stdinGrace+2*termGrace. It is safe to call more than once.
+func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		pgid := p.cmd.Process.Pid
+		p.stdin.Close()
+		if !waitFor(p.done, stdinGrace) {
+			syscall.Kill(-pgid, syscall.SIGTERM)
+			if !waitFor(p.done, termGrace) {
+				syscall.Kill(-pgid, syscall.SIGKILL)
+				<-p.done
+			}
+		}
+		// The leader is gone; members of its group (grandchildren) may not
+		// be. Ask them to leave, then make sure.
+		if syscall.Kill(-pgid, syscall.SIGTERM) == nil {
+			deadline := time.Now().Add(termGrace)
+			for time.Now().Before(deadline) && syscall.Kill(-pgid, 0) == nil {
+				time.Sleep(10 * time.Millisecond)
+			}
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	})
+}
+
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// ProtocolError reports that a stdio server wrote something that is not a
+// JSON-RPC message to its stdout.
+type ProtocolError struct{ Line string }
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("the server wrote a line to stdout that is not JSON: %q", e.Line)
+}
+
+// lineChecker passes the server's stdout through line by line and stops at
+// the first line that is not JSON, remembering it: the SDK's own error for
+// that case does not say what the server wrote.
+type lineChecker struct {
+	r       *bufio.Reader
+	c       io.Closer
+	pending []byte
+	mu      sync.Mutex
+	bad     *ProtocolError
+	tooLong bool
+}
+
+func (l *lineChecker) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		line, err := l.readLine()
+		if len(line) > 0 {
+			if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
+				show := string(t)
+				if len(show) > 200 {
+					show = show[:200] + "…"
+				}
+				l.mu.Lock()
+				l.bad = &ProtocolError{Line: show}
+				l.mu.Unlock()
+				return 0, l.bad
+			}
+			l.pending = line
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
+}
+
+func (l *lineChecker) readLine() ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxFrame {
+			l.mu.Lock()
+			l.tooLong = true
+			l.mu.Unlock()
+			return nil, fmt.Errorf("a message from the server exceeds %d MiB", maxFrame>>20)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return buf, err
+	}
+}
+
+func (l *lineChecker) Close() error { return l.c.Close() }
+
+func (l *lineChecker) protocolError() *ProtocolError {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bad
+}
+
+// lineWriter forwards server stderr and keeps its last lines so that an
+// error message can show why a server died even when stderr was hidden.
+type lineWriter struct {
+	out  io.Writer
+	tail *tailBuffer
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.tail.Write(p)
+	w.out.Write(p) // a failing stderr must not break the server
+	return len(p), nil
+}
+
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	part  string
+}
+
+func (t *tailBuffer) Write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.part + string(p)
+	parts := strings.Split(s, "\n")
+	t.part = parts[len(parts)-1]
+	if len(t.part) > 1000 {
+		t.part = t.part[:1000]
+	}
+	for _, l := range parts[:len(parts)-1] {
+		if len(l) > 1000 {
+			l = l[:1000] + "…"
+		}
+		t.lines = append(t.lines, l)
+	}
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+// Lines returns the last lines written, oldest first.
+func (t *tailBuffer) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]string(nil), t.lines...)
+	if t.part != "" {
+		out = append(out, t.part)
+	}
+	return out
+}
+
+// watchWriter notices the cancellation notification on its way out.
+type watchWriter struct {
+	w    io.WriteCloser
+	seen chan struct{}
+	once sync.Once
+}
+
+var cancelMethod = []byte(`"notifications/cancelled"`)
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err == nil && bytes.Contains(p, cancelMethod) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+func (w *watchWriter) Close() error { return w.w.Close() }

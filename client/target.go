@@ -1,0 +1,79 @@
+package client
+
+import (
+	"maps"
+	"net/http"
+	"strings"
+)
+
+// AdHoc holds the command-line parts that define or adjust a server without
+// any config file.
+type AdHoc struct {
+	Stdio     string   // --stdio 'cmd args'
+	Argv      []string // words after --
+	Headers   []string // --header 'Name: value'
+	BearerEnv string   // --bearer-env VAR
+	Protocol  string
+}
+
+// IsStdio reports whether the command line itself names a stdio server.
+func (a AdHoc) IsStdio() bool { return a.Stdio != "" || len(a.Argv) > 0 }
+
+// IsURL reports whether a SERVER argument is a URL rather than a name.
+func IsURL(arg string) bool {
+	return strings.HasPrefix(arg, "https://") || strings.HasPrefix(arg, "http://")
+}
+
+// Resolve turns the SERVER argument (a configured name or a URL) or an
+// ad-hoc stdio command into an Entry. Command-line headers and bearer
+// variable apply on top of a configured HTTP server too.
+func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
+	var e *Entry
+	switch {
+	case a.IsStdio():
+		argv, err := SplitCommand(a.Stdio)
+		if err != nil {
+			return nil, newErr(KindUsage, "quote the whole command once: --stdio 'npx -y some-server --flag'", "invalid --stdio command: %v", err)
+		}
+		argv = append(argv, a.Argv...)
+		if len(argv) == 0 {
+			return nil, newErr(KindUsage, "", "--stdio needs a command")
+		}
+		e = &Entry{Name: strings.Join(argv, " "), Server: &Server{Command: argv[0], Args: argv[1:]}}
+	case IsURL(arg):
+		if err := CheckURL(arg); err != nil {
+			return nil, &Error{Kind: KindUsage, Msg: err.Error(), Err: err}
+		}
+		e = &Entry{Name: arg, Server: &Server{URL: arg}}
+	default:
+		var err error
+		if e, err = c.Lookup(arg); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.Headers) > 0 || a.BearerEnv != "" {
+		if e.Server.URL == "" {
+			return nil, newErr(KindUsage, "", "--header and --bearer-env apply to HTTP servers only")
+		}
+		srv := *e.Server
+		srv.literalHeaders = maps.Clone(srv.literalHeaders)
+		if srv.literalHeaders == nil {
+			srv.literalHeaders = map[string]string{}
+		}
+		for _, h := range a.Headers {
+			k, v, ok := strings.Cut(h, ":")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" || strings.ContainsAny(k, " \t") {
+				return nil, newErr(KindUsage, "write it as --header 'Name: value'", "invalid --header %q", h)
+			}
+			// Values from the command line are literal: the shell has
+			// already expanded what the user meant to expand.
+			srv.literalHeaders[http.CanonicalHeaderKey(k)] = strings.TrimSpace(v)
+		}
+		if a.BearerEnv != "" {
+			srv.BearerTokenEnv = a.BearerEnv
+		}
+		e = &Entry{Name: e.Name, Server: &srv, File: e.File}
+	}
+	return e, nil
+}

@@ -1,0 +1,93 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+type callOptions struct {
+	server     string
+	tool       string
+	base       map[string]any
+	pairs      []argPair
+	noValidate bool
+}
+
+func callCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "call",
+		Usage:     "call a tool",
+		ArgsUsage: "SERVER TOOL [key=value | key:=json ...]",
+		Description: `Arguments come from --args (a JSON object, @FILE, or - for stdin) and from
+key=value (a string; a number or boolean when the tool's schema says so) and
+key:=json words; words win over --args. They are checked against the tool's
+inputSchema before sending (--no-validate skips that). A result with
+isError: true is printed and exits 1.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
+			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},
+		},
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			server, rest, err := target(g, cmd.Args().Slice())
+			if err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
+			}
+			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate")}
+			if o.pairs, err = parsePairs(rest[1:]); err != nil {
+				return err
+			}
+			if o.base, err = readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd); err != nil {
+				return err
+			}
+			return st.runCall(ctx, g, o)
+		}),
+	}
+}
+
+func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error {
+	sess, closeFn, err := st.open(ctx, g, o.server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	// Listing first finds app-only tools (refused), lets key=value words
+	// take the schema's types, and lets a modern HTTP session send the
+	// tool's Mcp-Param headers.
+	tools, err := sess.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	tool, err := sess.FindTool(tools, o.tool)
+	if err != nil {
+		return err
+	}
+	args := mergeArgs(o.base, o.pairs, client.PropertyTypes(tool))
+	if !o.noValidate {
+		skipped, err := client.ValidateArgs(tool, args)
+		if err != nil {
+			return err
+		}
+		if skipped != "" {
+			fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments not checked: the tool's inputSchema cannot be used (%s)\n", skipped)
+		}
+	}
+	res, err := sess.CallTool(ctx, o.tool, args)
+	if err != nil {
+		return err
+	}
+	if err := st.print(g, format.KindCallTool, res); err != nil {
+		return err
+	}
+	if res.IsError {
+		return toolError{}
+	}
+	return nil
+}

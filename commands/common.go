@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+// target splits positional arguments into the SERVER argument and the rest.
+// With --stdio or -- the server is on the command line, so no SERVER word.
+func target(g *globals, args []string) (server string, rest []string, err error) {
+	if g.adhoc.IsStdio() {
+		if len(args) > 0 && client.IsURL(args[0]) {
+			return "", nil, usagef("", "give either a server URL or a --stdio command, not both")
+		}
+		return "", args, nil
+	}
+	if len(args) == 0 {
+		return "", nil, usagef("name a configured server, an https:// URL, or give --stdio 'command args'", "missing SERVER")
+	}
+	return args[0], args[1:], nil
+}
+
+// open resolves the server and connects to it. The returned close function
+// tears the connection down (and, after an interrupt, first lets the
+// cancellation reach the server).
+func (st *state) open(ctx context.Context, g *globals, server string) (*client.Session, func(), error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	entry, err := cfg.Resolve(server, g.adhoc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", note)
+	}
+	sw, err := st.serverStderrWriter(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	connectTimeout := g.connectTimeout
+	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
+		connectTimeout = t
+	}
+	opts := client.ConnectOptions{
+		Getenv:         st.env.Getenv,
+		Environ:        st.env.Environ(),
+		Cwd:            g.cwd,
+		ConnectTimeout: connectTimeout,
+		Protocol:       g.adhoc.Protocol,
+		Version:        version(),
+	}
+	if sw != nil {
+		opts.ServerStderr = sw
+	}
+	sess, err := client.Connect(ctx, entry, opts)
+	if err != nil {
+		if sw != nil {
+			sw.Close()
+		}
+		return nil, nil, err
+	}
+	closeFn := func() {
+		if ctx.Err() != nil {
+			sess.AwaitCancellation(time.Second)
+		}
+		sess.Close()
+		if sw != nil {
+			sw.Close()
+		}
+	}
+	return sess, closeFn, nil
+}
+
+// print renders one result object under the output contract.
+func (st *state) print(g *globals, kind format.Kind, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("cannot encode the result: %w", err)
+	}
+	opts := format.Options{
+		Mode:     g.mode,
+		Kind:     kind,
+		Query:    g.query,
+		MaxBytes: g.maxBytes,
+		MaxLines: g.maxLines,
+		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
+	}
+	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil {
+		var qe *format.QueryError
+		if errors.As(err, &qe) {
+			return usagef("see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query: %v", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// ctxErr turns an invocation-level cancellation into the error to report.
+func ctxErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errInterrupted) {
+		return errInterrupted
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && client.KindOf(err) != client.KindTimeout {
+		return &client.Error{Kind: client.KindTimeout, Msg: "timed out: the invocation ran longer than --timeout", Hint: "raise --timeout", Err: err}
+	}
+	return err
+}
+
+// serverAction wraps an action that needs globals and a timeout-bounded
+// context.
+func (st *state) serverAction(run func(ctx context.Context, cmd *cli.Command, g *globals) error) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) error {
+		g, err := st.readGlobals(cmd)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := g.withTimeout(ctx)
+		defer cancel()
+		return ctxErr(ctx, run(ctx, cmd, g))
+	}
+}

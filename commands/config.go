@@ -1,0 +1,77 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+const redacted = "<redacted>"
+
+type configRow struct {
+	Name   string         `json:"name"`
+	Source string         `json:"source"`
+	Server *client.Server `json:"server"`
+}
+
+func configCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "show the merged server configuration and where each server comes from",
+		Description: `Prints every server that an invocation could use, after precedence (user
+file, trusted project .mcp.json, --config / MCPC_CONFIG), with the file it
+came from. Header and env values are redacted.`,
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("", "unexpected argument %q", cmd.Args().First())
+			}
+			cfg, err := g.loadConfig()
+			if err != nil {
+				return err
+			}
+			rows := []configRow{}
+			for _, name := range sortedNames(cfg.Servers) {
+				e := cfg.Servers[name]
+				rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
+			}
+			if p := cfg.Project; p != nil && cfg.ProjectTrust != client.Trusted {
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
+			}
+			return st.print(g, format.KindGeneric, map[string]any{"servers": rows})
+		}),
+	}
+}
+
+func redact(s *client.Server) *client.Server {
+	c := *s
+	if len(s.Env) > 0 {
+		c.Env = map[string]string{}
+		for k := range s.Env {
+			c.Env[k] = redacted
+		}
+	}
+	if len(s.Headers) > 0 {
+		c.Headers = map[string]string{}
+		for k := range s.Headers {
+			c.Headers[k] = redacted
+		}
+	}
+	return &c
+}
+
+func sortedNames(m map[string]*client.Entry) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

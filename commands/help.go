@@ -1,0 +1,42 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+)
+
+func helpCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Usage:     "show help for a command, or a topic: exit-codes",
+		ArgsUsage: "[COMMAND | exit-codes]",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			root := cmd.Root()
+			switch topic := cmd.Args().First(); topic {
+			case "":
+				return cli.ShowRootCommandHelp(root)
+			case "exit-codes":
+				_, err := fmt.Fprint(st.env.Stdout, exitCodesHelp)
+				return err
+			default:
+				if sub := root.Command(topic); sub != nil {
+					return cli.ShowCommandHelp(ctx, root, topic)
+				}
+				return usagef("topics: exit-codes; commands: list, call, read, prompt, config, trust, untrust", "no help for %q", topic)
+			}
+		},
+	}
+}
+
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &client.Error{Kind: client.KindConfig, Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
+	}
+	return data, nil
+}

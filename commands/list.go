@@ -1,0 +1,129 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+func listCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Aliases:   []string{"ls"},
+		Usage:     "list configured servers, or a server's tools, resources, templates or prompts",
+		ArgsUsage: "[SERVER [tools|resources|templates|prompts]]",
+		Description: `Without SERVER: the configured servers with their transport, source file and
+trust. With SERVER: its tools (or the named kind); every page is fetched.
+--json prints the complete result, schemas included.`,
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			args := cmd.Args().Slice()
+			if len(args) == 0 && !g.adhoc.IsStdio() {
+				return st.listServers(g)
+			}
+			server, rest, err := target(g, args)
+			if err != nil {
+				return err
+			}
+			what := "tools"
+			if len(rest) > 0 {
+				what = rest[0]
+			}
+			if len(rest) > 1 {
+				return usagef("", "unexpected argument %q", rest[1])
+			}
+			switch what {
+			case "tools", "resources", "templates", "prompts":
+			default:
+				return usagef("choose one of tools, resources, templates, prompts", "cannot list %q", what)
+			}
+			return st.listServer(ctx, g, server, what)
+		}),
+	}
+}
+
+func (st *state) listServer(ctx context.Context, g *globals, server, what string) error {
+	sess, closeFn, err := st.open(ctx, g, server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	switch what {
+	case "resources":
+		rs, err := sess.ListResources(ctx)
+		if err != nil {
+			return err
+		}
+		return st.print(g, format.KindResourceList, map[string]any{"resources": rs})
+	case "templates":
+		ts, err := sess.ListTemplates(ctx)
+		if err != nil {
+			return err
+		}
+		return st.print(g, format.KindTemplateList, map[string]any{"resourceTemplates": ts})
+	case "prompts":
+		ps, err := sess.ListPrompts(ctx)
+		if err != nil {
+			return err
+		}
+		return st.print(g, format.KindPromptList, map[string]any{"prompts": ps})
+	}
+	tools, err := sess.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	return st.print(g, format.KindToolList, map[string]any{"tools": nonNil(tools)})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+type serverRow struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Source    string `json:"source"`
+	Trusted   bool   `json:"trusted"`
+	// Active is false when a higher-precedence source defines the same
+	// name, or when the project file is not trusted.
+	Active bool `json:"active"`
+}
+
+// listServers prints every configured server, including those of an
+// untrusted project file (never started, but the user should see them).
+func (st *state) listServers(g *globals) error {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	rows := []serverRow{}
+	seen := map[string]bool{}
+	for i := len(cfg.Files) - 1; i >= 0; i-- {
+		f := cfg.Files[i]
+		for _, name := range f.Names {
+			rows = append(rows, serverRow{Name: name, Transport: f.Servers[name].Transport(), Source: f.Path, Trusted: true, Active: !seen[name]})
+			seen[name] = true
+		}
+	}
+	if p := cfg.Project; p != nil && cfg.ProjectTrust != client.Trusted && p.Err == nil {
+		for _, name := range p.Names {
+			rows = append(rows, serverRow{Name: name, Transport: p.Servers[name].Transport(), Source: p.Path, Trusted: false})
+		}
+	}
+	sortRows(rows)
+	return st.print(g, format.KindServerList, map[string]any{"servers": rows})
+}
+
+func sortRows(rows []serverRow) {
+	// stable by name; precedence order kept within a name
+	for i := 1; i < len(rows); i++ {
+		for j := i; j > 0 && rows[j].Name < rows[j-1].Name; j-- {
+			rows[j], rows[j-1] = rows[j-1], rows[j]
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+// state carries what Main knows into the actions.
+type state struct {
+	env        Env
+	dashArgs   []string
+	jsonErrors bool
+}
+
+// globals are the options every subcommand shares, read from flags once.
+type globals struct {
+	mode           format.Mode
+	jsonFlag       bool
+	query          string
+	maxBytes       int
+	maxLines       int
+	timeout        time.Duration
+	connectTimeout time.Duration
+	// connectTimeoutSet says the flag was given, so it beats a server's
+	// "timeout" from config.
+	connectTimeoutSet bool
+	configFiles       []string
+	adhoc             client.AdHoc
+	serverStderr      string
+	cwd               string
+	dirs              client.Dirs
+}
+
+const (
+	catOutput     = "Output"
+	catConnection = "Connection"
+)
+
+// NewRoot builds the command tree without an environment, for the man page
+// and completion generators.
+func NewRoot() *cli.Command { return newRoot(&state{env: OSEnv()}) }
+
+func newRoot(st *state) *cli.Command {
+	root := &cli.Command{
+		Name:    "mcpc",
+		Usage:   "a scriptable command-line client for the Model Context Protocol",
+		Version: version(),
+		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts]]
+mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
+mcpc read SERVER URI
+mcpc prompt SERVER NAME [key=value ...]
+mcpc config | trust [FILE] | untrust [FILE] | help exit-codes
+
+SERVER is a configured name, an https:// URL (http:// on loopback only), or
+absent when the server is given as --stdio 'command args' or after --.`,
+		Description: `Each invocation connects once to one server, runs one request, prints the
+result (text on a terminal, JSON when piped) and exits with a code that says
+what happened: see 'mcpc help exit-codes'.`,
+		Reader:          st.env.Stdin,
+		Writer:          st.env.Stdout,
+		ErrWriter:       st.env.Stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(context.Context, *cli.Command, error) {},
+		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
+			return usagef("run 'mcpc --help' for usage", "%s", err)
+		},
+		Flags: globalFlags(),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("run 'mcpc --help' for the list of commands", "unknown command %q", cmd.Args().First())
+			}
+			return cli.ShowRootCommandHelp(cmd)
+		},
+		Commands: []*cli.Command{
+			listCommand(st),
+			callCommand(st),
+			readCommand(st),
+			promptCommand(st),
+			configCommand(st),
+			trustCommand(st, true),
+			trustCommand(st, false),
+			helpCommand(st),
+		},
+	}
+	for _, c := range root.Commands {
+		c.OnUsageError = root.OnUsageError
+	}
+	return root
+}
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print JSON (the default when stdout is not a terminal)"},
+		&cli.BoolFlag{Name: "text", Category: catOutput, Usage: "print text (the default on a terminal)"},
+		&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Category: catOutput, Usage: "select part of the JSON result with a gjson `PATH`"},
+		&cli.IntFlag{Name: "max-bytes", Category: catOutput, Value: 50 * 1024, Usage: "print at most `N` bytes inline; the full result goes to a file (0: no limit)"},
+		&cli.IntFlag{Name: "max-lines", Category: catOutput, Value: 2000, Usage: "print at most `N` lines inline (0: no limit)"},
+		&cli.DurationFlag{Name: "timeout", Category: catConnection, Sources: cli.EnvVars("MCPC_TIMEOUT"), Usage: "limit the whole invocation to `DURATION` (0: no limit)"},
+		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, Usage: "limit server start-up and handshake to `DURATION`"},
+		&cli.StringSliceFlag{Name: "config", Category: catConnection, TakesFile: true, Usage: "read servers from `FILE` too (repeatable; also MCPC_CONFIG)"},
+		&cli.StringFlag{Name: "stdio", Category: catConnection, Usage: "run the server `COMMAND` (split like a shell would, never run by one)"},
+		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send the HTTP header `'NAME: VALUE'` (repeatable)"},
+		&cli.StringFlag{Name: "bearer-env", Category: catConnection, Usage: "send the token in environment variable `VAR` as a bearer token"},
+		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
+		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
+	}
+}
+
+// readGlobals validates the shared flags before any I/O happens.
+func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
+	g := &globals{
+		jsonFlag:          cmd.Bool("json"),
+		query:             cmd.String("query"),
+		maxBytes:          cmd.Int("max-bytes"),
+		maxLines:          cmd.Int("max-lines"),
+		timeout:           cmd.Duration("timeout"),
+		connectTimeout:    cmd.Duration("connect-timeout"),
+		connectTimeoutSet: cmd.IsSet("connect-timeout"),
+		configFiles:       cmd.StringSlice("config"),
+		serverStderr:      cmd.String("server-stderr"),
+		adhoc: client.AdHoc{
+			Stdio:     cmd.String("stdio"),
+			Argv:      st.dashArgs,
+			Headers:   cmd.StringSlice("header"),
+			BearerEnv: cmd.String("bearer-env"),
+			Protocol:  cmd.String("protocol"),
+		},
+	}
+	st.jsonErrors = g.jsonFlag
+	if g.jsonFlag && cmd.Bool("text") {
+		return nil, usagef("", "--json and --text cannot be used together")
+	}
+	switch {
+	case g.jsonFlag:
+		g.mode = format.ModeJSON
+	case cmd.Bool("text"):
+		g.mode = format.ModeText
+	case st.env.StdoutTTY:
+		g.mode = format.ModeText
+	default:
+		g.mode = format.ModeJSON
+	}
+	if g.maxBytes < 0 || g.maxBytes > 0 && g.maxBytes < 256 {
+		return nil, usagef("", "--max-bytes must be 0 (no limit) or at least 256, not %d", g.maxBytes)
+	}
+	if g.maxLines < 0 || g.maxLines > 0 && g.maxLines < 3 {
+		return nil, usagef("", "--max-lines must be 0 (no limit) or at least 3, not %d", g.maxLines)
+	}
+	if g.maxBytes == 0 {
+		g.maxBytes = math.MaxInt
+	}
+	if g.maxLines == 0 {
+		g.maxLines = math.MaxInt
+	}
+	if g.timeout < 0 || g.connectTimeout < 0 {
+		return nil, usagef("", "timeouts cannot be negative")
+	}
+	if p := g.adhoc.Protocol; p != "" && !contains(client.Protocols, p) {
+		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(client.Protocols, ", "), p)
+	}
+	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
+		for _, p := range filepath.SplitList(v) {
+			if p != "" {
+				g.configFiles = append(g.configFiles, p)
+			}
+		}
+	}
+	cwd, err := st.env.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("cannot determine the working directory: %w", err)
+	}
+	g.cwd = cwd
+	g.dirs = client.DirsFrom(st.env.Getenv)
+	return g, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// withTimeout applies --timeout to the whole invocation.
+func (g *globals) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if g.timeout > 0 {
+		return context.WithTimeout(ctx, g.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// loadConfig reads every config source.
+func (g *globals) loadConfig() (*client.Config, error) {
+	return client.Load(client.LoadOptions{Dirs: g.dirs, Cwd: g.cwd, ConfigFiles: g.configFiles})
+}
+
+// serverStderrWriter returns where a stdio server's stderr goes and a
+// function to flush/close it.
+func (st *state) serverStderrWriter(g *globals) (w *stderrWriter, err error) {
+	switch g.serverStderr {
+	case "show":
+		return &stderrWriter{out: st.env.Stderr, strip: true}, nil
+	case "hide":
+		return nil, nil
+	case "":
+		return nil, usagef("", "--server-stderr needs show, hide or a file name")
+	}
+	path := g.serverStderr
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(g.cwd, path)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, usagef("", "cannot open --server-stderr file: %v", err)
+	}
+	return &stderrWriter{out: f, closer: f}, nil
+}

@@ -1,0 +1,102 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+type trustResult struct {
+	File    string   `json:"file"`
+	SHA256  string   `json:"sha256"`
+	Trusted bool     `json:"trusted"`
+	Servers []string `json:"servers"`
+}
+
+func trustCommand(st *state, trust bool) *cli.Command {
+	name, usage := "trust", "trust a project .mcp.json so its servers may run"
+	desc := `Records the file's absolute path and SHA-256. Review the file first: a
+project file names commands mcpc will execute and URLs it will contact. Any
+change to the file makes it untrusted again. FILE defaults to the .mcp.json
+found from the working directory upwards.`
+	if !trust {
+		name, usage, desc = "untrust", "forget that a project .mcp.json was trusted", ""
+	}
+	return &cli.Command{
+		Name:        name,
+		Usage:       usage,
+		Description: desc,
+		ArgsUsage:   "[FILE]",
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			if cmd.Args().Len() > 1 {
+				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
+			}
+			path := cmd.Args().First()
+			if path == "" {
+				path = client.FindProjectFile(g.cwd, g.dirs.Home)
+				if path == "" {
+					return &client.Error{Kind: client.KindConfig, Msg: "no .mcp.json found in " + g.cwd + " or above", Hint: "name the file: mcpc " + name + " FILE"}
+				}
+			}
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(g.cwd, path)
+			}
+			path = filepath.Clean(path)
+			if abs, err := filepath.EvalSymlinks(path); err == nil {
+				path = abs
+			}
+			return st.runTrust(g, path, trust)
+		}),
+	}
+}
+
+func (st *state) runTrust(g *globals, path string, trust bool) error {
+	store := client.TrustStore{Dir: g.dirs.State}
+	res := trustResult{File: path, Servers: []string{}}
+	var f *client.File
+	if trust {
+		data, err := readFile(path)
+		if err != nil {
+			return err
+		}
+		f = client.ParseFile(path, client.SourceProject, data)
+		if f.Err != nil {
+			return &client.Error{Kind: client.KindConfig, Msg: f.Err.Error(), Hint: "fix the file before trusting it", Err: f.Err}
+		}
+		res.SHA256, res.Trusted, res.Servers = f.Hash, true, f.Names
+		if _, err := store.Set(path, f.Hash, st.env.Now()); err != nil {
+			return err
+		}
+	} else {
+		had, err := store.Set(path, "", st.env.Now())
+		if err != nil {
+			return err
+		}
+		if !had {
+			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s was not trusted\n", path)
+		}
+	}
+	if g.mode == format.ModeJSON || g.query != "" {
+		return st.print(g, format.KindGeneric, res)
+	}
+	if !trust {
+		fmt.Fprintf(st.env.Stdout, "untrusted %s\n", path)
+		return nil
+	}
+	fmt.Fprintf(st.env.Stdout, "trusted %s (sha256 %s)\n", path, res.SHA256[:12])
+	for _, name := range f.Names {
+		s := f.Servers[name]
+		what := s.URL
+		if s.URL == "" {
+			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
+		}
+		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, s.Transport(), format.StripControl(what))
+	}
+	return nil
+}

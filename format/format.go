@@ -1,0 +1,234 @@
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Mode selects the output form.
+type Mode int
+
+const (
+	// ModeJSON prints one valid JSON document, for scripts and pipes.
+	ModeJSON Mode = iota
+	// ModeText prints text for a person at a terminal.
+	ModeText
+)
+
+// Kind tells the text renderer what the JSON is.
+type Kind int
+
+const (
+	KindGeneric      Kind = iota // any JSON: text mode pretty-prints it
+	KindCallTool                 // CallToolResult: {content:[...], structuredContent?, isError?}
+	KindReadResource             // ReadResourceResult: {contents:[{uri,mimeType?,text|blob}]}
+	KindGetPrompt                // GetPromptResult: {description?, messages:[{role, content:{...}}]}
+	KindToolList                 // {"tools":[{name,title?,description?,inputSchema,annotations?{title?}}]}
+	KindResourceList             // {"resources":[{uri,name,title?,description?,mimeType?}]}
+	KindTemplateList             // {"resourceTemplates":[{uriTemplate,name,title?,description?}]}
+	KindPromptList               // {"prompts":[{name,title?,description?,arguments?[{name,required?}]}]}
+	KindServerList               // {"servers":[{name,transport,source,trusted}]} (mcpc's own config listing)
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultMaxBytes      = 50 * 1024
+	DefaultMaxLines      = 2000
+	DefaultMaxMedia      = 4
+	DefaultMaxMediaBytes = 2 << 20
+)
+
+// Options controls Write.
+type Options struct {
+	Mode  Mode
+	Kind  Kind
+	Query string // gjson path; "" = none
+
+	// Inline bounds on stdout. <= 0 means the default (DefaultMaxBytes,
+	// DefaultMaxLines); values below MinMaxBytes and MinMaxLines are raised to
+	// them.
+	MaxBytes int
+	MaxLines int
+
+	// MaxMedia is how many image/audio items stay inline: 0 means
+	// DefaultMaxMedia, negative means none. MaxMediaBytes is the largest
+	// base64 length of one inline item or blob: 0 means DefaultMaxMediaBytes,
+	// negative means none.
+	MaxMedia      int
+	MaxMediaBytes int
+
+	// Overflow receives full results and extracted media. When nil no file is
+	// written: output is still truncated and media still left out, just
+	// without a file to point to.
+	Overflow *Overflow
+}
+
+func (o Options) normalized() Options {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxLines <= 0 {
+		o.MaxLines = DefaultMaxLines
+	}
+	o.MaxBytes = max(o.MaxBytes, MinMaxBytes)
+	o.MaxLines = max(o.MaxLines, MinMaxLines)
+	switch {
+	case o.MaxMedia == 0:
+		o.MaxMedia = DefaultMaxMedia
+	case o.MaxMedia < 0:
+		o.MaxMedia = 0
+	}
+	switch {
+	case o.MaxMediaBytes == 0:
+		o.MaxMediaBytes = DefaultMaxMediaBytes
+	case o.MaxMediaBytes < 0:
+		o.MaxMediaBytes = -1
+	}
+	return o
+}
+
+// Write renders result to out. Notes for the user (truncation, media saved) go
+// to notes, normally stderr, as lines "mcpc: note: ...", so that stdout carries
+// the result only. It returns an error only for bad input (ErrInvalidJSON, a
+// *QueryError) or failed I/O on out or the overflow directory; the input is
+// checked before anything is written.
+func Write(out, notes io.Writer, result []byte, opts Options) error {
+	opts = opts.normalized()
+	if opts.Query != "" {
+		if err := checkQuery(opts.Query); err != nil {
+			return err
+		}
+	}
+	root, err := parseJSON(result)
+	if err != nil {
+		return err
+	}
+	media := mediaPass{opts: opts, notes: notes}
+	if err := media.walk(root); err != nil {
+		return err
+	}
+	if opts.Query != "" {
+		src := result
+		if media.changed {
+			src = appendCompact(nil, root)
+		}
+		if root, err = applyQuery(src, opts.Query); err != nil {
+			return err
+		}
+	}
+	if opts.Mode == ModeText {
+		var text string
+		if opts.Query != "" {
+			text = queryText(root)
+		} else {
+			text = renderText(root, opts.Kind, notes)
+		}
+		return writeText(out, notes, text, opts)
+	}
+	return writeJSON(out, notes, root, opts)
+}
+
+func writeJSON(out, notes io.Writer, root *node, opts Options) error {
+	full := renderAll(root)
+	fullLines := bytes.Count(full, []byte{'\n'})
+	if len(full) <= opts.MaxBytes && fullLines <= opts.MaxLines {
+		_, err := out.Write(full)
+		return err
+	}
+	marker := map[string]any{"truncated": true, "bytes": len(full), "lines": fullLines}
+	path := ""
+	if opts.Overflow != nil {
+		var err error
+		if path, err = opts.Overflow.Save("result", ".json", full); err != nil {
+			return fmt.Errorf("saving the full result: %w", err)
+		}
+		marker["file"] = path
+	}
+	short := truncateTree(root, opts.MaxBytes, opts.MaxLines, marker)
+	if _, err := out.Write(short); err != nil {
+		return err
+	}
+	noteTruncated(notes, short, len(full), path)
+	return nil
+}
+
+// writeText bounds text at a line boundary; a cut leaves a last line that says
+// where the rest is, and the whole text goes to the overflow directory.
+func writeText(out, notes io.Writer, text string, opts Options) error {
+	text = StripControl(text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if len(text) <= opts.MaxBytes && strings.Count(text, "\n") <= opts.MaxLines {
+		_, err := io.WriteString(out, text)
+		return err
+	}
+	path := ""
+	trailer := "… [truncated]\n"
+	if opts.Overflow != nil {
+		var err error
+		if path, err = opts.Overflow.Save("result", ".txt", []byte(text)); err != nil {
+			return fmt.Errorf("saving the full result: %w", err)
+		}
+		trailer = "… [truncated: full output in " + StripControl(path) + "]\n"
+	}
+	short := cutLines(text, opts.MaxBytes-len(trailer), opts.MaxLines-1) + trailer
+	if _, err := io.WriteString(out, short); err != nil {
+		return err
+	}
+	noteTruncated(notes, []byte(short), len(text), path)
+	return nil
+}
+
+// cutLines returns the longest prefix of text made of whole lines within
+// maxBytes and maxLines. If not even the first line fits, it returns as much of
+// it as fits, cut on a rune boundary, so that something is always shown.
+func cutLines(text string, maxBytes, maxLines int) string {
+	if maxBytes <= 0 || maxLines <= 0 {
+		return ""
+	}
+	end, lines := 0, 0
+	for lines < maxLines {
+		nl := strings.IndexByte(text[end:], '\n')
+		if nl < 0 || end+nl+1 > maxBytes {
+			break
+		}
+		end += nl + 1
+		lines++
+	}
+	if end > 0 {
+		return text[:end]
+	}
+	cut := min(maxBytes-1, len(text)) // keep room for the newline
+	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	if cut <= 0 {
+		return ""
+	}
+	return text[:cut] + "\n"
+}
+
+func noteTruncated(notes io.Writer, short []byte, fullBytes int, path string) {
+	where := "not saved (no overflow directory)"
+	if path != "" {
+		where = "in " + path
+	}
+	note(notes, "output truncated to %d bytes / %d lines; full result (%d bytes) %s",
+		len(short), bytes.Count(short, []byte{'\n'}), fullBytes, where)
+}
+
+// note writes one "mcpc: note:" line. Notes can quote server-provided strings
+// (MIME types) and go to a terminal, so they are stripped and kept on one line.
+// A failing notes writer is ignored: the result on stdout matters more.
+func note(w io.Writer, format string, args ...any) {
+	if w == nil {
+		return
+	}
+	msg := StripControl(fmt.Sprintf(format, args...))
+	msg = strings.ReplaceAll(msg, "\n", " ")
+	_, _ = io.WriteString(w, "mcpc: note: "+msg+"\n")
+}

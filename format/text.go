@@ -1,0 +1,283 @@
+package format
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+)
+
+// queryText prints a selected value the way jq -r does: a string as its bare
+// text, anything else as indented JSON.
+func queryText(n *node) string {
+	if n.kind == nodeString {
+		return n.str() + "\n"
+	}
+	return string(renderAll(n))
+}
+
+// renderText renders root as text for a person. A document that does not have
+// the shape kind promises is pretty-printed as JSON instead, so nothing a
+// server sends is hidden by a renderer that does not understand it.
+func renderText(root *node, kind Kind, notes io.Writer) string {
+	var b strings.Builder
+	ok := false
+	switch kind {
+	case KindCallTool:
+		ok = callToolText(&b, root)
+	case KindReadResource:
+		ok = readResourceText(&b, root)
+	case KindGetPrompt:
+		ok = getPromptText(&b, root)
+	case KindToolList:
+		ok = listText(&b, notes, root, "tools", "server has no tools",
+			[]string{"NAME", "TITLE", "DESCRIPTION"},
+			func(t *node) []string {
+				title, _ := t.getString("title")
+				if title == "" {
+					title, _ = t.get("annotations").getString("title")
+				}
+				if title == "" {
+					title = "-"
+				}
+				return []string{str(t, "name"), title, summary(str(t, "description"))}
+			})
+	case KindResourceList:
+		ok = listText(&b, notes, root, "resources", "server has no resources",
+			[]string{"URI", "NAME", "DESCRIPTION"},
+			func(r *node) []string {
+				return []string{str(r, "uri"), str(r, "name"), summary(str(r, "description"))}
+			})
+	case KindTemplateList:
+		ok = listText(&b, notes, root, "resourceTemplates", "server has no resource templates",
+			[]string{"URITEMPLATE", "NAME", "DESCRIPTION"},
+			func(r *node) []string {
+				return []string{str(r, "uriTemplate"), str(r, "name"), summary(str(r, "description"))}
+			})
+	case KindPromptList:
+		ok = listText(&b, notes, root, "prompts", "server has no prompts",
+			[]string{"NAME", "ARGUMENTS", "DESCRIPTION"},
+			func(p *node) []string {
+				return []string{str(p, "name"), promptArguments(p), summary(str(p, "description"))}
+			})
+	case KindServerList:
+		ok = listText(&b, notes, root, "servers", "no servers configured",
+			[]string{"NAME", "TRANSPORT", "TRUSTED", "SOURCE"},
+			func(s *node) []string {
+				trusted := "no"
+				if s.isTrue("trusted") {
+					trusted = "yes"
+				}
+				return []string{str(s, "name"), str(s, "transport"), trusted, str(s, "source")}
+			})
+	}
+	if !ok {
+		return string(renderAll(root))
+	}
+	return b.String()
+}
+
+func str(n *node, key string) string {
+	s, _ := n.getString(key)
+	return s
+}
+
+func integer(n *node, key string) (int, bool) {
+	v := n.get(key)
+	if v == nil || v.kind != nodeLiteral {
+		return 0, false
+	}
+	i, err := strconv.Atoi(string(v.raw))
+	return i, err == nil
+}
+
+// writeLine writes s and makes sure it ends the line, so that one block's last
+// line never runs into the next block.
+func writeLine(b *strings.Builder, s string) {
+	b.WriteString(s)
+	if !strings.HasSuffix(s, "\n") {
+		b.WriteByte('\n')
+	}
+}
+
+func callToolText(b *strings.Builder, root *node) bool {
+	content := root.get("content")
+	structured := root.get("structuredContent")
+	if root.kind != nodeObject || (content != nil && content.kind != nodeArray) ||
+		(content == nil && structured == nil) {
+		return false
+	}
+	if content == nil || len(content.kids) == 0 {
+		if structured != nil {
+			b.Write(renderAll(structured))
+		}
+		return true
+	}
+	for _, item := range content.kids {
+		writeLine(b, blockText(item))
+	}
+	return true
+}
+
+// blockText renders one content block: text as itself, everything else as a
+// one-line summary in brackets.
+func blockText(item *node) string {
+	typ, _ := item.getString("type")
+	switch typ {
+	case "text":
+		return str(item, "text")
+	case "image", "audio":
+		return payloadSummary(typ, item, "data", " ", ", ")
+	case "resource_link":
+		return fmt.Sprintf("[resource link: %s <%s>]", str(item, "name"), str(item, "uri"))
+	case "resource":
+		r := item.get("resource")
+		if text, ok := r.getString("text"); ok {
+			return text
+		}
+		return payloadSummary("resource "+str(r, "uri"), r, "blob", ", ", ", ")
+	}
+	return fmt.Sprintf("[unsupported content type %q]", typ)
+}
+
+// payloadSummary describes a base64 payload under key (left inline, saved by
+// the media pass, or omitted) as "[LABEL MIME, N bytes: saved to PATH]". The
+// separators differ between block types only to match the documented forms.
+func payloadSummary(label string, n *node, key, mimeSep, sizeSep string) string {
+	var b strings.Builder
+	b.WriteString("[" + label)
+	if mt := str(n, "mimeType"); mt != "" {
+		b.WriteString(mimeSep + mt)
+	}
+	size, known := integer(n, key+"Bytes")
+	if data, ok := n.getString(key); ok && !known {
+		size, known = decodedSize(data), true
+	}
+	if known {
+		b.WriteString(sizeSep + strconv.Itoa(size) + " bytes")
+	}
+	if path, ok := n.getString(key + "File"); ok {
+		b.WriteString(": saved to " + path)
+	} else if n.isTrue(key + "Omitted") {
+		b.WriteString(": omitted")
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func readResourceText(b *strings.Builder, root *node) bool {
+	contents, ok := root.getArray("contents")
+	if !ok {
+		return false
+	}
+	for _, c := range contents {
+		if text, ok := c.getString("text"); ok {
+			writeLine(b, text)
+			continue
+		}
+		writeLine(b, payloadSummary("blob "+str(c, "uri"), c, "blob", " ", " "))
+	}
+	return true
+}
+
+func getPromptText(b *strings.Builder, root *node) bool {
+	messages, ok := root.getArray("messages")
+	if !ok {
+		return false
+	}
+	if desc := str(root, "description"); desc != "" {
+		writeLine(b, desc)
+	}
+	for _, m := range messages {
+		content := m.get("content")
+		var parts []string
+		switch {
+		case content == nil:
+		case content.kind == nodeArray:
+			for _, item := range content.kids {
+				parts = append(parts, strings.TrimSuffix(blockText(item), "\n"))
+			}
+		default:
+			parts = append(parts, strings.TrimSuffix(blockText(content), "\n"))
+		}
+		writeLine(b, str(m, "role")+": "+strings.Join(parts, "\n"))
+	}
+	return true
+}
+
+// listText renders the array under key as an aligned table. An empty list
+// prints nothing, so that `mcpc list | wc -l` counts items, and says so on
+// notes instead.
+func listText(b *strings.Builder, notes io.Writer, root *node, key, empty string,
+	header []string, row func(*node) []string) bool {
+	items, ok := root.getArray(key)
+	if root.kind != nodeObject || (!ok && root.get(key) != nil) {
+		return false
+	}
+	if len(items) == 0 {
+		note(notes, "%s", empty)
+		return true
+	}
+	var tb strings.Builder
+	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, item := range items {
+		cells := row(item)
+		for i, c := range cells {
+			cells[i] = cell(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	// tabwriter pads every cell but the last, which leaves trailing blanks
+	// when the last cell is empty.
+	for _, line := range strings.SplitAfter(tb.String(), "\n") {
+		if line != "" {
+			b.WriteString(strings.TrimRight(line, " \n") + "\n")
+		}
+	}
+	return true
+}
+
+// cell makes s a single table cell: controls stripped, all whitespace runs
+// (including newlines and tabs, which would break the layout) made one space.
+func cell(s string) string {
+	return strings.Join(strings.Fields(StripControl(s)), " ")
+}
+
+const summaryRunes = 80
+
+// summary shortens a description to its first non-blank line, at most
+// summaryRunes runes, so that one long description does not widen every row.
+func summary(s string) string {
+	for _, line := range strings.Split(StripControl(s), "\n") {
+		line = cell(line)
+		if line == "" {
+			continue
+		}
+		if utf8.RuneCountInString(line) <= summaryRunes {
+			return line
+		}
+		runes := []rune(line)
+		return strings.TrimRight(string(runes[:summaryRunes-1]), " ") + "…"
+	}
+	return ""
+}
+
+func promptArguments(p *node) string {
+	args, _ := p.getArray("arguments")
+	var names []string
+	for _, a := range args {
+		name := str(a, "name")
+		if a.isTrue("required") {
+			name += "*"
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return "-"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,422 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// ErrInvalidJSON is returned by Write when the result is not one valid JSON value.
+var ErrInvalidJSON = errors.New("result is not valid JSON")
+
+type nodeKind uint8
+
+const (
+	nodeLiteral nodeKind = iota // number, true, false, null
+	nodeString
+	nodeArray
+	nodeObject
+)
+
+// node is one JSON value. Scalars and keys keep their text as sent (escapes,
+// number spelling) so that rendering a whole document reproduces what
+// json.Indent would print, and objects keep their key order, which a
+// map[string]any would lose.
+type node struct {
+	kind nodeKind
+	raw  []byte   // literal or string text; strings include their quotes
+	keys [][]byte // object keys as quoted JSON text, parallel to kids
+	kids []*node  // array elements or object values
+
+	decoded *string // cache of the decoded string, filled on demand
+}
+
+var replacementChar = []byte("\uFFFD")
+
+// parseJSON builds the tree for data, which must hold exactly one JSON value.
+func parseJSON(data []byte) (*node, error) {
+	if !json.Valid(data) {
+		return nil, ErrInvalidJSON
+	}
+	p := parser{data: data}
+	return p.value(), nil
+}
+
+// parser reads input that json.Valid has accepted, so it does no error checks.
+// The tree's byte slices point into the input unless they had to be repaired.
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() *node {
+	p.skipSpace()
+	switch p.data[p.pos] {
+	case '{':
+		p.pos++
+		n := &node{kind: nodeObject}
+		p.skipSpace()
+		if p.data[p.pos] == '}' {
+			p.pos++
+			return n
+		}
+		for {
+			p.skipSpace()
+			n.keys = append(n.keys, p.stringText())
+			p.skipSpace()
+			p.pos++ // ':'
+			n.kids = append(n.kids, p.value())
+			p.skipSpace()
+			c := p.data[p.pos]
+			p.pos++
+			if c == '}' {
+				return n
+			}
+		}
+	case '[':
+		p.pos++
+		n := &node{kind: nodeArray}
+		p.skipSpace()
+		if p.data[p.pos] == ']' {
+			p.pos++
+			return n
+		}
+		for {
+			n.kids = append(n.kids, p.value())
+			p.skipSpace()
+			c := p.data[p.pos]
+			p.pos++
+			if c == ']' {
+				return n
+			}
+		}
+	case '"':
+		return &node{kind: nodeString, raw: p.stringText()}
+	default:
+		start := p.pos
+		for p.pos < len(p.data) {
+			c := p.data[p.pos]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				break
+			}
+			p.pos++
+		}
+		return &node{kind: nodeLiteral, raw: p.data[start:p.pos:p.pos]}
+	}
+}
+
+// stringText returns the quoted string at p.pos. encoding/json accepts invalid
+// UTF-8 inside strings, but it would make the output invalid JSON for strict
+// readers, so such bytes become U+FFFD here, once.
+func (p *parser) stringText() []byte {
+	start := p.pos
+	i := start + 1
+	for {
+		c := p.data[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		i++
+		if c == '"' {
+			break
+		}
+	}
+	p.pos = i
+	s := p.data[start:i:i]
+	if !utf8.Valid(s) {
+		s = bytes.ToValidUTF8(s, replacementChar)
+	}
+	return s
+}
+
+// str returns the decoded value of a string node.
+func (n *node) str() string {
+	if n.decoded == nil {
+		var s string
+		if bytes.IndexByte(n.raw, '\\') < 0 {
+			s = string(n.raw[1 : len(n.raw)-1])
+		} else if err := json.Unmarshal(n.raw, &s); err != nil {
+			s = string(n.raw[1 : len(n.raw)-1]) // cannot happen for validated input
+		}
+		n.decoded = &s
+	}
+	return *n.decoded
+}
+
+// keyIs reports whether the quoted key text spells name.
+func keyIs(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return len(raw) == len(name)+2 && string(raw[1:len(raw)-1]) == name
+	}
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s == name
+}
+
+// get returns the value of the first key named name, or nil.
+func (n *node) get(name string) *node {
+	if n == nil || n.kind != nodeObject {
+		return nil
+	}
+	for i, k := range n.keys {
+		if keyIs(k, name) {
+			return n.kids[i]
+		}
+	}
+	return nil
+}
+
+// getString returns the decoded string under name, and whether it is a string.
+func (n *node) getString(name string) (string, bool) {
+	v := n.get(name)
+	if v == nil || v.kind != nodeString {
+		return "", false
+	}
+	return v.str(), true
+}
+
+func (n *node) getArray(name string) ([]*node, bool) {
+	v := n.get(name)
+	if v == nil || v.kind != nodeArray {
+		return nil, false
+	}
+	return v.kids, true
+}
+
+func (n *node) isTrue(name string) bool {
+	v := n.get(name)
+	return v != nil && v.kind == nodeLiteral && string(v.raw) == "true"
+}
+
+func stringNode(s string) *node {
+	return &node{kind: nodeString, raw: appendQuoted(nil, s), decoded: &s}
+}
+
+func literalNode(s string) *node {
+	return &node{kind: nodeLiteral, raw: []byte(s)}
+}
+
+func intNode(v int) *node {
+	return literalNode(strconv.Itoa(v))
+}
+
+// appendQuoted appends s as a JSON string. s must be valid UTF-8. Only what JSON
+// requires is escaped, matching how the rest of a document is passed through.
+func appendQuoted(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendCompact appends n without insignificant whitespace; gjson reads this
+// after the media pass has changed the tree.
+func appendCompact(dst []byte, n *node) []byte {
+	switch n.kind {
+	case nodeObject:
+		dst = append(dst, '{')
+		for i, k := range n.keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, k...)
+			dst = append(dst, ':')
+			dst = appendCompact(dst, n.kids[i])
+		}
+		return append(dst, '}')
+	case nodeArray:
+		dst = append(dst, '[')
+		for i, k := range n.kids {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendCompact(dst, k)
+		}
+		return append(dst, ']')
+	default:
+		return append(dst, n.raw...)
+	}
+}
+
+// renderer prints a tree indented by two spaces, exactly as json.Indent would,
+// optionally shortened by a budget and stopped as soon as it exceeds a limit,
+// so that trying one budget costs no more than the output it may produce.
+type renderer struct {
+	buf      []byte
+	newlines int
+
+	limitBytes int // stop once len(buf) would exceed this; < 0 = no limit
+	limitLines int // stop once newlines would exceed this; < 0 = no limit
+	over       bool
+
+	// budget bounds the runes kept of each string, the elements kept of each
+	// container and the nesting depth shown; < 0 renders everything.
+	budget int
+
+	marker      []byte // rendered "_mcpc" value for a top-level object, or nil
+	markerLines int
+}
+
+const truncatedSuffix = "…[truncated]"
+
+// renderAll renders the whole tree followed by a newline.
+func renderAll(n *node) []byte {
+	r := renderer{limitBytes: -1, limitLines: -1, budget: -1}
+	r.value(n, 0)
+	return append(r.buf, '\n')
+}
+
+func (r *renderer) grow(extra int) bool {
+	if r.limitBytes >= 0 && len(r.buf)+extra > r.limitBytes {
+		r.over = true
+	}
+	return !r.over
+}
+
+func (r *renderer) newline(depth int) {
+	r.newlines++
+	if r.limitLines >= 0 && r.newlines > r.limitLines {
+		r.over = true
+		return
+	}
+	if !r.grow(1 + 2*depth) {
+		return
+	}
+	r.buf = append(r.buf, '\n')
+	for i := 0; i < depth; i++ {
+		r.buf = append(r.buf, ' ', ' ')
+	}
+}
+
+func (r *renderer) write(b []byte) {
+	if r.grow(len(b)) {
+		r.buf = append(r.buf, b...)
+	}
+}
+
+// keep returns how many of count children a container at depth shows.
+func (r *renderer) keep(count, depth int) int {
+	if r.budget < 0 {
+		return count
+	}
+	if depth >= r.budget {
+		return 0
+	}
+	return min(count, r.budget)
+}
+
+func (r *renderer) value(n *node, depth int) {
+	switch n.kind {
+	case nodeLiteral:
+		r.write(n.raw)
+	case nodeString:
+		r.string(n)
+	case nodeArray:
+		keep := r.keep(len(n.kids), depth)
+		if keep == 0 {
+			r.write([]byte("[]"))
+			return
+		}
+		r.write([]byte{'['})
+		for i := 0; i < keep && !r.over; i++ {
+			if i > 0 {
+				r.write([]byte{','})
+			}
+			r.newline(depth + 1)
+			r.value(n.kids[i], depth+1)
+		}
+		r.newline(depth)
+		r.write([]byte{']'})
+	case nodeObject:
+		keep := r.keep(len(n.kids), depth)
+		withMarker := depth == 0 && r.marker != nil
+		if keep == 0 && !withMarker {
+			r.write([]byte("{}"))
+			return
+		}
+		r.write([]byte{'{'})
+		for i := 0; i < keep && !r.over; i++ {
+			if i > 0 {
+				r.write([]byte{','})
+			}
+			r.newline(depth + 1)
+			r.write(n.keys[i])
+			r.write([]byte(": "))
+			r.value(n.kids[i], depth+1)
+		}
+		if withMarker && !r.over {
+			if keep > 0 {
+				r.write([]byte{','})
+			}
+			r.newline(depth + 1)
+			r.write([]byte(`"_mcpc": `))
+			r.write(r.marker)
+			r.newlines += r.markerLines
+			if r.limitLines >= 0 && r.newlines > r.limitLines {
+				r.over = true
+			}
+		}
+		r.newline(depth)
+		r.write([]byte{'}'})
+	}
+}
+
+func (r *renderer) string(n *node) {
+	// Each rune takes at least one byte of JSON text, so a short enough raw
+	// string is known to fit without decoding it.
+	if r.budget < 0 || len(n.raw)-2 <= r.budget {
+		r.write(n.raw)
+		return
+	}
+	s := n.str()
+	i, runes := 0, 0
+	for i < len(s) && runes < r.budget {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		runes++
+		if r.limitBytes >= 0 && i > r.limitBytes {
+			r.over = true
+			return
+		}
+	}
+	if i >= len(s) {
+		r.write(n.raw)
+		return
+	}
+	cut := appendQuoted(nil, s[:i]+truncatedSuffix)
+	r.write(cut)
+}

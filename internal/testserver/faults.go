@@ -1,0 +1,168 @@
+package testserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const methodDiscover = "server/discover"
+
+// methodNotFound is the error an old server returns for server/discover,
+// worded like the go-sdk's own reply to an unknown method.
+func methodNotFound(method string) *jsonrpc.Error {
+	return &jsonrpc.Error{
+		Code:    jsonrpc.CodeMethodNotFound,
+		Message: fmt.Sprintf("method not found: %q", method),
+	}
+}
+
+// crashOnToolCall makes every tool call kill the process mid-call, so that
+// clients see the server vanish with a request in flight.
+func crashOnToolCall(stderr io.Writer) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				fmt.Fprintln(stderr, crashMessage)
+				exit(3)
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// faultTransport wraps the stdio transport to misbehave below the SDK, where
+// an old or broken server's behaviour lives: the SDK itself always answers
+// server/discover and never writes anything but JSON.
+type faultTransport struct {
+	mcp.Transport
+	opts   *options
+	out    io.Writer // raw stdout, for garbage
+	stderr io.Writer
+}
+
+func (t *faultTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &faultConn{Connection: conn, t: t}, nil
+}
+
+type faultConn struct {
+	mcp.Connection
+	t *faultTransport
+
+	// writeMu serializes everything written to stdout, so that garbage and
+	// our own replies never interleave with the SDK's lines.
+	writeMu     sync.Mutex
+	garbageOnce sync.Once
+}
+
+func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			return msg, nil
+		}
+		if c.t.opts.fault == faultGarbage {
+			c.garbageOnce.Do(func() {
+				c.writeMu.Lock()
+				defer c.writeMu.Unlock()
+				io.WriteString(c.t.out, garbageOutput)
+			})
+		}
+		if req.Method != methodDiscover || !req.IsCall() {
+			return msg, nil
+		}
+		switch {
+		case c.t.opts.fault == faultExitOnDiscover:
+			fmt.Fprintln(c.t.stderr, exitOnDiscoverNotice)
+			exit(1)
+		case c.t.opts.fault == faultSilentDiscover:
+			continue // never answered
+		case c.t.opts.legacy:
+			resp := &jsonrpc.Response{ID: req.ID, Error: methodNotFound(req.Method)}
+			if err := c.Write(ctx, resp); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return msg, nil
+	}
+}
+
+// faultHandler applies the same faults in front of the SDK's Streamable HTTP
+// handler. stop is closed at shutdown to release requests held forever.
+type faultHandler struct {
+	next   http.Handler
+	opts   *options
+	stderr io.Writer
+	stop   <-chan struct{}
+}
+
+func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.opts.fault == faultHang {
+		io.Copy(io.Discard, r.Body)
+		h.holdForever(r)
+		return
+	}
+	if r.Method != http.MethodPost || !h.opts.legacyMode() {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	msg, err := jsonrpc.DecodeMessage(body)
+	req, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok || req.Method != methodDiscover || !req.IsCall() {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	switch {
+	case h.opts.fault == faultExitOnDiscover:
+		fmt.Fprintln(h.stderr, exitOnDiscoverNotice)
+		exit(1)
+	case h.opts.fault == faultSilentDiscover:
+		h.holdForever(r)
+	default:
+		// A pre-2026 server knows no server/discover: a JSON-RPC error in a
+		// normal 200 reply, not the 404 a 2026-07-28 server would send.
+		data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: methodNotFound(req.Method)})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(data)
+	}
+}
+
+// holdForever keeps the request open without replying until the client gives
+// up or the server shuts down.
+func (h *faultHandler) holdForever(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-h.stop:
+	}
+}

@@ -1,0 +1,76 @@
+package testserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveHTTP serves Streamable HTTP at /mcp until ctx is done, then shuts
+// down and returns 0.
+func serveHTTP(ctx context.Context, opts *options, std streams) int {
+	ln, err := net.Listen("tcp", opts.httpAddr)
+	if err != nil {
+		fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+		return 1
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+
+	server := newServer(opts, std)
+	sdkHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{
+			Stateless: opts.stateless,
+			// A 2026-07-28 client cancels by closing the request's stream;
+			// without this the tool would never see it (and --cancel-file
+			// would stay empty).
+			PropagateRequestCancellation: true,
+		})
+	stop := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", &faultHandler{next: sdkHandler, opts: opts, stderr: std.err, stop: stop})
+
+	// Handlers get a context we cancel at shutdown: the SDK's long-lived SSE
+	// streams would otherwise hold Shutdown until its deadline.
+	baseCtx, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	if opts.urlFile != "" {
+		if err := writeFileAtomic(opts.urlFile, url+"\n"); err != nil {
+			fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+			srv.Close()
+			return 1
+		}
+	}
+	fmt.Fprintln(std.err, url)
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+		return 1
+	}
+	close(stop)
+	cancelBase()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGracePeriod)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+		return 1
+	}
+	return 0
+}

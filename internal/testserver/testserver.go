@@ -1,0 +1,338 @@
+// Package testserver is the deterministic MCP server that mcpc's end-to-end
+// tests and README demo talk to. It serves stdio or Streamable HTTP, can act
+// as a 2026-07-28 or a pre-2026 server, and can misbehave on request (crash,
+// write garbage, hang, die on server/discover, leave a grandchild behind) so
+// that tests can pin how mcpc copes with each failure.
+package testserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Identity reported to clients; tests pin these.
+const (
+	serverName    = "mcpc-testserver"
+	serverVersion = "1.0.0"
+)
+
+// legacyVersion is the only version a --legacy server negotiates.
+const legacyVersion = "2025-11-25"
+
+// Fault modes accepted by --fault.
+const (
+	faultCrash           = "crash"
+	faultGarbage         = "garbage"
+	faultHang            = "hang"
+	faultExitOnDiscover  = "exit-on-discover"
+	faultSilentDiscover  = "silent-discover"
+	faultSpawnChild      = "spawn-child"
+	idleFlag             = "--idle"
+	idleLimit            = 10 * time.Minute
+	shutdownGracePeriod  = 3 * time.Second
+	garbageOutput        = "this is not json\nneither {is this\n"
+	crashMessage         = "testserver: crashing"
+	exitOnDiscoverNotice = "testserver: exiting on server/discover"
+)
+
+var faultModes = []string{
+	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild,
+}
+
+// exit ends the process for the fault modes whose whole point is an abrupt
+// death (crash, exit-on-discover). It is a variable only so that nothing else
+// in the package is tempted to call os.Exit directly.
+var exit = os.Exit
+
+const usage = `usage: testserver [flags]
+
+Serves a deterministic MCP test server over stdio (default) or Streamable HTTP.
+
+flags:
+  --http ADDR          serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:0)
+  --url-file FILE      with --http: write the server URL to FILE once listening
+  --stateless          with --http: stateless mode (2026-07-28 style)
+  --legacy             act as a pre-2026 server: server/discover is an unknown
+                       method (-32601) and only 2025-11-25 is negotiated
+  --page-size N        items per page for list results (default: SDK default)
+  --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
+                       silent-discover, spawn-child
+  --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
+  --cancel-file FILE   append "cancelled TOOL" when a tool call is cancelled
+  --stderr-line TEXT   write TEXT to stderr at startup
+`
+
+// options holds the parsed command line.
+type options struct {
+	httpAddr   string
+	urlFile    string
+	stateless  bool
+	legacy     bool
+	pageSize   int
+	fault      string
+	pidFile    string
+	cancelFile string
+	stderrLine string
+}
+
+// streams are the process's standard streams, injected so that tests can run
+// the server in-process over pipes.
+type streams struct {
+	in  io.ReadCloser
+	out io.WriteCloser
+	err io.Writer
+}
+
+// Main runs the test server with args (excluding the program name) on the
+// process's standard streams and returns the exit code. It returns on end of
+// input (stdio), or on SIGINT/SIGTERM. Only the crash and exit-on-discover
+// faults end the process themselves, since dying abruptly is what they test.
+func Main(args []string) int {
+	if len(args) == 1 && args[0] == idleFlag {
+		return idle()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	std := streams{in: os.Stdin, out: nopWriteCloser{os.Stdout}, err: os.Stderr}
+	return run(ctx, args, std)
+}
+
+// idle is the grandchild started by --fault spawn-child. It does nothing
+// until killed; the time limit only keeps a broken test run from leaking it
+// for ever.
+func idle() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case <-ctx.Done():
+	case <-time.After(idleLimit):
+	}
+	return 0
+}
+
+func run(ctx context.Context, args []string, std streams) int {
+	opts, err := parseArgs(args, std.err)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+			return 2
+		}
+		return 0
+	}
+
+	if opts.stderrLine != "" {
+		fmt.Fprintln(std.err, opts.stderrLine)
+	}
+	pidLines := fmt.Sprintf("server %d\n", os.Getpid())
+	if opts.fault == faultSpawnChild {
+		pid, err := spawnChild(std)
+		if err != nil {
+			fmt.Fprintf(std.err, "testserver: error: starting child: %v\n", err)
+			return 1
+		}
+		pidLines += fmt.Sprintf("child %d\n", pid)
+	}
+	if opts.pidFile != "" {
+		if err := writeFileAtomic(opts.pidFile, pidLines); err != nil {
+			fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+			return 1
+		}
+	}
+
+	if opts.httpAddr != "" {
+		return serveHTTP(ctx, opts, std)
+	}
+	return serveStdio(ctx, opts, std)
+}
+
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	var opts options
+	fs := flag.NewFlagSet("testserver", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported once, by run
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.StringVar(&opts.httpAddr, "http", "", "")
+	fs.StringVar(&opts.urlFile, "url-file", "", "")
+	fs.BoolVar(&opts.stateless, "stateless", false, "")
+	fs.BoolVar(&opts.legacy, "legacy", false, "")
+	fs.IntVar(&opts.pageSize, "page-size", 0, "")
+	fs.StringVar(&opts.fault, "fault", "", "")
+	fs.StringVar(&opts.pidFile, "pid-file", "", "")
+	fs.StringVar(&opts.cancelFile, "cancel-file", "", "")
+	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+		}
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case opts.pageSize < 0:
+		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
+	case opts.fault != "" && !contains(faultModes, opts.fault):
+		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
+	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless):
+		return nil, errors.New("--url-file and --stateless need --http")
+	case opts.httpAddr != "" && opts.fault == faultGarbage:
+		return nil, errors.New("--fault garbage works only over stdio")
+	}
+	return &opts, nil
+}
+
+// newServer builds the MCP server with every tool, resource, template and
+// prompt the tests rely on.
+func newServer(opts *options, std streams) *mcp.Server {
+	sopts := &mcp.ServerOptions{
+		Instructions: "Deterministic MCP server for mcpc's tests.",
+		PageSize:     opts.pageSize,
+		// No logging capability: the tests want a small, stable capability set.
+		Capabilities: &mcp.ServerCapabilities{},
+	}
+	if opts.legacyMode() {
+		sopts.SupportedProtocolVersions = []string{legacyVersion}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: serverVersion}, sopts)
+	if opts.fault == faultCrash {
+		s.AddReceivingMiddleware(crashOnToolCall(std.err))
+	}
+	addTools(s, &toolEnv{cancelFile: opts.cancelFile})
+	addResources(s)
+	addPrompts(s)
+	return s
+}
+
+// legacyMode reports whether the server should look like a pre-2026 one. The
+// discover faults model old servers too, so they imply it.
+func (o *options) legacyMode() bool {
+	return o.legacy || o.fault == faultExitOnDiscover || o.fault == faultSilentDiscover
+}
+
+func serveStdio(ctx context.Context, opts *options, std streams) int {
+	if opts.fault == faultHang {
+		hang(ctx, std.in)
+		return 0
+	}
+	var t mcp.Transport = &mcp.IOTransport{Reader: std.in, Writer: std.out}
+	if std.in == os.Stdin {
+		t = &mcp.StdioTransport{}
+	}
+	t = &faultTransport{Transport: t, opts: opts, out: std.out, stderr: std.err}
+	err := newServer(opts, std).Run(ctx, t)
+	if err != nil && ctx.Err() == nil && !isEOF(err) {
+		fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// hang swallows all input and never answers. After end of input it keeps
+// waiting, as a wedged server would, so that clients must kill it.
+func hang(ctx context.Context, in io.Reader) {
+	go io.Copy(io.Discard, in)
+	<-ctx.Done()
+}
+
+// spawnChild starts the grandchild for --fault spawn-child: the same program
+// with --idle, in our process group and holding our standard streams, as a
+// wrapper like npx would leave behind.
+func spawnChild(std streams) (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	// Keep os.Args[0] as argv[0]: inside a testscript binary it selects the
+	// registered command, while the path comes from the running executable so
+	// that no PATH lookup is involved. No Setpgid: the child must share our
+	// process group, which is what a client has to clean up.
+	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], idleFlag}}
+	if f := osFile(std.in); f != nil {
+		cmd.Stdin = f
+	}
+	if f := osFile(std.out); f != nil {
+		cmd.Stdout = f
+	}
+	if f := osFile(std.err); f != nil {
+		cmd.Stderr = f
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	go cmd.Wait() // reap it if it dies while we run
+	return cmd.Process.Pid, nil
+}
+
+// writeFileAtomic writes data to a temporary file next to name and renames
+// it into place, so that a reader polling for name never sees a partial line.
+func writeFileAtomic(name, data string) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// appendLine appends one line to name, creating it if needed.
+func appendLine(name, line string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := io.WriteString(f, line+"\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, mcp.ErrConnectionClosed)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// osFile returns the file behind a standard stream, or nil when it is not
+// one: a child inherits real descriptors (as a wrapper's child would) and
+// gets the null device otherwise, never a copying goroutine.
+func osFile(v any) *os.File {
+	if w, ok := v.(nopWriteCloser); ok {
+		v = w.Writer
+	}
+	f, _ := v.(*os.File)
+	return f
+}

@@ -1,0 +1,301 @@
+package testserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Outputs pinned by tests.
+const (
+	echoDescription = "Echo the text back.\nSecond line of description."
+	escapeText      = "\x1b[31mred\x1b[0m \x1b]0;evil title\x07ok\u009b2J \u202edesrever\u202c end\r\nnext line"
+	hugeLineLen     = 64
+	progressEvery   = 100 * time.Millisecond
+)
+
+// Bounds that keep a mistyped test from exhausting memory.
+const (
+	maxRepeat    = 10000
+	maxImages    = 64
+	maxImageSize = 16 << 20
+	// Line numbers have six digits, so a huge result stays below 1e6 lines.
+	maxHugeBytes = 32 << 20
+	maxSleepMs   = 10 * 60 * 1000
+)
+
+// tinyPNG is a valid 1x1 PNG; image payloads start with it so that they can
+// be opened, and are padded with zero bytes (or cut) to the requested size.
+var tinyPNG = mustBase64("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
+
+// toolEnv is what tool handlers need from the command line.
+type toolEnv struct {
+	cancelFile string
+}
+
+type echoIn struct {
+	Text   string `json:"text" jsonschema:"text to echo back"`
+	Repeat int    `json:"repeat,omitempty" jsonschema:"how many times to repeat the text"`
+}
+
+type addIn struct {
+	A float64 `json:"a" jsonschema:"first addend"`
+	B float64 `json:"b" jsonschema:"second addend"`
+}
+
+type addOut struct {
+	Sum float64 `json:"sum" jsonschema:"a + b"`
+}
+
+type imageIn struct {
+	Count int `json:"count,omitempty" jsonschema:"number of images"`
+	Size  int `json:"size,omitempty" jsonschema:"bytes in each image payload"`
+}
+
+type hugeIn struct {
+	Bytes int `json:"bytes" jsonschema:"exact size of the text in bytes"`
+}
+
+type failIn struct {
+	Message string `json:"message,omitempty" jsonschema:"error message"`
+}
+
+type sleepIn struct {
+	Ms int `json:"ms" jsonschema:"milliseconds to sleep"`
+}
+
+type typesIn struct {
+	S   string         `json:"s" jsonschema:"a string"`
+	N   int64          `json:"n,omitempty" jsonschema:"an integer"`
+	B   bool           `json:"b,omitempty" jsonschema:"a boolean"`
+	Arr []string       `json:"arr,omitempty" jsonschema:"an array of strings"`
+	Obj map[string]any `json:"obj,omitempty" jsonschema:"an object"`
+}
+
+type noIn struct{}
+
+func addTools(s *mcp.Server, env *toolEnv) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "echo",
+		Title:       "Echo",
+		Description: echoDescription,
+		InputSchema: schemaFor[echoIn](func(sc *jsonschema.Schema) {
+			setRange(sc.Properties["repeat"], 0, maxRepeat)
+			setDefault(sc.Properties["repeat"], 1)
+		}),
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		return textResult(strings.Repeat(in.Text, in.Repeat)), nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "add",
+		Title:       "Add numbers",
+		Description: "Add two numbers; the sum comes back as structured content.",
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+		return nil, addOut{Sum: in.A + in.B}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "image",
+		Title:       "Images",
+		Description: "Return count PNG images of size bytes each.",
+		InputSchema: schemaFor[imageIn](func(sc *jsonschema.Schema) {
+			setRange(sc.Properties["count"], 0, maxImages)
+			setDefault(sc.Properties["count"], 1)
+			setRange(sc.Properties["size"], 0, maxImageSize)
+			setDefault(sc.Properties["size"], 100)
+		}),
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in imageIn) (*mcp.CallToolResult, any, error) {
+		res := &mcp.CallToolResult{Content: []mcp.Content{}}
+		for range in.Count {
+			res.Content = append(res.Content, &mcp.ImageContent{Data: imageBytes(in.Size), MIMEType: "image/png"})
+		}
+		return res, nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "huge",
+		Title:       "Huge text",
+		Description: "Return exactly bytes bytes of numbered 64-byte lines.",
+		InputSchema: schemaFor[hugeIn](func(sc *jsonschema.Schema) {
+			setRange(sc.Properties["bytes"], 0, maxHugeBytes)
+		}),
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in hugeIn) (*mcp.CallToolResult, any, error) {
+		return textResult(hugeText(in.Bytes)), nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "escape",
+		Title:       "Terminal escapes",
+		Description: "Return text full of terminal escape and bidi control sequences.",
+	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+		return textResult(escapeText), nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "fail",
+		Title:       "Fail",
+		Description: "Report a tool error (isError: true).",
+		InputSchema: schemaFor[failIn](func(sc *jsonschema.Schema) {
+			setDefault(sc.Properties["message"], "boom")
+		}),
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, any, error) {
+		res := textResult("failed: " + in.Message)
+		res.IsError = true
+		return res, nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "sleep",
+		Title:       "Sleep",
+		Description: "Wait ms milliseconds, reporting progress every 100 ms when asked to.",
+		InputSchema: schemaFor[sleepIn](func(sc *jsonschema.Schema) {
+			setRange(sc.Properties["ms"], 0, maxSleepMs)
+		}),
+	}, env.sleep)
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "types",
+		Title:       "Argument types",
+		Description: "Return the arguments as received, for argument parsing tests.",
+		InputSchema: schemaFor[typesIn](func(sc *jsonschema.Schema) {
+			// The inferred ["null","array"] is a Go nil-slice artefact.
+			sc.Properties["arr"].Types = nil
+			sc.Properties["arr"].Type = "array"
+		}),
+	}, func(_ context.Context, req *mcp.CallToolRequest, _ typesIn) (*mcp.CallToolResult, any, error) {
+		// Echo what arrived rather than the decoded struct, so that zero
+		// values and number spellings survive.
+		dec := json.NewDecoder(bytes.NewReader(req.Params.Arguments))
+		dec.UseNumber()
+		var args map[string]any
+		if err := dec.Decode(&args); err != nil {
+			return nil, nil, err
+		}
+		return nil, args, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "app-only",
+		Title:       "App only",
+		Description: "An MCP Apps tool that hosts must not offer to a model.",
+		Meta:        mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}},
+	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+		return textResult("app"), nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "unknown-content",
+		Title:       "Unknown content",
+		Description: "Return a text item followed by an item of a content type no client knows.",
+	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: "known text"},
+			unknownContent{},
+		}}, nil, nil
+	})
+}
+
+func (env *toolEnv) sleep(ctx context.Context, req *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+	total := time.Duration(in.Ms) * time.Millisecond
+	done := time.NewTimer(total)
+	defer done.Stop()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	token := req.Params.GetProgressToken()
+	var elapsed time.Duration
+	for {
+		select {
+		case <-done.C:
+			return textResult(fmt.Sprintf("slept %d ms", in.Ms)), nil, nil
+		case <-tick.C:
+			elapsed = min(elapsed+progressEvery, total)
+			if token != nil {
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token,
+					Progress:      float64(elapsed.Milliseconds()),
+					Total:         float64(in.Ms),
+					Message:       fmt.Sprintf("slept %d of %d ms", elapsed.Milliseconds(), in.Ms),
+				})
+			}
+		case <-ctx.Done():
+			if env.cancelFile != "" {
+				appendLine(env.cancelFile, "cancelled "+req.Params.Name)
+			}
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+// unknownContent is a content item of a type that is not in any MCP
+// revision. The SDK's Content interface is sealed by an unexported method;
+// embedding a real content type supplies it, and MarshalJSON decides the
+// wire form.
+type unknownContent struct{ *mcp.TextContent }
+
+func (unknownContent) MarshalJSON() ([]byte, error) {
+	return []byte(`{"type":"x-unknown","payload":"mystery"}`), nil
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// hugeText returns n bytes of lines like "line 000001 xxx…x\n", each 64
+// bytes; the last line is cut to fit.
+func hugeText(n int) string {
+	var b strings.Builder
+	b.Grow(n + hugeLineLen)
+	for i := 1; b.Len() < n; i++ {
+		prefix := fmt.Sprintf("line %06d ", i)
+		b.WriteString(prefix)
+		b.WriteString(strings.Repeat("x", hugeLineLen-len(prefix)-1))
+		b.WriteByte('\n')
+	}
+	return b.String()[:n]
+}
+
+func imageBytes(size int) []byte {
+	data := make([]byte, size)
+	copy(data, tinyPNG)
+	return data
+}
+
+// schemaFor infers T's input schema as AddTool would, then lets the caller
+// add what struct tags cannot express (defaults, bounds).
+func schemaFor[T any](adjust func(*jsonschema.Schema)) *jsonschema.Schema {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err)
+	}
+	adjust(sc)
+	return sc
+}
+
+func setDefault(sc *jsonschema.Schema, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	sc.Default = data
+}
+
+func setRange(sc *jsonschema.Schema, lo, hi float64) {
+	sc.Minimum = &lo
+	sc.Maximum = &hi
+}
+
+func mustBase64(s string) []byte {
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
