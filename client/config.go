@@ -182,7 +182,7 @@ func parseServers(path string, data []byte) (map[string]located, []string, error
 	var syn *json.SyntaxError
 	if err := checkSyntax(data); err != nil {
 		if errors.As(err, &syn) {
-			return nil, nil, configErr(path, data, syn.Offset, "invalid JSON: %s", strings.TrimPrefix(syn.Error(), "json: "))
+			return nil, nil, configErr(path, data, max(syn.Offset-1, 0), "invalid JSON: %s", strings.TrimPrefix(syn.Error(), "json: "))
 		}
 		return nil, nil, configErr(path, data, int64(len(data)), "invalid JSON: %v", err)
 	}
@@ -589,9 +589,6 @@ func CheckURL(raw string) error {
 	if u.User != nil {
 		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", redactURL(u))
 	}
-	if u.Host == "" {
-		return fmt.Errorf("URL %q has no host", raw)
-	}
 	switch u.Scheme {
 	case "https":
 	case "http":
@@ -600,6 +597,9 @@ func CheckURL(raw string) error {
 		}
 	default:
 		return fmt.Errorf("URL %q: scheme %q is not supported (use https, or http on loopback)", raw, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("URL %q has no host", raw)
 	}
 	return nil
 }

@@ -99,8 +99,8 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 		protocol = ""
 	}
 	label := fmt.Sprintf("server %q", e.Name)
-	if e.File == nil {
-		label = "server " + e.Name
+	if e.File == nil && e.Server.URL != "" {
+		label = "server at " + e.Server.URL
 	}
 	s := &Session{Entry: e, Label: label}
 	var err error
@@ -248,43 +248,82 @@ func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err 
 }
 
 // failure returns a transport-level explanation (process died, garbage on
-// stdout, HTTP auth refusal) or nil.
+// stdout, HTTP refusal) or nil.
 func (s *Session) failure() *Error {
-	if s.proc != nil {
-		if pe := s.proc.stdout.protocolError(); pe != nil {
-			return &Error{Kind: KindConnection, Err: pe,
-				Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, pe.Error()[len("the server "):]),
-				Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
-		}
-		// Give the exit a moment to be noticed: a crash usually shows up as
-		// a closed pipe a little before Wait returns.
-		waitFor(s.proc.done, 200*time.Millisecond)
-		if s.proc.exited() {
-			e := &Error{Kind: KindConnection, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
-			if lines := s.proc.tail.Lines(); len(lines) > 0 {
-				e.Hint = "its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
-			} else {
-				e.Hint = "run the server command by hand to see why it stops"
-			}
-			return e
-		}
+	if f := s.authFailure(); f != nil {
+		return f
 	}
-	if s.http != nil {
-		if status, wwwAuth := s.http.authFailure(); status != 0 {
-			hint := "set \"bearerTokenEnv\" in the server's config, or pass --bearer-env VAR"
-			if s.Entry.File != nil {
-				hint = "run: mcpc login " + s.Entry.Name + " (or set \"bearerTokenEnv\")"
-			}
-			msg := fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, status)
-			if status == http.StatusForbidden {
-				msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
-			}
-			_ = wwwAuth
-			return &Error{Kind: KindAuth, Msg: msg, Hint: hint}
-		}
+	if f := s.procFailure(); f != nil {
+		return f
 	}
-	return nil
+	return s.statusFailure()
 }
+
+func (s *Session) authFailure() *Error {
+	if s.http == nil {
+		return nil
+	}
+	status, _ := s.http.authFailure()
+	if status == 0 {
+		return nil
+	}
+	hint := "set \"bearerTokenEnv\" in the server's config, or pass --bearer-env VAR"
+	if s.Entry.File != nil {
+		hint = "run: mcpc login " + s.Entry.Name + " (or set \"bearerTokenEnv\")"
+	}
+	msg := fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, status)
+	if status == http.StatusForbidden {
+		msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
+	}
+	return &Error{Kind: KindAuth, Msg: msg, Hint: hint}
+}
+
+func (s *Session) procFailure() *Error {
+	if s.proc == nil {
+		return nil
+	}
+	if pe := s.proc.stdout.protocolError(); pe != nil {
+		return &Error{Kind: KindConnection, Err: pe,
+			Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, strings.TrimPrefix(pe.Error(), "the server ")),
+			Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
+	}
+	// Give the exit a moment to be noticed: a crash usually shows up as a
+	// closed pipe a little before Wait returns.
+	waitFor(s.proc.done, 200*time.Millisecond)
+	if !s.proc.exited() {
+		return nil
+	}
+	e := &Error{Kind: KindConnection, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
+	if lines := s.proc.tail.Lines(); len(lines) > 0 {
+		e.Hint = "its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
+	} else {
+		e.Hint = "run the server command by hand to see why it stops"
+	}
+	return e
+}
+
+func (s *Session) statusFailure() *Error {
+	if s.http == nil {
+		return nil
+	}
+	status, method := s.http.badStatus()
+	if status == 0 {
+		return nil
+	}
+	hint := "check that " + s.Entry.Server.URL + " is the server's MCP endpoint"
+	if status >= 500 || status == http.StatusTooManyRequests {
+		hint = "the server failed; try again later or look at its logs"
+	}
+	msg := fmt.Sprintf("%s answered HTTP %d %s", s.Label, status, http.StatusText(status))
+	if method != "" {
+		msg += " to " + method
+	}
+	return &Error{Kind: KindConnection, Hint: hint, Msg: msg}
+}
+
+// codeRejectedByTransport is the SDK's code for "the request never got a
+// JSON-RPC answer" (network error, HTTP error status): not a server verdict.
+const codeRejectedByTransport = -32005
 
 // Classify turns an error from the SDK into an *Error with a Kind. op says
 // what mcpc was doing ("call tool \"x\" on").
@@ -299,34 +338,59 @@ func (s *Session) Classify(op string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	if f := s.failure(); f != nil {
+	if f := s.authFailure(); f != nil {
 		return f
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
-	}
 	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) {
+	if errors.As(err, &rpc) && rpc.Code != codeRejectedByTransport {
 		hint := ""
 		switch rpc.Code {
 		case jsonrpc.CodeMethodNotFound:
 			hint = "the server does not implement this request"
 		case jsonrpc.CodeInvalidParams:
-			hint = "check the name and arguments (mcpc list " + s.Entry.Name + ")"
+			hint = "check the name and arguments (" + s.ListHint() + ")"
 		}
 		return &Error{Kind: KindRejected, Err: err, Hint: hint,
 			Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
 	}
+	if f := s.procFailure(); f != nil {
+		return f
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
+	}
+	if f := s.statusFailure(); f != nil {
+		return f
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
+		why := rootCause(err)
+		if opErr != nil {
+			why = opErr.Err.Error()
+		}
 		return &Error{Kind: KindConnection, Err: err, Hint: "is the server running at " + s.Entry.Server.URL + "?",
-			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, rootCause(err))}
+			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
 	}
 	if strings.Contains(err.Error(), "unrecognized content type") {
 		return &Error{Kind: KindConnection, Err: err, Hint: "the server sent content this version of mcpc does not understand",
 			Msg: fmt.Sprintf("cannot read the result from %s: %s", s.Label, rootCause(err))}
 	}
 	return &Error{Kind: KindConnection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, err)}
+}
+
+// ListHint is the command that lists this server's tools.
+func (s *Session) ListHint() string {
+	switch {
+	case s.Entry.File != nil:
+		return "mcpc list " + s.Entry.Name
+	case s.Entry.Server.URL != "":
+		return "mcpc list " + s.Entry.Server.URL
+	}
+	return "mcpc list --stdio " + shellQuote(s.Entry.Name)
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func rootCause(err error) string {

@@ -21,6 +21,8 @@ type httpTransport struct {
 	mu         sync.Mutex
 	authStatus int
 	authHeader string
+	errStatus  int
+	badMethod  string
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -38,6 +40,12 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.authHeader = resp.Header.Get("WWW-Authenticate")
 		t.mu.Unlock()
 	}
+	if resp.StatusCode >= 400 {
+		t.mu.Lock()
+		t.errStatus = resp.StatusCode
+		t.badMethod = req.Header.Get("Mcp-Method")
+		t.mu.Unlock()
+	}
 	resp.Body = &limitedBody{rc: resp.Body, left: maxBody}
 	return resp, nil
 }
@@ -46,6 +54,12 @@ func (t *httpTransport) authFailure() (int, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.authStatus, t.authHeader
+}
+
+func (t *httpTransport) badStatus() (int, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.errStatus, t.badMethod
 }
 
 type limitedBody struct {

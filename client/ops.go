@@ -75,7 +75,7 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 		}
 		names = append(names, t.Name)
 	}
-	hint := "list the tools with: mcpc list " + s.Entry.Name
+	hint := "list the tools with: " + s.ListHint()
 	if c := closest(name, names); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c) + hint
 	}

@@ -72,7 +72,7 @@ func locate(data []byte, err error) error {
 	var off int64 = -1
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = max(se.Offset-1, 0) // Offset is just past the offending byte
 	case errors.As(err, &te):
 		off = te.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF):

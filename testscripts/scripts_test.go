@@ -1,0 +1,358 @@
+package testscripts
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("u", false, "update golden output in the scripts")
+
+// binDir holds the real mcpc and test server binaries, built once.
+var binDir string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "mcpc-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
+		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mcpc:", err)
+		os.Exit(1)
+	}
+	// The test server is called "testserver" in scripts.
+	if err := os.Rename(filepath.Join(dir, "mcpc-testserver"), filepath.Join(dir, "testserver")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/script"))
+}
+
+// TestPeers runs the scripts that need the npm peers (.ci/peers installs them).
+func TestPeers(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/peers"))
+}
+
+var tagSeq atomic.Int64
+
+func params(t *testing.T, dir string) testscript.Params {
+	peers := readPeers(t)
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			work := env.WorkDir
+			home := filepath.Join(work, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+			env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("TESTSERVER", filepath.Join(binDir, "testserver"))
+			for k, v := range peers {
+				env.Setenv(k, v)
+			}
+			// Every process the script starts inherits this tag, so any
+			// that outlive the script can be found, even after they were
+			// re-parented away from us.
+			tag := fmt.Sprintf("%d-%d", os.Getpid(), tagSeq.Add(1))
+			env.Setenv("MCPC_TEST_TAG", tag)
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			tb := env.T().(testing.TB)
+			tb.Cleanup(func() {
+				// Give processes being torn down by Defer a moment.
+				var left []process
+				for range 50 {
+					if left = tagged(tag); len(left) == 0 {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				for _, p := range left {
+					syscall.Kill(p.pid, syscall.SIGKILL)
+				}
+				tb.Errorf("processes left running after the script: %v", left)
+			})
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"run":              cmdRun,
+			"serve":            cmdServe,
+			"serve-everything": cmdServeEverything,
+			"interrupt-when":   cmdInterruptWhen,
+			"gone":             cmdGone,
+			"waitfile":         cmdWaitFile,
+		},
+	}
+}
+
+// readPeers reads the locations .ci/peers wrote. Missing peers are not a
+// reason to skip: the scripts that need them fail with a pointer to
+// .ci/peers.
+func readPeers(t *testing.T) map[string]string {
+	out := map[string]string{}
+	data, err := os.ReadFile(filepath.Join("..", ".cache", "peers.env"))
+	if err != nil {
+		return out
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && strings.HasPrefix(k, "MCPC_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// run CODE PROG ARGS...: run PROG and require exit code CODE; stdout and
+// stderr are kept for the next stdout/stderr/cmp commands, as with exec.
+func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: run CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("run: bad exit code %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			ts.Fatalf("%s was killed by %v", args[1], ws.Signal())
+		}
+	case err != nil:
+		ts.Fatalf("run %s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// serve VAR [FLAGS...]: start the test server over Streamable HTTP on a
+// loopback port and put its URL in $VAR; it is stopped when the script ends.
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: serve VAR [testserver flags]")
+	}
+	urlFile := ts.MkAbs("." + args[0] + ".url")
+	cmd := exec.Command(ts.Getenv("TESTSERVER"), append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, args[1:]...)...)
+	cmd.Env = scriptEnv(ts)
+	cmd.Stderr = ts.Stderr()
+	ts.Check(cmd.Start())
+	stopOnDefer(ts, cmd)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(urlFile); err == nil && len(b) > 0 {
+			ts.Setenv(args[0], strings.TrimSpace(string(b)))
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("test server did not report its URL within 15s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// serve-everything VAR: start @modelcontextprotocol/server-everything over
+// Streamable HTTP on a free loopback port; $VAR gets its /mcp URL.
+func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: serve-everything VAR")
+	}
+	node, entry := ts.Getenv("MCPC_NODE22"), ts.Getenv("MCPC_EVERYTHING")
+	if node == "" || entry == "" {
+		ts.Fatalf("the npm peers are not installed: run .ci/peers")
+	}
+	port := freePort(ts)
+	cmd := exec.Command(node, entry, "streamableHttp")
+	cmd.Env = append(scriptEnv(ts), "PORT="+strconv.Itoa(port))
+	cmd.Stderr = ts.Stderr()
+	cmd.Stdout = ts.Stderr()
+	ts.Check(cmd.Start())
+	stopOnDefer(ts, cmd)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			ts.Setenv(args[0], "http://"+addr+"/mcp")
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("server-everything did not listen on %s within 30s", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freePort(ts *testscript.TestScript) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func stopOnDefer(ts *testscript.TestScript, cmd *exec.Cmd) {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	ts.Defer(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+}
+
+// scriptEnv rebuilds the script's environment for processes started by
+// custom commands.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR"} {
+		if v := ts.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// interrupt-when FILE TEXT: once FILE contains TEXT, send SIGINT to the
+// script's running mcpc, as Ctrl-C in a terminal would. Use it right before
+// the `run` that starts mcpc.
+func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: interrupt-when FILE TEXT")
+	}
+	file, text, tag := ts.MkAbs(args[0]), args[1], ts.Getenv("MCPC_TEST_TAG")
+	stop := make(chan struct{})
+	ts.Defer(func() { close(stop) })
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if b, _ := os.ReadFile(file); bytes.Contains(b, []byte(text)) {
+				for _, p := range tagged(tag) {
+					if p.name == "mcpc" {
+						syscall.Kill(p.pid, syscall.SIGINT)
+					}
+				}
+				return
+			}
+		}
+	}()
+}
+
+// gone FILE: every PID listed in FILE (lines "label PID") has exited.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		pid, err := strconv.Atoi(f[1])
+		ts.Check(err)
+		alive := syscall.Kill(pid, 0) == nil && !zombie(pid)
+		if alive != neg {
+			ts.Fatalf("%s process %d: alive=%v", f[0], pid, alive)
+		}
+	}
+}
+
+// waitfile FILE: wait up to 15s for FILE to exist.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not appear within 15s", args[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type process struct {
+	pid  int
+	name string
+}
+
+func (p process) String() string { return fmt.Sprintf("%d (%s)", p.pid, p.name) }
+
+// tagged lists live processes whose environment carries MCPC_TEST_TAG=tag.
+func tagged(tag string) []process {
+	want := []byte("MCPC_TEST_TAG=" + tag + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var out []process
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append(env, 0), want) || zombie(pid) {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		out = append(out, process{pid, strings.TrimSpace(string(comm))})
+	}
+	return out
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
