@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -154,9 +156,32 @@ func ValidateArgs(tool *mcp.Tool, args map[string]any) (skipped string, err erro
 	return "", nil
 }
 
+var (
+	schemaPathRE = regexp.MustCompile(`validating (/[^:]*): `)
+	missingRE    = regexp.MustCompile(`required: missing properties: \[(.*)\]`)
+)
+
+// cleanSchemaMsg turns the validator's wording ("validating root:
+// validating /properties/n: type: …") into one naming the argument.
 func cleanSchemaMsg(s string) string {
-	s = strings.TrimPrefix(s, "validating root: ")
-	s = strings.ReplaceAll(s, "validating /properties/", "property ")
+	s = strings.ReplaceAll(s, "validating root: ", "")
+	field := ""
+	for _, m := range schemaPathRE.FindAllStringSubmatch(s, -1) {
+		field = strings.ReplaceAll(strings.TrimPrefix(m[1], "/properties/"), "/properties/", ".")
+	}
+	s = schemaPathRE.ReplaceAllString(s, "")
+	if m := missingRE.FindStringSubmatch(s); m != nil {
+		names := strings.ReplaceAll(m[1], ",", ", ")
+		where := ""
+		if field != "" {
+			where = " in " + strconv.Quote(field)
+		}
+		return "missing required argument " + names + where
+	}
+	s = strings.TrimPrefix(s, "type: ")
+	if field != "" {
+		return fmt.Sprintf("argument %q: %s", field, s)
+	}
 	return s
 }
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,10 +84,14 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 
 // print renders one result object under the output contract.
 func (st *state) print(g *globals, kind format.Kind, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	// No HTML escaping: "<" in a tool's text must reach the user as "<".
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("cannot encode the result: %w", err)
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	opts := format.Options{
 		Mode:     g.mode,
 		Kind:     kind,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -113,6 +114,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"interrupt-when":   cmdInterruptWhen,
 			"gone":             cmdGone,
 			"waitfile":         cmdWaitFile,
+			"expand":           cmdExpand,
 		},
 	}
 }
@@ -355,4 +357,20 @@ func zombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+var dollarVar = regexp.MustCompile(`\$[A-Z_][A-Z0-9_]*`)
+
+// expand SRC DST: copy SRC to DST with $VAR references replaced, for
+// config files that must name a port chosen at run time.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	out := dollarVar.ReplaceAllStringFunc(string(data), func(m string) string { return ts.Getenv(m[1:]) })
+	ts.Check(os.WriteFile(dst, []byte(out), 0o644))
 }
