@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -210,6 +211,10 @@ func (env *toolEnv) sleep(ctx context.Context, req *mcp.CallToolRequest, in slee
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
 	token := req.Params.GetProgressToken()
+	if env.cancelFile != "" {
+		// Lets a test wait until the call is in flight before interrupting.
+		appendLine(env.cancelFile, "started "+req.Params.Name)
+	}
 	var elapsed time.Duration
 	for {
 		select {
@@ -226,7 +231,11 @@ func (env *toolEnv) sleep(ctx context.Context, req *mcp.CallToolRequest, in slee
 				})
 			}
 		case <-ctx.Done():
-			if env.cancelFile != "" {
+			// Only a cancellation by the client counts (notifications/cancelled
+			// on stdio, a closed request stream over 2026-07-28 HTTP): the SDK
+			// cancels with a distinct cause when the connection is lost, and so
+			// does our HTTP shutdown, and the file must prove the former.
+			if env.cancelFile != "" && errors.Is(context.Cause(ctx), context.Canceled) {
 				appendLine(env.cancelFile, "cancelled "+req.Params.Name)
 			}
 			return nil, nil, ctx.Err()
