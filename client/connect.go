@@ -224,7 +224,6 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		Endpoint:             srv.URL,
 		HTTPClient:           &http.Client{Transport: s.http},
 		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
-		MaxRetries:           -1,
 	}
 	cctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
 	defer cancel()

@@ -165,6 +165,8 @@ var (
 // validating /properties/n: type: …") into one naming the argument.
 func cleanSchemaMsg(s string) string {
 	s = strings.ReplaceAll(s, "validating root: ", "")
+	// jsonschema-go prints a JSON null as an invalid reflect.Value.
+	s = strings.ReplaceAll(s, "<invalid reflect.Value>", "null")
 	field := ""
 	for _, m := range schemaPathRE.FindAllStringSubmatch(s, -1) {
 		field = strings.ReplaceAll(strings.TrimPrefix(m[1], "/properties/"), "/properties/", ".")

@@ -106,6 +106,9 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// Indenting roughly doubles a compact document; the hint saves copying a
+	// large one while its buffer grows.
+	sizeHint := 2 * len(result)
 	media := mediaPass{opts: opts, notes: notes}
 	if err := media.walk(root); err != nil {
 		return err
@@ -118,6 +121,7 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		if root, err = applyQuery(src, opts.Query); err != nil {
 			return err
 		}
+		sizeHint = 0
 	}
 	if opts.Mode == ModeText {
 		var text string
@@ -128,11 +132,11 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		}
 		return writeText(out, notes, text, opts)
 	}
-	return writeJSON(out, notes, root, opts)
+	return writeJSON(out, notes, root, opts, sizeHint)
 }
 
-func writeJSON(out, notes io.Writer, root *node, opts Options) error {
-	full := renderAll(root)
+func writeJSON(out, notes io.Writer, root *node, opts Options, sizeHint int) error {
+	full := renderAll(root, sizeHint)
 	fullLines := bytes.Count(full, []byte{'\n'})
 	if len(full) <= opts.MaxBytes && fullLines <= opts.MaxLines {
 		_, err := out.Write(full)

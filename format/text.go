@@ -15,7 +15,7 @@ func queryText(n *node) string {
 	if n.kind == nodeString {
 		return n.str() + "\n"
 	}
-	return string(renderAll(n))
+	return string(renderAll(n, 0))
 }
 
 // renderText renders root as text for a person. A document that does not have
@@ -74,7 +74,7 @@ func renderText(root *node, kind Kind, notes io.Writer) string {
 			})
 	}
 	if !ok {
-		return string(renderAll(root))
+		return string(renderAll(root, 0))
 	}
 	return b.String()
 }
@@ -103,19 +103,18 @@ func writeLine(b *strings.Builder, s string) {
 }
 
 func callToolText(b *strings.Builder, root *node) bool {
-	content := root.get("content")
+	content, ok := root.getArray("content")
 	structured := root.get("structuredContent")
-	if root.kind != nodeObject || (content != nil && content.kind != nodeArray) ||
-		(content == nil && structured == nil) {
+	if root.kind != nodeObject || (!ok && root.get("content") != nil) || (!ok && structured == nil) {
 		return false
 	}
-	if content == nil || len(content.kids) == 0 {
+	if len(content) == 0 {
 		if structured != nil {
-			b.Write(renderAll(structured))
+			b.Write(renderAll(structured, 0))
 		}
 		return true
 	}
-	for _, item := range content.kids {
+	for _, item := range content {
 		writeLine(b, blockText(item))
 	}
 	return true

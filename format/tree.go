@@ -49,6 +49,17 @@ func parseJSON(data []byte) (*node, error) {
 type parser struct {
 	data []byte
 	pos  int
+	slab []node // nodes are carved from chunks: one allocation per value is most of a parse's cost
+}
+
+func (p *parser) newNode(kind nodeKind) *node {
+	if len(p.slab) == 0 {
+		p.slab = make([]node, 1024)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.kind = kind
+	return n
 }
 
 func (p *parser) skipSpace() {
@@ -67,7 +78,7 @@ func (p *parser) value() *node {
 	switch p.data[p.pos] {
 	case '{':
 		p.pos++
-		n := &node{kind: nodeObject}
+		n := p.newNode(nodeObject)
 		p.skipSpace()
 		if p.data[p.pos] == '}' {
 			p.pos++
@@ -88,7 +99,7 @@ func (p *parser) value() *node {
 		}
 	case '[':
 		p.pos++
-		n := &node{kind: nodeArray}
+		n := p.newNode(nodeArray)
 		p.skipSpace()
 		if p.data[p.pos] == ']' {
 			p.pos++
@@ -104,7 +115,9 @@ func (p *parser) value() *node {
 			}
 		}
 	case '"':
-		return &node{kind: nodeString, raw: p.stringText()}
+		n := p.newNode(nodeString)
+		n.raw = p.stringText()
+		return n
 	default:
 		start := p.pos
 		for p.pos < len(p.data) {
@@ -114,7 +127,9 @@ func (p *parser) value() *node {
 			}
 			p.pos++
 		}
-		return &node{kind: nodeLiteral, raw: p.data[start:p.pos:p.pos]}
+		n := p.newNode(nodeLiteral)
+		n.raw = p.data[start:p.pos:p.pos]
+		return n
 	}
 }
 
@@ -188,12 +203,20 @@ func (n *node) getString(name string) (string, bool) {
 	return v.str(), true
 }
 
+// getArray returns the elements of the array under name. A null counts as an
+// empty array: Go encodes a nil slice that way, and servers written in Go
+// send it for "no items".
 func (n *node) getArray(name string) ([]*node, bool) {
 	v := n.get(name)
-	if v == nil || v.kind != nodeArray {
+	switch {
+	case v == nil:
 		return nil, false
+	case v.kind == nodeArray:
+		return v.kids, true
+	case v.kind == nodeLiteral && string(v.raw) == "null":
+		return nil, true
 	}
-	return v.kids, true
+	return nil, false
 }
 
 func (n *node) isTrue(name string) bool {
@@ -283,8 +306,9 @@ type renderer struct {
 	limitLines int // stop once newlines would exceed this; < 0 = no limit
 	over       bool
 
-	// budget bounds the runes kept of each string, the elements kept of each
-	// container and the nesting depth shown; < 0 renders everything.
+	// budget bounds the runes kept of each string (stringRunesPerBudget per
+	// unit), the elements kept of each container and the nesting depth shown;
+	// < 0 renders everything.
 	budget int
 
 	marker      []byte // rendered "_mcpc" value for a top-level object, or nil
@@ -293,9 +317,10 @@ type renderer struct {
 
 const truncatedSuffix = "…[truncated]"
 
-// renderAll renders the whole tree followed by a newline.
-func renderAll(n *node) []byte {
-	r := renderer{limitBytes: -1, limitLines: -1, budget: -1}
+// renderAll renders the whole tree followed by a newline. sizeHint, when
+// known, presizes the buffer so a large document is not copied as it grows.
+func renderAll(n *node, sizeHint int) []byte {
+	r := renderer{limitBytes: -1, limitLines: -1, budget: -1, buf: make([]byte, 0, sizeHint)}
 	r.value(n, 0)
 	return append(r.buf, '\n')
 }
@@ -395,28 +420,45 @@ func (r *renderer) value(n *node, depth int) {
 	}
 }
 
+// Strings are allowed stringRunesPerBudget runes per unit of budget: short
+// strings are usually names, types and enum values whose cut form would be
+// useless, while the few long ones are where the bytes are. A string is only
+// cut if that makes it shorter: within suffixRunes of the limit it stays whole.
+const (
+	stringRunesPerBudget = 4
+	suffixRunes          = 12 // runes in truncatedSuffix
+)
+
 func (r *renderer) string(n *node) {
+	if r.budget < 0 {
+		r.write(n.raw)
+		return
+	}
+	keep := stringRunesPerBudget * r.budget
+	whole := keep + suffixRunes
 	// Each rune takes at least one byte of JSON text, so a short enough raw
-	// string is known to fit without decoding it.
-	if r.budget < 0 || len(n.raw)-2 <= r.budget {
+	// string is known to stay whole without decoding it.
+	if len(n.raw)-2 <= whole {
 		r.write(n.raw)
 		return
 	}
 	s := n.str()
-	i, runes := 0, 0
-	for i < len(s) && runes < r.budget {
+	i, runes, cut := 0, 0, 0
+	for i < len(s) && runes <= whole {
+		if runes == keep {
+			cut = i
+		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		runes++
-		if r.limitBytes >= 0 && i > r.limitBytes {
+		if r.limitBytes >= 0 && runes <= keep && i > r.limitBytes {
 			r.over = true
 			return
 		}
 	}
-	if i >= len(s) {
+	if runes <= whole {
 		r.write(n.raw)
 		return
 	}
-	cut := appendQuoted(nil, s[:i]+truncatedSuffix)
-	r.write(cut)
+	r.write(appendQuoted(nil, s[:cut]+truncatedSuffix))
 }

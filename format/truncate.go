@@ -33,8 +33,10 @@ func TruncateJSON(doc []byte, maxBytes, maxLines int, marker map[string]any) []b
 }
 
 // truncateTree is TruncateJSON on a parsed document. It looks for the largest
-// single budget (runes per string = elements per container = depth) whose
-// rendering fits, by binary search. The size is not strictly monotonic in the
+// single budget k (4k runes per string, k elements per container, depth k)
+// whose rendering fits, by binary search, re-rendering the parsed tree rather
+// than re-parsing; a rendering stops as soon as it exceeds the limits, so each
+// try costs about the output size. The size is not strictly monotonic in the
 // budget (a string just over the budget grows by the "…[truncated]" suffix), so
 // the search may settle on a slightly smaller budget than the best, but
 // whatever it returns has been rendered and measured.
@@ -68,10 +70,14 @@ func truncateTree(root *node, maxBytes, maxLines int, marker map[string]any) []b
 	}
 	best, ok := try(0, m, mLines)
 	if !ok {
-		// Only a top-level object whose marker alone is too big, or a number
-		// literal longer than the limit, gets here.
-		if root.kind == nodeObject {
+		// Only a top-level object whose marker alone is too big, a short
+		// string spelled with long escapes (kept whole at budget 0) or a number
+		// literal longer than the limit gets here.
+		switch root.kind {
+		case nodeObject:
 			return []byte("{}\n")
+		case nodeString:
+			return append(appendQuoted(nil, truncatedSuffix), '\n')
 		}
 		return []byte("null\n")
 	}
@@ -102,13 +108,13 @@ func renderMarker(marker map[string]any) ([]byte, int) {
 	return out.Bytes(), bytes.Count(out.Bytes(), []byte{'\n'})
 }
 
-// budgetSpan returns a budget large enough to render n in full: the longest
-// string (in bytes, an upper bound of runes), the longest container, and the
-// depth.
+// budgetSpan returns a budget large enough to render n in full, given the
+// longest string (its JSON text length bounds its runes), the longest container
+// and the depth.
 func budgetSpan(n *node, depth int) int {
 	switch n.kind {
 	case nodeString:
-		return len(n.raw)
+		return len(n.raw)/stringRunesPerBudget + 1
 	case nodeArray, nodeObject:
 		span := max(len(n.kids), depth+1)
 		for _, k := range n.kids {

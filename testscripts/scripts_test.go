@@ -3,6 +3,7 @@ package testscripts
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,6 +116,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"gone":             cmdGone,
 			"waitfile":         cmdWaitFile,
 			"expand":           cmdExpand,
+			"conformance":      cmdConformance,
 		},
 	}
 }
@@ -373,4 +375,64 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
 	out := dollarVar.ReplaceAllStringFunc(string(data), func(m string) string { return ts.Getenv(m[1:]) })
 	ts.Check(os.WriteFile(dst, []byte(out), 0o644))
+}
+
+// conformance SCENARIO [SPEC-VERSION]: run the official conformance suite's
+// client scenario against mcpc (through testscripts/conformance/harness.sh,
+// which calls mcpc as a user would). It fails unless the suite passes with at
+// least one SUCCESS check, and writes "STATUS id" lines to checks.txt.
+func cmdConformance(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: conformance SCENARIO [SPEC-VERSION]")
+	}
+	node, suite := ts.Getenv("MCPC_NODE22"), ts.Getenv("MCPC_CONFORMANCE")
+	if node == "" || suite == "" {
+		ts.Fatalf("the npm peers are not installed: run .ci/peers")
+	}
+	harness, err := filepath.Abs(filepath.Join("conformance", "harness.sh"))
+	ts.Check(err)
+	out := ts.MkAbs("results")
+	argv := []string{suite, "client", "--command", "sh " + harness, "--scenario", args[0], "-o", out}
+	if len(args) == 2 {
+		argv = append(argv, "--spec-version", args[1])
+	}
+	cmd := exec.Command(node, argv...)
+	env := scriptEnv(ts)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+	}
+	cmd.Env = append(env, "MCPC_NODE22="+node)
+	cmd.Dir = ts.MkAbs(".")
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	runErr := cmd.Run()
+	ts.Logf("conformance %s:\n%s", strings.Join(args, " "), log.String())
+	matches, _ := filepath.Glob(filepath.Join(out, args[0]+"-*", "checks.json"))
+	if len(matches) != 1 {
+		ts.Fatalf("expected one checks.json for %s, found %d", args[0], len(matches))
+	}
+	data, err := os.ReadFile(matches[0])
+	ts.Check(err)
+	var checks []struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	ts.Check(json.Unmarshal(data, &checks))
+	var summary strings.Builder
+	success, bad := 0, 0
+	for _, c := range checks {
+		fmt.Fprintf(&summary, "%s %s\n", c.Status, c.ID)
+		switch c.Status {
+		case "SUCCESS":
+			success++
+		case "FAILURE", "WARNING":
+			bad++
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs("checks.txt"), []byte(summary.String()), 0o644))
+	if runErr != nil || bad > 0 || success == 0 {
+		ts.Fatalf("conformance %s failed (%v): %d failing checks, %d passing\n%s", args[0], runErr, bad, success, summary.String())
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -30,7 +31,7 @@ func crashOnToolCall(stderr io.Writer) mcp.Middleware {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
 				fmt.Fprintln(stderr, crashMessage)
-				exit(3)
+				os.Exit(3)
 			}
 			return next(ctx, method, req)
 		}
@@ -94,7 +95,7 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		switch {
 		case c.t.opts.fault == faultExitOnDiscover:
 			fmt.Fprintln(c.t.stderr, exitOnDiscoverNotice)
-			exit(1)
+			os.Exit(1)
 		case c.t.opts.fault == faultSilentDiscover:
 			continue // never answered
 		case c.t.opts.legacy:
@@ -142,7 +143,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case h.opts.fault == faultExitOnDiscover:
 		fmt.Fprintln(h.stderr, exitOnDiscoverNotice)
-		exit(1)
+		os.Exit(1)
 	case h.opts.fault == faultSilentDiscover:
 		h.holdForever(r)
 	default:

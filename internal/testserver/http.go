@@ -11,6 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// errShutdown is the cause of cancelling in-flight requests at shutdown,
+// which tools must not mistake for a client's cancellation.
+var errShutdown = errors.New("server shutting down")
+
 // serveHTTP serves Streamable HTTP at /mcp until ctx is done, then shuts
 // down and returns 0.
 func serveHTTP(ctx context.Context, opts *options, std streams) int {
@@ -36,8 +40,8 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 
 	// Handlers get a context we cancel at shutdown: the SDK's long-lived SSE
 	// streams would otherwise hold Shutdown until its deadline.
-	baseCtx, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
+	baseCtx, cancelBase := context.WithCancelCause(context.Background())
+	defer cancelBase(errShutdown)
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -62,7 +66,7 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 		return 1
 	}
 	close(stop)
-	cancelBase()
+	cancelBase(errShutdown)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGracePeriod)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -32,28 +32,34 @@ const legacyVersion = "2025-11-25"
 
 // Fault modes accepted by --fault.
 const (
-	faultCrash           = "crash"
-	faultGarbage         = "garbage"
-	faultHang            = "hang"
-	faultExitOnDiscover  = "exit-on-discover"
-	faultSilentDiscover  = "silent-discover"
-	faultSpawnChild      = "spawn-child"
-	idleFlag             = "--idle"
-	idleLimit            = 10 * time.Minute
-	shutdownGracePeriod  = 3 * time.Second
-	garbageOutput        = "this is not json\nneither {is this\n"
-	crashMessage         = "testserver: crashing"
-	exitOnDiscoverNotice = "testserver: exiting on server/discover"
+	faultCrash          = "crash"
+	faultGarbage        = "garbage"
+	faultHang           = "hang"
+	faultExitOnDiscover = "exit-on-discover"
+	faultSilentDiscover = "silent-discover"
+	faultSpawnChild     = "spawn-child"
 )
 
 var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild,
 }
 
-// exit ends the process for the fault modes whose whole point is an abrupt
-// death (crash, exit-on-discover). It is a variable only so that nothing else
-// in the package is tempted to call os.Exit directly.
-var exit = os.Exit
+// What the faults write; tests pin these.
+const (
+	garbageOutput        = "this is not json\nneither {is this\n"
+	crashMessage         = "testserver: crashing"
+	exitOnDiscoverNotice = "testserver: exiting on server/discover"
+)
+
+const (
+	// idleFlag (hidden) runs the program as the spawn-child grandchild.
+	idleFlag = "--idle"
+	// idleLimit only stops a grandchild leaked by a broken test run from
+	// living for ever.
+	idleLimit = 10 * time.Minute
+	// shutdownGracePeriod bounds the HTTP shutdown after a signal.
+	shutdownGracePeriod = 3 * time.Second
+)
 
 const usage = `usage: testserver [flags]
 
@@ -65,11 +71,12 @@ flags:
   --stateless          with --http: stateless mode (2026-07-28 style)
   --legacy             act as a pre-2026 server: server/discover is an unknown
                        method (-32601) and only 2025-11-25 is negotiated
-  --page-size N        items per page for list results (default: SDK default)
+  --page-size N        items per page of list results (default 0: the SDK's 1000)
   --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
                        silent-discover, spawn-child
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
-  --cancel-file FILE   append "cancelled TOOL" when a tool call is cancelled
+  --cancel-file FILE   append "started TOOL" when sleep begins and
+                       "cancelled TOOL" when the client cancels it
   --stderr-line TEXT   write TEXT to stderr at startup
 `
 
@@ -95,9 +102,10 @@ type streams struct {
 }
 
 // Main runs the test server with args (excluding the program name) on the
-// process's standard streams and returns the exit code. It returns on end of
-// input (stdio), or on SIGINT/SIGTERM. Only the crash and exit-on-discover
-// faults end the process themselves, since dying abruptly is what they test.
+// process's standard streams and returns the exit code: 0 after end of input
+// (stdio) or SIGINT/SIGTERM, 2 for bad flags, 1 for other failures. Only the
+// crash and exit-on-discover faults end the process themselves, with os.Exit,
+// since dying abruptly in the middle of an exchange is what they model.
 func Main(args []string) int {
 	if len(args) == 1 && args[0] == idleFlag {
 		return idle()
@@ -108,9 +116,8 @@ func Main(args []string) int {
 	return run(ctx, args, std)
 }
 
-// idle is the grandchild started by --fault spawn-child. It does nothing
-// until killed; the time limit only keeps a broken test run from leaking it
-// for ever.
+// idle is the grandchild started by --fault spawn-child: it does nothing
+// until it is signalled.
 func idle() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -159,8 +166,9 @@ func run(ctx context.Context, args []string, std streams) int {
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	var opts options
 	fs := flag.NewFlagSet("testserver", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported once, by run
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	// Errors are reported once, by run; the usage text only on request.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&opts.httpAddr, "http", "", "")
 	fs.StringVar(&opts.urlFile, "url-file", "", "")
 	fs.BoolVar(&opts.stateless, "stateless", false, "")
@@ -172,7 +180,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			fmt.Fprint(stderr, usage)
 		}
 		return nil, err
 	}
@@ -197,7 +205,8 @@ func newServer(opts *options, std streams) *mcp.Server {
 	sopts := &mcp.ServerOptions{
 		Instructions: "Deterministic MCP server for mcpc's tests.",
 		PageSize:     opts.pageSize,
-		// No logging capability: the tests want a small, stable capability set.
+		// No logging capability (deprecated in 2026-07-28 and unused): the
+		// tests pin a small capability set.
 		Capabilities: &mcp.ServerCapabilities{},
 	}
 	if opts.legacyMode() {
@@ -224,6 +233,8 @@ func serveStdio(ctx context.Context, opts *options, std streams) int {
 		hang(ctx, std.in)
 		return 0
 	}
+	// The real process uses the SDK's own stdio transport; in-process tests
+	// hand us pipes, which the equivalent IOTransport carries.
 	var t mcp.Transport = &mcp.IOTransport{Reader: std.in, Writer: std.out}
 	if std.in == os.Stdin {
 		t = &mcp.StdioTransport{}
