@@ -181,6 +181,10 @@ type located struct {
 func parseServers(path string, data []byte) (map[string]located, []string, error) {
 	var syn *json.SyntaxError
 	if err := checkSyntax(data); err != nil {
+		var tr *trailingData
+		if errors.As(err, &tr) {
+			return nil, nil, configErr(path, data, tr.off, "invalid JSON: unexpected data after the top-level value")
+		}
 		if errors.As(err, &syn) {
 			return nil, nil, configErr(path, data, max(syn.Offset-1, 0), "invalid JSON: %s", strings.TrimPrefix(syn.Error(), "json: "))
 		}
@@ -203,11 +207,19 @@ func checkSyntax(data []byte) error {
 		}
 		return err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return &json.SyntaxError{Offset: dec.InputOffset()}
+	off := dec.InputOffset()
+	for off < int64(len(data)) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
+		off++
+	}
+	if off < int64(len(data)) {
+		return &trailingData{off: off}
 	}
 	return nil
 }
+
+type trailingData struct{ off int64 }
+
+func (t *trailingData) Error() string { return "unexpected data after the top-level value" }
 
 // walker checks the key structure token by token so an unknown key or a
 // wrongly typed value can be reported at its exact line and column.

@@ -64,11 +64,19 @@ func (s *Session) AwaitCancellation(d time.Duration) {
 		defer t.Stop()
 		select {
 		case <-s.proc.cancelSent:
+			// Closing stdin right behind the notification races it inside
+			// the server (EOF also cancels the request, as a disconnect);
+			// a short pause lets the server act on the cancellation itself.
+			waitFor(s.proc.done, cancelGrace)
 		case <-s.proc.done:
 		case <-t.C:
 		}
 	}
 }
+
+// cancelGrace is how long a cancelled request's server gets before its
+// stdin is closed.
+var cancelGrace = 250 * time.Millisecond
 
 // Close ends the session and, for stdio, the server's whole process group.
 func (s *Session) Close() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
 )
 
 // Exit codes; the table in exitCodesHelp and the man page document them.
@@ -134,6 +135,8 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 	return code
 }
 
+// oneLine strips escape sequences (messages quote server-provided text)
+// and folds the message onto one line.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	return strings.Join(strings.Fields(format.StripControl(s)), " ")
 }

@@ -1,0 +1,256 @@
+package client
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setup makes a home with a user config and a repository holding a project
+// file, and returns the options to load from a subdirectory of it.
+func setup(t *testing.T) (LoadOptions, string) {
+	t.Helper()
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	env := map[string]string{"HOME": home}
+	dirs := DirsFrom(func(k string) string { return env[k] })
+	write(t, dirs.UserConfigFile(), `{"mcpServers": {
+		"a": {"command": "user-a"},
+		"b": {"command": "user-b"}}}`)
+	repo := filepath.Join(home, "src", "repo")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: main\n")
+	proj := filepath.Join(repo, ".mcp.json")
+	write(t, proj, `{"mcpServers": {
+		"b": {"command": "project-b"},
+		"c": {"url": "https://c.example/mcp"}}}`)
+	cwd := filepath.Join(repo, "sub", "dir")
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return LoadOptions{Dirs: dirs, Cwd: cwd}, proj
+}
+
+func commands(c *Config) map[string]string {
+	out := map[string]string{}
+	for name, e := range c.Servers {
+		out[name] = e.Server.Command + e.Server.URL
+	}
+	return out
+}
+
+func TestPrecedenceAndTrust(t *testing.T) {
+	opts, proj := setup(t)
+
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := commands(c); len(got) != 2 || got["a"] != "user-a" || got["b"] != "user-b" {
+		t.Fatalf("untrusted project: servers = %v, want only the user's", got)
+	}
+	if c.Project == nil || c.Project.Path != proj || c.ProjectTrust != Untrusted {
+		t.Fatalf("project = %+v, trust %v", c.Project, c.ProjectTrust)
+	}
+	_, err = c.Lookup("c")
+	if err == nil || KindOf(err) != KindConfig || !strings.Contains(err.Error(), "untrusted project file") {
+		t.Fatalf("Lookup(c) = %v, want untrusted config error", err)
+	}
+	if note := c.UntrustedNote("b"); !strings.Contains(note, `ignoring server "b"`) {
+		t.Fatalf("UntrustedNote(b) = %q", note)
+	}
+
+	store := TrustStore{Dir: opts.Dirs.State}
+	if _, err := store.Set(proj, c.Project.Hash, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "user-a", "b": "project-b", "c": "https://c.example/mcp"}
+	if got := commands(c); len(got) != 3 || got["a"] != want["a"] || got["b"] != want["b"] || got["c"] != want["c"] {
+		t.Fatalf("trusted project: servers = %v, want %v", got, want)
+	}
+
+	// --config beats the project file, as a whole server.
+	extra := filepath.Join(t.TempDir(), "extra.json")
+	write(t, extra, `{"mcpServers": {"b": {"url": "https://b.example/mcp"}}}`)
+	opts.ConfigFiles = []string{extra}
+	c, err = Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := c.Servers["b"].Server; b.Command != "" || b.URL != "https://b.example/mcp" {
+		t.Fatalf("--config b = %+v, want the URL server only", b)
+	}
+
+	// A changed file is untrusted again.
+	write(t, proj, `{"mcpServers": {"c": {"command": "evil"}}}`)
+	c, err = Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ProjectTrust != Changed {
+		t.Fatalf("trust after change = %v, want changed", c.ProjectTrust)
+	}
+	if _, err := c.Lookup("c"); err == nil || !strings.Contains(err.Error(), "changed since it was trusted") {
+		t.Fatalf("Lookup(c) after change = %v", err)
+	}
+	had, err := store.Set(proj, "", time.Now())
+	if err != nil || !had {
+		t.Fatalf("untrust = %v, %v", had, err)
+	}
+}
+
+func TestProjectFileSearchStops(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	// A .mcp.json above the repository root must not apply inside it.
+	write(t, filepath.Join(home, "src", ".mcp.json"), `{"mcpServers": {}}`)
+	repo := filepath.Join(home, "src", "repo")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "x")
+	if got := FindProjectFile(filepath.Join(repo, "a"), home); got != "" {
+		t.Fatalf("found %q above the repository root", got)
+	}
+	// Outside a repository the search stops at $HOME.
+	write(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {}}`)
+	if got := FindProjectFile(filepath.Join(home, "x", "y"), home); got != "" {
+		t.Fatalf("found %q above $HOME", got)
+	}
+	write(t, filepath.Join(home, "x", ".mcp.json"), `{"mcpServers": {}}`)
+	if got, want := FindProjectFile(filepath.Join(home, "x", "y"), home), filepath.Join(home, "x", ".mcp.json"); got != want {
+		t.Fatalf("FindProjectFile = %q, want %q", got, want)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, data, want string
+	}{
+		{"syntax", "user", "{\"mcpServers\": {\n  \"a\": {\"command\": \"x\",}\n}}", "f.json:2:24: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{"empty", "user", "", "f.json:1:1: invalid JSON: "},
+		{"trailing", "user", `{"mcpServers": {}} x`, "f.json:1:20: invalid JSON: unexpected data after the top-level value"},
+		{"unknown", "user", `{"mcpServers": {"a": {"command": "x", "bogus": 1}}}`, `f.json:1:39: unknown field "bogus" in server "a"`},
+		{"auth unknown", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "oauth", "clientid": "x"}}}}`, `unknown field "clientid" in server "a" "auth" (did you mean "clientId"?)`},
+		{"no servers", "user", `{}`, `no "mcpServers" object`},
+		{"bad name", "user", `{"mcpServers": {"-x": {"command": "x"}}}`, `invalid server name "-x"`},
+		{"dup", "user", `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`, `server "a" is defined twice`},
+		{"env type", "user", `{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}`, `field "env": must be a string, not number`},
+		{"var in url", "user", `{"mcpServers": {"a": {"url": "https://${HOST}/mcp"}}}`, `not in "url"`},
+		{"bad var", "user", `{"mcpServers": {"a": {"command": "x", "env": {"K": "${1X}"}}}}`, `${1X} is not a valid ${VAR} reference`},
+		{"literal token in project", "project", `{"mcpServers": {"a": {"url": "https://x.example", "headers": {"Authorization": "Bearer abc"}}}}`, `holds a literal secret`},
+		{"stdio fields on http", "user", `{"mcpServers": {"a": {"url": "https://x.example", "env": {"K": "v"}}}}`, `apply to stdio servers only`},
+		{"protocol", "user", `{"mcpServers": {"a": {"command": "x", "protocol": "2024-11-05"}}}`, `unknown protocol "2024-11-05"`},
+		{"timeout", "user", `{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`, `invalid duration "soon"`},
+		{"client credentials", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "client_credentials", "clientId": "c", "issuer": "https://as.example"}}}}`, `needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := SourceUser
+			if tc.src == "project" {
+				src = SourceProject
+			}
+			f := ParseFile("f.json", src, []byte(tc.data))
+			if f.Err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if KindOf(f.Err) != KindConfig || !strings.Contains(f.Err.Error(), tc.want) {
+				t.Fatalf("error = %q, want it to contain %q", f.Err, tc.want)
+			}
+		})
+	}
+	// The same literal header is allowed in the user's own file.
+	if f := ParseFile("f.json", SourceUser, []byte(`{"mcpServers": {"a": {"url": "https://x.example", "headers": {"Authorization": "Bearer abc"}}}}`)); f.Err != nil {
+		t.Fatal(f.Err)
+	}
+}
+
+func TestParseAccepts(t *testing.T) {
+	f := ParseFile("f.json", SourceProject, []byte(`{"$schema": "x", "mcpServers": {
+		"s": {"type": "stdio", "command": "node", "args": ["srv.js"], "env": {"K": "${K:-d}"}, "timeout": 90, "description": "ignored"},
+		"h": {"type": "http", "url": "http://127.0.0.1:8080/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "protocol": "2026-07-28", "timeout": "2m"}}}`))
+	if f.Err != nil {
+		t.Fatal(f.Err)
+	}
+	if got := strings.Join(f.Names, ","); got != "s,h" {
+		t.Fatalf("names in file order = %q", got)
+	}
+	if d := time.Duration(f.Servers["s"].Timeout); d != 90*time.Second {
+		t.Fatalf("timeout 90 = %v", d)
+	}
+	if d := time.Duration(f.Servers["h"].Timeout); d != 2*time.Minute {
+		t.Fatalf(`timeout "2m" = %v`, d)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"A": "1", "EMPTY": ""}
+	get := func(k string) string { return env[k] }
+	for in, want := range map[string]string{
+		"x${A}y":          "x1y",
+		"${MISSING:-def}": "def",
+		"${EMPTY:-def}":   "def",
+		"$A and $$":       "$A and $$",
+		"no vars":         "no vars",
+	} {
+		got, err := Expand(in, get)
+		if err != nil || got != want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := Expand("${MISSING}", get); err == nil || err.Error() != "environment variable MISSING is not set" {
+		t.Errorf("Expand(${MISSING}) error = %v", err)
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://x.example/mcp":     "",
+		"http://127.0.0.1:1/mcp":    "",
+		"http://[::1]:1/mcp":        "",
+		"http://localhost/mcp":      "",
+		"http://x.example/mcp":      "plain http on a non-loopback host",
+		"https://u:p@x.example/mcp": `"https://REDACTED@x.example/mcp" contains credentials`,
+		"ftp://x.example/":          `scheme "ftp" is not supported`,
+		"https:///mcp":              "has no host",
+	} {
+		err := CheckURL(in)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("CheckURL(%q) = %v, want ok", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("CheckURL(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for in, want := range map[string][]string{
+		`npx -y server`:                    {"npx", "-y", "server"},
+		`node 'my server.js' --name "a b"`: {"node", "my server.js", "--name", "a b"},
+		`echo a\ b "q\"uote" '$HOME'`:      {"echo", "a b", `q"uote`, "$HOME"},
+		`  spaced   out  `:                 {"spaced", "out"},
+		`''`:                               {""},
+	} {
+		got, err := SplitCommand(in)
+		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{`"open`, `'open`} {
+		if _, err := SplitCommand(in); err == nil {
+			t.Errorf("SplitCommand(%q): no error", in)
+		}
+	}
+}
