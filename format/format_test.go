@@ -327,8 +327,8 @@ func TestWriteTextKinds(t *testing.T) {
 		},
 		{
 			name: "server list", kind: KindServerList,
-			result: `{"servers":[{"name":"github","transport":"http","source":"user","trusted":true},{"name":"local","transport":"stdio","source":"project","trusted":false}]}`,
-			want:   "NAME    TRANSPORT  TRUSTED  SOURCE\ngithub  http       yes      user\nlocal   stdio      no       project\n",
+			result: `{"servers":[{"name":"github","transport":"http","source":"user","trusted":true,"active":true},{"name":"github","transport":"stdio","source":"user2","trusted":true,"active":false},{"name":"local","transport":"stdio","source":"project","trusted":false}]}`,
+			want:   "NAME    TRANSPORT  STATUS      SOURCE\ngithub  http       active      user\ngithub  stdio      overridden  user2\nlocal   stdio      untrusted   project\n",
 		},
 		{name: "empty tools", kind: KindToolList, result: `{"tools":[]}`, notes: "mcpc: note: server has no tools\n"},
 		{name: "empty resources", kind: KindResourceList, result: `{}`, notes: "mcpc: note: server has no resources\n"},

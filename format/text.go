@@ -64,13 +64,18 @@ func renderText(root *node, kind Kind, notes io.Writer) string {
 			})
 	case KindServerList:
 		ok = listText(&b, notes, root, "servers", "no servers configured",
-			[]string{"NAME", "TRANSPORT", "TRUSTED", "SOURCE"},
+			[]string{"NAME", "TRANSPORT", "STATUS", "SOURCE"},
 			func(s *node) []string {
-				trusted := "no"
-				if s.isTrue("trusted") {
-					trusted = "yes"
+				// One word says both whether the file is trusted and
+				// whether this definition is the one a name resolves to.
+				status := "untrusted"
+				switch {
+				case s.isTrue("trusted") && s.isTrue("active"):
+					status = "active"
+				case s.isTrue("trusted"):
+					status = "overridden"
 				}
-				return []string{str(s, "name"), str(s, "transport"), trusted, str(s, "source")}
+				return []string{str(s, "name"), str(s, "transport"), status, str(s, "source")}
 			})
 	}
 	if !ok {

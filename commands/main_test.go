@@ -1,0 +1,87 @@
+package commands
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run calls Main in-process with a fake environment rooted at home.
+func run(t *testing.T, home string, tty bool, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr strings.Builder
+	env := Env{
+		Stdin:     strings.NewReader(""),
+		Stdout:    &stdout,
+		Stderr:    &stderr,
+		StdoutTTY: tty,
+		Getenv:    func(k string) string { return map[string]string{"HOME": home}[k] },
+		Environ:   func() []string { return nil },
+		Getwd:     func() (string, error) { return home, nil },
+		Now:       time.Now,
+	}
+	code := Main(context.Background(), append([]string{"mcpc"}, args...), env)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestOutputModeFollowsTerminal(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".config", "mcpc", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"s": {"url": "https://s.example/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantText := "NAME  TRANSPORT  STATUS  SOURCE\ns     http       active  " + cfg + "\n"
+	wantJSON := `{
+  "servers": [
+    {
+      "name": "s",
+      "transport": "http",
+      "source": "` + cfg + `",
+      "trusted": true,
+      "active": true
+    }
+  ]
+}
+`
+	for _, tc := range []struct {
+		tty  bool
+		args []string
+		want string
+	}{
+		{true, []string{"list"}, wantText},
+		{false, []string{"list"}, wantJSON},
+		{true, []string{"list", "--json"}, wantJSON},
+		{false, []string{"--text", "list"}, wantText},
+	} {
+		code, out, errOut := run(t, home, tc.tty, tc.args...)
+		if code != 0 || out != tc.want || errOut != "" {
+			t.Errorf("tty=%v %v: exit %d\nstdout %q\nwant   %q\nstderr %q", tc.tty, tc.args, code, out, tc.want, errOut)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	home := t.TempDir()
+	code, out, _ := run(t, home, false, "help", "exit-codes")
+	if code != 0 || out != exitCodesHelp {
+		t.Errorf("help exit-codes: %d %q", code, out)
+	}
+	code, out, _ = run(t, home, false, "--version")
+	if code != 0 || !strings.HasPrefix(out, "mcpc version ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	code, _, errOut := run(t, home, false, "help", "nope")
+	if code != 2 || !strings.HasPrefix(errOut, "mcpc: error: no help for \"nope\"\n") {
+		t.Errorf("help nope: %d %q", code, errOut)
+	}
+	code, out, _ = run(t, home, false, "call", "--help")
+	if code != 0 || !strings.Contains(out, "--no-validate") {
+		t.Errorf("call --help: %d %q", code, out)
+	}
+}
