@@ -274,9 +274,9 @@ func (s *Session) authFailure() *Error {
 	if status == 0 {
 		return nil
 	}
-	hint := "set \"bearerTokenEnv\" in the server's config, or pass --bearer-env VAR"
+	hint := "pass --bearer-env VAR, naming the environment variable that holds its token"
 	if s.Entry.File != nil {
-		hint = "run: mcpc login " + s.Entry.Name + " (or set \"bearerTokenEnv\")"
+		hint = fmt.Sprintf("name the variable holding its token with \"bearerTokenEnv\" for %q in %s, or pass --bearer-env VAR", s.Entry.Name, s.Entry.File.Path)
 	}
 	msg := fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, status)
 	if status == http.StatusForbidden {

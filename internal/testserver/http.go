@@ -36,7 +36,11 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 		})
 	stop := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", &faultHandler{next: sdkHandler, opts: opts, stderr: std.err, stop: stop})
+	var h http.Handler = &faultHandler{next: sdkHandler, opts: opts, stderr: std.err, stop: stop}
+	if opts.bearer != "" {
+		h = requireBearer(opts.bearer, h)
+	}
+	mux.Handle("/mcp", h)
 
 	// Handlers get a context we cancel at shutdown: the SDK's long-lived SSE
 	// streams would otherwise hold Shutdown until its deadline.
@@ -77,4 +81,18 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 		return 1
 	}
 	return 0
+}
+
+// requireBearer answers 401 with a WWW-Authenticate challenge unless the
+// request carries "Authorization: Bearer TOKEN", as a protected MCP server
+// would; it lets tests pin mcpc's authentication failures.
+func requireBearer(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -91,6 +91,7 @@ type options struct {
 	pidFile    string
 	cancelFile string
 	stderrLine string
+	bearer     string // --require-bearer: HTTP requests need this token
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -178,6 +179,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.pidFile, "pid-file", "", "")
 	fs.StringVar(&opts.cancelFile, "cancel-file", "", "")
 	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
+	fs.StringVar(&opts.bearer, "require-bearer", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
@@ -191,8 +193,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
 		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
-	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless):
-		return nil, errors.New("--url-file and --stateless need --http")
+	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != ""):
+		return nil, errors.New("--url-file, --stateless and --require-bearer need --http")
 	case opts.httpAddr != "" && opts.fault == faultGarbage:
 		return nil, errors.New("--fault garbage works only over stdio")
 	}
