@@ -410,34 +410,22 @@ func (w *walker) auth(where string) (*Auth, error) {
 	return &a, nil
 }
 
+// decodeField decodes one server field through the struct's own JSON tags,
+// so the walker and the Server type cannot drift apart.
 func decodeField(s *Server, key string, raw json.RawMessage) error {
-	var target any
-	switch key {
-	case "type":
-		target = &s.Type
-	case "command":
-		target = &s.Command
-	case "args":
-		target = &s.Args
-	case "env":
-		target = &s.Env
-	case "cwd":
-		target = &s.Cwd
-	case "url":
-		target = &s.URL
-	case "headers":
-		target = &s.Headers
-	case "protocol":
-		target = &s.Protocol
-	case "timeout":
-		target = &s.Timeout
-	case "bearerTokenEnv":
-		target = &s.BearerTokenEnv
-	case "description", "disabled":
+	if key == "description" || key == "disabled" {
 		// Accepted for compatibility with other hosts' files; mcpc ignores them.
 		return nil
 	}
-	if err := json.Unmarshal(raw, target); err != nil {
+	one, err := json.Marshal(map[string]json.RawMessage{key: raw})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(one, s); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			te.Field = "" // the caller names the field
+		}
 		return errors.New(typeErrText(err))
 	}
 	return nil

@@ -191,9 +191,14 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		}
 	})
 	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: maxFrame + 1}
+	return s.handshake(ctx, o, client, t, protocol)
+}
+
+// handshake connects the session within the connect timeout.
+func (s *Session) handshake(ctx context.Context, o ConnectOptions, c *mcp.Client, t mcp.Transport, protocol string) error {
 	cctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
 	defer cancel()
-	cs, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	cs, err := c.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		return s.connectError(ctx, cctx, o, err)
 	}
@@ -233,14 +238,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		HTTPClient:           &http.Client{Transport: s.http},
 		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
 	}
-	cctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
-	defer cancel()
-	cs, err := newClient(o.Version).Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		return s.connectError(ctx, cctx, o, err)
-	}
-	s.CS = cs
-	return nil
+	return s.handshake(ctx, o, newClient(o.Version), t, protocol)
 }
 
 func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -154,7 +156,7 @@ func mergeArgs(base map[string]any, pairs []argPair, types map[string][]string) 
 }
 
 func coerce(s string, types []string) any {
-	if contains(types, "string") || len(types) == 0 {
+	if slices.Contains(types, "string") || len(types) == 0 {
 		return s
 	}
 	for _, t := range types {
@@ -164,7 +166,7 @@ func coerce(s string, types []string) any {
 				return json.Number(s)
 			}
 		case "number":
-			if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !isInfNaN(f) {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "xXpP_") && !math.IsInf(f, 0) && !math.IsNaN(f) {
 				return json.Number(s)
 			}
 		case "boolean":
@@ -178,8 +180,4 @@ func coerce(s string, types []string) any {
 		}
 	}
 	return s
-}
-
-func isInfNaN(f float64) bool {
-	return f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308
 }

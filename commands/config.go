@@ -3,6 +3,8 @@ package commands
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/urfave/cli/v3"
 
@@ -34,7 +36,7 @@ came from. Header and env values are redacted.`,
 				return err
 			}
 			rows := []configRow{}
-			for _, name := range sortedNames(cfg.Servers) {
+			for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 				e := cfg.Servers[name]
 				rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
 			}
@@ -61,17 +63,4 @@ func redact(s *client.Server) *client.Server {
 		}
 	}
 	return &c
-}
-
-func sortedNames(m map[string]*client.Entry) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -119,11 +121,7 @@ func (st *state) listServers(g *globals) error {
 	return st.print(g, format.KindServerList, map[string]any{"servers": rows})
 }
 
+// sortRows orders rows by name, keeping precedence order within a name.
 func sortRows(rows []serverRow) {
-	// stable by name; precedence order kept within a name
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && rows[j].Name < rows[j-1].Name; j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
+	slices.SortStableFunc(rows, func(a, b serverRow) int { return strings.Compare(a.Name, b.Name) })
 }

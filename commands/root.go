@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,7 +166,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	if g.timeout < 0 || g.connectTimeout < 0 {
 		return nil, usagef("", "timeouts cannot be negative")
 	}
-	if p := g.adhoc.Protocol; p != "" && !contains(client.Protocols, p) {
+	if p := g.adhoc.Protocol; p != "" && !slices.Contains(client.Protocols, p) {
 		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(client.Protocols, ", "), p)
 	}
 	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
@@ -182,15 +183,6 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	g.cwd = cwd
 	g.dirs = client.DirsFrom(st.env.Getenv)
 	return g, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // withTimeout applies --timeout to the whole invocation.
