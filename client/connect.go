@@ -57,11 +57,15 @@ func (s *Session) ProtocolVersion() string {
 }
 
 // AwaitCancellation gives the SDK up to d to deliver the cancellation of an
-// interrupted request to a stdio server before the session is torn down.
+// interrupted request before the session is torn down. The SDK sends
+// notifications/cancelled from a goroutine; closing the connection first
+// would leave the server to see a disconnect instead. (On the 2026-07-28
+// HTTP wire, cancelling is closing the request's stream, already done.)
 func (s *Session) AwaitCancellation(d time.Duration) {
-	if s.proc != nil {
-		t := time.NewTimer(d)
-		defer t.Stop()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	switch {
+	case s.proc != nil:
 		select {
 		case <-s.proc.cancelSent:
 			// Closing stdin right behind the notification races it inside
@@ -69,6 +73,11 @@ func (s *Session) AwaitCancellation(d time.Duration) {
 			// a short pause lets the server act on the cancellation itself.
 			waitFor(s.proc.done, cancelGrace)
 		case <-s.proc.done:
+		case <-t.C:
+		}
+	case s.http != nil && s.CS != nil && s.ProtocolVersion() < "2026-07-28":
+		select {
+		case <-s.http.cancelSent: // the server has accepted it
 		case <-t.C:
 		}
 	}
@@ -232,7 +241,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	if o.HTTPClient != nil && o.HTTPClient.Transport != nil {
 		base = o.HTTPClient.Transport
 	}
-	s.http = &httpTransport{base: base, headers: headers}
+	s.http = newHTTPTransport(base, headers)
 	t := &mcp.StreamableClientTransport{
 		Endpoint:             srv.URL,
 		HTTPClient:           &http.Client{Transport: s.http},

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,6 +24,32 @@ type httpTransport struct {
 	authHeader string
 	errStatus  int
 	badMethod  string
+
+	cancelSent chan struct{} // closed once a cancellation was delivered
+	cancelOnce sync.Once
+}
+
+func newHTTPTransport(base http.RoundTripper, headers http.Header) *httpTransport {
+	return &httpTransport{base: base, headers: headers, cancelSent: make(chan struct{})}
+}
+
+// isCancellation reports whether req carries notifications/cancelled. Modern
+// requests name their method in a header; older ones only in the body,
+// which the SDK sends as a small, re-readable buffer.
+func isCancellation(req *http.Request) bool {
+	if m := req.Header.Get("Mcp-Method"); m != "" {
+		return m == "notifications/cancelled"
+	}
+	if req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > 4096 {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	b, _ := io.ReadAll(body)
+	return bytes.Contains(b, cancelMethod)
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -33,6 +60,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode < 300 && isCancellation(req) {
+		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		t.mu.Lock()

@@ -177,6 +177,7 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	urlFile := ts.MkAbs("." + args[0] + ".url")
 	cmd := exec.Command(ts.Getenv("TESTSERVER"), append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, args[1:]...)...)
 	cmd.Env = scriptEnv(ts)
+	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()
 	ts.Check(cmd.Start())
 	stopOnDefer(ts, cmd)
@@ -206,6 +207,7 @@ func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
 	port := freePort(ts)
 	cmd := exec.Command(node, entry, "streamableHttp")
 	cmd.Env = append(scriptEnv(ts), "PORT="+strconv.Itoa(port))
+	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()
 	cmd.Stdout = ts.Stderr()
 	ts.Check(cmd.Start())
@@ -309,18 +311,20 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// waitfile FILE: wait up to 15s for FILE to exist.
+// waitfile FILE [TEXT]: wait up to 15s for FILE to exist (and contain TEXT).
+// For effects another process makes after mcpc has already exited.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile FILE")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [TEXT]")
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		if err == nil && (len(args) == 1 || bytes.Contains(b, []byte(args[1]))) {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("%s did not appear within 15s", args[0])
+			ts.Fatalf("%s did not appear (with %q) within 15s", args[0], args[1:])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
