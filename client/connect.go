@@ -172,7 +172,12 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		}
 		env = append(env, k+"="+v)
 	}
-	dir := absFrom(s.Entry.Dir(o.Cwd), srv.Cwd)
+	// A project's servers run in the project's directory (as other hosts
+	// run them); others in mcpc's working directory.
+	dir := s.Entry.Dir(o.Cwd)
+	if srv.Cwd != "" {
+		dir = absFrom(dir, srv.Cwd)
+	}
 	if strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
 		argv[0] = filepath.Join(s.Entry.Dir(o.Cwd), argv[0])
 	}

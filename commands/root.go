@@ -110,7 +110,7 @@ func globalFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, Usage: "limit server start-up and handshake to `DURATION`"},
 		&cli.StringSliceFlag{Name: "config", Category: catConnection, TakesFile: true, Usage: "read servers from `FILE` too (repeatable; also MCPC_CONFIG)"},
 		&cli.StringFlag{Name: "stdio", Category: catConnection, Usage: "run the server `COMMAND` (split like a shell would, never run by one)"},
-		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send the HTTP header `'NAME: VALUE'` (repeatable)"},
+		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send an HTTP `HEADER` written as 'Name: value' (repeatable)"},
 		&cli.StringFlag{Name: "bearer-env", Category: catConnection, Usage: "send the token in environment variable `VAR` as a bearer token"},
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
