@@ -26,7 +26,6 @@ type ConnectOptions struct {
 	ConnectTimeout time.Duration
 	Protocol       string // overrides the entry's "protocol" when set
 	Version        string // mcpc's version, sent as clientInfo
-	HTTPClient     *http.Client
 }
 
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
@@ -242,11 +241,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		}
 		headers.Set("Authorization", "Bearer "+tok)
 	}
-	base := http.DefaultTransport
-	if o.HTTPClient != nil && o.HTTPClient.Transport != nil {
-		base = o.HTTPClient.Transport
-	}
-	s.http = newHTTPTransport(base, headers)
+	s.http = newHTTPTransport(http.DefaultTransport, headers)
 	t := &mcp.StreamableClientTransport{
 		Endpoint:             srv.URL,
 		HTTPClient:           &http.Client{Transport: s.http},

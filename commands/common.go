@@ -44,9 +44,11 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", note)
 	}
-	sw, err := st.serverStderrWriter(g)
-	if err != nil {
-		return nil, nil, err
+	var sw *stderrWriter
+	if entry.Server.URL == "" {
+		if sw, err = st.serverStderrWriter(g); err != nil {
+			return nil, nil, err
+		}
 	}
 	connectTimeout := g.connectTimeout
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
@@ -60,7 +62,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 		Protocol:       g.adhoc.Protocol,
 		Version:        version(),
 	}
-	if sw != nil {
+	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
 	sess, err := client.Connect(ctx, entry, opts)
