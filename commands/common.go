@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -103,6 +104,10 @@ func (st *state) print(g *globals, kind format.Kind, v any) error {
 		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
 	}
 	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			// The reader has what it wanted (… | head): not a failure.
+			return nil
+		}
 		var qe *format.QueryError
 		if errors.As(err, &qe) {
 			return usagef("see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query: %v", err)

@@ -33,6 +33,10 @@ type Env struct {
 func OSEnv() Env {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// A reader that goes away (mcpc … | head -1) must not kill mcpc on the
+	// spot, leaving its server behind: writes fail with EPIPE instead and
+	// the invocation ends through the normal teardown.
+	signal.Ignore(syscall.SIGPIPE)
 	return Env{
 		Stdin:     os.Stdin,
 		Stdout:    os.Stdout,

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -83,5 +84,27 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ = run(t, home, false, "call", "--help")
 	if code != 0 || !strings.Contains(out, "--no-validate") {
 		t.Errorf("call --help: %d %q", code, out)
+	}
+}
+
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
+
+// A closed stdout (mcpc … | head -1) ends the invocation quietly.
+func TestClosedStdoutIsQuiet(t *testing.T) {
+	home := t.TempDir()
+	var stderr strings.Builder
+	env := Env{
+		Stdin: strings.NewReader(""), Stdout: brokenPipe{}, Stderr: &stderr,
+		Getenv:  func(k string) string { return map[string]string{"HOME": home}[k] },
+		Environ: func() []string { return nil },
+		Getwd:   func() (string, error) { return home, nil },
+		Now:     time.Now,
+	}
+	if code := Main(context.Background(), []string{"mcpc", "config"}, env); code != 0 || stderr.String() != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr.String())
 	}
 }
