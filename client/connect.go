@@ -277,8 +277,8 @@ func (s *Session) authFailure() *Error {
 	if s.http == nil {
 		return nil
 	}
-	status, _ := s.http.authFailure()
-	if status == 0 {
+	status, _ := s.http.lastError()
+	if status != http.StatusUnauthorized && status != http.StatusForbidden {
 		return nil
 	}
 	hint := "pass --bearer-env VAR, naming the environment variable that holds its token"
@@ -320,7 +320,7 @@ func (s *Session) statusFailure() *Error {
 	if s.http == nil {
 		return nil
 	}
-	status, method := s.http.badStatus()
+	status, method := s.http.lastError()
 	if status == 0 {
 		return nil
 	}

@@ -13,17 +13,16 @@ import (
 const maxBody = 64 << 20
 
 // httpTransport adds configured headers to every request (the SDK has no
-// field for them), caps response bodies, and remembers an authentication
-// refusal so it can be reported as such rather than as a transport error.
+// field for them), caps response bodies, and remembers the last HTTP error
+// status so a refusal can be reported as what it was (authentication, wrong
+// endpoint, server failure) rather than as the SDK's transport error.
 type httpTransport struct {
 	base    http.RoundTripper
 	headers http.Header
 
-	mu         sync.Mutex
-	authStatus int
-	authHeader string
-	errStatus  int
-	badMethod  string
+	mu        sync.Mutex
+	errStatus int    // last status >= 400
+	errMethod string // its Mcp-Method header, when the request had one
 
 	cancelSent chan struct{} // closed once a cancellation was delivered
 	cancelOnce sync.Once
@@ -64,32 +63,19 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode < 300 && isCancellation(req) {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		t.mu.Lock()
-		t.authStatus = resp.StatusCode
-		t.authHeader = resp.Header.Get("WWW-Authenticate")
-		t.mu.Unlock()
-	}
 	if resp.StatusCode >= 400 {
 		t.mu.Lock()
-		t.errStatus = resp.StatusCode
-		t.badMethod = req.Header.Get("Mcp-Method")
+		t.errStatus, t.errMethod = resp.StatusCode, req.Header.Get("Mcp-Method")
 		t.mu.Unlock()
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: maxBody}
 	return resp, nil
 }
 
-func (t *httpTransport) authFailure() (int, string) {
+func (t *httpTransport) lastError() (int, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.authStatus, t.authHeader
-}
-
-func (t *httpTransport) badStatus() (int, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.errStatus, t.badMethod
+	return t.errStatus, t.errMethod
 }
 
 type limitedBody struct {
