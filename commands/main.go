@@ -38,9 +38,11 @@ func OSEnv() Env {
 	// the invocation ends through the normal teardown.
 	signal.Ignore(syscall.SIGPIPE)
 	return Env{
-		Stdin:     os.Stdin,
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		// golang.org/x/term is the Go team's isatty; none of the chosen
+		// libraries offers one, and the output mode depends on it.
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		Getenv:    os.Getenv,
 		Environ:   os.Environ,
