@@ -9,10 +9,8 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -628,22 +626,4 @@ func readConfigFile(path string, src Source) (*File, error) {
 		return nil, wrapErr(KindConfig, err, "", "cannot read config file %s", path)
 	}
 	return ParseFile(path, src, data), nil
-}
-
-// sortedKeys is used for deterministic output of maps.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// absFrom makes p absolute relative to base (the config file's directory).
-func absFrom(base, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(base, p)
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,41 @@ func TestSplitCommand(t *testing.T) {
 		if _, err := SplitCommand(in); err == nil {
 			t.Errorf("SplitCommand(%q): no error", in)
 		}
+	}
+}
+
+func TestLookupExplains(t *testing.T) {
+	opts, proj := setup(t)
+	// No servers anywhere: the hint names the user's file.
+	empty := &Config{UserFile: opts.Dirs.UserConfigFile(), Servers: map[string]*Entry{}}
+	_, err := empty.Lookup("x")
+	want := "add it to " + opts.Dirs.UserConfigFile() + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"
+	var e *Error
+	if !errors.As(err, &e) || e.Msg != `unknown server "x"` || e.Hint != want {
+		t.Fatalf("Lookup on empty config = %#v, want hint %q", err, want)
+	}
+
+	// An untrusted project file that does not parse never fails the load,
+	// but an unknown name says why the file could not help.
+	write(t, proj, `{"mcpServers": {"c": {"command": "x",}}}`)
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Lookup("c")
+	if !errors.As(err, &e) || !strings.HasPrefix(e.Msg, `unknown server "c" (the untrusted project file could not be read: `+proj+":1:38: invalid JSON") ||
+		e.Hint != "fix the file, then run: mcpc trust "+proj {
+		t.Fatalf("Lookup(c) = %#v", err)
+	}
+}
+
+func TestCorruptTrustStore(t *testing.T) {
+	opts, _ := setup(t)
+	write(t, filepath.Join(opts.Dirs.State, "trust.json"), "{not json")
+	_, err := Load(opts)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindConfig || !strings.HasPrefix(e.Msg, "trust records in "+filepath.Join(opts.Dirs.State, "trust.json")+" are corrupt") ||
+		e.Hint != "remove "+filepath.Join(opts.Dirs.State, "trust.json")+" and trust your project files again" {
+		t.Fatalf("Load with corrupt trust store = %#v", err)
 	}
 }

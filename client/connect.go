@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -163,7 +165,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	srv := s.Entry.Server
 	argv := append([]string{srv.Command}, srv.Args...)
 	env := append([]string(nil), o.Environ...)
-	for _, k := range sortedKeys(srv.Env) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		v, err := Expand(srv.Env[k], o.Getenv)
 		if err != nil {
 			return newErr(KindConfig, "export it, or give a default with ${VAR:-default}",
@@ -174,8 +176,11 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	// A project's servers run in the project's directory (as other hosts
 	// run them); others in mcpc's working directory.
 	dir := s.Entry.Dir(o.Cwd)
-	if srv.Cwd != "" {
-		dir = absFrom(dir, srv.Cwd)
+	switch {
+	case filepath.IsAbs(srv.Cwd):
+		dir = srv.Cwd
+	case srv.Cwd != "":
+		dir = filepath.Join(dir, srv.Cwd)
 	}
 	if strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
 		argv[0] = filepath.Join(s.Entry.Dir(o.Cwd), argv[0])
@@ -222,7 +227,7 @@ func (s *Session) handshake(ctx context.Context, o ConnectOptions, c *mcp.Client
 func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol string) error {
 	srv := s.Entry.Server
 	headers := http.Header{}
-	for _, k := range sortedKeys(srv.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 		v, err := Expand(srv.Headers[k], o.Getenv)
 		if err != nil {
 			return newErr(KindConfig, "export it, or give a default with ${VAR:-default}",

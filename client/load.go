@@ -2,8 +2,10 @@ package client
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -39,6 +41,7 @@ func (e *Entry) Dir(cwd string) string {
 
 // Config is the merged view of every config source.
 type Config struct {
+	UserFile     string  // where the user's own servers go, for hints
 	Files        []*File // usable files, lowest precedence first
 	Project      *File   // the project file found upwards, even if untrusted
 	ProjectTrust TrustState
@@ -73,7 +76,7 @@ func FindProjectFile(cwd, home string) string {
 // trusted project file) fail the load; an untrusted project file is parsed
 // only so its server names can be mentioned, and never fails the load.
 func Load(opts LoadOptions) (*Config, error) {
-	c := &Config{Servers: map[string]*Entry{}}
+	c := &Config{UserFile: opts.Dirs.UserConfigFile(), Servers: map[string]*Entry{}}
 	add := func(f *File) error {
 		if f == nil {
 			return nil
@@ -133,7 +136,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	return c, nil
 }
 
-// ProjectDefines reports whether the (untrusted) project file names server.
+// projectDefines reports whether the (untrusted) project file names server.
 func (c *Config) projectDefines(name string) bool {
 	if c.Project == nil || c.Project.Err != nil {
 		return false
@@ -171,8 +174,8 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 				"unknown server %q (the untrusted project file could not be read: %s)", name, c.Project.Err)
 		}
 	}
-	names := sortedKeys(c.Servers)
-	hint := "configure servers in " + "config.json or .mcp.json, or pass an https:// URL or --stdio 'command args'"
+	names := slices.Sorted(maps.Keys(c.Servers))
+	hint := "add it to " + c.UserFile + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"
 	if len(names) > 0 {
 		hint = "configured servers: " + strings.Join(names, ", ")
 		if s := closest(name, names); s != "" {

@@ -47,10 +47,6 @@ const (
 	catConnection = "Connection"
 )
 
-// NewRoot builds the command tree without an environment, for the man page
-// and completion generators.
-func NewRoot() *cli.Command { return newRoot(&state{env: OSEnv()}) }
-
 func newRoot(st *state) *cli.Command {
 	root := &cli.Command{
 		Name:    "mcpc",

@@ -1,0 +1,52 @@
+package client
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestValidateArgs(t *testing.T) {
+	tool := &mcp.Tool{Name: "t", InputSchema: map[string]any{
+		"type":     "object",
+		"required": []any{"q"},
+		"properties": map[string]any{
+			"q":   map[string]any{"type": "string"},
+			"n":   map[string]any{"type": "integer"},
+			"obj": map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "boolean"}}, "required": []any{"k"}},
+		},
+	}}
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"q": "x", "n": 3}, ""},
+		{map[string]any{}, `missing required argument "q"`},
+		{map[string]any{"q": "x", "n": "three"}, `argument "n": three has type "string", want "integer"`},
+		{map[string]any{"q": nil}, `argument "q": null has type "null", want "string"`},
+		{map[string]any{"q": "x", "obj": map[string]any{}}, `missing required argument "k" in "obj"`},
+	} {
+		skipped, err := ValidateArgs(tool, tc.args)
+		var se *SchemaError
+		switch {
+		case skipped != "":
+			t.Errorf("%v: skipped: %s", tc.args, skipped)
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.want != "" && (!errors.As(err, &se) || se.Msg != tc.want):
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+
+	// A schema that needs a network $ref is not fetched: the check is
+	// skipped (and the caller says so) rather than blocking the call.
+	remote := &mcp.Tool{Name: "r", InputSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "https://schemas.example/x.json"}},
+	}}
+	skipped, err := ValidateArgs(remote, map[string]any{"x": 1})
+	if err != nil || !strings.Contains(skipped, "https://schemas.example/x.json") {
+		t.Fatalf("remote $ref: skipped %q, err %v", skipped, err)
+	}
+}
