@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // Source says where a server definition came from; it decides precedence and
@@ -120,7 +122,7 @@ type File struct {
 	Hash    string             // SHA-256 of the bytes that were parsed
 	Servers map[string]*Server // nil when Err is set
 	Names   []string           // server names in file order
-	Err     error              // a parse or validation error (*Error, KindConfig)
+	Err     error              // a parse or validation error (*fail.Error, KindConfig)
 }
 
 var allowedKeys = map[string][]string{
@@ -130,9 +132,9 @@ var allowedKeys = map[string][]string{
 }
 
 // configErr builds a KindConfig error located at byte offset off of data.
-func configErr(path string, data []byte, off int64, format string, args ...any) *Error {
+func configErr(path string, data []byte, off int64, format string, args ...any) *fail.Error {
 	line, col := lineCol(data, off)
-	return newErr(KindConfig, "", "%s:%d:%d: %s", path, line, col, fmt.Sprintf(format, args...))
+	return fail.New(fail.Config, "", "%s:%d:%d: %s", path, line, col, fmt.Sprintf(format, args...))
 }
 
 func lineCol(data []byte, off int64) (int, int) {
@@ -582,11 +584,17 @@ func Expand(v string, getenv func(string) string) (string, error) {
 func CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("invalid URL %q: %v", raw, err)
+		// url.Error quotes the whole URL: say what is wrong without it.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("invalid URL %q: %v", RedactURL(raw), err)
 	}
 	if u.User != nil {
 		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", redactURL(u))
 	}
+	raw = redactURL(u)
 	switch u.Scheme {
 	case "https":
 	case "http":
@@ -604,8 +612,35 @@ func CheckURL(raw string) error {
 
 func redactURL(u *url.URL) string {
 	c := *u
-	c.User = url.User("REDACTED")
+	if c.User != nil {
+		c.User = url.User("REDACTED")
+	}
+	if c.RawQuery != "" {
+		// Any query value may be a secret (api_key=…, token=…): keep the
+		// names, which say what the URL is, and hide every value.
+		q := c.Query()
+		for k, vs := range q {
+			for i := range vs {
+				vs[i] = "REDACTED"
+			}
+			q[k] = vs
+		}
+		c.RawQuery = q.Encode()
+	}
 	return c.String()
+}
+
+// RedactURL is raw as it may be printed: credentials and query values
+// replaced by REDACTED. Every URL that reaches the user goes through it.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			return raw[:i] + "?REDACTED"
+		}
+		return raw
+	}
+	return redactURL(u)
 }
 
 func isLoopback(host string) bool {
@@ -623,7 +658,7 @@ func readConfigFile(path string, src Source) (*File, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, wrapErr(KindConfig, err, "", "cannot read config file %s", path)
+		return nil, fail.Wrap(fail.Config, err, "", "cannot read config file %s", path)
 	}
 	return ParseFile(path, src, data), nil
 }

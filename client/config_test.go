@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 func write(t *testing.T, path, content string) {
@@ -65,7 +67,7 @@ func TestPrecedenceAndTrust(t *testing.T) {
 		t.Fatalf("project = %+v, trust %v", c.Project, c.ProjectTrust)
 	}
 	_, err = c.Lookup("c")
-	if err == nil || KindOf(err) != KindConfig || !strings.Contains(err.Error(), "untrusted project file") {
+	if err == nil || fail.CodeOf(err) != fail.Untrusted || !strings.Contains(err.Error(), "untrusted project file") {
 		t.Fatalf("Lookup(c) = %v, want untrusted config error", err)
 	}
 	if note := c.UntrustedNote("b"); !strings.Contains(note, `ignoring server "b"`) {
@@ -166,7 +168,7 @@ func TestParseErrors(t *testing.T) {
 			if f.Err == nil {
 				t.Fatalf("no error, want %q", tc.want)
 			}
-			if KindOf(f.Err) != KindConfig || !strings.Contains(f.Err.Error(), tc.want) {
+			if fail.CodeOf(f.Err) != fail.Config || !strings.Contains(f.Err.Error(), tc.want) {
 				t.Fatalf("error = %q, want it to contain %q", f.Err, tc.want)
 			}
 		})
@@ -262,7 +264,7 @@ func TestLookupExplains(t *testing.T) {
 	empty := &Config{UserFile: opts.Dirs.UserConfigFile(), Servers: map[string]*Entry{}}
 	_, err := empty.Lookup("x")
 	want := "add it to " + opts.Dirs.UserConfigFile() + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"
-	var e *Error
+	var e *fail.Error
 	if !errors.As(err, &e) || e.Msg != `unknown server "x"` || e.Hint != want {
 		t.Fatalf("Lookup on empty config = %#v, want hint %q", err, want)
 	}
@@ -285,8 +287,8 @@ func TestCorruptTrustStore(t *testing.T) {
 	opts, _ := setup(t)
 	write(t, filepath.Join(opts.Dirs.State, "trust.json"), "{not json")
 	_, err := Load(opts)
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindConfig || !strings.HasPrefix(e.Msg, "trust records in "+filepath.Join(opts.Dirs.State, "trust.json")+" are corrupt") ||
+	e := fail.As(err)
+	if e == nil || e.Code != fail.Config || !strings.HasPrefix(e.Msg, "trust records in "+filepath.Join(opts.Dirs.State, "trust.json")+" are corrupt") ||
 		e.Hint != "remove "+filepath.Join(opts.Dirs.State, "trust.json")+" and trust your project files again" {
 		t.Fatalf("Load with corrupt trust store = %#v", err)
 	}

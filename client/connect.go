@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -118,7 +120,7 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 	}
 	label := fmt.Sprintf("server %q", e.Name)
 	if e.File == nil && e.Server.URL != "" {
-		label = "server at " + e.Server.URL
+		label = "server at " + RedactURL(e.Server.URL)
 	}
 	s := &Session{Entry: e, Label: label}
 	var err error
@@ -147,7 +149,7 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 	if protocol != "" && s.ProtocolVersion() != protocol {
 		got := s.ProtocolVersion()
 		s.Close()
-		return nil, newErr(KindConnection, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
+		return nil, fail.New(fail.Protocol, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
 			"%s speaks MCP %s, but protocol %s is pinned", label, got, protocol)
 	}
 	return s, nil
@@ -168,7 +170,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		v, err := Expand(srv.Env[k], o.Getenv)
 		if err != nil {
-			return newErr(KindConfig, "export it, or give a default with ${VAR:-default}",
+			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: env %q: %v", s.Label, k, err)
 		}
 		env = append(env, k+"="+v)
@@ -192,9 +194,9 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 			hint = "check the command given to --stdio or after --"
 		}
 		if errors.Is(err, exec.ErrNotFound) {
-			return newErr(KindConnection, hint, "cannot start %s: command %q not found on PATH", s.Label, srv.Command)
+			return fail.New(fail.Connection, hint, "cannot start %s: command %q not found on PATH", s.Label, srv.Command)
 		}
-		return wrapErr(KindConnection, err, hint, "cannot start %s", s.Label)
+		return fail.Wrap(fail.Connection, err, hint, "cannot start %s", s.Label)
 	}
 	s.proc = proc
 	client := newClient(o.Version)
@@ -230,7 +232,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 		v, err := Expand(srv.Headers[k], o.Getenv)
 		if err != nil {
-			return newErr(KindConfig, "export it, or give a default with ${VAR:-default}",
+			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: header %q: %v", s.Label, k, err)
 		}
 		headers.Set(k, v)
@@ -241,15 +243,19 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	if name := srv.BearerTokenEnv; name != "" {
 		tok := o.Getenv(name)
 		if tok == "" {
-			return newErr(KindAuth, "export "+name+" with the server's access token",
+			return fail.New(fail.AuthRequired, "export "+name+" with the server's access token",
 				"%s needs a bearer token from the environment variable %s, which is not set", s.Label, name)
 		}
 		headers.Set("Authorization", "Bearer "+tok)
 	}
-	s.http = newHTTPTransport(http.DefaultTransport, headers)
+	endpoint, err := url.Parse(srv.URL)
+	if err != nil { // checked when the config was read
+		return fail.Wrap(fail.Config, err, "", "%s: invalid URL", s.Label)
+	}
+	s.http = newHTTPTransport(http.DefaultTransport, endpoint, s.Label, headers)
 	t := &mcp.StreamableClientTransport{
 		Endpoint:             srv.URL,
-		HTTPClient:           &http.Client{Transport: s.http},
+		HTTPClient:           s.http.client(),
 		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
 	}
 	return s.handshake(ctx, o, newClient(o.Version), t, protocol)
@@ -260,7 +266,7 @@ func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err 
 		return ctx.Err()
 	}
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) && s.failure() == nil {
-		return newErr(KindTimeout, fmt.Sprintf("raise --connect-timeout (now %s) if the server is slow to start", o.ConnectTimeout),
+		return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s) if the server is slow to start", o.ConnectTimeout),
 			"%s did not complete the MCP handshake within %s", s.Label, o.ConnectTimeout)
 	}
 	return s.Classify("connect to", err)
@@ -268,7 +274,12 @@ func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err 
 
 // failure returns a transport-level explanation (process died, garbage on
 // stdout, HTTP refusal) or nil.
-func (s *Session) failure() *Error {
+func (s *Session) failure() *fail.Error {
+	if s.http != nil {
+		if f := s.http.redirectRefused(); f != nil {
+			return f
+		}
+	}
 	if f := s.authFailure(); f != nil {
 		return f
 	}
@@ -278,7 +289,7 @@ func (s *Session) failure() *Error {
 	return s.statusFailure()
 }
 
-func (s *Session) authFailure() *Error {
+func (s *Session) authFailure() *fail.Error {
 	if s.http == nil {
 		return nil
 	}
@@ -290,19 +301,26 @@ func (s *Session) authFailure() *Error {
 	if s.Entry.File != nil {
 		hint = fmt.Sprintf("name the variable holding its token with \"bearerTokenEnv\" for %q in %s, or pass --bearer-env VAR", s.Entry.Name, s.Entry.File.Path)
 	}
+	code := fail.AuthRequired
 	msg := fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, status)
+	if s.http.sentCredentials() {
+		code = fail.AuthFailed
+		msg = fmt.Sprintf("%s rejected the credentials that were sent (HTTP %d)", s.Label, status)
+		hint = "check that the token is current and meant for this server"
+	}
 	if status == http.StatusForbidden {
+		code = fail.AuthFailed
 		msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
 	}
-	return &Error{Kind: KindAuth, Msg: msg, Hint: hint}
+	return &fail.Error{Code: code, Msg: msg, Hint: hint}
 }
 
-func (s *Session) procFailure() *Error {
+func (s *Session) procFailure() *fail.Error {
 	if s.proc == nil {
 		return nil
 	}
 	if pe := s.proc.stdout.protocolError(); pe != nil {
-		return &Error{Kind: KindConnection, Err: pe,
+		return &fail.Error{Code: fail.Protocol, Err: pe,
 			Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, strings.TrimPrefix(pe.Error(), "the server ")),
 			Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
 	}
@@ -312,7 +330,7 @@ func (s *Session) procFailure() *Error {
 	if !s.proc.exited() {
 		return nil
 	}
-	e := &Error{Kind: KindConnection, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
+	e := &fail.Error{Code: fail.ServerExited, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
 	if lines := s.proc.tail.Lines(); len(lines) > 0 {
 		e.Hint = "its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
 	} else {
@@ -321,7 +339,7 @@ func (s *Session) procFailure() *Error {
 	return e
 }
 
-func (s *Session) statusFailure() *Error {
+func (s *Session) statusFailure() *fail.Error {
 	if s.http == nil {
 		return nil
 	}
@@ -329,7 +347,7 @@ func (s *Session) statusFailure() *Error {
 	if status == 0 {
 		return nil
 	}
-	hint := "check that " + s.Entry.Server.URL + " is the server's MCP endpoint"
+	hint := "check that " + RedactURL(s.Entry.Server.URL) + " is the server's MCP endpoint"
 	if status >= 500 || status == http.StatusTooManyRequests {
 		hint = "the server failed; try again later or look at its logs"
 	}
@@ -337,25 +355,29 @@ func (s *Session) statusFailure() *Error {
 	if method != "" {
 		msg += " to " + method
 	}
-	return &Error{Kind: KindConnection, Hint: hint, Msg: msg}
+	return &fail.Error{Code: fail.HTTPStatus, Hint: hint, Msg: msg}
 }
 
 // codeRejectedByTransport is the SDK's code for "the request never got a
 // JSON-RPC answer" (network error, HTTP error status): not a server verdict.
 const codeRejectedByTransport = -32005
 
-// Classify turns an error from the SDK into an *Error with a Kind. op says
+// Classify turns an error from the SDK into an *fail.Error with a Kind. op says
 // what mcpc was doing ("call tool \"x\" on").
 func (s *Session) Classify(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e := fail.As(err); e != nil {
 		return e
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	if s.http != nil {
+		if f := s.http.redirectRefused(); f != nil {
+			return f
+		}
 	}
 	if f := s.authFailure(); f != nil {
 		return f
@@ -369,14 +391,14 @@ func (s *Session) Classify(op string, err error) error {
 		case jsonrpc.CodeInvalidParams:
 			hint = "check the name and arguments (" + s.ListHint() + ")"
 		}
-		return &Error{Kind: KindRejected, Err: err, Hint: hint,
+		return &fail.Error{Code: fail.Rejected, Err: err, Hint: hint,
 			Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
 	}
 	if f := s.procFailure(); f != nil {
 		return f
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
+		return &fail.Error{Code: fail.Timeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
 	}
 	if f := s.statusFailure(); f != nil {
 		return f
@@ -387,14 +409,14 @@ func (s *Session) Classify(op string, err error) error {
 		if opErr != nil {
 			why = opErr.Err.Error()
 		}
-		return &Error{Kind: KindConnection, Err: err, Hint: "is the server running at " + s.Entry.Server.URL + "?",
+		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + RedactURL(s.Entry.Server.URL) + "?",
 			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
 	}
 	if strings.Contains(err.Error(), "unrecognized content type") {
-		return &Error{Kind: KindConnection, Err: err, Hint: "the server sent content this version of mcpc does not understand",
+		return &fail.Error{Code: fail.Connection, Err: err, Hint: "the server sent content this version of mcpc does not understand",
 			Msg: fmt.Sprintf("cannot read the result from %s: %s", s.Label, rootCause(err))}
 	}
-	return &Error{Kind: KindConnection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, err)}
+	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, err)}
 }
 
 // ListHint is the command that lists this server's tools.
@@ -403,7 +425,7 @@ func (s *Session) ListHint() string {
 	case s.Entry.File != nil:
 		return "mcpc list " + s.Entry.Name
 	case s.Entry.Server.URL != "":
-		return "mcpc list " + s.Entry.Server.URL
+		return "mcpc list " + RedactURL(s.Entry.Server.URL)
 	}
 	return "mcpc list --stdio " + shellQuote(s.Entry.Name)
 }

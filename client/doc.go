@@ -6,5 +6,6 @@
 // for URLs and ${VAR} values, starting stdio servers in their own process group
 // (and making sure none of them outlive the invocation), Streamable HTTP
 // clients, and the argument checks against a tool's inputSchema. Errors it
-// returns are *Error values whose Kind the commands package maps to exit codes.
+// returns are *fail.Error values made where the failure happens; their code
+// fixes the exit status.
 package client

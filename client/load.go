@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // LoadOptions says where to look for configuration.
@@ -127,7 +129,7 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, err
 		}
 		if f == nil {
-			return nil, newErr(KindConfig, "check the path given to --config or MCPC_CONFIG", "config file %s does not exist", p)
+			return nil, fail.New(fail.Config, "check the path given to --config or MCPC_CONFIG", "config file %s does not exist", p)
 		}
 		if err := add(f); err != nil {
 			return nil, err
@@ -165,12 +167,12 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 		if c.projectDefines(name) {
 			hint := "review the file, then run: mcpc trust " + c.Project.Path
 			if c.ProjectTrust == Changed {
-				return nil, newErr(KindConfig, hint, "project file %s changed since it was trusted; server %q will not be started until it is trusted again", c.Project.Path, name)
+				return nil, fail.New(fail.Untrusted, hint, "project file %s changed since it was trusted; server %q will not be started until it is trusted again", c.Project.Path, name)
 			}
-			return nil, newErr(KindConfig, hint, "server %q is defined in the untrusted project file %s", name, c.Project.Path)
+			return nil, fail.New(fail.Untrusted, hint, "server %q is defined in the untrusted project file %s", name, c.Project.Path)
 		}
 		if c.Project.Err != nil {
-			return nil, newErr(KindConfig, "fix the file, then run: mcpc trust "+c.Project.Path,
+			return nil, fail.New(fail.Config, "fix the file, then run: mcpc trust "+c.Project.Path,
 				"unknown server %q (the untrusted project file could not be read: %s)", name, c.Project.Err)
 		}
 	}
@@ -182,7 +184,7 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 			hint = fmt.Sprintf("did you mean %q? ", s) + hint
 		}
 	}
-	return nil, newErr(KindConfig, hint, "unknown server %q", name)
+	return nil, fail.New(fail.Config, hint, "unknown server %q", name)
 }
 
 // closest returns the candidate within edit distance 2 of s, if any.

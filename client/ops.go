@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -81,7 +82,7 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 	if c := closest(name, names); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c) + hint
 	}
-	return nil, newErr(KindRejected, hint, "%s has no tool named %q", s.Label, name)
+	return nil, fail.New(fail.Rejected, hint, "%s has no tool named %q", s.Label, name)
 }
 
 // CallTool sends tools/call. A tool whose execution needs client-side task
@@ -112,15 +113,8 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 	return res, nil
 }
 
-// SchemaError is an --args value that does not match the tool's inputSchema.
-type SchemaError struct {
-	Tool string
-	Msg  string
-}
-
-func (e *SchemaError) Error() string {
-	return fmt.Sprintf("arguments do not match the inputSchema of tool %q: %s", e.Tool, e.Msg)
-}
+// schemaHint is what to do about arguments that fail the inputSchema.
+const schemaHint = "fix the arguments, or pass --no-validate to let the server judge them"
 
 // ValidateArgs checks args against the tool's inputSchema. Only local $refs
 // are followed: a schema never makes mcpc fetch anything. A schema that
@@ -151,7 +145,7 @@ func ValidateArgs(tool *mcp.Tool, args map[string]any) (skipped string, err erro
 	b, _ := json.Marshal(args)
 	_ = json.Unmarshal(b, &inst)
 	if err := res.Validate(inst); err != nil {
-		return "", &SchemaError{Tool: tool.Name, Msg: cleanSchemaMsg(err.Error())}
+		return "", fail.New(fail.Usage, schemaHint, "arguments do not match the inputSchema of tool %q: %s", tool.Name, cleanSchemaMsg(err.Error()))
 	}
 	return "", nil
 }

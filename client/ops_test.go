@@ -1,10 +1,10 @@
 package client
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,13 +29,12 @@ func TestValidateArgs(t *testing.T) {
 		{map[string]any{"q": "x", "obj": map[string]any{}}, `missing required argument "k" in "obj"`},
 	} {
 		skipped, err := ValidateArgs(tool, tc.args)
-		var se *SchemaError
 		switch {
 		case skipped != "":
 			t.Errorf("%v: skipped: %s", tc.args, skipped)
 		case tc.want == "" && err != nil:
 			t.Errorf("%v: %v", tc.args, err)
-		case tc.want != "" && (!errors.As(err, &se) || se.Msg != tc.want):
+		case tc.want != "" && (fail.CodeOf(err) != fail.Usage || err.Error() != `arguments do not match the inputSchema of tool "t": `+tc.want):
 			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // AdHoc holds the command-line parts that define or adjust a server without
@@ -33,16 +35,16 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 	case a.IsStdio():
 		argv, err := SplitCommand(a.Stdio)
 		if err != nil {
-			return nil, newErr(KindUsage, "quote the whole command once: --stdio 'npx -y some-server --flag'", "invalid --stdio command: %v", err)
+			return nil, fail.New(fail.Usage, "quote the whole command once: --stdio 'npx -y some-server --flag'", "invalid --stdio command: %v", err)
 		}
 		argv = append(argv, a.Argv...)
 		if len(argv) == 0 {
-			return nil, newErr(KindUsage, "", "--stdio needs a command")
+			return nil, fail.New(fail.Usage, "", "--stdio needs a command")
 		}
 		e = &Entry{Name: strings.Join(argv, " "), Server: &Server{Command: argv[0], Args: argv[1:]}}
 	case IsURL(arg):
 		if err := CheckURL(arg); err != nil {
-			return nil, &Error{Kind: KindUsage, Msg: err.Error(), Err: err}
+			return nil, &fail.Error{Code: fail.Usage, Msg: err.Error(), Err: err}
 		}
 		e = &Entry{Name: arg, Server: &Server{URL: arg}}
 	default:
@@ -53,7 +55,7 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 	}
 	if len(a.Headers) > 0 || a.BearerEnv != "" {
 		if e.Server.URL == "" {
-			return nil, newErr(KindUsage, "", "--header and --bearer-env apply to HTTP servers only")
+			return nil, fail.New(fail.Usage, "", "--header and --bearer-env apply to HTTP servers only")
 		}
 		srv := *e.Server
 		srv.literalHeaders = maps.Clone(srv.literalHeaders)
@@ -64,7 +66,7 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 			k, v, ok := strings.Cut(h, ":")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return nil, newErr(KindUsage, "write it as --header 'Name: value'", "invalid --header %q", h)
+				return nil, fail.New(fail.Usage, "write it as --header 'Name: value'", "invalid --header %q", h)
 			}
 			// Values from the command line are literal: the shell has
 			// already expanded what the user meant to expand.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // TrustState is what the trust store says about one project file.
@@ -55,10 +56,10 @@ func (t TrustStore) load() (*trustFile, error) {
 		return tf, nil
 	}
 	if err != nil {
-		return nil, wrapErr(KindConfig, err, "", "cannot read trust records")
+		return nil, fail.Wrap(fail.Config, err, "", "cannot read trust records")
 	}
 	if err := json.Unmarshal(data, tf); err != nil {
-		return nil, wrapErr(KindConfig, err, "remove "+t.path()+" and trust your project files again", "trust records in %s are corrupt", t.path())
+		return nil, fail.Wrap(fail.Config, err, "remove "+t.path()+" and trust your project files again", "trust records in %s are corrupt", t.path())
 	}
 	if tf.Files == nil {
 		tf.Files = map[string]trustRecord{}
@@ -87,11 +88,11 @@ func (t TrustStore) State(abs, hash string) (TrustState, error) {
 // lose each other's records.
 func (t TrustStore) Set(abs, hash string, now time.Time) (bool, error) {
 	if err := os.MkdirAll(t.Dir, 0o700); err != nil {
-		return false, wrapErr(KindConfig, err, "", "cannot create state directory")
+		return false, fail.Wrap(fail.Config, err, "", "cannot create state directory")
 	}
 	lock := flock.New(t.path() + ".lock")
 	if err := lock.Lock(); err != nil {
-		return false, wrapErr(KindConfig, err, "", "cannot lock trust records")
+		return false, fail.Wrap(fail.Config, err, "", "cannot lock trust records")
 	}
 	defer lock.Unlock()
 	tf, err := t.load()
@@ -109,7 +110,7 @@ func (t TrustStore) Set(abs, hash string, now time.Time) (bool, error) {
 		return false, err
 	}
 	if err := writeFileAtomic(t.path(), append(data, '\n'), 0o600); err != nil {
-		return false, wrapErr(KindConfig, err, "", "cannot write trust records")
+		return false, fail.Wrap(fail.Config, err, "", "cannot write trust records")
 	}
 	return had, nil
 }

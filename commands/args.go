@@ -120,18 +120,21 @@ func readArgsFlag(v string, stdin io.Reader, cwd string) (map[string]any, error)
 		}
 		data, where = b, "--args file "+v[1:]
 	}
-	var obj map[string]any
-	if err := decodeJSON(data, &obj); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) || strings.Contains(err.Error(), "cannot unmarshal") {
-			return nil, usagef("--args takes a JSON object such as '{\"q\":\"bug\"}'", "%s must be a JSON object", where)
-		}
-		return nil, usagef("--args takes a JSON object such as '{\"q\":\"bug\"}'", "invalid JSON in %s: %v", where, err)
+	const hint = "--args takes a JSON object such as '{\"q\":\"bug\"}'"
+	// Decode into any first: the value's kind decides the message, with no
+	// need to read the decoder's error text.
+	var val any
+	if err := decodeJSON(data, &val); err != nil {
+		return nil, usagef(hint, "invalid JSON in %s: %v", where, err)
 	}
-	if obj == nil {
-		return nil, usagef("--args takes a JSON object such as '{\"q\":\"bug\"}'", "%s must be a JSON object, not null", where)
+	switch obj := val.(type) {
+	case map[string]any:
+		return obj, nil
+	case nil:
+		return nil, usagef(hint, "%s must be a JSON object, not null", where)
+	default:
+		return nil, usagef(hint, "%s must be a JSON object", where)
 	}
-	return obj, nil
 }
 
 // mergeArgs lays pairs over base (pairs win). A key=value word stays a

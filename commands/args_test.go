@@ -2,11 +2,12 @@ package commands
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 func TestParsePairs(t *testing.T) {
@@ -39,8 +40,7 @@ func TestParsePairs(t *testing.T) {
 		"e:=":     `invalid JSON for argument "e": empty input`,
 	} {
 		_, err := parsePairs([]string{word})
-		var ue *usageError
-		if !errors.As(err, &ue) || err.Error() != msg {
+		if fail.CodeOf(err) != fail.Usage || err.Error() != msg {
 			t.Errorf("parsePairs(%q) = %v, want usage error %q", word, err, msg)
 		}
 	}

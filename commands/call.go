@@ -87,7 +87,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		return err
 	}
 	if res.IsError {
-		return toolError{}
+		return errToolError
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // target splits positional arguments into the SERVER argument and the rest.
@@ -125,8 +126,8 @@ func ctxErr(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errInterrupted) {
 		return errInterrupted
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && client.KindOf(err) != client.KindTimeout {
-		return &client.Error{Kind: client.KindTimeout, Msg: "timed out: the invocation ran longer than --timeout", Hint: "raise --timeout", Err: err}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && fail.CodeOf(err) != fail.Timeout {
+		return &fail.Error{Code: fail.Timeout, Msg: "timed out: the invocation ran longer than --timeout", Hint: "raise --timeout", Err: err}
 	}
 	return err
 }

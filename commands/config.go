@@ -50,6 +50,9 @@ came from. Header and env values are redacted.`,
 
 func redact(s *client.Server) *client.Server {
 	c := *s
+	if c.URL != "" {
+		c.URL = client.RedactURL(c.URL)
+	}
 	if len(s.Env) > 0 {
 		c.Env = map[string]string{}
 		for k := range s.Env {

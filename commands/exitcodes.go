@@ -8,29 +8,20 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
-// Exit codes; the table in exitCodesHelp and the man page document them.
-const (
-	ExitOK          = 0
-	ExitToolError   = 1
-	ExitUsage       = 2
-	ExitConfig      = 3
-	ExitAuth        = 4
-	ExitConnection  = 5
-	ExitTimeout     = 6
-	ExitRejected    = 7
-	ExitInterrupted = 130
-)
-
-const exitCodesHelp = `mcpc exit codes
+// exitCodesHelp is the `mcpc help exit-codes` topic, built from the one
+// list of codes so the two cannot drift apart.
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString(`mcpc exit codes
 
    0  success
    1  the tool ran and reported an error (isError: true); the result is still printed
    2  usage error: bad flags, bad --args JSON, arguments that do not match the
-      tool's inputSchema, unknown subcommand
+      tool's inputSchema, unknown command
    3  configuration error: unknown server, invalid or untrusted config file
    4  authentication required or failed
    5  connection, transport or protocol failure: the server did not start,
@@ -41,94 +32,65 @@ const exitCodesHelp = `mcpc exit codes
 
 With --json, a failure also prints one JSON object on stderr:
   {"error":{"code":"auth_required","message":"…","hint":"…","exit":4}}
-`
 
-// usageError is bad input on the command line (exit 2).
-type usageError struct{ msg, hint string }
+The "code" strings are stable; each belongs to one exit status:
 
-func (e *usageError) Error() string { return e.msg }
+`)
+	for _, c := range fail.Codes {
+		fmt.Fprintf(&b, "  %-16s %3d  %s\n", c.Code, c.Exit, c.Meaning)
+	}
+	return b.String()
+}
 
+// usagef is bad input on the command line (exit 2).
 func usagef(hint, format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+	return fail.New(fail.Usage, hint, format, args...)
 }
 
-// toolError means the tool reported isError: the result was printed; the
-// exit code says so and nothing more is printed.
-type toolError struct{}
+// errToolError means the tool reported isError: the result was printed; the
+// exit status says so and nothing more is printed.
+var errToolError = &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
 
-func (toolError) Error() string { return "the tool reported an error" }
+// errInterrupted is the cause of cancelling the invocation on a signal.
+var errInterrupted = &fail.Error{Code: fail.Interrupted, Msg: "interrupted"}
 
-// errInterrupted is returned when a signal cancelled the invocation.
-var errInterrupted = errors.New("interrupted")
-
-// classify maps an error to its exit code and the machine-readable code used
-// in the JSON error object.
-func classify(err error) (int, string) {
-	var ue *usageError
-	var te toolError
-	var se *client.SchemaError
-	switch {
-	case err == nil:
-		return ExitOK, ""
-	case errors.As(err, &te):
-		return ExitToolError, "tool_error"
-	case errors.Is(err, errInterrupted):
-		return ExitInterrupted, "interrupted"
-	case errors.As(err, &ue), errors.As(err, &se):
-		return ExitUsage, "usage"
-	case errors.Is(err, context.DeadlineExceeded):
-		return ExitTimeout, "timeout"
+// asFailure is the one mapping from any error to the error model. Errors
+// made by mcpc carry their code; the rest are the invocation's own deadline
+// or a bug.
+func asFailure(err error) *fail.Error {
+	if e := fail.As(err); e != nil {
+		if e.Msg != err.Error() {
+			// Keep the context a wrapper added ("cannot x: <msg>").
+			c := *e
+			c.Msg = err.Error()
+			return &c
+		}
+		return e
 	}
-	switch client.KindOf(err) {
-	case client.KindUsage:
-		return ExitUsage, "usage"
-	case client.KindConfig:
-		return ExitConfig, "config"
-	case client.KindAuth:
-		return ExitAuth, "auth_required"
-	case client.KindConnection:
-		return ExitConnection, "connection"
-	case client.KindTimeout:
-		return ExitTimeout, "timeout"
-	case client.KindRejected:
-		return ExitRejected, "rejected"
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &fail.Error{Code: fail.Timeout, Msg: "timed out: the invocation ran longer than --timeout", Hint: "raise --timeout", Err: err}
 	}
-	return ExitConnection, "connection"
-}
-
-func hintOf(err error) string {
-	var ue *usageError
-	var ce *client.Error
-	var se *client.SchemaError
-	switch {
-	case errors.As(err, &ue):
-		return ue.hint
-	case errors.As(err, &ce):
-		return ce.Hint
-	case errors.As(err, &se):
-		return "fix the arguments, or pass --no-validate to let the server judge them"
-	}
-	return ""
+	return &fail.Error{Code: fail.Internal, Msg: err.Error(), Err: err}
 }
 
 // report prints err in mcpc's fixed style, and as JSON when asked, and
-// returns the exit code.
+// returns the exit status.
 func report(stderr io.Writer, err error, jsonErr bool) int {
-	code, name := classify(err)
-	if code == ExitToolError || code == ExitOK {
+	if err == nil {
+		return fail.ExitOK
+	}
+	e := asFailure(err)
+	code := e.Code.Exit()
+	if e.Code == fail.ToolError {
 		return code
 	}
-	msg := err.Error()
-	if errors.Is(err, context.DeadlineExceeded) && !strings.Contains(msg, "time") {
-		msg = "timed out (--timeout)"
-	}
-	hint := hintOf(err)
-	fmt.Fprintf(stderr, "mcpc: error: %s\n", oneLine(msg))
+	msg, hint := oneLine(e.Msg), oneLine(e.Hint)
+	fmt.Fprintf(stderr, "mcpc: error: %s\n", msg)
 	if hint != "" {
-		fmt.Fprintf(stderr, "mcpc: hint: %s\n", oneLine(hint))
+		fmt.Fprintf(stderr, "mcpc: hint: %s\n", hint)
 	}
 	if jsonErr {
-		obj := map[string]any{"error": map[string]any{"code": name, "message": oneLine(msg), "hint": oneLine(hint), "exit": code}}
+		obj := map[string]any{"error": map[string]any{"code": e.Code, "message": msg, "hint": hint, "exit": code}}
 		b, _ := json.Marshal(obj)
 		fmt.Fprintf(stderr, "%s\n", b)
 	}

@@ -2,11 +2,12 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 func TestReport(t *testing.T) {
@@ -15,18 +16,17 @@ func TestReport(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{toolError{}, 1, ""},
+		{errToolError, 1, ""},
 		{usagef("try this", "bad %s", "flag"), 2, "mcpc: error: bad flag\nmcpc: hint: try this\n"},
-		{&client.SchemaError{Tool: "t", Msg: `missing required argument "x"`}, 2,
-			"mcpc: error: arguments do not match the inputSchema of tool \"t\": missing required argument \"x\"\nmcpc: hint: fix the arguments, or pass --no-validate to let the server judge them\n"},
-		{&client.Error{Kind: client.KindConfig, Msg: "unknown server \"x\""}, 3, "mcpc: error: unknown server \"x\"\n"},
-		{&client.Error{Kind: client.KindAuth, Msg: "needs auth", Hint: "log in"}, 4, "mcpc: error: needs auth\nmcpc: hint: log in\n"},
-		{&client.Error{Kind: client.KindConnection, Msg: "crashed"}, 5, "mcpc: error: crashed\n"},
-		{fmt.Errorf("wrapped: %w", &client.Error{Kind: client.KindTimeout, Msg: "slow"}), 6, "mcpc: error: wrapped: slow\n"},
-		{context.DeadlineExceeded, 6, "mcpc: error: timed out (--timeout)\n"},
-		{&client.Error{Kind: client.KindRejected, Msg: "no such tool"}, 7, "mcpc: error: no such tool\n"},
+		{&fail.Error{Code: fail.Config, Msg: "unknown server \"x\""}, 3, "mcpc: error: unknown server \"x\"\n"},
+		{&fail.Error{Code: fail.AuthRequired, Msg: "needs auth", Hint: "log in"}, 4, "mcpc: error: needs auth\nmcpc: hint: log in\n"},
+		{&fail.Error{Code: fail.Connection, Msg: "crashed"}, 5, "mcpc: error: crashed\n"},
+		{fmt.Errorf("wrapped: %w", &fail.Error{Code: fail.Timeout, Msg: "slow"}), 6, "mcpc: error: wrapped: slow\n"},
+		{context.DeadlineExceeded, 6, "mcpc: error: timed out: the invocation ran longer than --timeout\nmcpc: hint: raise --timeout\n"},
+		{errors.New("something odd"), 5, "mcpc: error: something odd\n"},
+		{&fail.Error{Code: fail.Rejected, Msg: "no such tool"}, 7, "mcpc: error: no such tool\n"},
 		{errInterrupted, 130, "mcpc: error: interrupted\n"},
-		{&client.Error{Kind: client.KindConnection, Msg: "evil \x1b[2J\nserver"}, 5, "mcpc: error: evil server\n"},
+		{&fail.Error{Code: fail.Connection, Msg: "evil \x1b[2J\nserver"}, 5, "mcpc: error: evil server\n"},
 	} {
 		var b strings.Builder
 		if code := report(&b, tc.err, false); code != tc.code || b.String() != tc.stderr {
@@ -34,7 +34,7 @@ func TestReport(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	report(&b, &client.Error{Kind: client.KindAuth, Msg: `server "s" requires authentication`, Hint: "run: mcpc login s"}, true)
+	report(&b, &fail.Error{Code: fail.AuthRequired, Msg: `server "s" requires authentication`, Hint: "run: mcpc login s"}, true)
 	want := "mcpc: error: server \"s\" requires authentication\nmcpc: hint: run: mcpc login s\n" +
 		`{"error":{"code":"auth_required","exit":4,"hint":"run: mcpc login s","message":"server \"s\" requires authentication"}}` + "\n"
 	if b.String() != want {

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/urfave/cli/v3"
-
-	"github.com/mcpc-dev/mcpc/client"
 )
 
 func helpCommand(st *state) *cli.Command {
@@ -21,7 +20,7 @@ func helpCommand(st *state) *cli.Command {
 			case "":
 				return cli.ShowRootCommandHelp(root)
 			case "exit-codes":
-				_, err := fmt.Fprint(st.env.Stdout, exitCodesHelp)
+				_, err := fmt.Fprint(st.env.Stdout, exitCodesHelp())
 				return err
 			default:
 				if sub := root.Command(topic); sub != nil {
@@ -36,7 +35,7 @@ func helpCommand(st *state) *cli.Command {
 func readFile(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &client.Error{Kind: client.KindConfig, Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
+		return nil, &fail.Error{Code: fail.Config, Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
 	}
 	return data, nil
 }

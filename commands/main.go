@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
 
@@ -91,12 +94,43 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	st := &state{env: env, dashArgs: dashArgs}
 	root := newRoot(st)
+	// Flag errors happen before any action reads --json, and must honour
+	// it all the same; --help anywhere asks for help, whatever else the
+	// line holds.
+	st.jsonErrors = wantsJSON(args[1:])
+	args = helpArgs(root, args)
 	err := root.Run(ctx, args)
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}
-	if err == nil {
-		return ExitOK
-	}
 	return report(env.Stderr, err, st.jsonErrors)
+}
+
+// wantsJSON reports whether --json is among mcpc's own flags.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// helpArgs turns a command line holding --help or -h anywhere into a request
+// for the help of the command it names: "mcpc call SERVER TOOL --help" shows
+// the help of call instead of reading SERVER as a help topic.
+func helpArgs(root *cli.Command, args []string) []string {
+	if !slices.Contains(args[1:], "--help") && !slices.Contains(args[1:], "-h") {
+		return args
+	}
+	out := []string{args[0]}
+	cmd := root
+	for _, a := range args[1:] {
+		if sub := cmd.Command(a); sub != nil && !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+			cmd = sub
+		}
+	}
+	return append(out, "--help")
 }

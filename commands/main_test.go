@@ -70,7 +70,7 @@ func TestOutputModeFollowsTerminal(t *testing.T) {
 func TestHelpAndVersion(t *testing.T) {
 	home := t.TempDir()
 	code, out, _ := run(t, home, false, "help", "exit-codes")
-	if code != 0 || out != exitCodesHelp {
+	if code != 0 || out != exitCodesHelp() {
 		t.Errorf("help exit-codes: %d %q", code, out)
 	}
 	code, out, _ = run(t, home, false, "--version")

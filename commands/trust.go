@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 type trustResult struct {
@@ -41,7 +42,7 @@ found from the working directory upwards.`
 			if path == "" {
 				path = client.FindProjectFile(g.cwd, g.dirs.Home)
 				if path == "" {
-					return &client.Error{Kind: client.KindConfig, Msg: "no .mcp.json found in " + g.cwd + " or above", Hint: "name the file: mcpc " + name + " FILE"}
+					return &fail.Error{Code: fail.Config, Msg: "no .mcp.json found in " + g.cwd + " or above", Hint: "name the file: mcpc " + name + " FILE"}
 				}
 			}
 			if !filepath.IsAbs(path) {
@@ -67,7 +68,7 @@ func (st *state) runTrust(g *globals, path string, trust bool) error {
 		}
 		f = client.ParseFile(path, client.SourceProject, data)
 		if f.Err != nil {
-			return &client.Error{Kind: client.KindConfig, Msg: f.Err.Error(), Hint: "fix the file before trusting it", Err: f.Err}
+			return &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Hint: "fix the file before trusting it", Err: f.Err}
 		}
 		res.SHA256, res.Trusted, res.Servers = f.Hash, true, f.Names
 		if _, err := store.Set(path, f.Hash, st.env.Now()); err != nil {

@@ -169,7 +169,8 @@ func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // serve VAR [FLAGS...]: start the test server over Streamable HTTP on a
-// loopback port and put its URL in $VAR; it is stopped when the script ends.
+// loopback port and put its URL in $VAR (and scheme://host:port in
+// $VAR_ORIGIN); it is stopped when the script ends.
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: serve VAR [testserver flags]")
@@ -184,7 +185,9 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if b, err := os.ReadFile(urlFile); err == nil && len(b) > 0 {
-			ts.Setenv(args[0], strings.TrimSpace(string(b)))
+			u := strings.TrimSpace(string(b))
+			ts.Setenv(args[0], u)
+			ts.Setenv(args[0]+"_ORIGIN", strings.TrimSuffix(u, "/mcp"))
 			return
 		}
 		if time.Now().After(deadline) {

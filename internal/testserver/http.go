@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,14 +44,26 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 	if opts.bearer != "" {
 		h = requireBearer(opts.bearer, h)
 	}
-	mux.Handle("/mcp", h)
+	switch {
+	case opts.redirect == "":
+		mux.Handle("/mcp", h)
+	case strings.HasPrefix(opts.redirect, "/"):
+		mux.Handle(opts.redirect, h)
+		mux.Handle("/mcp", redirectTo(opts.redirect))
+	default:
+		mux.Handle("/mcp", redirectTo(opts.redirect))
+	}
+	var root http.Handler = mux
+	if opts.headerLog != "" {
+		root = logHeaders(opts.headerLog, mux)
+	}
 
 	// Handlers get a context we cancel at shutdown: the SDK's long-lived SSE
 	// streams would otherwise hold Shutdown until its deadline.
 	baseCtx, cancelBase := context.WithCancelCause(context.Background())
 	defer cancelBase(errShutdown)
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           root,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 	}
@@ -93,6 +109,31 @@ func requireBearer(token string, next http.Handler) http.Handler {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// redirectTo answers every request with 307 to target, which keeps the
+// method and body: the redirect a client must not follow blindly.
+func redirectTo(target string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Location", target)
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+}
+
+// logHeaders appends one line per request naming the credentials it
+// carried, so tests can prove which requests reached this server with what.
+func logHeaders(path string, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			fmt.Fprintf(f, "%s %s auth=%s x-token=%s\n", r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Token"))
+			f.Close()
+		}
+		mu.Unlock()
 		next.ServeHTTP(w, r)
 	})
 }

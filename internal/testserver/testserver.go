@@ -78,6 +78,10 @@ flags:
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
   --stderr-line TEXT   write TEXT to stderr at startup
+  --require-bearer TOK with --http: answer 401 unless "Authorization: Bearer TOK"
+  --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
+                       (e.g. /moved) is served by the MCP handler itself
+  --header-log FILE    with --http: append "METHOD PATH auth=… x-token=…" per request
 `
 
 // options holds the parsed command line.
@@ -92,6 +96,8 @@ type options struct {
 	cancelFile string
 	stderrLine string
 	bearer     string // --require-bearer: HTTP requests need this token
+	redirect   string // --redirect: /mcp answers 307 to this target
+	headerLog  string // --header-log: where requests' credentials are recorded
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -180,6 +186,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.cancelFile, "cancel-file", "", "")
 	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
 	fs.StringVar(&opts.bearer, "require-bearer", "", "")
+	fs.StringVar(&opts.redirect, "redirect", "", "")
+	fs.StringVar(&opts.headerLog, "header-log", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
@@ -193,8 +201,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
 		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
-	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != ""):
-		return nil, errors.New("--url-file, --stateless and --require-bearer need --http")
+	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.redirect != "" || opts.headerLog != ""):
+		return nil, errors.New("--url-file, --stateless, --require-bearer, --redirect and --header-log need --http")
 	case opts.httpAddr != "" && opts.fault == faultGarbage:
 		return nil, errors.New("--fault garbage works only over stdio")
 	}
