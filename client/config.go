@@ -54,6 +54,7 @@ type Server struct {
 	Headers        map[string]string `json:"headers,omitempty"`
 	Protocol       string            `json:"protocol,omitempty"`
 	Timeout        Duration          `json:"timeout,omitempty"`
+	ProbeTimeout   Duration          `json:"probeTimeout,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
 
@@ -127,7 +128,7 @@ type File struct {
 
 var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
-	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "bearerTokenEnv", "auth", "description", "disabled"},
+	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "bearerTokenEnv", "auth", "description", "disabled"},
 	"auth":   {"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
 }
 

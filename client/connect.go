@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // ConnectOptions are the per-invocation settings for reaching a server.
@@ -28,17 +30,25 @@ type ConnectOptions struct {
 	Cwd            string    // working directory of mcpc
 	ServerStderr   io.Writer // where a stdio server's stderr goes; nil hides it
 	ConnectTimeout time.Duration
-	Protocol       string // overrides the entry's "protocol" when set
-	Version        string // mcpc's version, sent as clientInfo
+	ProbeTimeout   time.Duration // bound of the server/discover probe (0: default)
+	Protocol       string        // overrides the entry's "protocol" when set
+	Version        string        // mcpc's version, sent as clientInfo
+	Memo           *Memo         // era verdicts and cached results; nil: none
+	NoCache        bool          // do not answer requests from cached results
+	// Verbose receives one line per traced event (--verbose); nil: off.
+	Verbose func(line string)
+	// TraceMeta is added to every request's _meta (W3C trace context).
+	TraceMeta map[string]string
 }
 
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
 // often download and compile before they answer.
 const DefaultConnectTimeout = 60 * time.Second
 
-// probeTimeout bounds the server/discover probe on stdio: a legacy server
-// that silently ignores unknown methods would otherwise hang the connect.
-var probeTimeout = 10 * time.Second
+// DefaultProbeTimeout bounds the server/discover probe on stdio: a legacy
+// server that silently ignores unknown methods would otherwise hang the
+// connect. Its verdict is remembered, so the bound is paid once.
+const DefaultProbeTimeout = 10 * time.Second
 
 // Session is a connected MCP session plus what is needed to tear it down and
 // to explain failures.
@@ -46,9 +56,19 @@ type Session struct {
 	CS    *mcp.ClientSession
 	Entry *Entry
 	Label string // how messages name the server
+	// EraSource says where the protocol revision came from: "pin",
+	// "memo" or "probe".
+	EraSource string
 
 	proc *process
 	http *httpTransport
+	wire *wire
+	key  string // the server's memo key
+
+	// For a second connection when a remembered verdict turns out wrong.
+	opts     ConnectOptions
+	pin      string
+	verified bool // a request after connect succeeded
 }
 
 // ProtocolVersion is the revision the session speaks.
@@ -106,34 +126,119 @@ func (s *Session) Close() {
 }
 
 // Connect starts or reaches the entry's server and completes the protocol
-// handshake within the connect timeout.
+// handshake within the connect timeout. In auto mode the era verdict
+// remembered for this server picks the handshake; without one, mcpc probes
+// and remembers what it found.
 func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
-	protocol := e.Server.Protocol
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+		if t := time.Duration(e.Server.ProbeTimeout); t > 0 {
+			o.ProbeTimeout = t
+		}
+	}
+	pin := e.Server.Protocol
 	if o.Protocol != "" {
-		protocol = o.Protocol
+		pin = o.Protocol
 	}
-	if protocol == "auto" {
-		protocol = ""
+	if pin == "auto" {
+		pin = ""
 	}
+	key := serverKey(e, o.Cwd)
+	var rec *EraRecord
+	if pin == "" && o.Memo != nil {
+		rec = o.Memo.Era(key)
+	}
+	s, err := connectOnce(ctx, e, o, pin, key, rec)
+	if err != nil && rec != nil && ctx.Err() == nil && eraSuspect(err) {
+		// The server is not what it was: forget it and probe afresh.
+		o.Memo.Forget(key)
+		trace(o, "the remembered verdict (%s) failed: %v; probing afresh", rec.Version, err)
+		s, err = connectOnce(ctx, e, o, pin, key, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pin != "" && s.ProtocolVersion() != pin {
+		got := s.ProtocolVersion()
+		s.Close()
+		return nil, fail.New(fail.Protocol, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
+			"%s speaks MCP %s, but protocol %s is pinned", s.Label, got, pin)
+	}
+	return s, nil
+}
+
+func trace(o ConnectOptions, format string, args ...any) {
+	if o.Verbose != nil {
+		o.Verbose(fmt.Sprintf(format, args...))
+	}
+}
+
+// serverKey identifies a server for the memo: for stdio its command line,
+// configured environment and working directory; for HTTP its origin and
+// path. A different key is a different server, never a stale verdict.
+func serverKey(e *Entry, cwd string) string {
+	srv := e.Server
+	if srv.URL != "" {
+		u, err := url.Parse(srv.URL)
+		if err != nil {
+			return hashKey("http", srv.URL)
+		}
+		return hashKey("http", originOf(u)+u.EscapedPath())
+	}
+	parts := append([]string{"stdio", e.Dir(cwd), srv.Cwd, srv.Command}, srv.Args...)
+	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
+		parts = append(parts, k+"="+srv.Env[k])
+	}
+	return hashKey(parts...)
+}
+
+// connectOnce makes one connection attempt with the revision chosen by the
+// pin, the remembered verdict rec, or a probe.
+func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
 	label := fmt.Sprintf("server %q", e.Name)
 	if e.File == nil && e.Server.URL != "" {
 		label = "server at " + RedactURL(e.Server.URL)
 	}
-	s := &Session{Entry: e, Label: label}
+	newSession := func() *Session {
+		w := newWire()
+		w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, o.NoCache, o.TraceMeta, o.Verbose
+		return &Session{Entry: e, Label: label, wire: w, key: key, opts: o, pin: pin}
+	}
+	s := newSession()
+	version := pin
+	switch {
+	case pin != "":
+		s.EraSource = "pin"
+		s.wire.pinModern = pin >= modernVersion
+	case rec != nil:
+		s.EraSource = "memo"
+		version = rec.Version
+		if version >= modernVersion && len(rec.Discover) > 0 {
+			s.wire.discover = rec.Discover
+		}
+	default:
+		s.EraSource = "probe"
+	}
+	trace(o, "era: %s from %s", cmpOr(version, "auto (probe with server/discover)"), s.EraSource)
 	var err error
 	if e.Server.URL != "" {
-		err = s.connectHTTP(ctx, o, protocol)
+		err = s.connectHTTP(ctx, o, version)
 	} else {
-		err = s.connectStdio(ctx, o, protocol)
-		if err != nil && protocol == "" && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled) {
-			// Some pre-2026 servers exit on the unknown server/discover probe.
-			// Start the server once more and speak the 2025 protocol to it.
+		err = s.connectStdio(ctx, o, version)
+		if err != nil && version == "" && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled) {
+			// Some pre-2026 servers exit on the unknown server/discover
+			// probe. Start the server once more and speak the 2025
+			// protocol to it; the verdict is remembered, so the next
+			// invocation starts it once.
 			s.proc.stop()
-			s2 := &Session{Entry: e, Label: label}
-			if err2 := s2.connectStdio(ctx, o, "2025-11-25"); err2 == nil {
+			trace(o, "the server exited on the probe: starting it again with initialize")
+			s2 := newSession()
+			s2.EraSource = "probe"
+			if err2 := s2.connectStdio(ctx, o, legacyVersion); err2 == nil {
+				s2.remember("died on the probe")
 				return s2, nil
 			} else if s2.proc != nil {
 				s2.proc.stop()
@@ -146,13 +251,87 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 		}
 		return nil, err
 	}
-	if protocol != "" && s.ProtocolVersion() != protocol {
-		got := s.ProtocolVersion()
-		s.Close()
-		return nil, fail.New(fail.Protocol, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
-			"%s speaks MCP %s, but protocol %s is pinned", label, got, protocol)
+	if s.EraSource == "probe" {
+		verdict := "probe"
+		if s.ProtocolVersion() < modernVersion {
+			verdict = "initialize"
+		}
+		s.remember(verdict)
 	}
 	return s, nil
+}
+
+const (
+	modernVersion = "2026-07-28"
+	legacyVersion = "2025-11-25"
+)
+
+// remember stores the verdict of a probe. A modern server's discover result
+// is kept so the next invocation can replay it instead of asking.
+func (s *Session) remember(verdict string) {
+	if s.opts.Memo == nil {
+		return
+	}
+	rec := &EraRecord{Version: s.ProtocolVersion(), Verdict: verdict}
+	if rec.Version >= modernVersion {
+		s.wire.mu.Lock()
+		rec.Discover = s.wire.lastDiscover
+		s.wire.mu.Unlock()
+	}
+	s.opts.Memo.SetEra(s.key, rec)
+	trace(s.opts, "era verdict remembered: %s (%s)", rec.Version, verdict)
+}
+
+// eraSuspect reports whether a failure may come from speaking the wrong
+// era to the server, rather than from the server or the user.
+func eraSuspect(err error) bool {
+	switch fail.CodeOf(err) {
+	case fail.Protocol, fail.ServerExited, fail.HTTPStatus:
+		return true
+	case fail.Rejected:
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) {
+			switch rpc.Code {
+			case jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, codeUnsupportedVersion, codeHeaderMismatch:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// JSON-RPC codes of the 2026-07-28 revision.
+const (
+	codeHeaderMismatch     = -32020
+	codeUnsupportedVersion = -32022
+)
+
+// verify runs a session's first request. When a remembered verdict turns
+// out wrong (the server answers as the other era), the verdict is dropped,
+// the server reached afresh with a probe, and the request run again.
+func (s *Session) verify(ctx context.Context, op func() error) error {
+	err := op()
+	if s.verified || s.EraSource != "memo" {
+		s.verified = s.verified || err == nil
+		return err
+	}
+	if err == nil {
+		s.verified = true
+		return nil
+	}
+	if !eraSuspect(err) || ctx.Err() != nil {
+		return err
+	}
+	trace(s.opts, "the first request failed (%v): the remembered verdict may be stale; probing afresh", err)
+	s.opts.Memo.Forget(s.key)
+	s.Close()
+	s2, err2 := connectOnce(ctx, s.Entry, s.opts, s.pin, s.key, nil)
+	if err2 != nil {
+		return err2
+	}
+	*s = *s2
+	s.verified = true
+	return op()
 }
 
 func newClient(version string) *mcp.Client {
@@ -204,14 +383,14 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "server/discover" {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, probeTimeout)
+				ctx, cancel = context.WithTimeout(ctx, o.ProbeTimeout)
 				defer cancel()
 			}
 			return next(ctx, method, req)
 		}
 	})
 	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: maxFrame + 1}
-	return s.handshake(ctx, o, client, t, protocol)
+	return s.handshake(ctx, o, client, &wireTransport{inner: t, w: s.wire}, protocol)
 }
 
 // handshake connects the session within the connect timeout.
@@ -253,6 +432,10 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		return fail.Wrap(fail.Config, err, "", "%s: invalid URL", s.Label)
 	}
 	s.http = newHTTPTransport(http.DefaultTransport, endpoint, s.Label, headers)
+	s.http.wire = s.wire
+	if a := headers.Get("Authorization"); a != "" {
+		s.wire.credKey = hashKey("credential", a)
+	}
 	t := &mcp.StreamableClientTransport{
 		Endpoint:             srv.URL,
 		HTTPClient:           s.http.client(),
@@ -264,6 +447,9 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if f := s.pinRefusal(); f != nil {
+		return f
 	}
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) && s.failure() == nil {
 		return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s) if the server is slow to start", o.ConnectTimeout),
@@ -386,6 +572,13 @@ func (s *Session) Classify(op string, err error) error {
 	if errors.As(err, &rpc) && rpc.Code != codeRejectedByTransport {
 		hint := ""
 		switch rpc.Code {
+		case codeUnsupportedVersion:
+			hint := "use --protocol auto to let mcpc pick"
+			if v := supportedVersions(rpc.Data); v != "" {
+				hint = "it supports " + v + "; use --protocol auto, or pin one of those"
+			}
+			return &fail.Error{Code: fail.Protocol, Err: err, Hint: hint,
+				Msg: fmt.Sprintf("%s does not support the pinned protocol version (JSON-RPC error -32022)", s.Label)}
 		case jsonrpc.CodeMethodNotFound:
 			hint = "the server does not implement this request"
 		case jsonrpc.CodeInvalidParams:
@@ -411,10 +604,6 @@ func (s *Session) Classify(op string, err error) error {
 		}
 		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + RedactURL(s.Entry.Server.URL) + "?",
 			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
-	}
-	if strings.Contains(err.Error(), "unrecognized content type") {
-		return &fail.Error{Code: fail.Connection, Err: err, Hint: "the server sent content this version of mcpc does not understand",
-			Msg: fmt.Sprintf("cannot read the result from %s: %s", s.Label, rootCause(err))}
 	}
 	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, err)}
 }
@@ -442,4 +631,49 @@ func rootCause(err error) string {
 		}
 		err = u
 	}
+}
+
+// pinRefusal explains a server that cannot speak a pinned 2026-07-28: the
+// SDK tried to fall back to initialize, which the wire refused.
+func (s *Session) pinRefusal() *fail.Error {
+	w := s.wire
+	w.mu.Lock()
+	refused, derr, disc := w.refusedInit, w.discoverErr, w.lastDiscover
+	w.mu.Unlock()
+	if !refused {
+		return nil
+	}
+	why := "it did not answer server/discover"
+	switch {
+	case derr != nil && derr.Code == codeUnsupportedVersion:
+		why = "it answered server/discover with JSON-RPC error -32022 (unsupported version)"
+		if v := supportedVersions(derr.Data); v != "" {
+			why += "; it supports " + v
+		}
+	case derr != nil:
+		why = fmt.Sprintf("it answered server/discover with JSON-RPC error %d (%s)", derr.Code, derr.Message)
+	case disc != nil:
+		why = "it offers " + cmpOr(strings.Join(jsonStrings(disc, "supportedVersions"), ", "), "no versions")
+	default:
+		if s.http != nil {
+			if status, _ := s.http.lastError(); status != 0 {
+				why = fmt.Sprintf("it answered server/discover with HTTP %d", status)
+			}
+		}
+	}
+	return fail.New(fail.Protocol, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
+		"%s does not speak MCP 2026-07-28, which is pinned: %s", s.Label, why)
+}
+
+// supportedVersions reads data.supported of a -32022 error.
+func supportedVersions(data json.RawMessage) string {
+	return strings.Join(jsonStrings(data, "supported"), ", ")
+}
+
+func jsonStrings(doc json.RawMessage, path string) []string {
+	var out []string
+	for _, v := range gjson.GetBytes(doc, path).Array() {
+		out = append(out, v.String())
+	}
+	return out
 }

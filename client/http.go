@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // maxBody bounds one HTTP response body; the SDK reads JSON bodies without
@@ -32,6 +37,8 @@ type httpTransport struct {
 	errStatus int    // last status >= 400
 	errMethod string // its Mcp-Method header, when the request had one
 	refused   *fail.Error
+
+	wire *wire // nil: no memo, cache or capture (e.g. a probe)
 
 	cancelSent chan struct{} // closed once a cancellation was delivered
 	cancelOnce sync.Once
@@ -93,25 +100,6 @@ func originOf(u *url.URL) string {
 	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(host, port)
 }
 
-// isCancellation reports whether req carries notifications/cancelled. Modern
-// requests name their method in a header; older ones only in the body,
-// which the SDK sends as a small, re-readable buffer.
-func isCancellation(req *http.Request) bool {
-	if m := req.Header.Get("Mcp-Method"); m != "" {
-		return m == "notifications/cancelled"
-	}
-	if req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > 4096 {
-		return false
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return false
-	}
-	defer body.Close()
-	b, _ := io.ReadAll(body)
-	return bytes.Contains(b, cancelMethod)
-}
-
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	if originOf(req.URL) == t.origin {
@@ -119,11 +107,35 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header[k] = vs
 		}
 	}
+	var msg jsonrpc.Message
+	if req.Method == http.MethodPost && req.GetBody != nil && t.wire != nil {
+		body, err := readBody(req)
+		if err != nil {
+			return nil, err
+		}
+		if msg, err = jsonrpc.DecodeMessage(body); err == nil {
+			local, err := t.wire.outgoing(msg)
+			if err != nil {
+				return nil, err
+			}
+			if local != nil {
+				return jsonResponse(req, local)
+			}
+			if len(t.wire.meta) > 0 {
+				if body, err = jsonrpc.EncodeMessage(msg); err != nil {
+					return nil, err
+				}
+				setBody(req, body)
+			}
+		}
+	}
+	start := time.Now()
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode < 300 && isCancellation(req) {
+	t.traceHTTP(req, resp, time.Since(start))
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
 	if resp.StatusCode >= 400 {
@@ -131,9 +143,120 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.errStatus, t.errMethod = resp.StatusCode, req.Header.Get("Mcp-Method")
 		t.mu.Unlock()
 	}
-	resp.Body = &limitedBody{rc: resp.Body, left: maxBody}
+	var body io.ReadCloser = &limitedBody{rc: resp.Body, left: maxBody}
+	if t.wire != nil && resp.StatusCode < 300 {
+		switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
+		case "application/json":
+			data, err := io.ReadAll(body)
+			body.Close()
+			if err != nil {
+				return nil, err
+			}
+			if m, err := jsonrpc.DecodeMessage(data); err == nil {
+				t.wire.incoming(m)
+			}
+			body = io.NopCloser(bytes.NewReader(data))
+		case "text/event-stream":
+			body = &sseTap{rc: body, onMessage: t.wire.incoming}
+		}
+	}
+	resp.Body = body
 	return resp, nil
 }
+
+// readBody reads a request body the SDK gave as a re-readable buffer.
+func readBody(req *http.Request) ([]byte, error) {
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+func setBody(req *http.Request, body []byte) {
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
+}
+
+// jsonResponse is a locally answered request, dressed as the server's
+// plain JSON answer.
+func jsonResponse(req *http.Request, msg *jsonrpc.Response) (*http.Response, error) {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(data)),
+		ContentLength: int64(len(data)),
+		Request:       req,
+	}, nil
+}
+
+// traceHTTP writes one --verbose line per HTTP exchange. Header values
+// that may carry secrets are never shown.
+func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time.Duration) {
+	if t.wire == nil || t.wire.verbose == nil {
+		return
+	}
+	show := func(h http.Header) string {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(h)) {
+			v := strings.Join(h[k], ",")
+			switch {
+			case strings.HasPrefix(k, "Mcp-") || k == "Content-Type" || k == "Accept":
+			case k == "Mcp-Session-Id":
+			default:
+				v = "<redacted>"
+			}
+			parts = append(parts, k+": "+v)
+		}
+		return strings.Join(parts, "; ")
+	}
+	t.wire.trace("http %s %s → %d (%s) [request %s] [response %s]", req.Method, RedactURL(req.URL.String()),
+		resp.StatusCode, d.Round(100*time.Microsecond), show(req.Header), show(resp.Header))
+}
+
+// sseTap passes an event stream through to the SDK and hands every
+// complete JSON-RPC message in it to onMessage on the way.
+type sseTap struct {
+	rc        io.ReadCloser
+	onMessage func(jsonrpc.Message)
+	line      []byte
+	data      []byte
+}
+
+func (s *sseTap) Read(p []byte) (int, error) {
+	n, err := s.rc.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			s.line = append(s.line, b)
+			continue
+		}
+		line := bytes.TrimSuffix(s.line, []byte("\r"))
+		s.line = s.line[:0]
+		switch {
+		case len(line) == 0:
+			if len(s.data) > 0 {
+				if m, err := jsonrpc.DecodeMessage(s.data); err == nil {
+					s.onMessage(m)
+				}
+				s.data = s.data[:0]
+			}
+		case bytes.HasPrefix(line, []byte("data:")):
+			if len(s.data) > 0 {
+				s.data = append(s.data, '\n')
+			}
+			s.data = append(s.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+	}
+	return n, err
+}
+
+func (s *sseTap) Close() error { return s.rc.Close() }
 
 func (t *httpTransport) lastError() (int, string) {
 	t.mu.Lock()

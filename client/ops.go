@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,7 +13,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // ListTools fetches every page of tools/list. App-only tools (MCP Apps
@@ -19,15 +23,20 @@ import (
 // not offer them.
 func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
-	for t, err := range s.CS.Tools(ctx, nil) {
-		if err != nil {
-			return nil, s.Classify("list tools of", err)
+	err := s.verify(ctx, func() error {
+		out = nil
+		s.wire.Results("tools/list")
+		for t, err := range s.CS.Tools(ctx, nil) {
+			if err != nil {
+				return s.Classify("list tools of", err)
+			}
+			if !appOnly(t) {
+				out = append(out, t)
+			}
 		}
-		if !appOnly(t) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 func appOnly(t *mcp.Tool) bool {
@@ -42,30 +51,117 @@ func appOnly(t *mcp.Tool) bool {
 	return !slices.Contains(vis, any("model"))
 }
 
-// ListResources fetches every page of resources/list.
-func (s *Session) ListResources(ctx context.Context) ([]*mcp.Resource, error) {
-	return collect(s, ctx, "list resources of", s.CS.Resources(ctx, nil))
-}
-
-// ListTemplates fetches every page of resources/templates/list.
-func (s *Session) ListTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
-	return collect(s, ctx, "list resource templates of", s.CS.ResourceTemplates(ctx, nil))
-}
-
-// ListPrompts fetches every page of prompts/list.
-func (s *Session) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
-	return collect(s, ctx, "list prompts of", s.CS.Prompts(ctx, nil))
-}
-
-func collect[T any](s *Session, _ context.Context, op string, seq func(func(*T, error) bool)) ([]*T, error) {
-	out := []*T{}
-	for v, err := range seq {
-		if err != nil {
-			return nil, s.Classify(op, err)
-		}
-		out = append(out, v)
+// appOnlyRaw is appOnly for a tool as the server sent it.
+func appOnlyRaw(tool gjson.Result) bool {
+	vis := tool.Get("_meta.ui.visibility")
+	if !vis.IsArray() {
+		return false
 	}
-	return out, nil
+	for _, v := range vis.Array() {
+		if v.String() == "model" {
+			return false
+		}
+	}
+	return true
+}
+
+// Lists mcpc can print, by the word the user types.
+var listKinds = map[string]struct{ method, key, op string }{
+	"tools":     {"tools/list", "tools", "list tools of"},
+	"resources": {"resources/list", "resources", "list resources of"},
+	"templates": {"resources/templates/list", "resourceTemplates", "list resource templates of"},
+	"prompts":   {"prompts/list", "prompts", "list prompts of"},
+}
+
+// ListRaw fetches every page of a list (tools, resources, templates,
+// prompts) and returns it as the server sent it, pages joined: the first
+// page's fields in their order, the items of every page, no nextCursor.
+// App-only tools are left out.
+func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, error) {
+	k := listKinds[kind]
+	var pages []json.RawMessage
+	err := s.verify(ctx, func() error {
+		s.wire.Results(k.method)
+		var err error
+		switch kind {
+		case "tools":
+			err = drain(s.CS.Tools(ctx, nil))
+		case "resources":
+			err = drain(s.CS.Resources(ctx, nil))
+		case "templates":
+			err = drain(s.CS.ResourceTemplates(ctx, nil))
+		case "prompts":
+			err = drain(s.CS.Prompts(ctx, nil))
+		}
+		if err != nil {
+			return s.Classify(k.op, err)
+		}
+		pages = s.wire.Results(k.method)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return joinPages(pages, k.key, kind == "tools"), nil
+}
+
+// drain runs a pagination iterator to the end: the wire keeps each page as
+// it arrived.
+func drain[T any](seq iter.Seq2[T, error]) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// joinPages merges list pages into one document.
+func joinPages(pages []json.RawMessage, key string, dropAppOnly bool) json.RawMessage {
+	if len(pages) == 0 {
+		return json.RawMessage(`{"` + key + `":[]}`)
+	}
+	if len(pages) == 1 && !dropAppOnly && !gjson.GetBytes(pages[0], "nextCursor").Exists() {
+		return pages[0]
+	}
+	var items []string
+	for _, p := range pages {
+		for _, it := range gjson.GetBytes(p, key).Array() {
+			if dropAppOnly && appOnlyRaw(it) {
+				continue
+			}
+			items = append(items, it.Raw)
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	first, wroteItems := true, false
+	field := func(k, raw string) {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.WriteString(raw)
+	}
+	gjson.ParseBytes(pages[0]).ForEach(func(k, v gjson.Result) bool {
+		switch k.String() {
+		case "nextCursor":
+		case key:
+			field(key, "["+strings.Join(items, ",")+"]")
+			wroteItems = true
+		default:
+			field(k.String(), v.Raw)
+		}
+		return true
+	})
+	if !wroteItems {
+		field(key, "["+strings.Join(items, ",")+"]")
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String())
 }
 
 // FindTool returns the named tool from list, or an error that lists near
@@ -85,32 +181,70 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 	return nil, fail.New(fail.Rejected, hint, "%s has no tool named %q", s.Label, name)
 }
 
-// CallTool sends tools/call. A tool whose execution needs client-side task
-// support cannot be called by mcpc.
-func (s *Session) CallTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	res, err := s.CS.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return nil, s.Classify(fmt.Sprintf("call tool %q on", tool), err)
-	}
-	return res, nil
+// CallTool sends tools/call and returns the result decoded (nil when the
+// SDK cannot decode it, e.g. a content type it does not know) and exactly
+// as it arrived.
+func (s *Session) CallTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, json.RawMessage, error) {
+	var res *mcp.CallToolResult
+	var raw json.RawMessage
+	err := s.verify(ctx, func() error {
+		s.wire.Results("tools/call")
+		var err error
+		res, err = s.CS.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		raw = last(s.wire.Results("tools/call"))
+		if err != nil && raw != nil && s.undecodable(err) {
+			res, err = nil, nil
+		}
+		if err != nil {
+			return s.Classify(fmt.Sprintf("call tool %q on", tool), err)
+		}
+		return nil
+	})
+	return res, raw, err
 }
 
-// ReadResource sends resources/read.
-func (s *Session) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-	res, err := s.CS.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	if err != nil {
-		return nil, s.Classify(fmt.Sprintf("read %s from", uri), err)
-	}
-	return res, nil
+// undecodable reports whether err is the SDK failing to decode a result
+// that did arrive: not a JSON-RPC error, not a transport failure.
+func (s *Session) undecodable(err error) bool {
+	var rpc *jsonrpc.Error
+	return !errors.As(err, &rpc) && s.failure() == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// GetPrompt sends prompts/get.
-func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	res, err := s.CS.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
-	if err != nil {
-		return nil, s.Classify(fmt.Sprintf("get prompt %q from", name), err)
+func last(rs []json.RawMessage) json.RawMessage {
+	if len(rs) == 0 {
+		return nil
 	}
-	return res, nil
+	return rs[len(rs)-1]
+}
+
+// ReadResource sends resources/read and returns the result as it arrived.
+func (s *Session) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := s.verify(ctx, func() error {
+		s.wire.Results("resources/read")
+		_, err := s.CS.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		raw = last(s.wire.Results("resources/read"))
+		if err != nil && !(raw != nil && s.undecodable(err)) {
+			return s.Classify(fmt.Sprintf("read %s from", uri), err)
+		}
+		return nil
+	})
+	return raw, err
+}
+
+// GetPrompt sends prompts/get and returns the result as it arrived.
+func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := s.verify(ctx, func() error {
+		s.wire.Results("prompts/get")
+		_, err := s.CS.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		raw = last(s.wire.Results("prompts/get"))
+		if err != nil && !(raw != nil && s.undecodable(err)) {
+			return s.Classify(fmt.Sprintf("get prompt %q from", name), err)
+		}
+		return nil
+	})
+	return raw, err
 }
 
 // schemaHint is what to do about arguments that fail the inputSchema.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -79,14 +80,14 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 			fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments not checked: the tool's inputSchema cannot be used (%s)\n", skipped)
 		}
 	}
-	res, err := sess.CallTool(ctx, o.tool, args)
+	_, raw, err := sess.CallTool(ctx, o.tool, args)
 	if err != nil {
 		return err
 	}
-	if err := st.print(g, format.KindCallTool, res); err != nil {
+	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
 		return err
 	}
-	if res.IsError {
+	if gjson.GetBytes(raw, "isError").Bool() {
 		return errToolError
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,8 +63,13 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 		Environ:        st.env.Environ(),
 		Cwd:            g.cwd,
 		ConnectTimeout: connectTimeout,
+		ProbeTimeout:   g.probeTimeout,
 		Protocol:       g.adhoc.Protocol,
 		Version:        version(),
+		Memo:           client.NewMemo(g.dirs),
+		NoCache:        g.noCache,
+		Verbose:        st.verboseFunc(g),
+		TraceMeta:      st.traceContext(g),
 	}
 	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
@@ -86,7 +93,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 	return sess, closeFn, nil
 }
 
-// print renders one result object under the output contract.
+// print renders one result object of mcpc's own under the output contract.
 func (st *state) print(g *globals, kind format.Kind, v any) error {
 	// No HTML escaping: "<" in a tool's text must reach the user as "<".
 	var buf bytes.Buffer
@@ -95,7 +102,12 @@ func (st *state) print(g *globals, kind format.Kind, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("cannot encode the result: %w", err)
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return st.printRaw(g, kind, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// printRaw renders a result as the server sent it under the output
+// contract.
+func (st *state) printRaw(g *globals, kind format.Kind, b []byte) error {
 	opts := format.Options{
 		Mode:     g.mode,
 		Kind:     kind,
@@ -144,4 +156,45 @@ func (st *state) serverAction(run func(ctx context.Context, cmd *cli.Command, g 
 		defer cancel()
 		return ctxErr(ctx, run(ctx, cmd, g))
 	}
+}
+
+// verboseFunc is where --verbose trace lines go: stderr, escape-stripped
+// (they quote server text).
+func (st *state) verboseFunc(g *globals) func(string) {
+	if !g.verbose {
+		return nil
+	}
+	return func(line string) {
+		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", format.StripControl(line))
+	}
+}
+
+// traceparentRE is the W3C trace-context header, version 00.
+var traceparentRE = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// traceContext reads TRACEPARENT (with TRACESTATE and BAGGAGE) so a CI
+// pipeline's trace continues into the server through each request's _meta.
+// Invalid values are dropped, with a note under --verbose.
+func (st *state) traceContext(g *globals) map[string]string {
+	tp := st.env.Getenv("TRACEPARENT")
+	if tp == "" {
+		return nil
+	}
+	if !traceparentRE.MatchString(tp) || strings.HasPrefix(tp, "ff-") ||
+		strings.Contains(tp, "-00000000000000000000000000000000-") || strings.Contains(tp, "-0000000000000000-") {
+		if g.verbose {
+			fmt.Fprintf(st.env.Stderr, "mcpc: trace: TRACEPARENT %q is not a valid W3C traceparent; not sent\n", format.StripControl(tp))
+		}
+		return nil
+	}
+	m := map[string]string{"traceparent": tp}
+	for env, key := range map[string]string{"TRACESTATE": "tracestate", "BAGGAGE": "baggage"} {
+		v := st.env.Getenv(env)
+		if v != "" && len(v) <= 8192 && !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			m[key] = v
+		} else if v != "" && g.verbose {
+			fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s is not a valid value; not sent\n", env)
+		}
+	}
+	return m
 }

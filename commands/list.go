@@ -52,38 +52,15 @@ func (st *state) listServer(ctx context.Context, g *globals, server, what string
 		return err
 	}
 	defer closeFn()
-	switch what {
-	case "resources":
-		rs, err := sess.ListResources(ctx)
-		if err != nil {
-			return err
-		}
-		return st.print(g, format.KindResourceList, map[string]any{"resources": rs})
-	case "templates":
-		ts, err := sess.ListTemplates(ctx)
-		if err != nil {
-			return err
-		}
-		return st.print(g, format.KindTemplateList, map[string]any{"resourceTemplates": ts})
-	case "prompts":
-		ps, err := sess.ListPrompts(ctx)
-		if err != nil {
-			return err
-		}
-		return st.print(g, format.KindPromptList, map[string]any{"prompts": ps})
-	}
-	tools, err := sess.ListTools(ctx)
+	raw, err := sess.ListRaw(ctx, what)
 	if err != nil {
 		return err
 	}
-	return st.print(g, format.KindToolList, map[string]any{"tools": nonNil(tools)})
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+	kinds := map[string]format.Kind{
+		"tools": format.KindToolList, "resources": format.KindResourceList,
+		"templates": format.KindTemplateList, "prompts": format.KindPromptList,
 	}
-	return s
+	return st.printRaw(g, kinds[what], raw)
 }
 
 type serverRow struct {

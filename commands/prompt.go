@@ -63,7 +63,7 @@ func promptCommand(st *state) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return st.print(g, format.KindGetPrompt, res)
+			return st.printRaw(g, format.KindGetPrompt, res)
 		}),
 	}
 }

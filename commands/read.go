@@ -33,7 +33,7 @@ func readCommand(st *state) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return st.print(g, format.KindReadResource, res)
+			return st.printRaw(g, format.KindReadResource, res)
 		}),
 	}
 }

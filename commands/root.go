@@ -40,6 +40,10 @@ type globals struct {
 	serverStderr      string
 	cwd               string
 	dirs              client.Dirs
+	verbose           bool
+	noCache           bool
+	probeTimeout      time.Duration
+	strict            bool
 }
 
 const (
@@ -110,6 +114,10 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bearer-env", Category: catConnection, Usage: "send the token in environment variable `VAR` as a bearer token"},
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
+		&cli.DurationFlag{Name: "probe-timeout", Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (default 10s; per server: \"probeTimeout\")"},
+		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
+		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema"},
 	}
 }
 
@@ -125,6 +133,10 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		connectTimeoutSet: cmd.IsSet("connect-timeout"),
 		configFiles:       cmd.StringSlice("config"),
 		serverStderr:      cmd.String("server-stderr"),
+		verbose:           cmd.Bool("verbose"),
+		noCache:           cmd.Bool("no-cache"),
+		probeTimeout:      cmd.Duration("probe-timeout"),
+		strict:            cmd.Bool("strict"),
 		adhoc: client.AdHoc{
 			Stdio:     cmd.String("stdio"),
 			Argv:      st.dashArgs,
@@ -159,7 +171,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	if g.maxLines == 0 {
 		g.maxLines = math.MaxInt
 	}
-	if g.timeout < 0 || g.connectTimeout < 0 {
+	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 {
 		return nil, usagef("", "timeouts cannot be negative")
 	}
 	if p := g.adhoc.Protocol; p != "" && !slices.Contains(client.Protocols, p) {

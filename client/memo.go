@@ -1,0 +1,171 @@
+package client
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Memo is what mcpc remembers about servers between invocations: the era
+// verdict of each server (state dir, since losing it costs a probe) and the
+// results servers marked cacheable (cache dir, since losing them costs a
+// request). Every write is a private temp file renamed into place, so
+// concurrent invocations only ever see whole records.
+type Memo struct {
+	EraDir   string // $XDG_STATE_HOME/mcpc/eras
+	CacheDir string // $XDG_CACHE_HOME/mcpc/results
+	Now      func() time.Time
+}
+
+// NewMemo places the memo under dirs.
+func NewMemo(d Dirs) *Memo {
+	return &Memo{EraDir: filepath.Join(d.State, "eras"), CacheDir: filepath.Join(d.Cache, "results"), Now: time.Now}
+}
+
+// EraRecord is the remembered verdict for one server.
+type EraRecord struct {
+	// Version is the revision the last connection negotiated.
+	Version string `json:"protocolVersion"`
+	// How the verdict was reached: "probe" (server/discover answered),
+	// "initialize" (the probe failed or timed out, initialize worked),
+	// "died on the probe" (a stdio server exited on server/discover).
+	Verdict string `json:"verdict"`
+	// Discover is the server's last server/discover result, replayed to the
+	// SDK so a remembered modern server is not asked again.
+	Discover json.RawMessage `json:"discover,omitempty"`
+	At       time.Time       `json:"at"`
+}
+
+// hashKey turns any identifying parts into a file-name-safe key.
+func hashKey(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// Era returns the remembered verdict for server key, or nil.
+func (m *Memo) Era(key string) *EraRecord {
+	var r EraRecord
+	if !readJSON(filepath.Join(m.EraDir, key+".json"), &r) || r.Version == "" {
+		return nil
+	}
+	return &r
+}
+
+// SetEra remembers a verdict. Failing to remember costs a probe next time,
+// never the invocation, so errors are dropped.
+func (m *Memo) SetEra(key string, r *EraRecord) {
+	r.At = m.Now().UTC()
+	writeJSON(m.EraDir, key+".json", r)
+}
+
+// Forget drops the era verdict and every cached result of server key.
+func (m *Memo) Forget(key string) {
+	os.Remove(filepath.Join(m.EraDir, key+".json"))
+	os.RemoveAll(filepath.Join(m.CacheDir, key))
+}
+
+// cacheEntry is one cached result, fresh until At + TTLMs.
+type cacheEntry struct {
+	At     time.Time       `json:"at"`
+	TTLMs  int64           `json:"ttlMs"`
+	Result json.RawMessage `json:"result"`
+}
+
+// Cached returns a fresh cached result for (server, entry), or nil.
+func (m *Memo) Cached(server, entry string) json.RawMessage {
+	var e cacheEntry
+	if !readJSON(filepath.Join(m.CacheDir, server, entry+".json"), &e) {
+		return nil
+	}
+	if e.TTLMs <= 0 || !m.Now().Before(e.At.Add(time.Duration(e.TTLMs)*time.Millisecond)) {
+		return nil
+	}
+	return e.Result
+}
+
+// Store caches result for ttl.
+func (m *Memo) Store(server, entry string, ttlMs int64, result json.RawMessage) {
+	writeJSON(filepath.Join(m.CacheDir, server), entry+".json", &cacheEntry{At: m.Now().UTC(), TTLMs: ttlMs, Result: result})
+}
+
+// Invalidate drops cached entries of server whose names start with prefix
+// (a method's key prefix), as a list_changed notification asks.
+func (m *Memo) Invalidate(server, prefix string) {
+	matches, _ := filepath.Glob(filepath.Join(m.CacheDir, server, prefix+"*.json"))
+	for _, f := range matches {
+		os.Remove(f)
+	}
+}
+
+// maxMemoFile bounds what mcpc reads back from its own state: a record is a
+// few KiB, a cached list may be large, neither is unbounded.
+const maxMemoFile = 32 << 20
+
+func readJSON(path string, v any) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxMemoFile {
+		return false
+	}
+	data := make([]byte, st.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return false
+	}
+	return json.Unmarshal(data, v) == nil
+}
+
+// writeJSON writes v to dir/name atomically: a private temp file in the same
+// directory, renamed over the old record.
+func writeJSON(dir, name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-"+name+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// privateDir makes dir (0700) unless it exists as a directory; a symlink or
+// a file in its place is refused rather than followed.
+func privateDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: errors.New("exists and is not a directory")}
+	}
+	return nil
+}

@@ -1,0 +1,7 @@
+package client
+
+import "syscall"
+
+// noFollow makes opening a planted symlink fail instead of reading through
+// it.
+const noFollow = syscall.O_NOFOLLOW

@@ -1,0 +1,264 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
+)
+
+// wire is the layer below the SDK. Every JSON-RPC message of a session
+// passes through it raw, on stdio (a wrapper around the connection) and on
+// HTTP (the RoundTripper), so that the SDK keeps doing the protocol while
+// mcpc
+//   - keeps each result exactly as it arrived, for --json;
+//   - answers server/discover from the era memo and cacheable requests from
+//     the result cache, so only what must travel goes on the wire;
+//   - adds trace context to every request's _meta;
+//   - refuses the SDK's fallback to initialize under a 2026-07-28 pin;
+//   - traces each message under --verbose.
+type wire struct {
+	memo      *Memo
+	serverKey string
+	credKey   string // hash of the credential in use: private results stay with it
+	noCache   bool
+	pinModern bool
+	discover  json.RawMessage   // replayed for server/discover when set
+	meta      map[string]string // added to every request's params._meta
+	verbose   func(line string) // --verbose; nil when off
+
+	mu           sync.Mutex
+	pending      map[string]pendingReq
+	results      map[string][]json.RawMessage // by method, in arrival order
+	lastDiscover json.RawMessage
+	discoverErr  *jsonrpc.Error
+	refusedInit  bool
+	localHits    int
+	sent         int // requests that went on the wire
+}
+
+type pendingReq struct {
+	method   string
+	cacheKey string // "" when the result must not be cached
+	start    time.Time
+}
+
+// cacheableMethods are the results 2026-07-28 servers may mark with ttlMs.
+var cacheableMethods = map[string]string{
+	"tools/list":               "tools-list",
+	"prompts/list":             "prompts-list",
+	"resources/list":           "resources-list",
+	"resources/templates/list": "templates-list",
+	"resources/read":           "resources-read",
+}
+
+// listChanged maps list_changed notifications to the cache entries they
+// make stale.
+var listChanged = map[string]string{
+	"notifications/tools/list_changed":     "tools-list",
+	"notifications/prompts/list_changed":   "prompts-list",
+	"notifications/resources/list_changed": "resources-list",
+}
+
+func newWire() *wire {
+	return &wire{pending: map[string]pendingReq{}, results: map[string][]json.RawMessage{}}
+}
+
+func (w *wire) trace(format string, args ...any) {
+	if w.verbose != nil {
+		w.verbose(fmt.Sprintf(format, args...))
+	}
+}
+
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+
+// errInitRefused is what the SDK sees when it tries to fall back to
+// initialize under a 2026-07-28 pin; Connect reports the pin instead.
+var errInitRefused = errors.New("initialize refused: protocol 2026-07-28 is pinned")
+
+// outgoing sees a message the SDK sends. It may rewrite a request's params
+// (trace context), or answer it locally: then the returned response goes
+// back to the SDK and nothing is sent.
+func (w *wire) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return nil, nil
+	}
+	if !req.ID.IsValid() {
+		w.trace("→ %s (notification)", req.Method)
+		return nil, nil
+	}
+	if req.Method == "initialize" && w.pinModern {
+		w.mu.Lock()
+		w.refusedInit = true
+		w.mu.Unlock()
+		return nil, errInitRefused
+	}
+	if len(w.meta) > 0 {
+		if p, err := withMeta(req.Params, w.meta); err == nil {
+			req.Params = p
+		}
+	}
+	if req.Method == "server/discover" && w.discover != nil {
+		w.trace("← server/discover answered from the era memo")
+		return w.local(req, w.discover), nil
+	}
+	p := pendingReq{method: req.Method, start: time.Now()}
+	if prefix, ok := cacheableMethods[req.Method]; ok && w.memo != nil && !isRetry(req.Params) {
+		p.cacheKey = prefix + "-" + paramsKey(req.Params)
+		if !w.noCache {
+			for _, k := range []string{p.cacheKey, p.cacheKey + "-" + w.credKey} {
+				if res := w.memo.Cached(w.serverKey, k); res != nil {
+					w.trace("← %s answered from the cache (fresh)", req.Method)
+					return w.local(req, res), nil
+				}
+			}
+			w.trace("cache miss: %s", req.Method)
+		}
+	}
+	w.mu.Lock()
+	w.pending[idKey(req.ID)] = p
+	w.sent++
+	w.mu.Unlock()
+	w.trace("→ %s id=%v", req.Method, req.ID.Raw())
+	return nil, nil
+}
+
+// local records a locally answered request's result as if it had arrived.
+func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Response {
+	w.mu.Lock()
+	w.results[req.Method] = append(w.results[req.Method], result)
+	w.localHits++
+	w.mu.Unlock()
+	return &jsonrpc.Response{ID: req.ID, Result: result}
+}
+
+// incoming sees a message from the server before the SDK does.
+func (w *wire) incoming(msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if prefix, ok := listChanged[m.Method]; ok && w.memo != nil {
+			w.memo.Invalidate(w.serverKey, prefix)
+		}
+		w.trace("← %s", m.Method)
+	case *jsonrpc.Response:
+		w.mu.Lock()
+		p, ok := w.pending[idKey(m.ID)]
+		delete(w.pending, idKey(m.ID))
+		if !ok {
+			w.mu.Unlock()
+			return
+		}
+		var rpcErr *jsonrpc.Error
+		if m.Error != nil {
+			errors.As(m.Error, &rpcErr)
+			if p.method == "server/discover" {
+				w.discoverErr = rpcErr
+			}
+		} else {
+			w.results[p.method] = append(w.results[p.method], m.Result)
+			if p.method == "server/discover" {
+				w.lastDiscover = m.Result
+			}
+		}
+		w.mu.Unlock()
+		elapsed := time.Since(p.start).Round(100 * time.Microsecond)
+		if m.Error != nil {
+			w.trace("← %s id=%v error %v (%s)", p.method, m.ID.Raw(), m.Error, elapsed)
+			return
+		}
+		w.trace("← %s id=%v result, %d bytes (%s)", p.method, m.ID.Raw(), len(m.Result), elapsed)
+		if p.cacheKey != "" {
+			w.store(p, m.Result)
+		}
+	}
+}
+
+// store keeps a result the server marked fresh for a while; private ones
+// only under the credential that fetched them.
+func (w *wire) store(p pendingReq, res json.RawMessage) {
+	r := gjson.GetManyBytes(res, "ttlMs", "cacheScope", "resultType")
+	ttl, scope, rt := r[0].Int(), r[1].String(), r[2].String()
+	if ttl <= 0 || (rt != "" && rt != "complete") {
+		return
+	}
+	key := p.cacheKey
+	if scope == "private" {
+		key += "-" + w.credKey
+	}
+	w.memo.Store(w.serverKey, key, ttl, res)
+	w.trace("cached %s for %dms (%s)", p.method, ttl, cmpOr(scope, "public"))
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Results returns the raw results of method received so far, in order, and
+// forgets them.
+func (w *wire) Results(method string) []json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.results[method]
+	delete(w.results, method)
+	return r
+}
+
+// isRetry reports whether params answer a server's input request: such
+// retries are never cached (SPEC-NOTES, cache hints).
+func isRetry(params json.RawMessage) bool {
+	r := gjson.GetManyBytes(params, "inputResponses", "requestState")
+	return r[0].Exists() || r[1].Exists()
+}
+
+// paramsKey identifies the params that shape a result (cursor, uri, …):
+// everything but _meta, in a canonical form.
+func paramsKey(params json.RawMessage) string {
+	var m map[string]any
+	if len(params) > 0 {
+		json.Unmarshal(params, &m)
+	}
+	delete(m, "_meta")
+	if len(m) == 0 {
+		return hashKey("")
+	}
+	b, _ := json.Marshal(m) // map keys marshal sorted
+	return hashKey(string(b))
+}
+
+// withMeta returns params with keys added to its _meta object, leaving
+// every other byte as the SDK wrote it.
+func withMeta(params json.RawMessage, add map[string]string) (json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if len(bytes.TrimSpace(params)) == 0 || string(params) == "null" {
+		top = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(params, &top); err != nil {
+		return nil, err
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := top["_meta"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(add)) {
+		v, _ := json.Marshal(add[k])
+		meta[k] = v
+	}
+	mb, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	top["_meta"] = mb
+	return json.Marshal(top)
+}

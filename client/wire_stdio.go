@@ -1,0 +1,110 @@
+package client
+
+import (
+	"context"
+	"net"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// wireTransport puts the wire between the SDK and a stdio connection. (Over
+// HTTP the RoundTripper does the same: wrapping an HTTP connection would
+// hide it from the SDK's session bookkeeping.)
+type wireTransport struct {
+	inner mcp.Transport
+	w     *wire
+}
+
+func (t *wireTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wc := &wireConn{inner: c, w: t.w, local: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
+	return wc, nil
+}
+
+type wireConn struct {
+	inner mcp.Connection
+	w     *wire
+	// local carries responses the wire answered itself; the SDK reads them
+	// like any other message.
+	local chan jsonrpc.Message
+
+	startOnce sync.Once
+	in        chan readResult
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// pump reads the real connection in the background, so Read can wait for a
+// locally answered message and a server message at the same time.
+func (c *wireConn) pump() {
+	c.in = make(chan readResult)
+	go func() {
+		for {
+			msg, err := c.inner.Read(context.Background())
+			if err == nil {
+				c.w.incoming(msg)
+			}
+			select {
+			case c.in <- readResult{msg, err}:
+			case <-c.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+}
+
+func (c *wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	c.startOnce.Do(c.pump)
+	// A locally answered response first: the SDK is waiting for it.
+	select {
+	case m := <-c.local:
+		return m, nil
+	default:
+	}
+	select {
+	case m := <-c.local:
+		return m, nil
+	case r := <-c.in:
+		return r.msg, r.err
+	case <-c.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *wireConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, err := c.w.outgoing(msg)
+	if err != nil {
+		return err
+	}
+	if resp != nil {
+		select {
+		case c.local <- resp:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return c.inner.Write(ctx, msg)
+}
+
+func (c *wireConn) Close() error {
+	c.closeOnce.Do(func() { close(c.done) })
+	return c.inner.Close()
+}
+
+func (c *wireConn) SessionID() string { return c.inner.SessionID() }
