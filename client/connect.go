@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -533,6 +534,11 @@ func (s *Session) statusFailure() *fail.Error {
 	if status == 0 {
 		return nil
 	}
+	// A 2026-07-28 server explains a 4xx with a JSON-RPC error in the body
+	// (-32022, -32020, -32601): report that, not the status.
+	if rpc := s.http.lastRPCError(); rpc != nil {
+		return s.rpcFailure(rpc, rpc)
+	}
 	hint := "check that " + RedactURL(s.Entry.Server.URL) + " is the server's MCP endpoint"
 	if status >= 500 || status == http.StatusTooManyRequests {
 		hint = "the server failed; try again later or look at its logs"
@@ -540,6 +546,11 @@ func (s *Session) statusFailure() *fail.Error {
 	msg := fmt.Sprintf("%s answered HTTP %d %s", s.Label, status, http.StatusText(status))
 	if method != "" {
 		msg += " to " + method
+	}
+	// A body that starts with the status ("404 page not found") only
+	// repeats it.
+	if text := s.http.lastErrorText(); text != "" && !strings.HasPrefix(text, strconv.Itoa(status)+" ") {
+		msg += ": " + text
 	}
 	return &fail.Error{Code: fail.HTTPStatus, Hint: hint, Msg: msg}
 }
@@ -570,22 +581,7 @@ func (s *Session) Classify(op string, err error) error {
 	}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) && rpc.Code != codeRejectedByTransport {
-		hint := ""
-		switch rpc.Code {
-		case codeUnsupportedVersion:
-			hint := "use --protocol auto to let mcpc pick"
-			if v := supportedVersions(rpc.Data); v != "" {
-				hint = "it supports " + v + "; use --protocol auto, or pin one of those"
-			}
-			return &fail.Error{Code: fail.Protocol, Err: err, Hint: hint,
-				Msg: fmt.Sprintf("%s does not support the pinned protocol version (JSON-RPC error -32022)", s.Label)}
-		case jsonrpc.CodeMethodNotFound:
-			hint = "the server does not implement this request"
-		case jsonrpc.CodeInvalidParams:
-			hint = "check the name and arguments (" + s.ListHint() + ")"
-		}
-		return &fail.Error{Code: fail.Rejected, Err: err, Hint: hint,
-			Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
+		return s.rpcFailure(rpc, err)
 	}
 	if f := s.procFailure(); f != nil {
 		return f
@@ -676,4 +672,24 @@ func jsonStrings(doc json.RawMessage, path string) []string {
 		out = append(out, v.String())
 	}
 	return out
+}
+
+// rpcFailure reports a JSON-RPC error the server answered with.
+func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
+	hint := ""
+	switch rpc.Code {
+	case codeUnsupportedVersion:
+		hint := "use --protocol auto to let mcpc pick"
+		if v := supportedVersions(rpc.Data); v != "" {
+			hint = "it supports " + v + "; use --protocol auto, or pin one of those"
+		}
+		return &fail.Error{Code: fail.Protocol, Err: err, Hint: hint,
+			Msg: fmt.Sprintf("%s does not support the pinned protocol version (JSON-RPC error -32022)", s.Label)}
+	case jsonrpc.CodeMethodNotFound:
+		hint = "the server does not implement this request"
+	case jsonrpc.CodeInvalidParams:
+		hint = "check the name and arguments (" + s.ListHint() + ")"
+	}
+	return &fail.Error{Code: fail.Rejected, Err: err, Hint: hint,
+		Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -34,8 +35,10 @@ type httpTransport struct {
 	label   string // how messages name the server
 
 	mu        sync.Mutex
-	errStatus int    // last status >= 400
-	errMethod string // its Mcp-Method header, when the request had one
+	errStatus int            // last status >= 400
+	errMethod string         // its Mcp-Method header, when the request had one
+	errRPC    *jsonrpc.Error // the JSON-RPC error in its body, if any
+	errText   string         // the start of its body, when it is plain text
 	refused   *fail.Error
 
 	wire *wire // nil: no memo, cache or capture (e.g. a probe)
@@ -138,12 +141,15 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
+	var body io.ReadCloser = &limitedBody{rc: resp.Body, left: maxBody}
 	if resp.StatusCode >= 400 {
+		rpc, data := errorBody(resp, body)
+		body = io.NopCloser(bytes.NewReader(data))
 		t.mu.Lock()
-		t.errStatus, t.errMethod = resp.StatusCode, req.Header.Get("Mcp-Method")
+		t.errStatus, t.errMethod, t.errRPC = resp.StatusCode, req.Header.Get("Mcp-Method"), rpc
+		t.errText = plainText(resp, data)
 		t.mu.Unlock()
 	}
-	var body io.ReadCloser = &limitedBody{rc: resp.Body, left: maxBody}
 	if t.wire != nil && resp.StatusCode < 300 {
 		switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
 		case "application/json":
@@ -258,10 +264,54 @@ func (s *sseTap) Read(p []byte) (int, error) {
 
 func (s *sseTap) Close() error { return s.rc.Close() }
 
+// errorBody reads (a bounded part of) an error response and the JSON-RPC
+// error in it, if it holds one.
+func errorBody(resp *http.Response, body io.ReadCloser) (*jsonrpc.Error, []byte) {
+	data, _ := io.ReadAll(io.LimitReader(body, 1<<20))
+	body.Close()
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "application/json" {
+		return nil, data
+	}
+	m, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return nil, data
+	}
+	var rpc *jsonrpc.Error
+	if r, ok := m.(*jsonrpc.Response); ok && errors.As(r.Error, &rpc) {
+		return rpc, data
+	}
+	return nil, data
+}
+
+// plainText is the first line of a plain-text error body, shortened: what
+// the server said about the failure.
+func plainText(resp *http.Response, data []byte) string {
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/plain" {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	if len(line) > 200 {
+		line = line[:200] + "…"
+	}
+	return line
+}
+
+func (t *httpTransport) lastRPCError() *jsonrpc.Error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.errRPC
+}
+
 func (t *httpTransport) lastError() (int, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.errStatus, t.errMethod
+}
+
+func (t *httpTransport) lastErrorText() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.errText
 }
 
 type limitedBody struct {

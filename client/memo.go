@@ -169,3 +169,10 @@ func privateDir(dir string) error {
 	}
 	return nil
 }
+
+// ForgetServer drops everything remembered about the entry's server: its
+// era verdict and cached results (credentials and detached tasks are kept
+// elsewhere and stay).
+func (m *Memo) ForgetServer(e *Entry, cwd string) {
+	m.Forget(serverKey(e, cwd))
+}

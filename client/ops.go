@@ -255,33 +255,57 @@ const schemaHint = "fix the arguments, or pass --no-validate to let the server j
 // cannot be resolved is reported through skipped rather than blocking the
 // call, since the server validates too.
 func ValidateArgs(tool *mcp.Tool, args map[string]any) (skipped string, err error) {
-	if tool.InputSchema == nil {
-		return "", nil
-	}
-	raw, err := json.Marshal(tool.InputSchema)
-	if err != nil {
-		return err.Error(), nil
-	}
-	var sch jsonschema.Schema
-	if err := json.Unmarshal(raw, &sch); err != nil {
-		return err.Error(), nil
-	}
-	res, err := sch.Resolve(nil)
-	if err != nil {
-		return err.Error(), nil
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
 	// Round-trip so numbers are float64 and nested values plain JSON types,
 	// which is what the validator expects.
-	var inst any
 	b, _ := json.Marshal(args)
-	_ = json.Unmarshal(b, &inst)
-	if err := res.Validate(inst); err != nil {
-		return "", fail.New(fail.Usage, schemaHint, "arguments do not match the inputSchema of tool %q: %s", tool.Name, cleanSchemaMsg(err.Error()))
+	msg, skipped := validate(tool.InputSchema, b, "argument")
+	if msg != "" {
+		return "", fail.New(fail.Usage, schemaHint, "arguments do not match the inputSchema of tool %q: %s", tool.Name, msg)
 	}
-	return "", nil
+	return skipped, nil
+}
+
+// ValidateOutput checks a result's structuredContent against the tool's
+// outputSchema, as clients SHOULD. It returns what does not match ("" when
+// it does, or when there is nothing to check) and why a schema could not
+// be used.
+func ValidateOutput(tool *mcp.Tool, result json.RawMessage) (mismatch, skipped string) {
+	sc := gjson.GetBytes(result, "structuredContent")
+	if tool == nil || tool.OutputSchema == nil || !sc.Exists() || gjson.GetBytes(result, "isError").Bool() {
+		return "", ""
+	}
+	return validate(tool.OutputSchema, []byte(sc.Raw), "field")
+}
+
+// validate checks the JSON instance against schema. Only local $refs are
+// followed: a schema never makes mcpc fetch anything.
+func validate(schema any, instance []byte, noun string) (mismatch, skipped string) {
+	if schema == nil {
+		return "", ""
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return "", err.Error()
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return "", err.Error()
+	}
+	res, err := sch.Resolve(nil)
+	if err != nil {
+		return "", err.Error()
+	}
+	var inst any
+	if err := json.Unmarshal(instance, &inst); err != nil {
+		return "", err.Error()
+	}
+	if err := res.Validate(inst); err != nil {
+		return cleanSchemaMsg(err.Error(), noun), ""
+	}
+	return "", ""
 }
 
 var (
@@ -291,7 +315,7 @@ var (
 
 // cleanSchemaMsg turns the validator's wording ("validating root:
 // validating /properties/n: type: …") into one naming the argument.
-func cleanSchemaMsg(s string) string {
+func cleanSchemaMsg(s, noun string) string {
 	s = strings.ReplaceAll(s, "validating root: ", "")
 	// jsonschema-go prints a JSON null as an invalid reflect.Value.
 	s = strings.ReplaceAll(s, "<invalid reflect.Value>", "null")
@@ -306,11 +330,11 @@ func cleanSchemaMsg(s string) string {
 		if field != "" {
 			where = " in " + strconv.Quote(field)
 		}
-		return "missing required argument " + names + where
+		return "missing required " + noun + " " + names + where
 	}
 	s = strings.TrimPrefix(s, "type: ")
 	if field != "" {
-		return fmt.Sprintf("argument %q: %s", field, s)
+		return fmt.Sprintf("%s %q: %s", noun, field, s)
 	}
 	return s
 }

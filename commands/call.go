@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 type callOptions struct {
@@ -84,8 +85,16 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	if err != nil {
 		return err
 	}
+	mismatch, _ := client.ValidateOutput(tool, raw)
+	if mismatch != "" && !g.strict {
+		fmt.Fprintf(st.env.Stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", o.tool, format.StripControl(mismatch))
+	}
 	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
 		return err
+	}
+	if mismatch != "" && g.strict {
+		return fail.New(fail.Protocol, "drop --strict to accept the result with a warning",
+			"structuredContent does not match the outputSchema of tool %q: %s", o.tool, mismatch)
 	}
 	if gjson.GetBytes(raw, "isError").Bool() {
 		return errToolError

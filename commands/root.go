@@ -60,6 +60,7 @@ func newRoot(st *state) *cli.Command {
 mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
+mcpc reconnect SERVER
 mcpc config | trust [FILE] | untrust [FILE] | help exit-codes
 
 SERVER is a configured name, an https:// URL (http:// on loopback only), or
@@ -87,6 +88,7 @@ what happened: see 'mcpc help exit-codes'.`,
 			callCommand(st),
 			readCommand(st),
 			promptCommand(st),
+			reconnectCommand(st),
 			configCommand(st),
 			trustCommand(st, true),
 			trustCommand(st, false),

@@ -119,6 +119,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"waitfile":         cmdWaitFile,
 			"expand":           cmdExpand,
 			"conformance":      cmdConformance,
+			"rawcall":          cmdRawCall,
+			"cmpjson":          cmdCmpJSON,
 		},
 	}
 }
@@ -443,5 +445,63 @@ func cmdConformance(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs("checks.txt"), []byte(summary.String()), 0o644))
 	if runErr != nil || bad > 0 || success == 0 {
 		ts.Fatalf("conformance %s failed (%v): %d failing checks, %d passing\n%s", args[0], runErr, bad, success, summary.String())
+	}
+}
+
+// rawcall OUT METHOD PARAMS-JSON: start the test server over stdio, speak
+// the 2025-11-25 handshake by hand, send one request and write its "result"
+// exactly as the server sent it to OUT. It is the reference that mcpc's
+// --json output is compared with.
+func cmdRawCall(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: rawcall OUT METHOD PARAMS-JSON")
+	}
+	cmd := exec.Command(ts.Getenv("TESTSERVER"))
+	cmd.Env = scriptEnv(ts)
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	stdout, err := cmd.StdoutPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	defer func() { stdin.Close(); cmd.Wait() }()
+	in := bufio.NewReaderSize(stdout, 1<<20)
+	send := func(msg string) { fmt.Fprintln(stdin, msg) }
+	recv := func(id int) json.RawMessage {
+		for {
+			line, err := in.ReadBytes('\n')
+			ts.Check(err)
+			var m struct {
+				ID     *int            `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			ts.Check(json.Unmarshal(line, &m))
+			if m.ID != nil && *m.ID == id {
+				return m.Result
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"rawcall","version":"0"}}}`)
+	recv(1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":%q,"params":%s}`, args[1], args[2]))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), recv(2), 0o644))
+}
+
+// cmpjson A B: A and B hold equal JSON values (key order and spacing aside).
+func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpjson A B")
+	}
+	var a, b any
+	for i, v := range []*any{&a, &b} {
+		data := []byte(ts.ReadFile(args[i]))
+		if err := json.Unmarshal(data, v); err != nil {
+			ts.Fatalf("%s is not JSON: %v", args[i], err)
+		}
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if eq := bytes.Equal(ja, jb); eq == neg {
+		ts.Fatalf("%s and %s: equal=%v\n%s\n%s", args[0], args[1], eq, ja, jb)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"syscall"
 	"time"
 
@@ -27,8 +28,12 @@ const (
 	serverVersion = "1.0.0"
 )
 
-// legacyVersion is the only version a --legacy server negotiates.
-const legacyVersion = "2025-11-25"
+// legacyVersion is the only version a --legacy server negotiates;
+// modernVersion the only one a --modern-only server speaks.
+const (
+	legacyVersion = "2025-11-25"
+	modernVersion = "2026-07-28"
+)
 
 // Fault modes accepted by --fault.
 const (
@@ -82,6 +87,9 @@ flags:
   --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
                        (e.g. /moved) is served by the MCP handler itself
   --header-log FILE    with --http: append "METHOD PATH auth=… x-token=…" per request
+  --modern-only        speak 2026-07-28 only: initialize is refused (-32022)
+  --ttl MS             mark cacheable results (discover, lists, reads) fresh for MS
+  --request-log FILE   append the method of every JSON-RPC request received
 `
 
 // options holds the parsed command line.
@@ -98,6 +106,9 @@ type options struct {
 	bearer     string // --require-bearer: HTTP requests need this token
 	redirect   string // --redirect: /mcp answers 307 to this target
 	headerLog  string // --header-log: where requests' credentials are recorded
+	modernOnly bool   // --modern-only: 2026-07-28 only
+	ttlMs      int    // --ttl: ttlMs on cacheable results
+	requestLog string // --request-log: one line per request method
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -188,6 +199,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.bearer, "require-bearer", "", "")
 	fs.StringVar(&opts.redirect, "redirect", "", "")
 	fs.StringVar(&opts.headerLog, "header-log", "", "")
+	fs.BoolVar(&opts.modernOnly, "modern-only", false, "")
+	fs.IntVar(&opts.ttlMs, "ttl", 0, "")
+	fs.StringVar(&opts.requestLog, "request-log", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
@@ -203,6 +217,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
 	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.redirect != "" || opts.headerLog != ""):
 		return nil, errors.New("--url-file, --stateless, --require-bearer, --redirect and --header-log need --http")
+	case opts.modernOnly && opts.legacyMode():
+		return nil, errors.New("--modern-only cannot be combined with --legacy or a legacy fault")
 	case opts.httpAddr != "" && opts.fault == faultGarbage:
 		return nil, errors.New("--fault garbage works only over stdio")
 	}
@@ -222,7 +238,16 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.legacyMode() {
 		sopts.SupportedProtocolVersions = []string{legacyVersion}
 	}
+	if opts.modernOnly {
+		sopts.SupportedProtocolVersions = []string{modernVersion}
+	}
+	if opts.ttlMs > 0 {
+		sopts.SetCacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = opts.ttlMs }
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: serverVersion}, sopts)
+	if opts.requestLog != "" {
+		s.AddReceivingMiddleware(logRequests(opts.requestLog))
+	}
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
@@ -356,4 +381,21 @@ func osFile(v any) *os.File {
 	}
 	f, _ := v.(*os.File)
 	return f
+}
+
+// logRequests appends each request's method to path, so tests can count
+// what reached the server (and what mcpc answered itself).
+func logRequests(path string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			line := method
+			if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+				if tp, ok := p.GetMeta()["traceparent"].(string); ok {
+					line += " traceparent=" + tp
+				}
+			}
+			appendLine(path, line)
+			return next(ctx, method, req)
+		}
+	}
 }

@@ -21,12 +21,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const (
-	modernVersion = "2026-07-28"
-	testTimeout   = 10 * time.Second
-)
+const testTimeout = 10 * time.Second
 
-var allTools = []string{"add", "app-only", "echo", "escape", "fail", "huge", "image", "sleep", "types", "unknown-content"}
+var allTools = []string{"add", "app-only", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "sleep", "types", "unknown-content"}
 
 // binDir holds the server binary, built once for the tests that need a real
 // process (exit codes, process groups, the default stdio path).

@@ -192,6 +192,40 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		return textResult("app"), nil, nil
 	})
 
+	// A raw handler: the SDK checks typed tools' output, and this tool's
+	// output is wrong on purpose.
+	s.AddTool(&mcp.Tool{
+		Name:        "bad-output",
+		Description: "Return structuredContent that does not match the outputSchema.",
+		InputSchema: map[string]any{"type": "object"},
+		OutputSchema: map[string]any{"type": "object", "required": []any{"n"},
+			"properties": map[string]any{"n": map[string]any{"type": "integer"}}},
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: `{"n":"seven"}`}},
+			StructuredContent: map[string]any{"n": "seven"},
+		}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "kinds",
+		Title:       "Every content kind",
+		Description: "Return one content item of each kind, annotations and _meta included.",
+	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{
+			Meta: mcp.Meta{"x-extra": map[string]any{"n": 1}},
+			Content: []mcp.Content{
+				&mcp.TextContent{Text: "plain", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: 0.5}},
+				&mcp.ImageContent{Data: []byte{0x89, 'P', 'N', 'G'}, MIMEType: "image/png"},
+				&mcp.AudioContent{Data: []byte("RIFF"), MIMEType: "audio/wav"},
+				&mcp.ResourceLink{URI: "test://static/hello", Name: "hello", MIMEType: "text/plain"},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://static/data.json", MIMEType: "application/json", Text: `{"k":1}`}},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://static/blob", MIMEType: "application/octet-stream", Blob: []byte{0, 1, 2}}},
+			},
+			StructuredContent: map[string]any{"z": 1, "a": []any{true, nil, 2.5}},
+		}, nil, nil
+	})
+
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "unknown-content",
 		Title:       "Unknown content",
