@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,7 +132,13 @@ func logHeaders(path string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-			fmt.Fprintf(f, "%s %s auth=%s x-token=%s\n", r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Token"))
+			params := ""
+			for _, k := range slices.Sorted(maps.Keys(r.Header)) {
+				if strings.HasPrefix(k, "Mcp-Param-") {
+					params += " " + strings.ToLower(k) + "=" + r.Header.Get(k)
+				}
+			}
+			fmt.Fprintf(f, "%s %s auth=%s x-token=%s%s\n", r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Token"), params)
 			f.Close()
 		}
 		mu.Unlock()

@@ -207,6 +207,19 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		}, nil
 	})
 
+	// A 2026-07-28 HTTP client must mirror "region" as Mcp-Param-Region;
+	// the SDK's server refuses the call (-32020) when it does not.
+	s.AddTool(&mcp.Tool{
+		Name:        "region",
+		Description: "Echo the region argument, which travels in an Mcp-Param-Region header too.",
+		InputSchema: map[string]any{"type": "object", "required": []any{"region"},
+			"properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ Region string }
+		json.Unmarshal(req.Params.Arguments, &in)
+		return textResult("region " + in.Region), nil
+	})
+
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "kinds",
 		Title:       "Every content kind",
