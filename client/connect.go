@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -223,13 +224,31 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 	default:
 		s.EraSource = "probe"
 	}
-	trace(o, "era: %s from %s", cmpOr(version, "auto (probe with server/discover)"), s.EraSource)
+	if version == "" && e.Server.URL == "" {
+		trace(o, "era: auto (probe with server/discover, bound %s) from probe", o.ProbeTimeout)
+	} else {
+		trace(o, "era: %s from %s", cmpOr(version, "auto (probe with server/discover)"), s.EraSource)
+	}
 	var err error
 	if e.Server.URL != "" {
 		err = s.connectHTTP(ctx, o, version)
 	} else {
-		err = s.connectStdio(ctx, o, version)
-		if err != nil && version == "" && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled) {
+		// While the probe decides, the server's stderr is held back: if it
+		// dies on the probe and is started again, its start-up messages
+		// must show once, not twice.
+		gate := &gateWriter{out: o.ServerStderr}
+		po := o
+		if o.ServerStderr != nil && version == "" {
+			po.ServerStderr = gate
+		}
+		err = s.connectStdio(ctx, po, version)
+		respawn := err != nil && version == "" && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled)
+		if respawn {
+			gate.discard()
+		} else {
+			gate.release()
+		}
+		if respawn {
 			// Some pre-2026 servers exit on the unknown server/discover
 			// probe. Start the server once more and speak the 2025
 			// protocol to it; the verdict is remembered, so the next
@@ -692,4 +711,45 @@ func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 	}
 	return &fail.Error{Code: fail.Rejected, Err: err, Hint: hint,
 		Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
+}
+
+// gateWriter holds a probing server's stderr until the probe's outcome is
+// known, then passes it on (release) or drops it (discard).
+type gateWriter struct {
+	mu      sync.Mutex
+	out     io.Writer
+	buf     []byte
+	decided bool
+	drop    bool
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case !g.decided:
+		if len(g.buf) < 1<<20 {
+			g.buf = append(g.buf, p...)
+		}
+		return len(p), nil
+	case g.drop || g.out == nil:
+		return len(p), nil
+	}
+	return g.out.Write(p)
+}
+
+func (g *gateWriter) release() { g.decide(false) }
+func (g *gateWriter) discard() { g.decide(true) }
+
+func (g *gateWriter) decide(drop bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.decided {
+		return
+	}
+	g.decided, g.drop = true, drop
+	if !drop && g.out != nil && len(g.buf) > 0 {
+		g.out.Write(g.buf)
+	}
+	g.buf = nil
 }
