@@ -42,7 +42,16 @@ func renderText(root *node, kind Kind, notes io.Writer) string {
 				if title == "" {
 					title = "-"
 				}
-				return []string{str(t, "name"), title, summary(str(t, "description"))}
+				desc := summary(str(t, "description"))
+				// A tool that must run as a task says so up front: calling it
+				// plainly fails.
+				switch ts, _ := t.get("execution").getString("taskSupport"); ts {
+				case "required":
+					desc = "[task required] " + desc
+				case "optional":
+					desc = "[task optional] " + desc
+				}
+				return []string{str(t, "name"), title, desc}
 			})
 	case KindResourceList:
 		ok = listText(&b, notes, root, "resources", "server has no resources",
