@@ -50,7 +50,7 @@ func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*p
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = serverAttr()
 	p := &process{cmd: cmd, done: make(chan struct{}), tail: &tailBuffer{max: 20}, cancelSent: make(chan struct{})}
 	if stderr == nil {
 		stderr = io.Discard
@@ -125,6 +125,9 @@ func (p *process) stop() {
 			}
 			syscall.Kill(-pgid, syscall.SIGKILL)
 		}
+		// Daemonized descendants left the group; as subreaper mcpc
+		// inherited them.
+		stopOrphans()
 	})
 }
 

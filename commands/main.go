@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
@@ -40,6 +41,9 @@ func OSEnv() Env {
 	// spot, leaving its server behind: writes fail with EPIPE instead and
 	// the invocation ends through the normal teardown.
 	signal.Ignore(syscall.SIGPIPE)
+	// Servers' daemonizing grandchildren are re-parented to mcpc, so that
+	// teardown can stop them too (Linux; best effort elsewhere).
+	client.BecomeSubreaper()
 	return Env{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,

@@ -265,12 +265,16 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	return env
 }
 
-// interrupt-when FILE TEXT: once FILE contains TEXT, send SIGINT to the
-// script's running mcpc, as Ctrl-C in a terminal would. Use it right before
-// the `run` that starts mcpc.
+// interrupt-when FILE TEXT [KILL]: once FILE contains TEXT, send SIGINT to
+// the script's running mcpc, as Ctrl-C in a terminal would (or SIGKILL, as
+// an OOM killer would). Use it right before the command that starts mcpc.
 func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: interrupt-when FILE TEXT")
+	if neg || len(args) < 2 || len(args) > 3 || len(args) == 3 && args[2] != "KILL" {
+		ts.Fatalf("usage: interrupt-when FILE TEXT [KILL]")
+	}
+	sig := syscall.SIGINT
+	if len(args) == 3 {
+		sig = syscall.SIGKILL
 	}
 	file, text, tag := ts.MkAbs(args[0]), args[1], ts.Getenv("MCPC_TEST_TAG")
 	stop := make(chan struct{})
@@ -286,7 +290,7 @@ func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
 			if b, _ := os.ReadFile(file); bytes.Contains(b, []byte(text)) {
 				for _, p := range tagged(tag) {
 					if p.name == "mcpc" {
-						syscall.Kill(p.pid, syscall.SIGINT)
+						syscall.Kill(p.pid, sig)
 					}
 				}
 				return
@@ -310,6 +314,11 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		pid, err := strconv.Atoi(f[1])
 		ts.Check(err)
 		alive := syscall.Kill(pid, 0) == nil && !zombie(pid)
+		// A kernel-delivered death (parent-death signal) takes a moment.
+		for deadline := time.Now().Add(3 * time.Second); alive && !neg && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			alive = syscall.Kill(pid, 0) == nil && !zombie(pid)
+		}
 		if alive != neg {
 			ts.Fatalf("%s process %d: alive=%v", f[0], pid, alive)
 		}

@@ -43,10 +43,11 @@ const (
 	faultExitOnDiscover = "exit-on-discover"
 	faultSilentDiscover = "silent-discover"
 	faultSpawnChild     = "spawn-child"
+	faultSpawnDaemon    = "spawn-daemon"
 )
 
 var faultModes = []string{
-	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild,
+	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
 }
 
 // What the faults write; tests pin these.
@@ -78,7 +79,7 @@ flags:
                        method (-32601) and only 2025-11-25 is negotiated
   --page-size N        items per page of list results (default 0: the SDK's 1000)
   --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
-                       silent-discover, spawn-child
+                       silent-discover, spawn-child, spawn-daemon (setsid)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
@@ -160,8 +161,8 @@ func run(ctx context.Context, args []string, std streams) int {
 		fmt.Fprintln(std.err, opts.stderrLine)
 	}
 	pidLines := fmt.Sprintf("server %d\n", os.Getpid())
-	if opts.fault == faultSpawnChild {
-		pid, err := spawnChild(std)
+	if opts.fault == faultSpawnChild || opts.fault == faultSpawnDaemon {
+		pid, err := spawnChild(std, opts.fault == faultSpawnDaemon)
 		if err != nil {
 			fmt.Fprintf(std.err, "testserver: error: starting child: %v\n", err)
 			return 1
@@ -293,7 +294,7 @@ func hang(ctx context.Context, in io.Reader) {
 // spawnChild starts the grandchild for --fault spawn-child: the same program
 // with --idle, in our process group and holding our standard streams, as a
 // wrapper like npx would leave behind.
-func spawnChild(std streams) (int, error) {
+func spawnChild(std streams, daemon bool) (int, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, err
@@ -303,6 +304,16 @@ func spawnChild(std streams) (int, error) {
 	// that no PATH lookup is involved. No Setpgid: the child must share our
 	// process group, which is what a client has to clean up.
 	cmd := &exec.Cmd{Path: exe, Args: []string{os.Args[0], idleFlag}}
+	if daemon {
+		// A daemon leaves our process group and session, and holds none of
+		// our pipes: only a subreaper can still find it.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		go cmd.Wait()
+		return cmd.Process.Pid, nil
+	}
 	if f := osFile(std.in); f != nil {
 		cmd.Stdin = f
 	}

@@ -1,0 +1,79 @@
+package client
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BecomeSubreaper makes this process the reaper of its orphaned
+// descendants: a server's grandchild that daemonizes (setsid, double fork)
+// is re-parented to mcpc instead of to init, so teardown can still find
+// and stop it. Call it once, before starting any server.
+func BecomeSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// serverAttr starts a server in its own process group (so the whole tree
+// can be signalled at once) with a parent-death signal: if mcpc is killed
+// outright, the kernel kills the server it started.
+func serverAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// stopOrphans stops every process re-parented to mcpc: descendants of a
+// server that escaped its process group. mcpc has no other children once
+// its servers are gone.
+func stopOrphans() {
+	orphans := children()
+	if len(orphans) == 0 {
+		return
+	}
+	for _, pid := range orphans {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(termGrace)
+	for _, pid := range orphans {
+		for time.Now().Before(deadline) {
+			if wpid, _ := syscall.Wait4(pid, nil, syscall.WNOHANG, nil); wpid == pid {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+		syscall.Wait4(pid, nil, 0, nil)
+	}
+}
+
+// children lists the live processes whose parent is mcpc.
+func children() []int {
+	self := os.Getpid()
+	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, e := range entries {
+		b, err := os.ReadFile(e)
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesized command: state, ppid, ...
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(f[1]); ppid == self {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e)))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
