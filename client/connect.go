@@ -451,7 +451,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	if err != nil { // checked when the config was read
 		return fail.Wrap(fail.Config, err, "", "%s: invalid URL", s.Label)
 	}
-	s.http = newHTTPTransport(http.DefaultTransport, endpoint, s.Label, headers)
+	s.http = newHTTPTransport(baseTransport(), endpoint, s.Label, headers)
 	s.http.wire = s.wire
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = hashKey("credential", a)
@@ -517,6 +517,15 @@ func (s *Session) authFailure() *fail.Error {
 	if status == http.StatusForbidden {
 		code = fail.AuthFailed
 		msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
+		if !s.http.sentCredentials() {
+			// Nothing was sent to refuse: the server forbids the request.
+			code = fail.AuthRequired
+			msg = fmt.Sprintf("%s refused the request (HTTP 403 Forbidden)", s.Label)
+		}
+	}
+	// A 403 body says why (a 401's is the challenge's business).
+	if text := s.http.lastErrorText(); status == http.StatusForbidden && text != "" && !strings.HasPrefix(text, "403 ") {
+		msg += ": " + text
 	}
 	return &fail.Error{Code: code, Msg: msg, Hint: hint}
 }

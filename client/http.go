@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -332,3 +333,22 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// baseTransport is Go's default transport, except that names under
+// .localhost (and localhost itself) reach the loopback address without a
+// DNS query (RFC 6761): mcpc allows plain http there because it is local,
+// so a resolver must not be able to send it anywhere else.
+func baseTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	dial := t.DialContext
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			h := strings.ToLower(strings.TrimSuffix(host, "."))
+			if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+				addr = net.JoinHostPort("127.0.0.1", port)
+			}
+		}
+		return dial(ctx, network, addr)
+	}
+	return t
+}

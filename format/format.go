@@ -136,7 +136,7 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 }
 
 func writeJSON(out, notes io.Writer, root *node, opts Options, sizeHint int) error {
-	full := renderAll(root, sizeHint)
+	full := escapeHostile(renderAll(root, sizeHint))
 	fullLines := bytes.Count(full, []byte{'\n'})
 	if len(full) <= opts.MaxBytes && fullLines <= opts.MaxLines {
 		_, err := out.Write(full)
@@ -151,7 +151,7 @@ func writeJSON(out, notes io.Writer, root *node, opts Options, sizeHint int) err
 		}
 		marker["file"] = path
 	}
-	short := truncateTree(root, opts.MaxBytes, opts.MaxLines, marker)
+	short := escapeHostile(truncateTree(root, opts.MaxBytes, opts.MaxLines, marker))
 	if _, err := out.Write(short); err != nil {
 		return err
 	}

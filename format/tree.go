@@ -158,6 +158,61 @@ func (p *parser) stringText() []byte {
 	return s
 }
 
+// escapeHostile rewrites, inside JSON text, the characters a
+// terminal would obey if it printed the text raw (DEL, C1 controls, bidi
+// overrides and marks) as \uXXXX escapes: the value is the same JSON, but
+// `mcpc … | cat` cannot reorder or recolour the screen. In valid JSON such
+// characters can only be inside strings, where an escape means the same; C0
+// controls are escaped there already.
+func escapeHostile(s []byte) []byte {
+	if !hasHostile(s) {
+		return s
+	}
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(s)+16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if hostileRune(r) {
+			out = append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+		} else {
+			out = append(out, s[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+func hasHostile(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 0x7f:
+			return true
+		case c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f: // C1
+			return true
+		case c == 0xd8 && i+1 < len(s) && s[i+1] == 0x9c: // U+061C
+			return true
+		case c == 0xe2 && i+2 < len(s): // U+200E-F, U+202A-E, U+2066-9
+			r, _ := utf8.DecodeRune(s[i:])
+			if hostileRune(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hostileRune(r rune) bool {
+	switch {
+	case r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
 // str returns the decoded value of a string node.
 func (n *node) str() string {
 	if n.decoded == nil {

@@ -171,8 +171,8 @@ func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // serve VAR [FLAGS...]: start the test server over Streamable HTTP on a
-// loopback port and put its URL in $VAR (and scheme://host:port in
-// $VAR_ORIGIN); it is stopped when the script ends.
+// loopback port and put its URL in $VAR (scheme://host:port in $VAR_ORIGIN,
+// the port in $VAR_PORT); it is stopped when the script ends.
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: serve VAR [testserver flags]")
@@ -190,6 +190,7 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 			u := strings.TrimSpace(string(b))
 			ts.Setenv(args[0], u)
 			ts.Setenv(args[0]+"_ORIGIN", strings.TrimSuffix(u, "/mcp"))
+			ts.Setenv(args[0]+"_PORT", u[strings.LastIndexByte(u, ':')+1:len(u)-len("/mcp")])
 			return
 		}
 		if time.Now().After(deadline) {

@@ -39,6 +39,7 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 			// without this the tool would never see it (and --cancel-file
 			// would stay empty).
 			PropagateRequestCancellation: true,
+			DisableLocalhostProtection:   opts.anyHost,
 		})
 	stop := make(chan struct{})
 	mux := http.NewServeMux()

@@ -91,6 +91,7 @@ flags:
   --modern-only        speak 2026-07-28 only: initialize is refused (-32022)
   --ttl MS             mark cacheable results (discover, lists, reads) fresh for MS
   --request-log FILE   append the method of every JSON-RPC request received
+  --any-host           with --http: accept any Host header (no DNS-rebinding guard)
 `
 
 // options holds the parsed command line.
@@ -110,6 +111,7 @@ type options struct {
 	modernOnly bool   // --modern-only: 2026-07-28 only
 	ttlMs      int    // --ttl: ttlMs on cacheable results
 	requestLog string // --request-log: one line per request method
+	anyHost    bool   // --any-host: no DNS-rebinding protection
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -203,6 +205,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&opts.modernOnly, "modern-only", false, "")
 	fs.IntVar(&opts.ttlMs, "ttl", 0, "")
 	fs.StringVar(&opts.requestLog, "request-log", "", "")
+	fs.BoolVar(&opts.anyHost, "any-host", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
