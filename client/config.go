@@ -654,7 +654,7 @@ func isLoopback(host string) bool {
 
 // readConfigFile reads and parses path; a missing file yields (nil, nil).
 func readConfigFile(path string, src Source) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadSmallFile(path, MaxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,5 +292,48 @@ func TestCorruptTrustStore(t *testing.T) {
 	if e == nil || e.Code != fail.Config || !strings.HasPrefix(e.Msg, "trust records in "+filepath.Join(opts.Dirs.State, "trust.json")+" are corrupt") ||
 		e.Hint != "remove "+filepath.Join(opts.Dirs.State, "trust.json")+" and trust your project files again" {
 		t.Fatalf("Load with corrupt trust store = %#v", err)
+	}
+}
+
+func TestProjectFileSearchSkipsSharedDirs(t *testing.T) {
+	root := t.TempDir()
+	shared := filepath.Join(root, "shared")
+	write(t, filepath.Join(shared, ".mcp.json"), `{"mcpServers": {}}`)
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cwd := filepath.Join(shared, "work")
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A world-writable directory (like /tmp) ends the search unread.
+	if got := FindProjectFile(cwd, ""); got != "" {
+		t.Fatalf("found %q in a world-writable directory", got)
+	}
+	if err := os.Chmod(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := FindProjectFile(cwd, ""); got != filepath.Join(shared, ".mcp.json") {
+		t.Fatalf("FindProjectFile = %q once the directory is private", got)
+	}
+}
+
+func TestReadSmallFileRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	write(t, big, strings.Repeat("x", 2048))
+	for path, want := range map[string]string{
+		fifo:        "read " + fifo + ": not a regular file (a named pipe)",
+		"/dev/zero": "read /dev/zero: not a regular file (a device)",
+		dir:         "read " + dir + ": not a regular file (a directory)",
+		big:         "read " + big + ": larger than the 1024-byte limit",
+	} {
+		if _, err := ReadSmallFile(path, 1024); err == nil || err.Error() != want {
+			t.Errorf("ReadSmallFile(%s) = %v, want %q", path, err, want)
+		}
 	}
 }

@@ -52,12 +52,17 @@ type Config struct {
 
 // FindProjectFile looks for .mcp.json from cwd upwards, stopping after the
 // repository root (a directory holding .git) or the home directory, so a
-// file far up the tree never applies by accident.
+// file far up the tree never applies by accident. It never looks in a
+// directory anyone may write to or that another user owns (a shared /tmp),
+// and ignores a file another user owns.
 func FindProjectFile(cwd, home string) string {
 	dir := cwd
 	for {
+		if !searchable(dir) {
+			return ""
+		}
 		p := filepath.Join(dir, ".mcp.json")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if st, err := os.Lstat(p); err == nil && !st.IsDir() && ownFile(p) {
 			return p
 		}
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {

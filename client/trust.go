@@ -51,7 +51,7 @@ func (t TrustStore) path() string { return filepath.Join(t.Dir, "trust.json") }
 
 func (t TrustStore) load() (*trustFile, error) {
 	tf := &trustFile{Version: 1, Files: map[string]trustRecord{}}
-	data, err := os.ReadFile(t.path())
+	data, err := ReadSmallFile(t.path(), MaxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return tf, nil
 	}
@@ -142,7 +142,7 @@ func hashBytes(b []byte) string {
 
 // HashFile returns the SHA-256 of the file's current content.
 func HashFile(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadSmallFile(path, MaxConfigFile)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", path, err)
 	}

@@ -3,8 +3,8 @@ package commands
 import (
 	"context"
 	"fmt"
-	"os"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/urfave/cli/v3"
 )
@@ -33,7 +33,7 @@ func helpCommand(st *state) *cli.Command {
 }
 
 func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := client.ReadSmallFile(path, client.MaxConfigFile)
 	if err != nil {
 		return nil, &fail.Error{Code: fail.Config, Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
 	}

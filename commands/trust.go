@@ -48,10 +48,9 @@ found from the working directory upwards.`
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(g.cwd, path)
 			}
+			// Trusted by the path the user named (a symlink stays a
+			// symlink): that is the path the project search finds.
 			path = filepath.Clean(path)
-			if abs, err := filepath.EvalSymlinks(path); err == nil {
-				path = abs
-			}
 			return st.runTrust(g, path, trust)
 		}),
 	}
