@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -143,19 +144,23 @@ func writeJSON(out, notes io.Writer, root *node, opts Options, sizeHint int) err
 		return err
 	}
 	marker := map[string]any{"truncated": true, "bytes": len(full), "lines": fullLines}
-	path := ""
+	path, unsaved := "", "no overflow directory"
 	if opts.Overflow != nil {
 		var err error
-		if path, err = opts.Overflow.Save("result", ".json", full); err != nil {
+		switch path, err = opts.Overflow.Save("result", ".json", full); {
+		case errors.Is(err, ErrTooLarge):
+			unsaved = "larger than the overflow cap"
+		case err != nil:
 			return fmt.Errorf("saving the full result: %w", err)
+		default:
+			marker["file"] = path
 		}
-		marker["file"] = path
 	}
 	short := escapeHostile(truncateTree(root, opts.MaxBytes, opts.MaxLines, marker))
 	if _, err := out.Write(short); err != nil {
 		return err
 	}
-	noteTruncated(notes, short, len(full), path)
+	noteTruncated(notes, short, len(full), path, unsaved)
 	return nil
 }
 
@@ -170,20 +175,24 @@ func writeText(out, notes io.Writer, text string, opts Options) error {
 		_, err := io.WriteString(out, text)
 		return err
 	}
-	path := ""
+	path, unsaved := "", "no overflow directory"
 	trailer := "… [truncated]\n"
 	if opts.Overflow != nil {
 		var err error
-		if path, err = opts.Overflow.Save("result", ".txt", []byte(text)); err != nil {
+		switch path, err = opts.Overflow.Save("result", ".txt", []byte(text)); {
+		case errors.Is(err, ErrTooLarge):
+			unsaved = "larger than the overflow cap"
+		case err != nil:
 			return fmt.Errorf("saving the full result: %w", err)
+		default:
+			trailer = "… [truncated: full output in " + StripControl(path) + "]\n"
 		}
-		trailer = "… [truncated: full output in " + StripControl(path) + "]\n"
 	}
 	short := cutLines(text, opts.MaxBytes-len(trailer), opts.MaxLines-1) + trailer
 	if _, err := io.WriteString(out, short); err != nil {
 		return err
 	}
-	noteTruncated(notes, []byte(short), len(text), path)
+	noteTruncated(notes, []byte(short), len(text), path, unsaved)
 	return nil
 }
 
@@ -216,8 +225,8 @@ func cutLines(text string, maxBytes, maxLines int) string {
 	return text[:cut] + "\n"
 }
 
-func noteTruncated(notes io.Writer, short []byte, fullBytes int, path string) {
-	where := "not saved (no overflow directory)"
+func noteTruncated(notes io.Writer, short []byte, fullBytes int, path, unsaved string) {
+	where := "not saved (" + unsaved + ")"
 	if path != "" {
 		where = "in " + path
 	}

@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -95,12 +96,15 @@ func (m *mediaPass) extract(n *node, what, key string, counted bool) error {
 	if mimeType != "" {
 		size = fmt.Sprintf("%s (%s, %d bytes)", what, mimeType, len(data))
 	}
-	if m.opts.Overflow == nil {
+	path, err := "", ErrTooLarge
+	if m.opts.Overflow != nil {
+		path, err = m.opts.Overflow.Save(what, mediaSuffix(mimeType), data)
+	}
+	if errors.Is(err, ErrTooLarge) {
 		replaceKey(n, idx, key+"Omitted", literalNode("true"), key+"Bytes", intNode(len(data)))
 		note(m.notes, "%s omitted: too large or too many to show inline", size)
 		return nil
 	}
-	path, err := m.opts.Overflow.Save(what, mediaSuffix(mimeType), data)
 	if err != nil {
 		return fmt.Errorf("saving %s: %w", what, err)
 	}

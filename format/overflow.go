@@ -2,16 +2,30 @@ package format
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // DefaultOverflowCap is the total size an overflow directory is pruned to.
 const DefaultOverflowCap = 50 << 20
+
+// freshFor protects a new overflow file from pruning by other invocations:
+// its writer has printed the path and the user is about to open it.
+const freshFor = 10 * time.Minute
+
+// ErrTooLarge is returned by Save for data larger than the whole cap.
+var ErrTooLarge = errors.New("larger than the overflow directory's cap")
+
+// ownName matches the names Save gives files (prefix-TIME-RANDOM.suffix):
+// pruning deletes those and nothing else.
+var ownName = regexp.MustCompile(`^[a-z]+-[0-9]{8}T[0-9]{6}-[0-9]+(\.[a-z0-9]+)?$`)
 
 // Overflow is a private directory for what does not fit on stdout: full results
 // and extracted media. Results can hold anything a server returns, so the
@@ -20,14 +34,28 @@ const DefaultOverflowCap = 50 << 20
 type Overflow struct {
 	Dir      string
 	CapBytes int64 // total size kept; <= 0 means DefaultOverflowCap
+
+	saved map[string]bool // names this invocation wrote: never pruned by it
+}
+
+func (o *Overflow) limit() int64 {
+	if o.CapBytes <= 0 {
+		return DefaultOverflowCap
+	}
+	return o.CapBytes
 }
 
 // Save writes data to a new file named prefix-TIME-RANDOM+suffix in o.Dir (the
-// directory is created 0700 if needed, the file 0600), then removes the oldest
-// files until the directory holds at most CapBytes, never the file just
-// written. It returns the new file's path.
+// directory is created 0700 if needed, the file 0600, never through a
+// symlink), then removes the oldest files mcpc wrote there until the
+// directory holds at most CapBytes: never a file this invocation wrote, nor
+// one younger than freshFor that another invocation may have just printed.
+// It returns the new file's path.
 func (o *Overflow) Save(prefix, suffix string, data []byte) (string, error) {
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+	if int64(len(data)) > o.limit() {
+		return "", ErrTooLarge
+	}
+	if err := privateDir(o.Dir); err != nil {
 		return "", err
 	}
 	// The timestamp makes names sort by age for a person listing the
@@ -47,21 +75,51 @@ func (o *Overflow) Save(prefix, suffix string, data []byte) (string, error) {
 		os.Remove(path)
 		return "", err
 	}
+	if o.saved == nil {
+		o.saved = map[string]bool{}
+	}
+	o.saved[filepath.Base(path)] = true
 	// The result is safely written and the caller needs its path; a prune
 	// that fails (say, a file another user owns) only leaves the directory
 	// over its cap until a later Save succeeds, so it is not an error here.
-	_ = o.prune(path)
+	_ = o.prune()
 	return path, nil
 }
 
-// prune deletes the oldest regular files of o.Dir, other than keep, until the
-// total size is within the cap. Files that vanish meanwhile (another mcpc
-// pruning at the same time) are not an error.
-func (o *Overflow) prune(keep string) error {
-	limit := o.CapBytes
-	if limit <= 0 {
-		limit = DefaultOverflowCap
+// privateDir makes dir 0700, or checks an existing one: a real directory
+// (not a symlink, which could point pruning at someone else's files), owned
+// by the user, and private (a mode that lets others in is tightened).
+func privateDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if st, err = os.Lstat(dir); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
 	}
+	if !st.IsDir() {
+		return fmt.Errorf("overflow directory %s is not a directory (%s); remove it", dir, st.Mode().Type())
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("overflow directory %s belongs to another user; remove it", dir)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}
+
+// prune deletes the oldest files mcpc wrote in o.Dir until the total size is
+// within the cap. Files that vanish meanwhile (another mcpc pruning at the
+// same time) are not an error.
+func (o *Overflow) prune() error {
 	entries, err := os.ReadDir(o.Dir)
 	if err != nil {
 		return err
@@ -73,9 +131,9 @@ func (o *Overflow) prune(keep string) error {
 	}
 	var files []file
 	var total int64
-	keepName := filepath.Base(keep)
+	now := time.Now()
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
+		if !e.Type().IsRegular() || !ownName.MatchString(e.Name()) {
 			continue
 		}
 		info, err := e.Info()
@@ -86,7 +144,7 @@ func (o *Overflow) prune(keep string) error {
 			return err
 		}
 		total += info.Size()
-		if e.Name() != keepName {
+		if !o.saved[e.Name()] && now.Sub(info.ModTime()) >= freshFor {
 			files = append(files, file{e.Name(), info.Size(), info.ModTime()})
 		}
 	}
@@ -97,7 +155,7 @@ func (o *Overflow) prune(keep string) error {
 		return strings.Compare(a.name, b.name)
 	})
 	for _, f := range files {
-		if total <= limit {
+		if total <= o.limit() {
 			break
 		}
 		err := os.Remove(filepath.Join(o.Dir, f.name))

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,35 +69,65 @@ func dirNames(t *testing.T, dir string) []string {
 func TestOverflowPrunesOldestFirst(t *testing.T) {
 	dir := t.TempDir()
 	// Name order differs from age order, so pruning must go by time.
-	writeAged(t, dir, "a-middle", 100, 2*time.Hour)
-	writeAged(t, dir, "b-newest", 100, time.Hour)
-	writeAged(t, dir, "c-oldest", 100, 3*time.Hour)
+	middle, newest, oldest := "result-20260101T000003-1.txt", "result-20260101T000001-2.json", "image-20260101T000002-3.png"
+	writeAged(t, dir, middle, 100, 2*time.Hour)
+	writeAged(t, dir, newest, 100, time.Hour)
+	writeAged(t, dir, oldest, 100, 3*time.Hour)
+	// Files mcpc did not write are never pruned, however old.
+	writeAged(t, dir, "notes.txt", 100, 5*time.Hour)
+	// Nor is another invocation's fresh file.
+	fresh := "result-20260101T000004-4.txt"
+	writeAged(t, dir, fresh, 100, time.Minute)
 	if err := os.Mkdir(filepath.Join(dir, "subdir"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 
-	o := &Overflow{Dir: dir, CapBytes: 250}
+	o := &Overflow{Dir: dir, CapBytes: 350}
 	path, err := o.Save("result", ".txt", make([]byte, 100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"b-newest", filepath.Base(path), "subdir"}
+	want := []string{newest, fresh, "notes.txt", filepath.Base(path), "subdir"}
 	slices.Sort(want)
 	if got := dirNames(t, dir); !slices.Equal(got, want) {
 		t.Errorf("left %v, want %v", got, want)
 	}
 }
 
-func TestOverflowKeepsNewFileOverCap(t *testing.T) {
+func TestOverflowRefusesFileOverCap(t *testing.T) {
 	dir := t.TempDir()
-	writeAged(t, dir, "old", 10, time.Hour)
 	o := &Overflow{Dir: dir, CapBytes: 50}
-	path, err := o.Save("result", ".json", make([]byte, 100))
-	if err != nil {
+	if _, err := o.Save("result", ".json", make([]byte, 100)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Save over the cap = %v", err)
+	}
+	if got := dirNames(t, dir); len(got) != 0 {
+		t.Errorf("left %v", got)
+	}
+}
+
+func TestOverflowDirIsPrivateAndReal(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "elsewhere")
+	if err := os.Mkdir(target, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{filepath.Base(path)}) {
-		t.Errorf("left %v", got)
+	link := filepath.Join(root, "overflow")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Overflow{Dir: link}).Save("result", ".txt", []byte("x")); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("Save through a symlinked directory = %v", err)
+	}
+	open := filepath.Join(root, "open")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o777)
+	if _, err := (&Overflow{Dir: open}).Save("result", ".txt", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(open); st.Mode().Perm() != 0o700 {
+		t.Errorf("world-writable overflow directory kept its mode %v", st.Mode().Perm())
 	}
 }
 
@@ -118,5 +150,21 @@ func TestOverflowSaveError(t *testing.T) {
 	}
 	if _, err := (&Overflow{Dir: filepath.Join(blocker, "sub")}).Save("result", ".json", nil); err == nil {
 		t.Error("no error for a directory that cannot be created")
+	}
+}
+
+func TestWriteOverCapSavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	var out, notes bytes.Buffer
+	big := `{"text":"` + strings.Repeat("x", 4000) + `"}`
+	opts := Options{Mode: ModeJSON, MaxBytes: 512, MaxLines: 100, Overflow: &Overflow{Dir: dir, CapBytes: 1000}}
+	if err := Write(&out, &notes, []byte(big), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(notes.String(), "full result (4017 bytes) not saved (larger than the overflow cap)") {
+		t.Errorf("notes = %q", notes.String())
+	}
+	if got := dirNames(t, dir); len(got) != 0 {
+		t.Errorf("saved %v", got)
 	}
 }
