@@ -160,7 +160,15 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 			if m, err := jsonrpc.DecodeMessage(data); err == nil {
-				t.wire.incoming(m)
+				if r, ok := m.(*jsonrpc.Response); ok && len(r.Result) > bigResult {
+					t.wire.incoming(m)
+					// The wire may have swapped a large result for a stub.
+					if small, err := jsonrpc.EncodeMessage(m); err == nil {
+						data = small
+					}
+				} else {
+					t.wire.incoming(m)
+				}
 			}
 			body = io.NopCloser(bytes.NewReader(data))
 		case "text/event-stream":

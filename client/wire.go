@@ -59,6 +59,17 @@ var cacheableMethods = map[string]string{
 	"resources/read":           "resources-read",
 }
 
+// bigResult is the size above which a result is kept from the SDK.
+const bigResult = 1 << 20
+
+// bigResultStubs are what the SDK decodes instead of a large result. Only
+// results mcpc prints without reading them through the SDK qualify.
+var bigResultStubs = map[string]string{
+	"tools/call":     `{"content":[]}`,
+	"resources/read": `{"contents":[]}`,
+	"prompts/get":    `{"messages":[]}`,
+}
+
 // listChanged maps list_changed notifications to the cache entries they
 // make stale.
 var listChanged = map[string]string{
@@ -166,6 +177,12 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 			w.results[p.method] = append(w.results[p.method], m.Result)
 			if p.method == "server/discover" {
 				w.lastDiscover = m.Result
+			}
+			// A large result is kept here, raw, and the SDK decodes a stub:
+			// mcpc prints from the raw bytes, and decoding them too would
+			// cost several copies of the result.
+			if stub, ok := bigResultStubs[p.method]; ok && len(m.Result) > bigResult {
+				m.Result = json.RawMessage(stub)
 			}
 		}
 		w.mu.Unlock()
