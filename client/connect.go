@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -150,11 +151,12 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 	}
 	key := serverKey(e, o.Cwd)
 	var rec *EraRecord
-	if pin == "" && o.Memo != nil {
+	if o.Memo != nil {
 		rec = o.Memo.Era(key)
 	}
 	s, err := connectOnce(ctx, e, o, pin, key, rec)
 	if err != nil && rec != nil && ctx.Err() == nil && eraSuspect(err) {
+		// Under a pin, only a replayed discover result can be stale.
 		// The server is not what it was: forget it and probe afresh.
 		o.Memo.Forget(key)
 		trace(o, "the remembered verdict (%s) failed: %v; probing afresh", rec.Version, err)
@@ -215,6 +217,11 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 	case pin != "":
 		s.EraSource = "pin"
 		s.wire.pinModern = pin >= modernVersion
+		// A pinned 2026-07-28 server that was met before needs no
+		// server/discover either.
+		if rec != nil && rec.Version == pin && len(rec.Discover) > 0 {
+			s.wire.discover = rec.Discover
+		}
 	case rec != nil:
 		s.EraSource = "memo"
 		version = rec.Version
@@ -271,6 +278,9 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 		}
 		return nil, err
 	}
+	if s.EraSource == "pin" && s.wire.discover == nil && s.ProtocolVersion() >= modernVersion {
+		s.remember("probe")
+	}
 	if s.EraSource == "probe" {
 		verdict := "probe"
 		if s.ProtocolVersion() < modernVersion {
@@ -323,15 +333,25 @@ func eraSuspect(err error) bool {
 // JSON-RPC codes of the 2026-07-28 revision.
 const (
 	codeHeaderMismatch     = -32020
+	codeMissingCapability  = -32021
 	codeUnsupportedVersion = -32022
 )
+
+// oneLineJSON compacts a JSON fragment for a message.
+func oneLineJSON(raw string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) != nil {
+		return raw
+	}
+	return b.String()
+}
 
 // verify runs a session's first request. When a remembered verdict turns
 // out wrong (the server answers as the other era), the verdict is dropped,
 // the server reached afresh with a probe, and the request run again.
 func (s *Session) verify(ctx context.Context, op func() error) error {
 	err := op()
-	if s.verified || s.EraSource != "memo" {
+	if s.verified || (s.EraSource != "memo" && s.wire.discover == nil) {
 		s.verified = s.verified || err == nil
 		return err
 	}
@@ -713,6 +733,11 @@ func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 		}
 		return &fail.Error{Code: fail.Protocol, Err: err, Hint: hint,
 			Msg: fmt.Sprintf("%s does not support the pinned protocol version (JSON-RPC error -32022)", s.Label)}
+	case codeMissingCapability:
+		hint = "the server needs a client capability mcpc does not declare for this request"
+		if caps := gjson.GetBytes(rpc.Data, "requiredCapabilities"); caps.Exists() {
+			hint += " (" + oneLineJSON(caps.Raw) + ")"
+		}
 	case jsonrpc.CodeMethodNotFound:
 		hint = "the server does not implement this request"
 	case jsonrpc.CodeInvalidParams:
