@@ -155,8 +155,10 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 		rec = o.Memo.Era(key)
 	}
 	s, err := connectOnce(ctx, e, o, pin, key, rec)
-	if err != nil && rec != nil && ctx.Err() == nil && eraSuspect(err) {
-		// Under a pin, only a replayed discover result can be stale.
+	// Only a verdict this attempt relied on can be stale: under a pin, that
+	// is a replayed discover result.
+	usedRec := rec != nil && (pin == "" || pin >= modernVersion && rec.Version == pin && len(rec.Discover) > 0)
+	if err != nil && usedRec && ctx.Err() == nil && eraSuspect(err) {
 		// The server is not what it was: forget it and probe afresh.
 		o.Memo.Forget(key)
 		trace(o, "the remembered verdict (%s) failed: %v; probing afresh", rec.Version, err)
