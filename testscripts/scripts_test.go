@@ -7,7 +7,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,6 +116,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"run":              cmdRun,
 			"serve":            cmdServe,
 			"serve-everything": cmdServeEverything,
+			"serve-ts":         cmdServeTS,
+			"rawpost":          cmdRawPost,
 			"interrupt-when":   cmdInterruptWhen,
 			"gone":             cmdGone,
 			"waitfile":         cmdWaitFile,
@@ -231,6 +235,125 @@ func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// serve-ts [--ttl MS] VAR [LOGFILE]: start peers/ts-server.cjs, a stateless
+// 2026-07-28 server written with the TypeScript SDK v2, on a loopback port;
+// $VAR gets its /mcp URL. LOGFILE gets one line per JSON-RPC message it
+// receives ("POST tools/call", plus any Mcp-Param-* headers as
+// " name=value"). With --ttl, tools/list results carry that ttlMs. The
+// server's own output goes to .VAR.out.
+func cmdServeTS(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: serve-ts [--ttl MS] VAR [LOGFILE]"
+	if neg {
+		ts.Fatalf(usage)
+	}
+	var extra []string
+	if len(args) >= 2 && args[0] == "--ttl" {
+		if _, err := strconv.Atoi(args[1]); err != nil {
+			ts.Fatalf("serve-ts: bad --ttl %q", args[1])
+		}
+		extra = append(extra, "MCPC_TS_TTL_MS="+args[1])
+		args = args[2:]
+	}
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf(usage)
+	}
+	node, modules := ts.Getenv("MCPC_NODE22"), ts.Getenv("MCPC_NODE_PATH")
+	if node == "" || modules == "" {
+		ts.Fatalf("the npm peers are not installed: run .ci/peers")
+	}
+	fixture, err := filepath.Abs(filepath.Join("peers", "ts-server.cjs"))
+	ts.Check(err)
+	urlFile := ts.MkAbs("." + args[0] + ".url")
+	if len(args) == 2 {
+		extra = append(extra, "MCPC_TS_REQUEST_LOG="+ts.MkAbs(args[1]))
+	}
+	cmd := exec.Command(node, fixture)
+	cmd.Env = append(append(scriptEnv(ts), "NODE_PATH="+modules, "MCPC_TS_URL_FILE="+urlFile), extra...)
+	cmd.Dir = ts.MkAbs(".")
+	outFile := ts.MkAbs("." + args[0] + ".out")
+	out, err := os.Create(outFile)
+	ts.Check(err)
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	ts.Check(cmd.Start())
+	stopOnDefer(ts, cmd)
+	pid := cmd.Process.Pid
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(urlFile); err == nil && len(b) > 0 {
+			ts.Setenv(args[0], strings.TrimSpace(string(b)))
+			return
+		}
+		if syscall.Kill(pid, 0) != nil || zombie(pid) {
+			b, _ := os.ReadFile(outFile)
+			ts.Fatalf("ts-server exited before it listened:\n%s", b)
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("ts-server did not report its URL within 30s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// rawpost OUT URL METHOD PARAMS-JSON: send one 2026-07-28 request to a
+// Streamable HTTP server by hand (the required headers and the _meta
+// envelope, nothing else) and write the "result" of its answer exactly as
+// the server sent it to OUT: the reference mcpc's --json output is compared
+// with. Negated, the server must refuse the request with an HTTP error
+// status, and OUT gets its body.
+func cmdRawPost(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: [!] rawpost OUT URL METHOD PARAMS-JSON")
+	}
+	var params map[string]any
+	if err := json.Unmarshal([]byte(args[3]), &params); err != nil {
+		ts.Fatalf("rawpost: params: %v", err)
+	}
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "rawpost", "version": "0"},
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": args[2], "params": params})
+	ts.Check(err)
+	req, err := http.NewRequest("POST", args[1], bytes.NewReader(body))
+	ts.Check(err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", args[2])
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if uri, ok := params["uri"].(string); ok {
+		req.Header.Set("Mcp-Name", uri)
+	}
+	client := &http.Client{Timeout: 15 * time.Second}
+	resp, err := client.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	if neg {
+		if resp.StatusCode < 400 {
+			ts.Fatalf("rawpost: %s, want an HTTP error: %s", resp.Status, data)
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+		return
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		ts.Fatalf("rawpost: %s (%s): %s", resp.Status, resp.Header.Get("Content-Type"), data)
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	ts.Check(json.Unmarshal(data, &msg))
+	if msg.Result == nil {
+		ts.Fatalf("rawpost: no result: %s", data)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), msg.Result, 0o644))
 }
 
 func freePort(ts *testscript.TestScript) int {
