@@ -77,8 +77,38 @@ function newServer() {
 			return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
 		}
 	);
+	// One of every content kind, for exact --json output.
+	server.registerTool(
+		'kinds',
+		{ description: 'One content item of every kind' },
+		async () => ({
+			content: [
+				{ type: 'text', text: 'plain', annotations: { audience: ['user'], priority: 0.5 } },
+				{ type: 'image', data: PNG, mimeType: 'image/png' },
+				{ type: 'audio', data: 'UklGRiQAAABXQVZF', mimeType: 'audio/wav' },
+				{ type: 'resource_link', uri: 'ts://note', name: 'note', mimeType: 'text/plain' },
+				{ type: 'resource', resource: { uri: 'ts://note', mimeType: 'text/plain', text: 'a note' } }
+			]
+		})
+	);
+
+	server.registerResource(
+		'note',
+		'ts://note',
+		{ description: 'A short note', mimeType: 'text/plain', cacheHint: { ttlMs: 30000, cacheScope: 'public' } },
+		async uri => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'a note' }] })
+	);
+
+	server.registerPrompt(
+		'greet',
+		{ description: 'Greets someone', argsSchema: z.object({ name: z.string() }) },
+		async ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${name}!` } }] })
+	);
 	return server;
 }
+
+// A 1x1 PNG.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==';
 
 function logLines(req, body) {
 	const params = Object.keys(req.headers)
