@@ -26,7 +26,7 @@
 
 const fs = require('node:fs');
 const http = require('node:http');
-const { McpServer, createMcpHandler } = require('@modelcontextprotocol/server');
+const { McpServer, createMcpHandler, inputRequired } = require('@modelcontextprotocol/server');
 const { toNodeHandler, localhostHostValidation } = require('@modelcontextprotocol/node');
 const { z } = require('zod');
 
@@ -77,6 +77,42 @@ function newServer() {
 			return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
 		}
 	);
+	// Load shedding (2026-07-28 multi-round-trip): the first two rounds
+	// return only requestState, which the client must echo on a retry.
+	server.registerTool(
+		'busy',
+		{ description: 'Asks to be retried twice before answering' },
+		async ctx => {
+			const round = Number(ctx.mcpReq.requestState() || '0');
+			if (round < 2) return inputRequired({ requestState: String(round + 1) });
+			return { content: [{ type: 'text', text: `done after ${round} retries` }] };
+		}
+	);
+
+	// Never answers: only requestState, every round.
+	server.registerTool(
+		'never',
+		{ description: 'Asks to be retried for ever' },
+		async ctx => inputRequired({ requestState: String(Number(ctx.mcpReq.requestState() || '0') + 1) })
+	);
+
+	// Asks the client for input (an elicitation) before answering.
+	server.registerTool(
+		'confirm',
+		{ description: 'Asks for a confirmation' },
+		async ctx => {
+			if (ctx.mcpReq.inputResponses && ctx.mcpReq.inputResponses.ok) return { content: [{ type: 'text', text: 'confirmed' }] };
+			return inputRequired({
+				inputRequests: {
+					ok: inputRequired.elicit({
+						message: 'Proceed?',
+						requestedSchema: { type: 'object', properties: { proceed: { type: 'boolean' } } }
+					})
+				}
+			});
+		}
+	);
+
 	// One of every content kind, for exact --json output.
 	server.registerTool(
 		'kinds',
