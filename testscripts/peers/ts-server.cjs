@@ -13,10 +13,11 @@
 //   PORT                 port on 127.0.0.1 (default 0: any free port)
 //   MCPC_TS_URL_FILE     where to write the server's URL once it listens
 //   MCPC_TS_REQUEST_LOG  append one line per JSON-RPC message received:
-//                        "<HTTP method> <JSON-RPC method>" followed by any
-//                        Mcp-Param-* headers as " name=value" (lower case);
-//                        a request without a JSON-RPC body logs only the
-//                        HTTP method ("GET", "DELETE")
+//                        "<HTTP method> <JSON-RPC method>", then any
+//                        Mcp-Param-* headers as " name=value" (lower case),
+//                        then any traceparent, tracestate and baggage in
+//                        params._meta as " key=value"; a request without a
+//                        JSON-RPC body logs only the HTTP method ("GET")
 //   MCPC_TS_TTL_MS       cache hint (ttlMs) for tools/list results; unset:
 //                        the SDK's default, ttlMs 0
 //
@@ -153,9 +154,17 @@ function logLines(req, body) {
 		.map(k => ` ${k}=${req.headers[k]}`)
 		.join('');
 	const msgs = Array.isArray(body) ? body : body && typeof body === 'object' ? [body] : [];
-	const methods = msgs.filter(m => m && typeof m.method === 'string').map(m => m.method);
-	if (methods.length === 0) return `${req.method}${params}\n`;
-	return methods.map(m => `${req.method} ${m}${params}\n`).join('');
+	const lines = msgs
+		.filter(m => m && typeof m.method === 'string')
+		.map(m => {
+			const meta = (m.params && m.params._meta) || {};
+			const trace = ['traceparent', 'tracestate', 'baggage']
+				.filter(k => typeof meta[k] === 'string')
+				.map(k => ` ${k}=${meta[k]}`)
+				.join('');
+			return `${req.method} ${m.method}${params}${trace}\n`;
+		});
+	return lines.length === 0 ? `${req.method}${params}\n` : lines.join('');
 }
 
 function readBody(req) {
