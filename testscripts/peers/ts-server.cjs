@@ -57,12 +57,17 @@ function newServer() {
 			description: 'Answers from the region named in a header',
 			inputSchema: z.object({
 				region: z.string().meta({ 'x-mcp-header': 'Region' }),
-				query: z.string()
+				query: z.string(),
+				priority: z.number().int().optional().meta({ 'x-mcp-header': 'Priority' }),
+				urgent: z.boolean().optional().meta({ 'x-mcp-header': 'Urgent' })
 			})
 		},
-		async ({ region, query }, ctx) => {
+		async ({ region, query, priority, urgent }, ctx) => {
 			const header = ctx.http && ctx.http.req ? ctx.http.req.headers.get('mcp-param-region') : null;
-			return { content: [{ type: 'text', text: `${region}: ${query} (header ${header})` }] };
+			let text = `${region}: ${query} (header ${header})`;
+			if (priority !== undefined) text += ` priority ${priority}`;
+			if (urgent !== undefined) text += ` urgent ${urgent}`;
+			return { content: [{ type: 'text', text }] };
 		}
 	);
 
