@@ -299,10 +299,10 @@ func cmdServeTS(ts *testscript.TestScript, neg bool, args []string) {
 
 // rawpost OUT URL METHOD PARAMS-JSON: send one 2026-07-28 request to a
 // Streamable HTTP server by hand (the required headers and the _meta
-// envelope, nothing else) and write the "result" of its answer exactly as
-// the server sent it to OUT: the reference mcpc's --json output is compared
-// with. Negated, the server must refuse the request with an HTTP error
-// status, and OUT gets its body.
+// envelope, nothing else) and write the "result" of its answer (a JSON body
+// or an SSE stream) exactly as the server sent it to OUT: the reference
+// mcpc's --json output is compared with. Negated, the server must refuse
+// the request with an HTTP error status, and OUT gets its body.
 func cmdRawPost(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 4 {
 		ts.Fatalf("usage: [!] rawpost OUT URL METHOD PARAMS-JSON")
@@ -343,17 +343,35 @@ func cmdRawPost(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 		return
 	}
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		ts.Fatalf("rawpost: %s (%s): %s", resp.Status, resp.Header.Get("Content-Type"), data)
+	ctype := resp.Header.Get("Content-Type")
+	if resp.StatusCode != http.StatusOK {
+		ts.Fatalf("rawpost: %s (%s): %s", resp.Status, ctype, data)
 	}
-	var msg struct {
-		Result json.RawMessage `json:"result"`
+	// A JSON body is the answer; an SSE stream carries it in one of its
+	// "data:" lines (after any notifications).
+	messages := [][]byte{data}
+	if strings.HasPrefix(ctype, "text/event-stream") {
+		messages = nil
+		for _, line := range strings.Split(string(data), "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				messages = append(messages, []byte(strings.TrimSpace(d)))
+			}
+		}
+	} else if !strings.HasPrefix(ctype, "application/json") {
+		ts.Fatalf("rawpost: %s (%s): %s", resp.Status, ctype, data)
 	}
-	ts.Check(json.Unmarshal(data, &msg))
-	if msg.Result == nil {
-		ts.Fatalf("rawpost: no result: %s", data)
+	for _, m := range messages {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		ts.Check(json.Unmarshal(m, &msg))
+		if string(msg.ID) == "1" && msg.Result != nil {
+			ts.Check(os.WriteFile(ts.MkAbs(args[0]), msg.Result, 0o644))
+			return
+		}
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), msg.Result, 0o644))
+	ts.Fatalf("rawpost: no result: %s", data)
 }
 
 func freePort(ts *testscript.TestScript) int {

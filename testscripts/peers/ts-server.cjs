@@ -36,7 +36,7 @@ const requestLog = env.MCPC_TS_REQUEST_LOG || '';
 const ttl = env.MCPC_TS_TTL_MS ? Number(env.MCPC_TS_TTL_MS) : undefined;
 
 function newServer() {
-	const options = { instructions: 'TypeScript SDK v2 fixture for mcpc tests.' };
+	const options = { instructions: 'TypeScript SDK v2 fixture for mcpc tests.', capabilities: { logging: {} } };
 	if (ttl !== undefined) options.cacheHints = { 'tools/list': { ttlMs: ttl, cacheScope: 'public' } };
 	const server = new McpServer({ name: 'mcpc-ts-fixture', version: '1.0.0' }, options);
 
@@ -116,6 +116,16 @@ function newServer() {
 					})
 				}
 			});
+		}
+	);
+
+	// A message before the result turns the answer into an SSE stream.
+	server.registerTool(
+		'chatty',
+		{ description: 'Says something before it answers' },
+		async ctx => {
+			await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'working' } });
+			return { content: [{ type: 'text', text: 'done' }] };
 		}
 	);
 
