@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,23 +238,33 @@ func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// serve-ts [--ttl MS] VAR [LOGFILE]: start peers/ts-server.cjs, a stateless
-// 2026-07-28 server written with the TypeScript SDK v2, on a loopback port;
-// $VAR gets its /mcp URL. LOGFILE gets one line per JSON-RPC message it
-// receives ("POST tools/call", plus any Mcp-Param-* headers as
-// " name=value"). With --ttl, tools/list results carry that ttlMs. The
-// server's own output goes to .VAR.out.
+// serve-ts [--ttl MS] [--replace OLDVAR] VAR [LOGFILE]: start
+// peers/ts-server.cjs, a stateless 2026-07-28 server written with the
+// TypeScript SDK v2, on a loopback port; $VAR gets its /mcp URL. LOGFILE
+// gets one line per JSON-RPC message it receives ("POST tools/call", then
+// any Mcp-Param-* headers and trace context as " name=value"). With --ttl,
+// tools/list results carry that ttlMs. With --replace, the server started
+// as $OLDVAR is stopped first and the new one listens on its port: a
+// replica that shares nothing with it. The server's own output goes to
+// .VAR.out.
 func cmdServeTS(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: serve-ts [--ttl MS] VAR [LOGFILE]"
+	const usage = "usage: serve-ts [--ttl MS] [--replace OLDVAR] VAR [LOGFILE]"
 	if neg {
 		ts.Fatalf(usage)
 	}
 	var extra []string
-	if len(args) >= 2 && args[0] == "--ttl" {
-		if _, err := strconv.Atoi(args[1]); err != nil {
-			ts.Fatalf("serve-ts: bad --ttl %q", args[1])
+	for len(args) >= 2 && strings.HasPrefix(args[0], "--") {
+		switch args[0] {
+		case "--ttl":
+			if _, err := strconv.Atoi(args[1]); err != nil {
+				ts.Fatalf("serve-ts: bad --ttl %q", args[1])
+			}
+			extra = append(extra, "MCPC_TS_TTL_MS="+args[1])
+		case "--replace":
+			extra = append(extra, "PORT="+stopTS(ts, args[1]))
+		default:
+			ts.Fatalf(usage)
 		}
-		extra = append(extra, "MCPC_TS_TTL_MS="+args[1])
 		args = args[2:]
 	}
 	if len(args) < 1 || len(args) > 2 {
@@ -280,6 +291,7 @@ func cmdServeTS(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(cmd.Start())
 	stopOnDefer(ts, cmd)
 	pid := cmd.Process.Pid
+	ts.Check(os.WriteFile(ts.MkAbs("."+args[0]+".pid"), []byte(strconv.Itoa(pid)), 0o644))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if b, err := os.ReadFile(urlFile); err == nil && len(b) > 0 {
@@ -295,6 +307,25 @@ func cmdServeTS(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// stopTS stops the ts-server started as $name, waits until it has exited,
+// and returns the port it listened on.
+func stopTS(ts *testscript.TestScript, name string) string {
+	u, err := url.Parse(ts.Getenv(name))
+	if err != nil || u.Port() == "" {
+		ts.Fatalf("serve-ts --replace: $%s is not a server URL", name)
+	}
+	pid, err := strconv.Atoi(ts.ReadFile("." + name + ".pid"))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, syscall.SIGTERM))
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil && !zombie(pid); {
+		if time.Now().After(deadline) {
+			ts.Fatalf("ts-server %s (pid %d) did not stop within 10s", name, pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return u.Port()
 }
 
 // rawpost OUT URL METHOD PARAMS-JSON: send one 2026-07-28 request to a
