@@ -197,24 +197,28 @@ const validateHost = localhostHostValidation();
 
 const httpServer = http.createServer(async (req, res) => {
 	if (!validateHost(req, res)) return;
-	let parsed;
-	if (req.method === 'POST') {
-		const raw = await readBody(req);
-		try {
-			parsed = JSON.parse(raw.toString('utf8'));
-		} catch {
-			parsed = undefined;
-		}
-		if (requestLog) fs.appendFileSync(requestLog, logLines(req, parsed));
-		if (parsed === undefined) {
-			res.writeHead(400, { 'Content-Type': 'text/plain' });
-			res.end('request body is not JSON\n');
-			return;
-		}
-		return node(req, res, parsed);
+	if (req.method !== 'POST') {
+		if (requestLog) fs.appendFileSync(requestLog, logLines(req, undefined));
+		return node(req, res);
 	}
-	if (requestLog) fs.appendFileSync(requestLog, logLines(req, undefined));
-	return node(req, res);
+	// Read the body to log it, then hand the SDK the same bytes to parse.
+	const raw = await readBody(req);
+	let parsed;
+	try {
+		parsed = JSON.parse(raw.toString('utf8'));
+	} catch {
+		parsed = undefined;
+	}
+	if (requestLog) fs.appendFileSync(requestLog, logLines(req, parsed));
+	const replay = {
+		method: req.method,
+		url: req.url,
+		headers: req.headers,
+		async *[Symbol.asyncIterator]() {
+			yield raw;
+		}
+	};
+	return node(replay, res);
 });
 
 httpServer.listen(Number(env.PORT || 0), '127.0.0.1', () => {
