@@ -97,7 +97,7 @@ func (s *Session) AwaitCancellation(d time.Duration) {
 			// Closing stdin right behind the notification races it inside
 			// the server (EOF also cancels the request, as a disconnect);
 			// a short pause lets the server act on the cancellation itself.
-			waitFor(s.proc.done, cancelGrace)
+			waitFor(s.proc.done, min(cancelGrace, d))
 		case <-s.proc.done:
 		case <-t.C:
 		}
@@ -112,6 +112,22 @@ func (s *Session) AwaitCancellation(d time.Duration) {
 // cancelGrace is how long a cancelled request's server gets before its
 // stdin is closed.
 var cancelGrace = 250 * time.Millisecond
+
+// CloseWithin ends the session like Close, but within about d: after a
+// timeout or an interrupt the user is waiting, and the server has been told.
+func (s *Session) CloseWithin(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		s.CS.Close()
+		close(done)
+	}()
+	if s.proc == nil {
+		waitFor(done, d)
+		return
+	}
+	waitFor(done, d/4)
+	s.proc.stopWithin(d * 3 / 4)
+}
 
 // Close ends the session and, for stdio, the server's whole process group.
 func (s *Session) Close() {
@@ -276,7 +292,8 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 	}
 	if err != nil {
 		if s.proc != nil {
-			s.proc.stop()
+			// The handshake failed: nothing is left to say to the server.
+			s.proc.stopWithin(150 * time.Millisecond)
 		}
 		return nil, err
 	}
@@ -456,9 +473,19 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: header %q: %v", s.Label, k, err)
 		}
+		// A line break would end the header early (and smuggle another);
+		// the variable's value is never quoted in the message.
+		if !validHeaderValue(v) {
+			return fail.New(fail.Config, "header values must be one line of printable text",
+				"%s: header %q: its value (after ${VAR} expansion) contains a control character such as CR or LF", s.Label, k)
+		}
 		headers.Set(k, v)
 	}
 	for k, v := range srv.literalHeaders {
+		if !validHeaderValue(v) {
+			return fail.New(fail.Usage, "header values must be one line of printable text",
+				"--header %q: its value contains a control character such as CR or LF", k)
+		}
 		headers.Set(k, v)
 	}
 	if name := srv.BearerTokenEnv; name != "" {
@@ -493,7 +520,7 @@ func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err 
 	if f := s.pinRefusal(); f != nil {
 		return f
 	}
-	if errors.Is(cctx.Err(), context.DeadlineExceeded) && s.failure() == nil {
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) && s.failureNow() == nil {
 		return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s) if the server is slow to start", o.ConnectTimeout),
 			"%s did not complete the MCP handshake within %s", s.Label, o.ConnectTimeout)
 	}
@@ -550,6 +577,18 @@ func (s *Session) authFailure() *fail.Error {
 		msg += ": " + text
 	}
 	return &fail.Error{Code: code, Msg: msg, Hint: hint}
+}
+
+// failureNow is failure without waiting for a dying server's exit: at a
+// deadline the user is waiting.
+func (s *Session) failureNow() *fail.Error {
+	if f := s.authFailure(); f != nil {
+		return f
+	}
+	if s.proc != nil && (s.proc.stdout.protocolError() != nil || s.proc.exited()) {
+		return s.procFailure()
+	}
+	return s.statusFailure()
 }
 
 func (s *Session) procFailure() *fail.Error {
@@ -633,11 +672,11 @@ func (s *Session) Classify(op string, err error) error {
 	if errors.As(err, &rpc) && rpc.Code != codeRejectedByTransport {
 		return s.rpcFailure(rpc, err)
 	}
-	if f := s.procFailure(); f != nil {
-		return f
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &fail.Error{Code: fail.Timeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
+	}
+	if f := s.procFailure(); f != nil {
+		return f
 	}
 	if f := s.statusFailure(); f != nil {
 		return f
@@ -788,4 +827,15 @@ func (g *gateWriter) decide(drop bool) {
 		g.out.Write(g.buf)
 	}
 	g.buf = nil
+}
+
+// validHeaderValue reports whether v can be sent as one HTTP header value:
+// no control characters but tab (RFC 9110 field-value).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

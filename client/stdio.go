@@ -105,7 +105,12 @@ func (p *process) exitStatus() string {
 
 // stop ends the server and everything it started, waiting at most
 // stdinGrace+2*termGrace. It is safe to call more than once.
-func (p *process) stop() {
+func (p *process) stop() { p.stopGraces(stdinGrace, termGrace) }
+
+// stopWithin stops the server like stop, in about d at most.
+func (p *process) stopWithin(d time.Duration) { p.stopGraces(d/3, d/3) }
+
+func (p *process) stopGraces(stdinGrace, termGrace time.Duration) {
 	p.stopOnce.Do(func() {
 		pgid := p.cmd.Process.Pid
 		p.stdin.Close()

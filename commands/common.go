@@ -82,10 +82,19 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 		return nil, nil, err
 	}
 	closeFn := func() {
-		if ctx.Err() != nil {
-			sess.AwaitCancellation(time.Second)
+		switch {
+		case errors.Is(context.Cause(ctx), errInterrupted):
+			// Ctrl-C: the server sees the cancellation, and mcpc is gone
+			// within a second.
+			sess.AwaitCancellation(300 * time.Millisecond)
+			sess.CloseWithin(600 * time.Millisecond)
+		case ctx.Err() != nil:
+			// --timeout: out within about 200 ms.
+			sess.AwaitCancellation(50 * time.Millisecond)
+			sess.CloseWithin(120 * time.Millisecond)
+		default:
+			sess.Close()
 		}
-		sess.Close()
 		if sw != nil {
 			sw.Close()
 		}
