@@ -1,0 +1,63 @@
+package client
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// FuzzParseFile: any bytes give either servers or one located config error
+// (exit 3), never a panic; every parsed server has exactly one transport.
+func FuzzParseFile(f *testing.F) {
+	for _, seed := range []string{
+		`{"mcpServers": {"a": {"command": "x", "args": ["-y"], "env": {"K": "${K:-d}"}}}}`,
+		`{"mcpServers": {"h": {"url": "https://h.example/mcp", "headers": {"A": "${T}"}, "timeout": "2m"}}}`,
+		`{"mcpServers": {"h": {"url": "http://127.0.0.1:1/mcp", "auth": {"type": "oauth", "scopes": ["a"]}}}}`,
+		`{"mcpServers": {"a": {"command": "x",}}}`,
+		`{"mcpServers": {"a": {"url": "ftp://x"}}}`,
+		`{"mcpServers": []}`,
+		`{"mcpServers": {"a": {"command": 1}}}`,
+		"\xff\xfe{",
+		``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := ParseFile("/p/.mcp.json", SourceProject, data)
+		if file.Err != nil {
+			if fail.CodeOf(file.Err) != fail.Config || !strings.HasPrefix(file.Err.Error(), "/p/.mcp.json") {
+				t.Fatalf("error %q is not a located config error", file.Err)
+			}
+			return
+		}
+		for _, name := range file.Names {
+			s := file.Servers[name]
+			if s == nil || (s.Command == "") == (s.URL == "") {
+				t.Fatalf("server %q: command %q, url %q", name, s.Command, s.URL)
+			}
+		}
+	})
+}
+
+// FuzzSplitCommand: splitting never panics, and quoting each word back
+// gives the same words.
+func FuzzSplitCommand(f *testing.F) {
+	for _, seed := range []string{`npx -y server`, `a 'b c' "d \"e\"" f\ g`, `'unterminated`, `"a\`, ``, "a\tb\nc"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		words, err := SplitCommand(s)
+		if err != nil {
+			return
+		}
+		var quoted []string
+		for _, w := range words {
+			quoted = append(quoted, shellQuote(w))
+		}
+		again, err := SplitCommand(strings.Join(quoted, " "))
+		if err != nil || strings.Join(again, "\x00") != strings.Join(words, "\x00") {
+			t.Fatalf("%q: split %q, requoted split %q (%v)", s, words, again, err)
+		}
+	})
+}
