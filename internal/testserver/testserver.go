@@ -92,6 +92,7 @@ flags:
   --ttl MS             mark cacheable results (discover, lists, reads) fresh for MS
   --request-log FILE   append the method of every JSON-RPC request received
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
+  --start-delay D      wait D before serving, as an npx- or uvx-launched server does
 `
 
 // options holds the parsed command line.
@@ -112,6 +113,7 @@ type options struct {
 	ttlMs      int    // --ttl: ttlMs on cacheable results
 	requestLog string // --request-log: one line per request method
 	anyHost    bool   // --any-host: no DNS-rebinding protection
+	startDelay time.Duration
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -178,6 +180,13 @@ func run(ctx context.Context, args []string, std streams) int {
 		}
 	}
 
+	if opts.startDelay > 0 {
+		select {
+		case <-time.After(opts.startDelay):
+		case <-ctx.Done():
+			return 0
+		}
+	}
 	if opts.httpAddr != "" {
 		return serveHTTP(ctx, opts, std)
 	}
@@ -206,6 +215,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&opts.ttlMs, "ttl", 0, "")
 	fs.StringVar(&opts.requestLog, "request-log", "", "")
 	fs.BoolVar(&opts.anyHost, "any-host", false, "")
+	fs.DurationVar(&opts.startDelay, "start-delay", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
