@@ -30,6 +30,12 @@ key=value (a string; a number or boolean when the tool's schema says so) and
 key:=json words; words win over --args. They are checked against the tool's
 inputSchema before sending (--no-validate skips that). A result with
 isError: true is printed and exits 1.`,
+		Metadata: examples(
+			"string and number arguments (typed by the tool's schema)", "mcpc call everything get-sum a=2 b=3",
+			"arguments as JSON, one part of the result", `mcpc call everything get-structured-content --args '{"location":"Chicago"}' -q structuredContent`,
+			"a server that is not configured", "mcpc call --stdio 'npx -y @modelcontextprotocol/server-everything' echo message=hi",
+			"JSON into jq", "mcpc call everything echo message=hi | jq -r '.content[0].text'",
+		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},

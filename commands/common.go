@@ -104,6 +104,11 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 
 // print renders one result object of mcpc's own under the output contract.
 func (st *state) print(g *globals, kind format.Kind, v any) error {
+	return st.printWith(g, kind, v, nil)
+}
+
+// printWith is print with options a command adds for its kind of output.
+func (st *state) printWith(g *globals, kind format.Kind, v any, more func(*format.Options)) error {
 	// No HTML escaping: "<" in a tool's text must reach the user as "<".
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -111,12 +116,18 @@ func (st *state) print(g *globals, kind format.Kind, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("cannot encode the result: %w", err)
 	}
-	return st.printRaw(g, kind, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return st.printRawWith(g, kind, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), more)
 }
 
 // printRaw renders a result as the server sent it under the output
 // contract.
 func (st *state) printRaw(g *globals, kind format.Kind, b []byte) error {
+	return st.printRawWith(g, kind, b, nil)
+}
+
+// printRawWith is printRaw with options a command adds for its kind of
+// output.
+func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(*format.Options)) error {
 	opts := format.Options{
 		Mode:     g.mode,
 		Kind:     kind,
@@ -124,6 +135,10 @@ func (st *state) printRaw(g *globals, kind format.Kind, b []byte) error {
 		MaxBytes: g.maxBytes,
 		MaxLines: g.maxLines,
 		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
+		Width:    st.env.Width,
+	}
+	if more != nil {
+		more(&opts)
 	}
 	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil {
 		if errors.Is(err, syscall.EPIPE) {

@@ -26,26 +26,35 @@ func configCommand(st *state) *cli.Command {
 		Usage: "show the merged server configuration and where each server comes from",
 		Description: `Prints every server that an invocation could use, after precedence (user
 file, trusted project .mcp.json, --config / MCPC_CONFIG), with the file it
-came from. Header and env values are redacted.`,
+came from: a table with --text (the default on a terminal), every field with
+--json. Header and env values are redacted. See 'mcpc help config'.`,
+		Metadata: examples(
+			"which file each server comes from", "mcpc config --text",
+			"one server's entry, as JSON", `mcpc config -q 'servers.#(name=="everything").server'`,
+		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("", "unexpected argument %q", cmd.Args().First())
 			}
-			cfg, err := g.loadConfig()
-			if err != nil {
-				return err
-			}
-			rows := []configRow{}
-			for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
-				e := cfg.Servers[name]
-				rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
-			}
-			if p := cfg.Project; p != nil && cfg.ProjectTrust != client.Trusted {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
-			}
-			return st.print(g, format.KindGeneric, map[string]any{"servers": rows})
+			return st.runConfig(g)
 		}),
 	}
+}
+
+func (st *state) runConfig(g *globals) error {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	rows := []configRow{}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		e := cfg.Servers[name]
+		rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
+	}
+	if p := cfg.Project; p != nil && cfg.ProjectTrust != client.Trusted {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
+	}
+	return st.print(g, format.KindConfig, map[string]any{"servers": rows})
 }
 
 func redact(s *client.Server) *client.Server {

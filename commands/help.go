@@ -3,33 +3,137 @@ package commands
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/urfave/cli/v3"
 )
 
+// Topics are the help pages that are not commands. The man page carries
+// them too, so each is written once.
+var Topics = []Topic{
+	{Name: "exit-codes", Title: "EXIT STATUS", Text: exitCodesHelp},
+	{Name: "config", Title: "CONFIGURATION", Text: func() string { return configHelp }},
+	{Name: "auth", Title: "AUTHENTICATION", Text: func() string { return authHelp }},
+}
+
+// Topic is one `mcpc help TOPIC` page.
+type Topic struct {
+	Name  string
+	Title string // its section heading in the man page
+	Text  func() string
+}
+
+type helpOptions struct {
+	topic string
+}
+
 func helpCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "help",
-		Usage:     "show help for a command, or a topic: exit-codes",
-		ArgsUsage: "[COMMAND | exit-codes]",
+		Usage:     "show help for a command, or a topic: " + topicNames(),
+		ArgsUsage: "[COMMAND | " + strings.ReplaceAll(topicNames(), ", ", " | ") + "]",
+		Metadata: examples(
+			"how servers are configured, and which file wins", "mcpc help config",
+			"what each exit status means", "mcpc help exit-codes",
+		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			root := cmd.Root()
-			switch topic := cmd.Args().First(); topic {
-			case "":
-				return cli.ShowRootCommandHelp(root)
-			case "exit-codes":
-				_, err := fmt.Fprint(st.env.Stdout, exitCodesHelp())
-				return err
-			default:
-				if sub := root.Command(topic); sub != nil {
-					return cli.ShowCommandHelp(ctx, root, topic)
-				}
-				return usagef("topics: exit-codes; commands: list, call, read, prompt, config, trust, untrust", "no help for %q", topic)
+			if cmd.Args().Len() > 1 {
+				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
+			return st.runHelp(ctx, cmd.Root(), helpOptions{topic: cmd.Args().First()})
 		},
 	}
+}
+
+func (st *state) runHelp(ctx context.Context, root *cli.Command, o helpOptions) error {
+	if o.topic == "" {
+		return cli.ShowRootCommandHelp(root)
+	}
+	for _, t := range Topics {
+		if t.Name == o.topic {
+			_, err := fmt.Fprint(st.env.Stdout, t.Text())
+			return err
+		}
+	}
+	if sub := root.Command(o.topic); sub != nil && !sub.Hidden {
+		return cli.ShowCommandHelp(ctx, root, o.topic)
+	}
+	var cmds []string
+	for _, c := range root.VisibleCommands() {
+		cmds = append(cmds, c.Name)
+	}
+	return usagef("topics: "+topicNames()+"; commands: "+strings.Join(cmds, ", "), "no help for %q", o.topic)
+}
+
+func topicNames() string {
+	var names []string
+	for _, t := range Topics {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// example is one line of a command's EXAMPLES section.
+type example struct {
+	What string
+	Line string
+}
+
+// examples keeps a command's examples in its Metadata, where the help
+// template and the man page generator both find them.
+func examples(pairs ...string) map[string]any {
+	var ex []example
+	for i := 0; i+1 < len(pairs); i += 2 {
+		ex = append(ex, example{What: pairs[i], Line: pairs[i+1]})
+	}
+	return map[string]any{"examples": ex}
+}
+
+// Examples returns the examples of cmd, for the man page.
+func Examples(cmd *cli.Command) (what, line []string) {
+	ex, _ := cmd.Metadata["examples"].([]example)
+	for _, e := range ex {
+		what, line = append(what, e.What), append(line, e.Line)
+	}
+	return what, line
+}
+
+// commandHelpTemplate is urfave's command help without the global options,
+// which the root help lists once, and with the command's examples.
+const commandHelpTemplate = `NAME:
+   {{template "helpNameTemplate" .}}
+
+USAGE:
+   {{template "usageTemplate" .}}{{if .Description}}
+
+DESCRIPTION:
+   {{template "descriptionTemplate" .}}{{end}}{{if .VisibleCommands}}
+
+COMMANDS:{{template "visibleCommandTemplate" .}}{{end}}{{if .VisibleFlags}}
+
+OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}{{with index .Metadata "examples"}}
+
+EXAMPLES:{{range .}}
+   # {{.What}}
+   {{.Line}}{{end}}{{end}}
+
+Global options (--json, --query, --timeout, --config, --stdio, ...): mcpc --help
+`
+
+// setHelp gives every command below root the same help layout, and the
+// same usage-error handling.
+func setHelp(root *cli.Command) {
+	var walk func(*cli.Command)
+	walk = func(c *cli.Command) {
+		for _, sub := range c.Commands {
+			sub.CustomHelpTemplate = commandHelpTemplate
+			sub.OnUsageError = root.OnUsageError
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 func readFile(path string) ([]byte, error) {
@@ -39,3 +143,60 @@ func readFile(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+const configHelp = `mcpc configuration
+
+Servers are read from these files, lowest precedence first; a later file that
+defines the same name replaces the whole entry:
+
+  1. $XDG_CONFIG_HOME/mcpc/config.json (~/.config/mcpc/config.json)
+  2. .mcp.json, found from the working directory upwards (up to the
+     repository root or $HOME), once trusted with 'mcpc trust'
+  3. --config FILE (repeatable) and MCPC_CONFIG (a list like PATH)
+  4. a URL or --stdio 'command args' (or words after --) on the command line
+
+The format is the "mcpServers" object other MCP hosts use:
+
+  {
+    "mcpServers": {
+      "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
+      "remote": {"url": "https://mcp.example.com/mcp", "bearerTokenEnv": "REMOTE_TOKEN"}
+    }
+  }
+
+A stdio server has "command", "args", "env" and "cwd"; a Streamable HTTP
+server has "url" and "headers". Both may set "protocol" (auto, 2026-07-28,
+2025-11-25 or 2025-06-18), "timeout" (seconds or "90s": start-up and
+handshake), "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
+fields and JSON syntax errors are reported with the file, line and column.
+
+A project .mcp.json names commands mcpc would run and URLs it would send
+credentials to, so its servers are ignored until 'mcpc trust' records the
+file's path and SHA-256; any change makes it untrusted again.
+
+${VAR} is expanded in "env" and "headers" values only, never by a shell.
+URLs must be https, or http on a loopback host.
+
+'mcpc config' prints the merged result and the file each server came from;
+'mcpc list' shows every configured server with its status.
+`
+
+const authHelp = `mcpc authentication
+
+A Streamable HTTP server that needs credentials gets them from one of:
+
+  bearerTokenEnv   "bearerTokenEnv": "GITHUB_TOKEN" in the server's entry, or
+                   --bearer-env VAR: the token in that environment variable
+                   is sent as "Authorization: Bearer ...". Tokens are never
+                   written in a config file.
+  headers          "headers": {"X-Api-Key": "${API_KEY}"}: any header, with
+                   ${VAR} taken from the environment; -H 'Name: value' on the
+                   command line.
+  auth             "auth": {"type": "oauth", ...} for an authorization-code
+                   login, or {"type": "client_credentials", "clientId": ...,
+                   "issuer": ..., "clientSecretEnv": ...} for machines (CI).
+
+A server that answers 401 or 403 ends the invocation with exit status 4 and a
+hint naming what to set. Credentials are sent only to the origin they were
+configured for, never after a redirect to another one.
+`

@@ -11,39 +11,79 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 )
 
+// listOptions says what `mcpc list` shows: servers (no server), one kind
+// of a server's features, or one feature described (name set).
+type listOptions struct {
+	server string
+	kind   string // tools, resources, templates or prompts
+	name   string
+}
+
+var listKinds = []string{"tools", "resources", "templates", "prompts"}
+
 func listCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Aliases:   []string{"ls"},
-		Usage:     "list configured servers, or a server's tools, resources, templates or prompts",
-		ArgsUsage: "[SERVER [tools|resources|templates|prompts]]",
+		Usage:     "list servers, a server's tools, resources, templates or prompts, or describe one",
+		ArgsUsage: "[SERVER [tools|resources|templates|prompts] [NAME]]",
 		Description: `Without SERVER: the configured servers with their transport, source file and
 trust. With SERVER: its tools (or the named kind); every page is fetched.
+With a NAME: that tool (or prompt, or resource template) described: its
+annotations, every argument from its schema, and an example command line.
 --json prints the complete result, schemas included.`,
+		Metadata: examples(
+			"every configured server and where it comes from", "mcpc list",
+			"the tools of a server, with their arguments", "mcpc list everything",
+			"one tool: its arguments and an example call", "mcpc list everything echo",
+			"a prompt's arguments", "mcpc list everything prompts simple-prompt",
+			"the input schema of one tool, as JSON", "mcpc list everything echo --json -q inputSchema",
+		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			args := cmd.Args().Slice()
-			if len(args) == 0 && !g.adhoc.IsStdio() {
-				return st.listServers(g)
-			}
-			server, rest, err := target(g, args)
+			o, err := listArgs(g, cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
-			what := "tools"
-			if len(rest) > 0 {
-				what = rest[0]
-			}
-			if len(rest) > 1 {
-				return usagef("", "unexpected argument %q", rest[1])
-			}
-			switch what {
-			case "tools", "resources", "templates", "prompts":
-			default:
-				return usagef("choose one of tools, resources, templates, prompts", "cannot list %q", what)
-			}
-			return st.listServer(ctx, g, server, what)
+			return st.runList(ctx, g, o)
 		}),
 	}
+}
+
+// listArgs reads [SERVER] [KIND] [NAME]; a NAME that is not a kind word is
+// a tool.
+func listArgs(g *globals, args []string) (listOptions, error) {
+	o := listOptions{kind: "tools"}
+	if len(args) == 0 && !g.adhoc.IsStdio() {
+		return o, nil
+	}
+	server, rest, err := target(g, args)
+	if err != nil {
+		return o, err
+	}
+	o.server = server
+	if len(rest) > 0 && slices.Contains(listKinds, rest[0]) {
+		o.kind, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		o.name, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		return o, usagef("", "unexpected argument %q", rest[0])
+	}
+	if o.name != "" && o.kind == "resources" {
+		return o, usagef("read a resource with: mcpc read SERVER URI", "cannot describe one resource")
+	}
+	return o, nil
+}
+
+func (st *state) runList(ctx context.Context, g *globals, o listOptions) error {
+	switch {
+	case o.server == "" && !g.adhoc.IsStdio():
+		return st.listServers(g)
+	case o.name != "":
+		return st.describe(ctx, g, o)
+	}
+	return st.listServer(ctx, g, o.server, o.kind)
 }
 
 func (st *state) listServer(ctx context.Context, g *globals, server, what string) error {

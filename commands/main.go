@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,10 +23,13 @@ type Env struct {
 	Stdout    io.Writer
 	Stderr    io.Writer
 	StdoutTTY bool
-	Getenv    func(string) string
-	Environ   func() []string
-	Getwd     func() (string, error)
-	Now       func() time.Time
+	// Width is the terminal's width in columns when stdout is one, else 0:
+	// text tables are fitted to it and never cut when piped.
+	Width   int
+	Getenv  func(string) string
+	Environ func() []string
+	Getwd   func() (string, error)
+	Now     func() time.Time
 	// Signals, when non-nil, delivers interrupts; Main cancels the
 	// invocation on the first one.
 	Signals <-chan os.Signal
@@ -44,32 +46,25 @@ func OSEnv() Env {
 	// Servers' daemonizing grandchildren are re-parented to mcpc, so that
 	// teardown can stop them too (Linux; best effort elsewhere).
 	client.BecomeSubreaper()
+	tty := term.IsTerminal(int(os.Stdout.Fd()))
+	width := 0
+	if tty {
+		width, _, _ = term.GetSize(int(os.Stdout.Fd()))
+	}
 	return Env{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
 		// golang.org/x/term is the Go team's isatty; none of the chosen
 		// libraries offers one, and the output mode depends on it.
-		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		StdoutTTY: tty,
+		Width:     width,
 		Getenv:    os.Getenv,
 		Environ:   os.Environ,
 		Getwd:     os.Getwd,
 		Now:       time.Now,
 		Signals:   sig,
 	}
-}
-
-// Version is mcpc's version: set at link time, else from build info.
-var Version = ""
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // Main runs one invocation and returns its exit code. args includes the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,6 +68,8 @@ func TestOutputModeFollowsTerminal(t *testing.T) {
 	}
 }
 
+var versionRE = regexp.MustCompile(`^mcpc \S+\ncommit: \S.*\ngo: go1\.\S+ \w+/\w+\nmcp: 2026-07-28, 2025-11-25, 2025-06-18\n$`)
+
 func TestHelpAndVersion(t *testing.T) {
 	home := t.TempDir()
 	code, out, _ := run(t, home, false, "help", "exit-codes")
@@ -74,7 +77,7 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("help exit-codes: %d %q", code, out)
 	}
 	code, out, _ = run(t, home, false, "--version")
-	if code != 0 || !strings.HasPrefix(out, "mcpc version ") {
+	if code != 0 || !versionRE.MatchString(out) {
 		t.Errorf("--version: %d %q", code, out)
 	}
 	code, _, errOut := run(t, home, false, "help", "nope")

@@ -9,61 +9,89 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 )
 
+type promptOptions struct {
+	server string
+	name   string
+	args   map[string]string
+}
+
 func promptCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "prompt",
 		Usage:     "get a prompt",
 		ArgsUsage: "SERVER NAME [key=value ...]",
+		Description: `Sends prompts/get for the prompt NAME and prints its messages. Prompt
+arguments are strings: key=value words and --args (a JSON object of strings,
+@FILE, or - for stdin); words win. 'mcpc list SERVER prompts NAME' shows the
+arguments a prompt takes.`,
+		Metadata: examples(
+			"a prompt with one argument", "mcpc prompt everything args-prompt city=Paris",
+			"its messages as JSON", "mcpc prompt everything args-prompt city=Paris --json",
+		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "prompt arguments as a JSON object of strings, @FILE, or - (stdin)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
+			o, err := st.promptArgs(g, cmd)
 			if err != nil {
 				return err
 			}
-			if len(rest) == 0 {
-				return usagef("list prompts with: mcpc list SERVER prompts", "missing prompt NAME")
-			}
-			pairs, err := parsePairs(rest[1:])
-			if err != nil {
-				return err
-			}
-			base, err := readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd)
-			if err != nil {
-				return err
-			}
-			args := map[string]string{}
-			for k, v := range base {
-				s, ok := v.(string)
-				if !ok {
-					return usagef("prompt arguments are strings", "--args: value of %q must be a string", k)
-				}
-				args[k] = s
-			}
-			for _, p := range pairs {
-				if p.typed {
-					// Prompt arguments are strings on the wire; key:=json
-					// sends the JSON text itself.
-					var v any
-					_ = json.Unmarshal([]byte(p.raw), &v)
-					if s, ok := v.(string); ok {
-						args[p.key] = s
-						continue
-					}
-				}
-				args[p.key] = p.raw
-			}
-			sess, closeFn, err := st.open(ctx, g, server)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			res, err := sess.GetPrompt(ctx, rest[0], args)
-			if err != nil {
-				return err
-			}
-			return st.printRaw(g, format.KindGetPrompt, res)
+			return st.runPrompt(ctx, g, o)
 		}),
 	}
+}
+
+func (st *state) promptArgs(g *globals, cmd *cli.Command) (promptOptions, error) {
+	var o promptOptions
+	server, rest, err := target(g, cmd.Args().Slice())
+	if err != nil {
+		return o, err
+	}
+	if len(rest) == 0 {
+		return o, usagef("list prompts with: mcpc list SERVER prompts", "missing prompt NAME")
+	}
+	o.server, o.name = server, rest[0]
+	pairs, err := parsePairs(rest[1:])
+	if err != nil {
+		return o, err
+	}
+	base, err := readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd)
+	if err != nil {
+		return o, err
+	}
+	o.args = map[string]string{}
+	for k, v := range base {
+		s, ok := v.(string)
+		if !ok {
+			return o, usagef("prompt arguments are strings", "--args: value of %q must be a string", k)
+		}
+		o.args[k] = s
+	}
+	for _, p := range pairs {
+		if p.typed {
+			// Prompt arguments are strings on the wire; key:=json
+			// sends the JSON text itself.
+			var v any
+			_ = json.Unmarshal([]byte(p.raw), &v)
+			if s, ok := v.(string); ok {
+				o.args[p.key] = s
+				continue
+			}
+		}
+		o.args[p.key] = p.raw
+	}
+	return o, nil
+}
+
+func (st *state) runPrompt(ctx context.Context, g *globals, o promptOptions) error {
+	sess, closeFn, err := st.open(ctx, g, o.server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := sess.GetPrompt(ctx, o.name, o.args)
+	if err != nil {
+		return err
+	}
+	return st.printRaw(g, format.KindGetPrompt, res)
 }

@@ -8,11 +8,24 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 )
 
+type readOptions struct {
+	server string
+	uri    string
+}
+
 func readCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "read",
 		Usage:     "read a resource",
 		ArgsUsage: "SERVER URI",
+		Description: `Sends resources/read for URI and prints the contents: text as itself, binary
+contents as type and size (saved to a file when large). The URIs a server
+offers are in 'mcpc list SERVER resources'; 'mcpc list SERVER templates' shows
+the patterns of the ones it makes on demand.`,
+		Metadata: examples(
+			"a static resource", "mcpc read everything demo://resource/static/document/architecture.md",
+			"only the text, for a pipe", "mcpc read everything demo://resource/static/document/architecture.md -q contents.0.text",
+		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			server, rest, err := target(g, cmd.Args().Slice())
 			if err != nil {
@@ -24,16 +37,20 @@ func readCommand(st *state) *cli.Command {
 				}
 				return usagef("", "unexpected argument %q", rest[1])
 			}
-			sess, closeFn, err := st.open(ctx, g, server)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			res, err := sess.ReadResource(ctx, rest[0])
-			if err != nil {
-				return err
-			}
-			return st.printRaw(g, format.KindReadResource, res)
+			return st.runRead(ctx, g, readOptions{server: server, uri: rest[0]})
 		}),
 	}
+}
+
+func (st *state) runRead(ctx context.Context, g *globals, o readOptions) error {
+	sess, closeFn, err := st.open(ctx, g, o.server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := sess.ReadResource(ctx, o.uri)
+	if err != nil {
+		return err
+	}
+	return st.printRaw(g, format.KindReadResource, res)
 }

@@ -53,15 +53,15 @@ const (
 
 func newRoot(st *state) *cli.Command {
 	root := &cli.Command{
-		Name:    "mcpc",
-		Usage:   "a scriptable command-line client for the Model Context Protocol",
-		Version: version(),
-		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts]]
+		Name:  "mcpc",
+		Usage: "a scriptable command-line client for the Model Context Protocol",
+		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts] [NAME]]
 mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
 mcpc reconnect SERVER
-mcpc config | trust [FILE] | untrust [FILE] | help exit-codes
+mcpc config | trust [FILE] | untrust [FILE] | man | completion SHELL
+mcpc help [COMMAND | exit-codes | config | auth]
 
 SERVER is a configured name, an https:// URL (http:// on loopback only), or
 absent when the server is given as --stdio 'command args' or after --.`,
@@ -76,8 +76,12 @@ what happened: see 'mcpc help exit-codes'.`,
 		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
 			return usagef("run 'mcpc --help' for usage", "%s", err)
 		},
-		Flags: globalFlags(),
+		Flags: append(globalFlags(),
+			&cli.BoolFlag{Name: "version", Local: true, Usage: "print the version, commit, Go version and MCP revisions"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Bool("version") {
+				return printVersion(st.env.Stdout)
+			}
 			if cmd.Args().Len() > 0 {
 				return usagef("run 'mcpc --help' for the list of commands", "unknown command %q", cmd.Args().First())
 			}
@@ -95,9 +99,7 @@ what happened: see 'mcpc help exit-codes'.`,
 			helpCommand(st),
 		},
 	}
-	for _, c := range root.Commands {
-		c.OnUsageError = root.OnUsageError
-	}
+	setHelp(root)
 	return root
 }
 

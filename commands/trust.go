@@ -26,14 +26,21 @@ func trustCommand(st *state, trust bool) *cli.Command {
 project file names commands mcpc will execute and URLs it will contact. Any
 change to the file makes it untrusted again. FILE defaults to the .mcp.json
 found from the working directory upwards.`
+	ex := examples(
+		"review the project's servers, then trust them", "cat .mcp.json && mcpc trust",
+		"a file elsewhere", "mcpc trust ../other/.mcp.json",
+	)
 	if !trust {
-		name, usage, desc = "untrust", "forget that a project .mcp.json was trusted", ""
+		name, usage, desc = "untrust", "forget that a project .mcp.json was trusted", `Removes the record 'mcpc trust' made: the file's servers are ignored again.
+FILE defaults to the .mcp.json found from the working directory upwards.`
+		ex = examples("stop using this project's servers", "mcpc untrust")
 	}
 	return &cli.Command{
 		Name:        name,
 		Usage:       usage,
 		Description: desc,
 		ArgsUsage:   "[FILE]",
+		Metadata:    ex,
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			if cmd.Args().Len() > 1 {
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
@@ -51,12 +58,18 @@ found from the working directory upwards.`
 			// Trusted by the path the user named (a symlink stays a
 			// symlink): that is the path the project search finds.
 			path = filepath.Clean(path)
-			return st.runTrust(g, path, trust)
+			return st.runTrust(g, trustOptions{path: path, trust: trust})
 		}),
 	}
 }
 
-func (st *state) runTrust(g *globals, path string, trust bool) error {
+type trustOptions struct {
+	path  string // absolute, symlinks resolved
+	trust bool   // false: untrust
+}
+
+func (st *state) runTrust(g *globals, o trustOptions) error {
+	path, trust := o.path, o.trust
 	store := client.TrustStore{Dir: g.dirs.State}
 	res := trustResult{File: path, Servers: []string{}}
 	var f *client.File

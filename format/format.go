@@ -32,6 +32,10 @@ const (
 	KindTemplateList             // {"resourceTemplates":[{uriTemplate,name,title?,description?}]}
 	KindPromptList               // {"prompts":[{name,title?,description?,arguments?[{name,required?}]}]}
 	KindServerList               // {"servers":[{name,transport,source,trusted}]} (mcpc's own config listing)
+	KindConfig                   // {"servers":[{name,source,server:{command?,args?,url?}}]} (mcpc config)
+	KindTool                     // one Tool: {name,title?,description?,inputSchema,annotations?}
+	KindPrompt                   // one Prompt: {name,title?,description?,arguments?}
+	KindTemplate                 // one ResourceTemplate: {uriTemplate,name,title?,description?,mimeType?}
 )
 
 // Defaults for the zero values of Options.
@@ -60,6 +64,14 @@ type Options struct {
 	// negative means none.
 	MaxMedia      int
 	MaxMediaBytes int
+
+	// Width is the terminal's width in columns: tables are fitted to it.
+	// 0 (not a terminal) never cuts anything.
+	Width int
+
+	// Example names the server in the example command line of a
+	// KindTool, KindPrompt or KindTemplate description.
+	Example Example
 
 	// Overflow receives full results and extracted media. When nil no file is
 	// written: output is still truncated and media still left out, just
@@ -129,7 +141,7 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		if opts.Query != "" {
 			text = queryText(root)
 		} else {
-			text = renderText(root, opts.Kind, notes)
+			text = renderText(root, opts, notes)
 		}
 		return writeText(out, notes, text, opts)
 	}

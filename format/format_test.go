@@ -299,16 +299,17 @@ func TestWriteTextKinds(t *testing.T) {
 		{
 			name: "tool list", kind: KindToolList,
 			result: `{"tools":[
-				{"name":"search","title":"Search issues","description":"Search the issue tracker.\nSecond line is ignored.","inputSchema":{"type":"object"}},
+				{"name":"search","title":"Search issues","description":"Search the issue tracker.\nSecond line is ignored.","inputSchema":{"type":"object","properties":{"page":{"type":"integer"},"q":{"type":"string"}},"required":["q"]}},
 				{"name":"fetch_url","description":"  Fetch   a\tURL  ","inputSchema":{"type":"object"},"annotations":{"title":"Fetch"}},
 				{"name":"x","description":"` + strings.Repeat("long words ", 10) + `","inputSchema":{"type":"object"}},
 				{"name":"bare","inputSchema":{"type":"object"}}
 			]}`,
-			want: "NAME       TITLE          DESCRIPTION\n" +
-				"search     Search issues  Search the issue tracker.\n" +
-				"fetch_url  Fetch          Fetch a URL\n" +
-				"x          -              long words long words long words long words long words long words long words lo…\n" +
-				"bare       -\n",
+			// Piped (no Width): a long description is never cut.
+			want: "NAME       TITLE          ARGUMENTS  DESCRIPTION\n" +
+				"search     Search issues  q*, page   Search the issue tracker.\n" +
+				"fetch_url  Fetch          -          Fetch a URL\n" +
+				"x          -              -          " + strings.TrimSpace(strings.Repeat("long words ", 10)) + "\n" +
+				"bare       -              -\n",
 		},
 		{
 			name: "resource list", kind: KindResourceList,

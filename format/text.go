@@ -5,8 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 )
 
 // queryText prints a selected value the way jq -r does: a string as its bare
@@ -21,10 +19,11 @@ func queryText(n *node) string {
 // renderText renders root as text for a person. A document that does not have
 // the shape kind promises is pretty-printed as JSON instead, so nothing a
 // server sends is hidden by a renderer that does not understand it.
-func renderText(root *node, kind Kind, notes io.Writer) string {
+func renderText(root *node, opts Options, notes io.Writer) string {
 	var b strings.Builder
 	ok := false
-	switch kind {
+	width := opts.Width
+	switch opts.Kind {
 	case KindCallTool:
 		ok = callToolText(&b, root)
 	case KindReadResource:
@@ -32,8 +31,8 @@ func renderText(root *node, kind Kind, notes io.Writer) string {
 	case KindGetPrompt:
 		ok = getPromptText(&b, root)
 	case KindToolList:
-		ok = listText(&b, notes, root, "tools", "server has no tools",
-			[]string{"NAME", "TITLE", "DESCRIPTION"},
+		ok = listText(&b, notes, root, width, "tools", "server has no tools",
+			[]string{"NAME", "TITLE", "ARGUMENTS", "DESCRIPTION"},
 			func(t *node) []string {
 				title, _ := t.getString("title")
 				if title == "" {
@@ -51,28 +50,37 @@ func renderText(root *node, kind Kind, notes io.Writer) string {
 				case "optional":
 					desc = "[task optional] " + desc
 				}
-				return []string{str(t, "name"), title, desc}
+				return []string{str(t, "name"), title, toolArguments(t), desc}
 			})
 	case KindResourceList:
-		ok = listText(&b, notes, root, "resources", "server has no resources",
+		ok = listText(&b, notes, root, width, "resources", "server has no resources",
 			[]string{"URI", "NAME", "DESCRIPTION"},
 			func(r *node) []string {
 				return []string{str(r, "uri"), str(r, "name"), summary(str(r, "description"))}
 			})
 	case KindTemplateList:
-		ok = listText(&b, notes, root, "resourceTemplates", "server has no resource templates",
+		ok = listText(&b, notes, root, width, "resourceTemplates", "server has no resource templates",
 			[]string{"URITEMPLATE", "NAME", "DESCRIPTION"},
 			func(r *node) []string {
 				return []string{str(r, "uriTemplate"), str(r, "name"), summary(str(r, "description"))}
 			})
 	case KindPromptList:
-		ok = listText(&b, notes, root, "prompts", "server has no prompts",
+		ok = listText(&b, notes, root, width, "prompts", "server has no prompts",
 			[]string{"NAME", "ARGUMENTS", "DESCRIPTION"},
 			func(p *node) []string {
 				return []string{str(p, "name"), promptArguments(p), summary(str(p, "description"))}
 			})
+	case KindConfig:
+		ok = listText(&b, notes, root, width, "servers", "no servers configured",
+			[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow)
+	case KindTool:
+		ok = describeTool(&b, root, opts)
+	case KindPrompt:
+		ok = describePrompt(&b, root, opts)
+	case KindTemplate:
+		ok = describeTemplate(&b, root, opts)
 	case KindServerList:
-		ok = listText(&b, notes, root, "servers", "no servers configured",
+		ok = listText(&b, notes, root, width, "servers", "no servers configured",
 			[]string{"NAME", "TRANSPORT", "STATUS", "SOURCE"},
 			func(s *node) []string {
 				// One word says both whether the file is trusted and
@@ -220,10 +228,10 @@ func getPromptText(b *strings.Builder, root *node) bool {
 	return true
 }
 
-// listText renders the array under key as an aligned table. An empty list
-// prints nothing, so that `mcpc list | wc -l` counts items, and says so on
-// notes instead.
-func listText(b *strings.Builder, notes io.Writer, root *node, key, empty string,
+// listText renders the array under key as an aligned table, fitted to width
+// (see table). An empty list prints nothing, so that `mcpc list | wc -l`
+// counts items, and says so on notes instead.
+func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, empty string,
 	header []string, row func(*node) []string) bool {
 	items, ok := root.getArray(key)
 	if root.kind != nodeObject || (!ok && root.get(key) != nil) {
@@ -233,24 +241,15 @@ func listText(b *strings.Builder, notes io.Writer, root *node, key, empty string
 		note(notes, "%s", empty)
 		return true
 	}
-	var tb strings.Builder
-	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	rows := make([][]string, 0, len(items))
 	for _, item := range items {
 		cells := row(item)
 		for i, c := range cells {
 			cells[i] = cell(c)
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		rows = append(rows, cells)
 	}
-	tw.Flush()
-	// tabwriter pads every cell but the last, which leaves trailing blanks
-	// when the last cell is empty.
-	for _, line := range strings.SplitAfter(tb.String(), "\n") {
-		if line != "" {
-			b.WriteString(strings.TrimRight(line, " \n") + "\n")
-		}
-	}
+	b.WriteString(table(header, rows, width))
 	return true
 }
 
@@ -260,21 +259,13 @@ func cell(s string) string {
 	return strings.Join(strings.Fields(StripControl(s)), " ")
 }
 
-const summaryRunes = 80
-
-// summary shortens a description to its first non-blank line, at most
-// summaryRunes runes, so that one long description does not widen every row.
+// summary shortens a description to its first non-blank line; the table
+// cuts it further to fit a terminal, and never when piped.
 func summary(s string) string {
 	for _, line := range strings.Split(StripControl(s), "\n") {
-		line = cell(line)
-		if line == "" {
-			continue
-		}
-		if utf8.RuneCountInString(line) <= summaryRunes {
+		if line = cell(line); line != "" {
 			return line
 		}
-		runes := []rune(line)
-		return strings.TrimRight(string(runes[:summaryRunes-1]), " ") + "…"
 	}
 	return ""
 }

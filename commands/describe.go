@@ -1,0 +1,77 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// describeKinds are the lists a feature is described from: the key of the
+// list's items and how the text renderer reads one.
+var describeKinds = map[string]struct {
+	key  string
+	kind format.Kind
+}{
+	"tools":     {"tools", format.KindTool},
+	"prompts":   {"prompts", format.KindPrompt},
+	"templates": {"resourceTemplates", format.KindTemplate},
+}
+
+// describe shows one tool, prompt or resource template: in text, what a
+// person needs to call it; in JSON, the definition exactly as the server
+// sent it.
+func (st *state) describe(ctx context.Context, g *globals, o listOptions) error {
+	sess, closeFn, err := st.open(ctx, g, o.server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	d := describeKinds[o.kind]
+	raw, err := sess.ListRaw(ctx, o.kind)
+	if err != nil {
+		return err
+	}
+	var found []byte
+	var names []*mcp.Tool
+	for _, item := range gjson.GetBytes(raw, d.key).Array() {
+		name := item.Get("name").String()
+		if name == o.name || o.kind == "templates" && item.Get("uriTemplate").String() == o.name {
+			found = []byte(item.Raw)
+			break
+		}
+		names = append(names, &mcp.Tool{Name: name})
+	}
+	if found == nil {
+		if o.kind == "tools" {
+			// FindTool says what there is, and what was likely meant.
+			_, err := sess.FindTool(names, o.name)
+			return err
+		}
+		what := map[string]string{"prompts": "prompt", "templates": "resource template"}[o.kind]
+		return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.Label, what, o.name)
+	}
+	return st.printRawWith(g, d.kind, found, func(fo *format.Options) {
+		fo.Example = exampleServer(g, o.server)
+	})
+}
+
+// exampleServer spells the server the way this command line did, for the
+// example line of a description.
+func exampleServer(g *globals, server string) format.Example {
+	switch {
+	case g.adhoc.Stdio != "":
+		return format.Example{Server: "--stdio " + format.ShellQuote(g.adhoc.Stdio)}
+	case len(g.adhoc.Argv) > 0:
+		words := []string{"--"}
+		for _, a := range g.adhoc.Argv {
+			words = append(words, format.ShellQuote(a))
+		}
+		return format.Example{Tail: strings.Join(words, " ")}
+	}
+	return format.Example{Server: format.ShellQuote(server)}
+}
