@@ -57,6 +57,10 @@ type Server struct {
 	ProbeTimeout   Duration          `json:"probeTimeout,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
+	// ServerStderr is where a stdio server's stderr goes unless
+	// --server-stderr says otherwise: "show", "hide" or a file (relative
+	// to the config file's directory).
+	ServerStderr string `json:"serverStderr,omitempty"`
 
 	// literalHeaders come from --header: the shell already expanded them,
 	// so mcpc must not interpret ${...} in them again.
@@ -128,7 +132,7 @@ type File struct {
 
 var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
-	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "bearerTokenEnv", "auth", "description", "disabled"},
+	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "bearerTokenEnv", "auth", "serverStderr", "description", "disabled"},
 	"auth":   {"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
 }
 
@@ -501,6 +505,9 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		}
 		if len(s.Env) > 0 || s.Cwd != "" || len(s.Args) > 0 {
 			return fail(`"args", "env" and "cwd" apply to stdio servers only`)
+		}
+		if s.ServerStderr != "" {
+			return fail(`"serverStderr" applies to stdio servers only`)
 		}
 	} else if len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil {
 		return fail(`"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`)

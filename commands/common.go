@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -50,7 +51,11 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 	}
 	var sw *stderrWriter
 	if entry.Server.URL == "" {
-		if sw, err = st.serverStderrWriter(g); err != nil {
+		dest, dir, fromConfig := g.serverStderr, g.cwd, false
+		if s := entry.Server.ServerStderr; s != "" && !g.serverStderrSet && entry.File != nil {
+			dest, dir, fromConfig = s, filepath.Dir(entry.File.Path), true
+		}
+		if sw, err = st.serverStderrWriter(dest, dir, fromConfig); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // state carries what Main knows into the actions.
@@ -38,12 +39,15 @@ type globals struct {
 	configFiles       []string
 	adhoc             client.AdHoc
 	serverStderr      string
-	cwd               string
-	dirs              client.Dirs
-	verbose           bool
-	noCache           bool
-	probeTimeout      time.Duration
-	strict            bool
+	// serverStderrSet says --server-stderr was given, so it beats a
+	// server's "serverStderr" from config.
+	serverStderrSet bool
+	cwd             string
+	dirs            client.Dirs
+	verbose         bool
+	noCache         bool
+	probeTimeout    time.Duration
+	strict          bool
 }
 
 const (
@@ -141,6 +145,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		noCache:           cmd.Bool("no-cache"),
 		probeTimeout:      cmd.Duration("probe-timeout"),
 		strict:            cmd.Bool("strict"),
+		serverStderrSet:   cmd.IsSet("server-stderr"),
 		adhoc: client.AdHoc{
 			Stdio:     cmd.String("stdio"),
 			Argv:      st.dashArgs,
@@ -210,10 +215,11 @@ func (g *globals) loadConfig() (*client.Config, error) {
 	return client.Load(client.LoadOptions{Dirs: g.dirs, Cwd: g.cwd, ConfigFiles: g.configFiles})
 }
 
-// serverStderrWriter returns where a stdio server's stderr goes and a
-// function to flush/close it.
-func (st *state) serverStderrWriter(g *globals) (w *stderrWriter, err error) {
-	switch g.serverStderr {
+// serverStderrWriter returns where a stdio server's stderr goes: dest is
+// show, hide or a file, relative to dir. fromConfig says dest is a
+// server's "serverStderr" rather than the flag.
+func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *stderrWriter, err error) {
+	switch dest {
 	case "show":
 		return &stderrWriter{out: st.env.Stderr, strip: true}, nil
 	case "hide":
@@ -221,12 +227,15 @@ func (st *state) serverStderrWriter(g *globals) (w *stderrWriter, err error) {
 	case "":
 		return nil, usagef("", "--server-stderr needs show, hide or a file name")
 	}
-	path := g.serverStderr
+	path := dest
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(g.cwd, path)
+		path = filepath.Join(dir, path)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
+		if fromConfig {
+			return nil, fail.New(fail.Config, "fix \"serverStderr\" in the config file, or override it with --server-stderr", "cannot open the serverStderr file: %v", err)
+		}
 		return nil, usagef("", "cannot open --server-stderr file: %v", err)
 	}
 	return &stderrWriter{out: f, closer: f}, nil
