@@ -164,8 +164,9 @@ The format is the "mcpServers" object other MCP hosts use:
     }
   }
 
-A stdio server has "command", "args", "env" and "cwd"; a Streamable HTTP
-server has "url" and "headers". Both may set "protocol" (auto, 2026-07-28,
+A stdio server has "command", "args", "env", "cwd" and "serverStderr" (show,
+hide, or a file for its stderr); a Streamable HTTP server has "url" and
+"headers". Both may set "protocol" (auto, 2026-07-28,
 2025-11-25 or 2025-06-18), "timeout" (seconds or "90s": start-up and
 handshake), "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.

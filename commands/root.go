@@ -100,6 +100,7 @@ what happened: see 'mcpc help exit-codes'.`,
 			configCommand(st),
 			trustCommand(st, true),
 			trustCommand(st, false),
+			manCommand(st),
 			helpCommand(st),
 		},
 	}

@@ -1,0 +1,60 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/man"
+)
+
+func manCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:  "man",
+		Usage: "print mcpc's manual page (roff)",
+		Description: `Prints the manual page, built from the same command tree as this help, with
+the sections on configuration, exit status, environment, files and security.`,
+		Metadata: examples(
+			"read the manual", "mcpc man | man -l -",
+			"install it for man(1)", "mcpc man > ~/.local/share/man/man1/mcpc.1",
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("", "unexpected argument %q", cmd.Args().First())
+			}
+			page, err := ManPage()
+			if err != nil {
+				return err
+			}
+			_, err = st.env.Stdout.Write(page)
+			return err
+		},
+	}
+}
+
+// ManPage renders the manual page. It uses a fresh command tree: running
+// one adds --help flags everywhere, which the page need not repeat, and
+// the committed man/mcpc.1 (rendered the same way) must match.
+func ManPage() ([]byte, error) {
+	return manPage(newRoot(&state{}))
+}
+
+func manPage(root *cli.Command) ([]byte, error) {
+	p := man.Page{Root: root}
+	for _, t := range Topics {
+		text := t.Text()
+		// The first line is the topic's own title; the page has a heading.
+		if _, rest, ok := strings.Cut(text, "\n"); ok {
+			text = strings.TrimLeft(rest, "\n")
+		}
+		p.Topics = append(p.Topics, man.Section{Title: t.Title, Text: text})
+	}
+	for _, c := range root.VisibleCommands() {
+		what, line := Examples(c)
+		for i := range what {
+			p.Examples = append(p.Examples, man.Example{What: what[i], Line: line[i]})
+		}
+	}
+	return man.Render(p)
+}
