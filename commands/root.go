@@ -101,7 +101,9 @@ what happened: see 'mcpc help exit-codes'.`,
 			trustCommand(st, true),
 			trustCommand(st, false),
 			manCommand(st),
+			completionCommand(st),
 			helpCommand(st),
+			completeCommand(st),
 		},
 	}
 	setHelp(root)

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -126,6 +127,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"conformance":      cmdConformance,
 			"rawcall":          cmdRawCall,
 			"cmpjson":          cmdCmpJSON,
+			"tabcomplete":      cmdTabComplete,
 		},
 	}
 }
@@ -686,4 +688,104 @@ func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if eq := bytes.Equal(ja, jb); eq == neg {
 		ts.Fatalf("%s and %s: equal=%v\n%s\n%s", args[0], args[1], eq, ja, jb)
 	}
+}
+
+// tabcomplete SHELL LINE FILE: start an interactive SHELL (bash, zsh or
+// fish) in tmux with mcpc's completion script loaded, type LINE, press TAB
+// (twice in bash, which lists on the second), and write the screen below
+// the prompt, once it is still, to FILE.
+func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: tabcomplete SHELL LINE FILE")
+	}
+	shell, line, outFile := args[0], args[1], ts.MkAbs(args[2])
+	for _, prog := range []string{"tmux", shell} {
+		if _, err := exec.LookPath(prog); err != nil {
+			ts.Fatalf("%s not found: .ci/run installs it", prog)
+		}
+	}
+	dir := ts.MkAbs(".shell-" + shell)
+	ts.Check(os.MkdirAll(dir, 0o755))
+	var argv []string
+	switch shell {
+	case "bash":
+		rc := filepath.Join(dir, "bashrc")
+		ts.Check(os.WriteFile(rc, []byte("PS1='$ '\nsource <(mcpc completion bash)\n"), 0o644))
+		argv = []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
+	case "zsh":
+		ts.Check(os.WriteFile(filepath.Join(dir, ".zshrc"), []byte(
+			"PS1='$ '\nautoload -Uz compinit\ncompinit -u -D\nsource <(mcpc completion zsh)\n"), 0o644))
+		argv = []string{"env", "ZDOTDIR=" + dir, "zsh", "-i"}
+	case "fish":
+		argv = []string{"fish", "--no-config", "-i", "-C",
+			"set -g fish_greeting ''; function fish_prompt; echo -n '$ '; end; mcpc completion fish | source"}
+	default:
+		ts.Fatalf("tabcomplete: unknown shell %q", shell)
+	}
+	sock := filepath.Join(dir, "tmux.sock")
+	tmux := func(a ...string) string {
+		cmd := exec.Command("tmux", append([]string{"-S", sock}, a...)...)
+		cmd.Env = append(scriptEnv(ts), "TERM=xterm")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			ts.Fatalf("tmux %v: %v\n%s", a, err, out)
+		}
+		return string(out)
+	}
+	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, argv...)...)
+	ts.Defer(func() {
+		cmd := exec.Command("tmux", "-S", sock, "kill-server")
+		cmd.Run()
+	})
+	screen := func() string { return tmux("capture-pane", "-p") }
+	waitFor := func(ok func(string) bool, what string) string {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			s := screen()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("%s: timed out waiting for %s; screen:\n%s", shell, what, s)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor(func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "$") }, "the prompt")
+	// A TAB has been answered once no mcpc started by the shell is left
+	// (a lookup starts a server, which takes a moment on a busy machine).
+	tag := ts.Getenv("MCPC_TEST_TAG")
+	answered := func() {
+		time.Sleep(100 * time.Millisecond)
+		deadline := time.Now().Add(20 * time.Second)
+		for slices.ContainsFunc(tagged(tag), func(p process) bool { return p.name == "mcpc" }) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("%s: mcpc __complete still running after 20s", shell)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	tmux("send-keys", "-l", line)
+	tmux("send-keys", "Tab")
+	answered()
+	if shell == "bash" {
+		tmux("send-keys", "Tab")
+		answered()
+	}
+	// Then the screen is done when it has stopped changing for a moment.
+	last, since := "", time.Now()
+	final := waitFor(func(s string) bool {
+		if s != last {
+			last, since = s, time.Now()
+			return false
+		}
+		return time.Since(since) > 300*time.Millisecond
+	}, "the screen to settle")
+	var lines []string
+	for _, l := range strings.Split(final, "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	ts.Check(os.WriteFile(outFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 }

@@ -1,0 +1,289 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/completions"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+// completeTimeout bounds a live lookup of a server's names: a shell waiting
+// on TAB must not hang on a slow server.
+const completeTimeout = 3 * time.Second
+
+func completionCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print the shell completion script for bash, zsh, fish or pwsh",
+		ArgsUsage: strings.Join(completions.Shells, "|"),
+		Description: `The script completes commands, flags, configured server names, and the
+tool, prompt and resource names of the server named on the line, asked
+for with a short timeout (configured servers only: a --stdio command or a
+URL being typed is never contacted, nor is an untrusted project's server).`,
+		Metadata: examples(
+			"bash, in ~/.bashrc", "source <(mcpc completion bash)",
+			"zsh, in ~/.zshrc after compinit", "source <(mcpc completion zsh)",
+			"fish", "mcpc completion fish > ~/.config/fish/completions/mcpc.fish",
+			"PowerShell, in $PROFILE", "mcpc completion pwsh | Out-String | Invoke-Expression",
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("choose one of "+strings.Join(completions.Shells, ", "), "name one shell")
+			}
+			script, err := completions.Script(cmd.Args().First())
+			if err != nil {
+				return usagef("choose one of "+strings.Join(completions.Shells, ", "), "%v", err)
+			}
+			_, err = fmt.Fprint(st.env.Stdout, script)
+			return err
+		},
+	}
+}
+
+// completeCommand is what the scripts call: `mcpc __complete -- WORDS…`
+// prints the candidates for the last word, one per line as word, tab,
+// description. It never fails loudly: a shell has nowhere to show errors.
+func completeCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:   "__complete",
+		Hidden: true,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			src := &completer{st: st, ctx: ctx}
+			for _, c := range completions.Complete(cmd.Root(), st.dashArgs, src) {
+				desc := strings.ReplaceAll(format.StripControl(c.Description), "`", "")
+				desc = strings.Join(strings.Fields(strings.SplitN(desc, "\n", 2)[0]), " ")
+				if utf8.RuneCountInString(desc) > 60 {
+					desc = string([]rune(desc)[:57]) + "..."
+				}
+				v := strings.Join(strings.Fields(format.StripControl(c.Value)), " ")
+				if desc == "" {
+					fmt.Fprintln(st.env.Stdout, v)
+				} else {
+					fmt.Fprintf(st.env.Stdout, "%s\t%s\n", v, desc)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// completer answers flag values and arguments from the config and, for a
+// configured server, from the server itself.
+type completer struct {
+	st  *state
+	ctx context.Context
+}
+
+func (c *completer) FlagValues(r completions.Request, flag string) []completions.Candidate {
+	switch flag {
+	case "config":
+		return completions.Files
+	case "server-stderr":
+		return []completions.Candidate{{Value: "show", Description: "pass it to stderr"}, {Value: "hide", Description: "drop it"}}
+	case "protocol":
+		var out []completions.Candidate
+		for _, p := range client.Protocols {
+			out = append(out, completions.Candidate{Value: p})
+		}
+		return out
+	}
+	return nil
+}
+
+func (c *completer) Args(r completions.Request) []completions.Candidate {
+	if len(r.Path) == 0 {
+		return nil
+	}
+	pos := r.Positional
+	switch r.Path[0] {
+	case "help":
+		if len(pos) > 0 {
+			return nil
+		}
+		var out []completions.Candidate
+		for _, t := range Topics {
+			out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
+		}
+		for _, c := range completions.Subcommands(r.Root) {
+			if !slices.ContainsFunc(out, func(o completions.Candidate) bool { return o.Value == c.Name }) {
+				out = append(out, completions.Candidate{Value: c.Name, Description: c.Usage})
+			}
+		}
+		return out
+	case "completion":
+		if len(pos) > 0 {
+			return nil
+		}
+		var out []completions.Candidate
+		for _, s := range completions.Shells {
+			out = append(out, completions.Candidate{Value: s})
+		}
+		return out
+	case "trust", "untrust":
+		if len(pos) == 0 {
+			return completions.Files
+		}
+		return nil
+	case "list", "call", "read", "prompt":
+	default:
+		return nil
+	}
+	// A server on the command line (--stdio, a URL) is never started or
+	// contacted for a completion.
+	if len(r.Flags["stdio"]) > 0 {
+		return nil
+	}
+	if len(pos) == 0 {
+		return c.servers(r)
+	}
+	if client.IsURL(pos[0]) {
+		return nil
+	}
+	return c.names(r)
+}
+
+// globals are those of a quiet, quick invocation with the --config files
+// given on the line being completed.
+func (c *completer) globals(r completions.Request) *globals {
+	cwd, _ := c.st.env.Getwd()
+	files := slices.Clone(r.Flags["config"])
+	if v := c.st.env.Getenv("MCPC_CONFIG"); v != "" {
+		files = append(files, filepath.SplitList(v)...)
+	}
+	return &globals{
+		cwd:             cwd,
+		dirs:            client.DirsFrom(c.st.env.Getenv),
+		configFiles:     files,
+		connectTimeout:  completeTimeout,
+		serverStderr:    "hide",
+		serverStderrSet: true,
+	}
+}
+
+func (c *completer) config(r completions.Request) *client.Config {
+	cfg, err := c.globals(r).loadConfig()
+	if err != nil {
+		return nil
+	}
+	return cfg
+}
+
+func (c *completer) servers(r completions.Request) []completions.Candidate {
+	cfg := c.config(r)
+	if cfg == nil {
+		return nil
+	}
+	var out []completions.Candidate
+	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		e := cfg.Servers[name]
+		out = append(out, completions.Candidate{Value: name, Description: e.Server.Transport() + " server"})
+	}
+	return out
+}
+
+// names answers the words after SERVER by asking the server, within
+// completeTimeout, with its stderr hidden.
+func (c *completer) names(r completions.Request) []completions.Candidate {
+	cfg := c.config(r)
+	if cfg == nil {
+		return nil
+	}
+	if _, ok := cfg.Servers[r.Positional[0]]; !ok {
+		return nil
+	}
+	cmd, pos := r.Path[0], r.Positional[1:]
+	kind := ""
+	switch {
+	case cmd == "list" && len(pos) == 0:
+		kind = "tools"
+	case cmd == "list" && len(pos) == 1 && slices.Contains(listKinds, pos[0]) && pos[0] != "resources":
+		kind = pos[0]
+	case cmd == "call" && len(pos) == 0:
+		kind = "tools"
+	case cmd == "call":
+		kind = "tool-args"
+	case cmd == "read" && len(pos) == 0:
+		kind = "resources"
+	case cmd == "prompt" && len(pos) == 0:
+		kind = "prompts"
+	case cmd == "prompt":
+		kind = "prompt-args"
+	default:
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, completeTimeout)
+	defer cancel()
+	sess, closeFn, err := c.st.open(ctx, c.globals(r), r.Positional[0])
+	if err != nil {
+		return nil
+	}
+	defer closeFn()
+	list := kind
+	switch kind {
+	case "tool-args":
+		list = "tools"
+	case "prompt-args":
+		list = "prompts"
+	}
+	raw, err := sess.ListRaw(ctx, list)
+	if err != nil {
+		return nil
+	}
+	var out []completions.Candidate
+	if kind == "tools" && cmd == "list" {
+		for _, k := range listKinds {
+			out = append(out, completions.Candidate{Value: k, Description: "list the server's " + k})
+		}
+	}
+	key := map[string]string{"tools": "tools", "prompts": "prompts", "templates": "resourceTemplates", "resources": "resources"}[list]
+	for _, item := range gjson.GetBytes(raw, key).Array() {
+		name := item.Get("name").String()
+		switch kind {
+		case "tools", "prompts":
+			out = append(out, completions.Candidate{Value: name, Description: item.Get("description").String()})
+		case "templates":
+			out = append(out, completions.Candidate{Value: name, Description: item.Get("uriTemplate").String()})
+		case "resources":
+			out = append(out, completions.Candidate{Value: item.Get("uri").String(), Description: name})
+		case "tool-args":
+			if name == pos[0] {
+				item.Get("inputSchema.properties").ForEach(func(k, v gjson.Result) bool {
+					if !given(pos[1:], k.String()) {
+						out = append(out, completions.Candidate{Value: k.String() + "=", Description: v.Get("description").String()})
+					}
+					return true
+				})
+			}
+		case "prompt-args":
+			if name == pos[0] {
+				for _, a := range item.Get("arguments").Array() {
+					if n := a.Get("name").String(); !given(pos[1:], n) {
+						out = append(out, completions.Candidate{Value: n + "=", Description: a.Get("description").String()})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// given reports whether words already hold key=… or key:=….
+func given(words []string, key string) bool {
+	for _, w := range words {
+		if strings.HasPrefix(w, key+"=") || strings.HasPrefix(w, key+":=") {
+			return true
+		}
+	}
+	return false
+}
