@@ -42,6 +42,9 @@ type ConnectOptions struct {
 	Verbose func(line string)
 	// TraceMeta is added to every request's _meta (W3C trace context).
 	TraceMeta map[string]string
+	// Progress, when set, receives the server's progress notifications
+	// (every tools/call carries a progress token).
+	Progress func(*mcp.ProgressNotificationParams)
 }
 
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
@@ -393,12 +396,20 @@ func (s *Session) verify(ctx context.Context, op func() error) error {
 	return op()
 }
 
-func newClient(version string) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: version}, &mcp.ClientOptions{
+func newClient(o ConnectOptions) *mcp.Client {
+	opts := &mcp.ClientOptions{
 		// Advertise nothing: mcpc implements no optional client features,
 		// and the SDK would otherwise claim "roots".
 		Capabilities: &mcp.ClientCapabilities{},
-	})
+	}
+	if o.Progress != nil {
+		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			o.Progress(r.Params)
+		}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
+	c.AddSendingMiddleware(progressToken)
+	return c
 }
 
 func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol string) error {
@@ -437,7 +448,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		return fail.Wrap(fail.Connection, err, hint, "cannot start %s", s.Label)
 	}
 	s.proc = proc
-	client := newClient(o.Version)
+	client := newClient(o)
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "server/discover" {
@@ -510,7 +521,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		HTTPClient:           s.http.client(),
 		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
 	}
-	return s.handshake(ctx, o, newClient(o.Version), t, protocol)
+	return s.handshake(ctx, o, newClient(o), t, protocol)
 }
 
 func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {

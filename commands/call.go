@@ -18,6 +18,7 @@ type callOptions struct {
 	base       map[string]any
 	pairs      []argPair
 	noValidate bool
+	progress   bool // --progress: show it even when stderr is not a terminal
 }
 
 func callCommand(st *state) *cli.Command {
@@ -39,6 +40,7 @@ isError: true is printed and exits 1.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},
+			&cli.BoolFlag{Name: "progress", Usage: "print the server's progress notifications on stderr even when it is not a terminal"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			server, rest, err := target(g, cmd.Args().Slice())
@@ -48,7 +50,7 @@ isError: true is printed and exits 1.`,
 			if len(rest) == 0 {
 				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 			}
-			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate")}
+			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress")}
 			if o.pairs, err = parsePairs(rest[1:]); err != nil {
 				return err
 			}
@@ -87,7 +89,9 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 			fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments not checked: the tool's inputSchema cannot be used (%s)\n", skipped)
 		}
 	}
+	p := st.startProgress(o.progress)
 	_, raw, err := sess.CallTool(ctx, o.tool, args)
+	p.stop(st)
 	if err != nil {
 		return err
 	}

@@ -25,11 +25,15 @@ type Env struct {
 	StdoutTTY bool
 	// Width is the terminal's width in columns when stdout is one, else 0:
 	// text tables are fitted to it and never cut when piped.
-	Width   int
-	Getenv  func(string) string
-	Environ func() []string
-	Getwd   func() (string, error)
-	Now     func() time.Time
+	Width int
+	// StderrTTY and StderrWidth say the same of stderr, where the live
+	// progress line goes.
+	StderrTTY   bool
+	StderrWidth int
+	Getenv      func(string) string
+	Environ     func() []string
+	Getwd       func() (string, error)
+	Now         func() time.Time
 	// Signals, when non-nil, delivers interrupts; Main cancels the
 	// invocation on the first one.
 	Signals <-chan os.Signal
@@ -51,19 +55,26 @@ func OSEnv() Env {
 	if tty {
 		width, _, _ = term.GetSize(int(os.Stdout.Fd()))
 	}
+	errTTY := term.IsTerminal(int(os.Stderr.Fd()))
+	errWidth := 0
+	if errTTY {
+		errWidth, _, _ = term.GetSize(int(os.Stderr.Fd()))
+	}
 	return Env{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
 		// golang.org/x/term is the Go team's isatty; none of the chosen
 		// libraries offers one, and the output mode depends on it.
-		StdoutTTY: tty,
-		Width:     width,
-		Getenv:    os.Getenv,
-		Environ:   os.Environ,
-		Getwd:     os.Getwd,
-		Now:       time.Now,
-		Signals:   sig,
+		StdoutTTY:   tty,
+		Width:       width,
+		StderrTTY:   errTTY,
+		StderrWidth: errWidth,
+		Getenv:      os.Getenv,
+		Environ:     os.Environ,
+		Getwd:       os.Getwd,
+		Now:         time.Now,
+		Signals:     sig,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -22,6 +23,8 @@ type state struct {
 	env        Env
 	dashArgs   []string
 	jsonErrors bool
+	// progress is the request whose progress is being shown, if any.
+	progress atomic.Pointer[progress]
 }
 
 // globals are the options every subcommand shares, read from flags once.

@@ -128,6 +128,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"rawcall":          cmdRawCall,
 			"cmpjson":          cmdCmpJSON,
 			"tabcomplete":      cmdTabComplete,
+			"ttyrun":           cmdTTYRun,
 		},
 	}
 }
@@ -723,15 +724,7 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("tabcomplete: unknown shell %q", shell)
 	}
 	sock := filepath.Join(dir, "tmux.sock")
-	tmux := func(a ...string) string {
-		cmd := exec.Command("tmux", append([]string{"-S", sock}, a...)...)
-		cmd.Env = append(scriptEnv(ts), "TERM=xterm")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			ts.Fatalf("tmux %v: %v\n%s", a, err, out)
-		}
-		return string(out)
-	}
+	tmux := tmuxAt(ts, sock)
 	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, argv...)...)
 	ts.Defer(func() {
 		cmd := exec.Command("tmux", "-S", sock, "kill-server")
@@ -788,4 +781,60 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Check(os.WriteFile(outFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// ttyrun COMMAND FILE: run the shell COMMAND on a terminal (tmux, 100x10)
+// and wait for it to end; FILE gets the final screen, FILE.frames every
+// distinct screen seen on the way, with escape sequences, separated by
+// lines of ----.
+func cmdTTYRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ttyrun COMMAND FILE")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		ts.Fatalf("tmux not found: .ci/run installs it")
+	}
+	sock := ts.MkAbs(".tty.sock")
+	tmux := tmuxAt(ts, sock)
+	script := args[0] + `; echo "[exit $?]"; exec sleep 600`
+	tmux("-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "10", "-c", ts.MkAbs("."), "sh", "-c", script)
+	ts.Defer(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	var frames []string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		f := tmux("capture-pane", "-p", "-e")
+		if len(frames) == 0 || frames[len(frames)-1] != f {
+			frames = append(frames, f)
+		}
+		if strings.Contains(f, "[exit ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("ttyrun: %q did not end within 30s; screen:\n%s", args[0], f)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var lines []string
+	for _, l := range strings.Split(tmux("capture-pane", "-p"), "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	file := ts.MkAbs(args[1])
+	ts.Check(os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	ts.Check(os.WriteFile(file+".frames", []byte(strings.Join(frames, "----\n")), 0o644))
+}
+
+// tmuxAt runs tmux commands against the private server at sock, whose
+// panes get the script's environment.
+func tmuxAt(ts *testscript.TestScript, sock string) func(args ...string) string {
+	return func(a ...string) string {
+		cmd := exec.Command("tmux", append([]string{"-S", sock}, a...)...)
+		cmd.Env = append(scriptEnv(ts), "TERM=xterm")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			ts.Fatalf("tmux %v: %v\n%s", a, err, out)
+		}
+		return string(out)
+	}
 }
