@@ -179,7 +179,8 @@ ${VAR} is expanded in "env" and "headers" values only, never by a shell.
 URLs must be https, or http on a loopback host.
 
 'mcpc config' prints the merged result and the file each server came from;
-'mcpc list' shows every configured server with its status.
+'mcpc list' shows every configured server with its status. 'mcpc config add'
+and 'mcpc config remove' edit the user file (--project: the project's).
 `
 
 const authHelp = `mcpc authentication

@@ -1,0 +1,205 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+type configAddOptions struct {
+	name    string
+	server  client.Server
+	project bool
+}
+
+type configRemoveOptions struct {
+	name    string
+	project bool
+}
+
+var projectFlag = &cli.BoolFlag{Name: "project", Usage: "edit the project's .mcp.json (found upwards, or made here) instead of the user file"}
+
+func configAddCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "add a server to the user config file (or the project's)",
+		ArgsUsage: "NAME URL | NAME -- COMMAND [ARGS...] | NAME --stdio 'COMMAND ARGS'",
+		Description: `Writes the server into the config file, replacing one of the same name there;
+the rest of the file keeps its bytes. Headers (-H), a bearer token variable
+(--bearer-env) and a protocol (--protocol) go with a URL; --env with a
+command. Values may hold ${VAR}, expanded when the server is used (quote
+them from the shell). The file is written atomically. With --project, a
+trusted project file stays trusted.`,
+		Metadata: examples(
+			"an HTTP server whose token is in $GITHUB_TOKEN", "mcpc config add github https://api.githubcopilot.com/mcp/ --bearer-env GITHUB_TOKEN",
+			"a stdio server started with npx", "mcpc config add everything -- npx -y @modelcontextprotocol/server-everything",
+			"with an environment variable, for this project", `mcpc config add --project --env 'API_KEY=${API_KEY}' tools -- ./bin/server`,
+		),
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set `KEY=VALUE` in a stdio server's environment (repeatable)"},
+			projectFlag,
+		},
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			o, err := configAddArgs(g, cmd)
+			if err != nil {
+				return err
+			}
+			return st.runConfigAdd(g, o)
+		}),
+	}
+}
+
+func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
+	o := configAddOptions{project: cmd.Bool("project")}
+	args := cmd.Args().Slice()
+	if len(args) == 0 {
+		return o, usagef("mcpc config add NAME URL, or mcpc config add NAME -- COMMAND ARGS", "missing NAME")
+	}
+	o.name = args[0]
+	s := &o.server
+	switch {
+	case len(args) == 2 && !g.adhoc.IsStdio():
+		if !client.IsURL(args[1]) {
+			return o, usagef("give a URL, or the command after --", "%q is not an http(s) URL", args[1])
+		}
+		s.URL = args[1]
+	case len(args) > 2:
+		return o, usagef("", "unexpected argument %q", args[2])
+	case len(args) == 2:
+		return o, usagef("", "give either a URL or a command, not both")
+	case len(g.adhoc.Argv) > 0:
+		s.Command, s.Args = g.adhoc.Argv[0], g.adhoc.Argv[1:]
+	case g.adhoc.Stdio != "":
+		argv, err := client.SplitCommand(g.adhoc.Stdio)
+		if err != nil || len(argv) == 0 {
+			return o, usagef("", "--stdio: cannot split %q", g.adhoc.Stdio)
+		}
+		s.Command, s.Args = argv[0], argv[1:]
+	default:
+		return o, usagef("mcpc config add NAME URL, or mcpc config add NAME -- COMMAND ARGS", "missing the server's URL or command")
+	}
+	for _, kv := range cmd.StringSlice("env") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return o, usagef("write --env KEY=VALUE", "bad --env %q", kv)
+		}
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		s.Env[k] = v
+	}
+	for _, h := range g.adhoc.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return o, usagef("write -H 'Name: value'", "bad --header %q", h)
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	s.BearerTokenEnv, s.Protocol = g.adhoc.BearerEnv, g.adhoc.Protocol
+	return o, nil
+}
+
+func configRemoveCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "remove",
+		Aliases:   []string{"rm"},
+		Usage:     "remove a server from the user config file (or the project's)",
+		ArgsUsage: "NAME",
+		Description: `Deletes the server's entry from the config file; the rest of the file keeps
+its bytes. The file is written atomically.`,
+		Metadata: examples("forget a server", "mcpc config remove everything"),
+		Flags:    []cli.Flag{projectFlag},
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			if cmd.Args().Len() != 1 {
+				if cmd.Args().Len() == 0 {
+					return usagef("", "missing NAME")
+				}
+				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
+			}
+			return st.runConfigRemove(g, configRemoveOptions{name: cmd.Args().First(), project: cmd.Bool("project")})
+		}),
+	}
+}
+
+// editTarget is the file config add/remove edit, and whether it was a
+// trusted project file (which the edit must keep trusted: the user made
+// the change).
+func (st *state) editTarget(g *globals, project bool) (path string, src client.Source, trusted bool, err error) {
+	if !project {
+		return g.dirs.UserConfigFile(), client.SourceUser, false, nil
+	}
+	path = client.FindProjectFile(g.cwd, g.dirs.Home)
+	if path == "" {
+		return filepath.Join(g.cwd, ".mcp.json"), client.SourceProject, true, nil
+	}
+	hash, err := client.HashFile(path)
+	if err != nil {
+		return "", 0, false, fail.Wrap(fail.Config, err, "", "cannot read %s", path)
+	}
+	state, err := client.TrustStore{Dir: g.dirs.State}.State(path, hash)
+	return path, client.SourceProject, state == client.Trusted, err
+}
+
+func (st *state) runConfigAdd(g *globals, o configAddOptions) error {
+	path, src, trusted, err := st.editTarget(g, o.project)
+	if err != nil {
+		return err
+	}
+	f, err := client.EditFile(path, src, func(data []byte) ([]byte, error) {
+		return client.SetServer(data, o.name, &o.server)
+	})
+	if err != nil {
+		return err
+	}
+	return st.edited(g, f, trusted, "added", o.name)
+}
+
+func (st *state) runConfigRemove(g *globals, o configRemoveOptions) error {
+	path, src, trusted, err := st.editTarget(g, o.project)
+	if err != nil {
+		return err
+	}
+	found := false
+	f, err := client.EditFile(path, src, func(data []byte) ([]byte, error) {
+		out, ok, err := client.RemoveServer(data, o.name)
+		found = ok
+		return out, err
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fail.New(fail.Config, "see the servers with: mcpc config", "%s has no server %q", path, o.name)
+	}
+	return st.edited(g, f, trusted, "removed", o.name)
+}
+
+// edited re-trusts a project file the user just changed through mcpc, and
+// says what was done.
+func (st *state) edited(g *globals, f *client.File, trusted bool, what, name string) error {
+	if f.Source == client.SourceProject {
+		if trusted {
+			if _, err := (client.TrustStore{Dir: g.dirs.State}).Set(f.Path, f.Hash, st.env.Now()); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s is not trusted; its servers are ignored until 'mcpc trust'\n", f.Path)
+		}
+	}
+	res := map[string]any{what: name, "file": f.Path}
+	if g.mode == format.ModeJSON || g.query != "" {
+		return st.print(g, format.KindGeneric, res)
+	}
+	_, err := fmt.Fprintf(st.env.Stdout, "%s %s in %s\n", what, name, f.Path)
+	return err
+}
