@@ -35,17 +35,22 @@ isError: true is printed and exits 1.`,
 			"string and number arguments (typed by the tool's schema)", "mcpc call everything get-sum a=2 b=3",
 			"arguments as JSON, one part of the result", `mcpc call everything get-structured-content --args '{"location":"Chicago"}' -q structuredContent`,
 			"a server that is not configured", "mcpc call --stdio 'npx -y @modelcontextprotocol/server-everything' echo message=hi",
+			"several calls over one connection, one JSON result per line", `printf '%s\n' '{"tool":"echo","arguments":{"message":"a"}}' '{"tool":"get-sum","arguments":{"a":1,"b":2}}' | mcpc call everything --batch -`,
 			"JSON into jq", "mcpc call everything echo message=hi | jq -r '.content[0].text'",
 		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},
+			&cli.StringFlag{Name: "batch", TakesFile: true, Usage: "make the calls listed in `FILE` (- for stdin), one JSON object per line, over one connection"},
 			&cli.BoolFlag{Name: "progress", Usage: "print the server's progress notifications on stderr even when it is not a terminal"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			server, rest, err := target(g, cmd.Args().Slice())
 			if err != nil {
 				return err
+			}
+			if batch := cmd.String("batch"); batch != "" {
+				return st.batchCommand(ctx, cmd, g, server, rest, batch)
 			}
 			if len(rest) == 0 {
 				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")

@@ -1,0 +1,190 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// batchCall is one line of a --batch file.
+type batchCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// maxBatchLine bounds one line of a batch file.
+const maxBatchLine = 16 << 20
+
+// readBatch reads every line of a --batch file (- for stdin) before
+// anything is started: a typo on line 40 must not leave 39 calls done.
+func readBatch(src string, stdin io.Reader, cwd string) ([]batchCall, error) {
+	var r io.Reader = stdin
+	name := "stdin"
+	if src != "-" {
+		path := src
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(cwd, path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("", "cannot read --batch file: %v", err)
+		}
+		defer f.Close()
+		r, name = f, src
+	}
+	var calls []batchCall
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, maxBatchLine)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		dec.UseNumber()
+		var c batchCall
+		if err := dec.Decode(&c); err != nil || dec.More() {
+			if err == nil {
+				err = fmt.Errorf("more than one JSON value")
+			}
+			return nil, usagef(`each line is {"tool": "NAME", "arguments": {...}}`, "%s:%d: %v", name, n, err)
+		}
+		if c.Tool == "" {
+			return nil, usagef(`each line is {"tool": "NAME", "arguments": {...}}`, "%s:%d: no \"tool\"", name, n)
+		}
+		calls = append(calls, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usagef("", "reading --batch %s: %v", name, err)
+	}
+	return calls, nil
+}
+
+// runBatch makes every call over one connection and prints one line of
+// JSON per call: the result, bounded like any result, or the error object
+// that --json prints for a failure. A call that fails does not stop the
+// others, unless the connection itself is gone. The exit status is the
+// highest of the calls'.
+func (st *state) runBatch(ctx context.Context, g *globals, server string, calls []batchCall, noValidate bool) error {
+	sess, closeFn, err := st.open(ctx, g, server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	tools, err := sess.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	var worst *fail.Error
+	for _, c := range calls {
+		res, err := func() (json.RawMessage, error) {
+			tool, err := sess.FindTool(tools, c.Tool)
+			if err != nil {
+				return nil, err
+			}
+			args := c.Arguments
+			if args == nil {
+				args = map[string]any{}
+			}
+			if !noValidate {
+				skipped, err := client.ValidateArgs(tool, args)
+				if err != nil {
+					return nil, err
+				}
+				if skipped != "" {
+					fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments of %q not checked: the tool's inputSchema cannot be used (%s)\n", c.Tool, skipped)
+				}
+			}
+			_, raw, err := sess.CallTool(ctx, c.Tool, args)
+			if err == nil && gjson.GetBytes(raw, "isError").Bool() {
+				return raw, errToolError
+			}
+			return raw, err
+		}()
+		var line []byte
+		if res != nil {
+			var perr error
+			if line, perr = st.batchLine(g, res); perr != nil {
+				return perr
+			}
+		}
+		if err != nil {
+			e := asFailure(ctxErr(ctx, err))
+			if worst == nil || e.Code.Exit() > worst.Code.Exit() {
+				worst = e
+			}
+			if res == nil {
+				line, _ = json.Marshal(map[string]any{"error": map[string]any{"code": e.Code, "message": oneLine(e.Msg), "hint": oneLine(e.Hint), "exit": e.Code.Exit()}})
+			}
+		}
+		if _, werr := fmt.Fprintf(st.env.Stdout, "%s\n", line); werr != nil {
+			return nil // the reader went away (… | head): not a failure
+		}
+		switch fail.CodeOf(err) {
+		case fail.Connection, fail.Protocol, fail.Timeout, fail.Interrupted:
+			return worst
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	if worst.Code == fail.ToolError {
+		return errToolError
+	}
+	// Each failure was printed on its line; the status says the worst.
+	return &fail.Error{Code: worst.Code, Msg: "some calls failed (see their lines on stdout)", Hint: worst.Hint, Err: worst}
+}
+
+// batchLine renders one result, as the server sent it, as JSON on one
+// line, within --max-bytes.
+func (st *state) batchLine(g *globals, b json.RawMessage) ([]byte, error) {
+	var out bytes.Buffer
+	opts := format.Options{
+		Mode:     format.ModeJSON,
+		Kind:     format.KindCallTool,
+		Query:    g.query,
+		MaxBytes: g.maxBytes,
+		MaxLines: g.maxLines,
+		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
+	}
+	if err := format.Write(&out, st.env.Stderr, b, opts); err != nil {
+		return nil, err
+	}
+	var line bytes.Buffer
+	if err := json.Compact(&line, out.Bytes()); err != nil {
+		return nil, err
+	}
+	return line.Bytes(), nil
+}
+
+// batchCommand checks a --batch command line, reads the whole file, then
+// runs it.
+func (st *state) batchCommand(ctx context.Context, cmd *cli.Command, g *globals, server string, rest []string, src string) error {
+	if len(rest) > 0 {
+		return usagef("the tools and their arguments come from the --batch file", "unexpected argument %q with --batch", rest[0])
+	}
+	if cmd.Bool("text") {
+		return usagef("", "--batch prints JSON Lines; --text cannot be used with it")
+	}
+	if cmd.IsSet("args") {
+		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
+	}
+	calls, err := readBatch(src, st.env.Stdin, g.cwd)
+	if err != nil {
+		return err
+	}
+	return st.runBatch(ctx, g, server, calls, cmd.Bool("no-validate"))
+}
