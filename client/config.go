@@ -61,6 +61,12 @@ type Server struct {
 	// --server-stderr says otherwise: "show", "hide" or a file (relative
 	// to the config file's directory).
 	ServerStderr string `json:"serverStderr,omitempty"`
+	// CAFile, ClientCertFile and ClientKeyFile are PEM files (relative to
+	// the config file's directory) for an HTTPS server signed by a private
+	// CA and one that wants a client certificate (mutual TLS).
+	CAFile         string `json:"caFile,omitempty"`
+	ClientCertFile string `json:"clientCertFile,omitempty"`
+	ClientKeyFile  string `json:"clientKeyFile,omitempty"`
 
 	// literalHeaders come from --header: the shell already expanded them,
 	// so mcpc must not interpret ${...} in them again.
@@ -132,7 +138,7 @@ type File struct {
 
 var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
-	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "bearerTokenEnv", "auth", "serverStderr", "description", "disabled"},
+	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "description", "disabled"},
 	"auth":   {"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
 }
 
@@ -509,8 +515,13 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		if s.ServerStderr != "" {
 			return fail(`"serverStderr" applies to stdio servers only`)
 		}
+		if (s.ClientCertFile == "") != (s.ClientKeyFile == "") {
+			return fail(`"clientCertFile" and "clientKeyFile" go together`)
+		}
 	} else if len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil {
 		return fail(`"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`)
+	} else if s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "" {
+		return fail(`"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`)
 	}
 	if s.Protocol != "" && !slices.Contains(Protocols, s.Protocol) {
 		return fail("unknown protocol %q (use one of %s)", s.Protocol, strings.Join(Protocols, ", "))

@@ -511,7 +511,11 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	if err != nil { // checked when the config was read
 		return fail.Wrap(fail.Config, err, "", "%s: invalid URL", s.Label)
 	}
-	s.http = newHTTPTransport(baseTransport(), endpoint, s.Label, headers)
+	base, err := withServerTLS(baseTransport(), s.Entry, s.Entry.ConfigDir(o.Cwd))
+	if err != nil {
+		return err
+	}
+	s.http = newHTTPTransport(base, endpoint, s.Label, headers)
 	s.http.wire = s.wire
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = hashKey("credential", a)

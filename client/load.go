@@ -33,6 +33,15 @@ func (e *Entry) SourceName() string {
 	return e.File.Path
 }
 
+// ConfigDir is the directory of the file the entry comes from (cwd for
+// the command line): file names in an entry start there.
+func (e *Entry) ConfigDir(cwd string) string {
+	if e.File == nil {
+		return cwd
+	}
+	return filepath.Dir(e.File.Path)
+}
+
 // Dir is the directory relative paths in the entry are resolved against.
 func (e *Entry) Dir(cwd string) string {
 	if e.File == nil || e.File.Source != SourceProject {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -53,7 +52,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 	if entry.Server.URL == "" {
 		dest, dir, fromConfig := g.serverStderr, g.cwd, false
 		if s := entry.Server.ServerStderr; s != "" && !g.serverStderrSet && entry.File != nil {
-			dest, dir, fromConfig = s, filepath.Dir(entry.File.Path), true
+			dest, dir, fromConfig = s, entry.ConfigDir(g.cwd), true
 		}
 		if sw, err = st.serverStderrWriter(dest, dir, fromConfig); err != nil {
 			return nil, nil, err

@@ -165,8 +165,10 @@ The format is the "mcpServers" object other MCP hosts use:
   }
 
 A stdio server has "command", "args", "env", "cwd" and "serverStderr" (show,
-hide, or a file for its stderr); a Streamable HTTP server has "url" and
-"headers". Both may set "protocol" (auto, 2026-07-28,
+hide, or a file for its stderr); a Streamable HTTP server has "url",
+"headers", and for a private CA or mutual TLS "caFile", "clientCertFile" and
+"clientKeyFile" (PEM files, relative to the config file). HTTPS_PROXY,
+NO_PROXY and SSL_CERT_FILE are honoured as by any Go program. Both may set "protocol" (auto, 2026-07-28,
 2025-11-25 or 2025-06-18), "timeout" (seconds or "90s": start-up and
 handshake), "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.

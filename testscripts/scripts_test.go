@@ -3,13 +3,24 @@ package testscripts
 import (
 	"bufio"
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log"
+	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -129,6 +140,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"cmpjson":          cmdCmpJSON,
 			"tabcomplete":      cmdTabComplete,
 			"ttyrun":           cmdTTYRun,
+			"tlsfront":         cmdTLSFront,
+			"proxy":            cmdProxy,
 		},
 	}
 }
@@ -837,4 +850,88 @@ func tmuxAt(ts *testscript.TestScript, sock string) func(args ...string) string 
 		}
 		return string(out)
 	}
+}
+
+// tlsfront VAR UPSTREAM: serve HTTPS on a loopback port, asking for a
+// client certificate, and pass requests on to the http URL UPSTREAM. $VAR
+// gets the https URL (same path). The PEM files ca.pem (the CA of the
+// server's and client's certificates), client.pem and client-key.pem are
+// written to $WORK.
+func cmdTLSFront(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tlsfront VAR UPSTREAM")
+	}
+	up, err := url.Parse(args[1])
+	ts.Check(err)
+	ca, caKey := newCert(ts, nil, nil, "mcpc test CA")
+	srvCert, srvKey := newCert(ts, ca, caKey, "127.0.0.1")
+	cliCert, cliKey := newCert(ts, ca, caKey, "mcpc client")
+	writePEM(ts, "ca.pem", "CERTIFICATE", ca.Raw)
+	writePEM(ts, "client.pem", "CERTIFICATE", cliCert.Raw)
+	der, err := x509.MarshalPKCS8PrivateKey(cliKey)
+	ts.Check(err)
+	writePEM(ts, "client-key.pem", "PRIVATE KEY", der)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	srv := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host}))
+	srv.TLS = &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{srvCert.Raw}, PrivateKey: srvKey}},
+		ClientCAs:    pool,
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL+up.Path)
+}
+
+func newCert(ts *testscript.TestScript, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, name string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ts.Check(err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	if ip := net.ParseIP(name); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	}
+	signer, signKey := tmpl, key
+	if parent == nil {
+		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
+		tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature
+	} else {
+		signer, signKey = parent, parentKey
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &key.PublicKey, signKey)
+	ts.Check(err)
+	cert, err := x509.ParseCertificate(der)
+	ts.Check(err)
+	return cert, key
+}
+
+func writePEM(ts *testscript.TestScript, name, typ string, der []byte) {
+	ts.Check(os.WriteFile(ts.MkAbs(name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600))
+}
+
+// proxy VAR: run an HTTP proxy on a loopback port that refuses every
+// request (502) after writing its request line to proxy.log; $VAR gets
+// its URL.
+func cmdProxy(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: proxy VAR")
+	}
+	logFile := ts.MkAbs("proxy.log")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.Method, r.RequestURI)
+			f.Close()
+		}
+		http.Error(w, "refused by the test proxy", http.StatusBadGateway)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
 }

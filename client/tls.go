@@ -1,0 +1,59 @@
+package client
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// withServerTLS gives base (a transport from baseTransport, where
+// HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE work as for any Go program) the
+// server's own CA file and client certificate when its entry names them.
+// dir is where relative paths in the entry start.
+func withServerTLS(base http.RoundTripper, e *Entry, dir string) (http.RoundTripper, error) {
+	srv := e.Server
+	if srv.CAFile == "" && srv.ClientCertFile == "" {
+		return base, nil
+	}
+	bt, ok := base.(*http.Transport)
+	if !ok {
+		return nil, fail.New(fail.Internal, "", "%s: cannot set TLS options on a %T", e.Name, base)
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if srv.CAFile != "" {
+		pem, err := os.ReadFile(abs(srv.CAFile))
+		if err != nil {
+			return nil, fail.Wrap(fail.Config, err, "check \"caFile\" in "+e.SourceName(), "%s: cannot read caFile", e.Name)
+		}
+		// The server's CA is trusted in addition to the system's: a
+		// corporate CA should not make the public ones unusable.
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fail.New(fail.Config, "caFile must hold PEM certificates", "%s: no certificate in caFile %s", e.Name, abs(srv.CAFile))
+		}
+		cfg.RootCAs = pool
+	}
+	if srv.ClientCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(abs(srv.ClientCertFile), abs(srv.ClientKeyFile))
+		if err != nil {
+			return nil, fail.Wrap(fail.Config, err, "clientCertFile and clientKeyFile must be a PEM certificate and its private key", "%s: cannot load the client certificate", e.Name)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	t := bt.Clone()
+	t.TLSClientConfig = cfg
+	return t, nil
+}
