@@ -112,7 +112,7 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 			return nil
 		}
 		var out []completions.Candidate
-		for _, t := range Topics {
+		for _, t := range topics {
 			out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
 		}
 		for _, c := range completions.Subcommands(r.Root) {

@@ -10,16 +10,16 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// Topics are the help pages that are not commands. The man page carries
+// topics are the help pages that are not commands. The man page carries
 // them too, so each is written once.
-var Topics = []Topic{
+var topics = []topic{
 	{Name: "exit-codes", Title: "EXIT STATUS", Text: exitCodesHelp},
 	{Name: "config", Title: "CONFIGURATION", Text: func() string { return configHelp }},
 	{Name: "auth", Title: "AUTHENTICATION", Text: func() string { return authHelp }},
 }
 
-// Topic is one `mcpc help TOPIC` page.
-type Topic struct {
+// topic is one `mcpc help TOPIC` page.
+type topic struct {
 	Name  string
 	Title string // its section heading in the man page
 	Text  func() string
@@ -51,7 +51,7 @@ func (st *state) runHelp(ctx context.Context, root *cli.Command, o helpOptions) 
 	if o.topic == "" {
 		return cli.ShowRootCommandHelp(root)
 	}
-	for _, t := range Topics {
+	for _, t := range topics {
 		if t.Name == o.topic {
 			_, err := fmt.Fprint(st.env.Stdout, t.Text())
 			return err
@@ -69,7 +69,7 @@ func (st *state) runHelp(ctx context.Context, root *cli.Command, o helpOptions) 
 
 func topicNames() string {
 	var names []string
-	for _, t := range Topics {
+	for _, t := range topics {
 		names = append(names, t.Name)
 	}
 	return strings.Join(names, ", ")
@@ -91,8 +91,8 @@ func examples(pairs ...string) map[string]any {
 	return map[string]any{"examples": ex}
 }
 
-// Examples returns the examples of cmd, for the man page.
-func Examples(cmd *cli.Command) (what, line []string) {
+// commandExamples returns the examples of cmd, for the man page.
+func commandExamples(cmd *cli.Command) (what, line []string) {
 	ex, _ := cmd.Metadata["examples"].([]example)
 	for _, e := range ex {
 		what, line = append(what, e.What), append(line, e.Line)

@@ -42,7 +42,7 @@ func ManPage() ([]byte, error) {
 
 func manPage(root *cli.Command) ([]byte, error) {
 	p := man.Page{Root: root}
-	for _, t := range Topics {
+	for _, t := range topics {
 		text := t.Text()
 		// The first line is the topic's own title; the page has a heading.
 		if _, rest, ok := strings.Cut(text, "\n"); ok {
@@ -51,7 +51,7 @@ func manPage(root *cli.Command) ([]byte, error) {
 		p.Topics = append(p.Topics, man.Section{Title: t.Title, Text: text})
 	}
 	for _, c := range root.VisibleCommands() {
-		what, line := Examples(c)
+		what, line := commandExamples(c)
 		for i := range what {
 			p.Examples = append(p.Examples, man.Example{What: what[i], Line: line[i]})
 		}
