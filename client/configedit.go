@@ -212,7 +212,7 @@ func quote(s string) string {
 // writes the result atomically, after checking it is still a valid config
 // file. A new file is private to the user.
 func EditFile(path string, src Source, edit func([]byte) ([]byte, error)) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadSmallFile(path, MaxConfigFile)
 	perm := os.FileMode(0o600)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
