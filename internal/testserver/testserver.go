@@ -93,6 +93,9 @@ flags:
   --request-log FILE   append the method of every JSON-RPC request received
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
+  --ask                also offer the tools that ask the client for input
+                       (ask, ask-forever, ask-url, ask-roots) and log
+  --logging            declare the logging capability (for logging/setLevel)
 `
 
 // options holds the parsed command line.
@@ -114,6 +117,8 @@ type options struct {
 	requestLog string // --request-log: one line per request method
 	anyHost    bool   // --any-host: no DNS-rebinding protection
 	startDelay time.Duration
+	ask        bool
+	logging    bool
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -216,6 +221,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.requestLog, "request-log", "", "")
 	fs.BoolVar(&opts.anyHost, "any-host", false, "")
 	fs.DurationVar(&opts.startDelay, "start-delay", 0, "")
+	fs.BoolVar(&opts.ask, "ask", false, "")
+	fs.BoolVar(&opts.logging, "logging", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
@@ -249,6 +256,10 @@ func newServer(opts *options, std streams) *mcp.Server {
 		// tests pin a small capability set.
 		Capabilities: &mcp.ServerCapabilities{},
 	}
+	if opts.logging {
+		//lint:ignore SA1019 2025 clients set the level of a server that declares logging
+		sopts.Capabilities.Logging = &mcp.LoggingCapabilities{}
+	}
 	if opts.legacyMode() {
 		sopts.SupportedProtocolVersions = []string{legacyVersion}
 	}
@@ -266,6 +277,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
 	addTools(s, &toolEnv{cancelFile: opts.cancelFile})
+	if opts.ask {
+		addInputTools(s)
+	}
 	addResources(s)
 	addPrompts(s)
 	return s
