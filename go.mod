@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.2
+	github.com/creack/pty v1.1.24
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0

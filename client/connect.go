@@ -45,6 +45,7 @@ type ConnectOptions struct {
 	// Progress, when set, receives the server's progress notifications
 	// (every tools/call carries a progress token).
 	Progress func(*mcp.ProgressNotificationParams)
+	Input    *Input // answers to what the server asks; nil offers nothing
 }
 
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
@@ -75,6 +76,8 @@ type Session struct {
 	opts     ConnectOptions
 	pin      string
 	verified bool // a request after connect succeeded
+
+	input *inputState
 }
 
 // ProtocolVersion is the revision the session speaks.
@@ -396,22 +399,6 @@ func (s *Session) verify(ctx context.Context, op func() error) error {
 	return op()
 }
 
-func newClient(o ConnectOptions) *mcp.Client {
-	opts := &mcp.ClientOptions{
-		// Advertise nothing: mcpc implements no optional client features,
-		// and the SDK would otherwise claim "roots".
-		Capabilities: &mcp.ClientCapabilities{},
-	}
-	if o.Progress != nil {
-		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			o.Progress(r.Params)
-		}
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
-	c.AddSendingMiddleware(progressToken)
-	return c
-}
-
 func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol string) error {
 	srv := s.Entry.Server
 	argv := append([]string{srv.Command}, srv.Args...)
@@ -448,7 +435,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		return fail.Wrap(fail.Connection, err, hint, "cannot start %s", s.Label)
 	}
 	s.proc = proc
-	client := newClient(o)
+	client := s.newClient(o)
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "server/discover" {
@@ -472,6 +459,7 @@ func (s *Session) handshake(ctx context.Context, o ConnectOptions, c *mcp.Client
 		return s.connectError(ctx, cctx, o, err)
 	}
 	s.CS = cs
+	s.afterConnect(cctx)
 	return nil
 }
 
@@ -525,7 +513,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		HTTPClient:           s.http.client(),
 		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
 	}
-	return s.handshake(ctx, o, newClient(o), t, protocol)
+	return s.handshake(ctx, o, s.newClient(o), t, protocol)
 }
 
 func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {

@@ -204,10 +204,11 @@ func (s *Session) CallTool(ctx context.Context, tool string, args map[string]any
 }
 
 // undecodable reports whether err is the SDK failing to decode a result
-// that did arrive: not a JSON-RPC error, not a transport failure.
+// that did arrive: not a JSON-RPC error, not a transport failure, not a
+// verdict of mcpc's own (such as an answer that does not fit).
 func (s *Session) undecodable(err error) bool {
 	var rpc *jsonrpc.Error
-	return !errors.As(err, &rpc) && s.failure() == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return !errors.As(err, &rpc) && fail.As(err) == nil && s.failure() == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 func last(rs []json.RawMessage) json.RawMessage {

@@ -98,17 +98,24 @@ func lineColOf(data []byte, off int64) (int, int) {
 // readArgsFlag reads --args: inline JSON, @FILE, or - for stdin. The value
 // must be a JSON object.
 func readArgsFlag(v string, stdin io.Reader, cwd string) (map[string]any, error) {
+	return readObjectFlag("--args", `'{"q":"bug"}'`, v, stdin, cwd)
+}
+
+// readObjectFlag reads a flag whose value is a JSON object given inline,
+// as @FILE, or as - for stdin. example shows a valid value in hints.
+func readObjectFlag(flag, example, v string, stdin io.Reader, cwd string) (map[string]any, error) {
 	if v == "" {
 		return nil, nil
 	}
-	data, where := []byte(v), "--args"
+	hint := flag + " takes a JSON object such as " + example
+	data, where := []byte(v), flag
 	switch {
 	case v == "-":
 		b, err := io.ReadAll(io.LimitReader(stdin, 64<<20))
 		if err != nil {
-			return nil, usagef("", "cannot read --args from stdin: %v", err)
+			return nil, usagef("", "cannot read %s from stdin: %v", flag, err)
 		}
-		data, where = b, "--args from stdin"
+		data, where = b, flag+" from stdin"
 	case strings.HasPrefix(v, "@"):
 		path := v[1:]
 		if !filepath.IsAbs(path) {
@@ -116,11 +123,10 @@ func readArgsFlag(v string, stdin io.Reader, cwd string) (map[string]any, error)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, usagef("", "cannot read --args file: %v", err)
+			return nil, usagef("", "cannot read %s file: %v", flag, err)
 		}
-		data, where = b, "--args file "+v[1:]
+		data, where = b, flag+" file "+v[1:]
 	}
-	const hint = "--args takes a JSON object such as '{\"q\":\"bug\"}'"
 	// Decode into any first: the value's kind decides the message, with no
 	// need to read the decoder's error text.
 	var val any

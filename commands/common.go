@@ -75,6 +75,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      st.traceContext(g),
 		Progress:       st.onProgress,
+		Input:          st.clientInput(g),
 	}
 	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw

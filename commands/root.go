@@ -51,6 +51,7 @@ type globals struct {
 	noCache         bool
 	probeTimeout    time.Duration
 	strict          bool
+	input           *inputOptions
 }
 
 const (
@@ -114,7 +115,7 @@ what happened: see 'mcpc help exit-codes'.`,
 }
 
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print JSON (the default when stdout is not a terminal)"},
 		&cli.BoolFlag{Name: "text", Category: catOutput, Usage: "print text (the default on a terminal)"},
 		&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Category: catOutput, Usage: "select part of the JSON result with a gjson `PATH`"},
@@ -132,7 +133,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema"},
-	}
+	}, inputFlags()...)
 }
 
 // readGlobals validates the shared flags before any I/O happens.
@@ -205,6 +206,9 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	}
 	g.cwd = cwd
 	g.dirs = client.DirsFrom(st.env.Getenv)
+	if g.input, err = st.readInput(cmd, cwd); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 

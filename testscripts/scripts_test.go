@@ -142,6 +142,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"ttyrun":           cmdTTYRun,
 			"tlsfront":         cmdTLSFront,
 			"proxy":            cmdProxy,
+			"pty":              cmdPty,
 		},
 	}
 }

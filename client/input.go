@@ -1,0 +1,393 @@
+//lint:file-ignore SA1019 logging, sampling and roots are deprecated in 2026-07-28, yet 2025 servers use them: mcpc shows the logs and refuses the rest
+
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// Input is how a session answers what the server asks for while one of
+// mcpc's requests runs: elicitations (as elicitation/create requests on
+// 2025 servers, as input_required results on 2026-07-28 ones) and log
+// messages. The commands package decides the answers; this file carries
+// them over either era.
+type Input struct {
+	// Elicit answers one elicitation, form or URL mode. server names the
+	// asking server for the user. An error ends the request the server
+	// asked under, and is what mcpc reports.
+	Elicit func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Log shows one server log message; only those at LogLevel or more
+	// severe arrive.
+	Log func(level, logger string, data any)
+	// Note tells the user what mcpc refused on their behalf.
+	Note func(msg string)
+	// LogLevel is the least severe level wanted ("" is warning); it is
+	// also what the server is asked to send.
+	LogLevel string
+}
+
+// LogLevels are the MCP (syslog) levels, least severe first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// DefaultLogLevel is what mcpc shows unless told otherwise: problems, not
+// chatter.
+const DefaultLogLevel = "warning"
+
+// Bounds on the 2026-07-28 retry loop. A server that keeps asking, or
+// keeps answering "busy" (input_required with nothing to answer), must not
+// keep a script waiting for ever.
+var (
+	maxInputRounds = 10
+	maxBusyRounds  = 3
+	busyPause      = 200 * time.Millisecond
+)
+
+// inputState follows the one request in flight, so that an answer that
+// cannot be given (a missing required field, say) ends that request with
+// its own error rather than with whatever the server makes of a refusal.
+type inputState struct {
+	in *Input
+
+	mu     sync.Mutex
+	op     context.Context
+	abort  context.CancelCauseFunc
+	failed error
+}
+
+// begin marks the start of a request; end reports the answer that failed
+// during it, if any.
+func (st *inputState) begin(ctx context.Context) (context.Context, func() error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	st.mu.Lock()
+	st.op, st.abort, st.failed = ctx, cancel, nil
+	st.mu.Unlock()
+	return ctx, func() error {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		st.op, st.abort = nil, nil
+		cancel(nil)
+		return st.failed
+	}
+}
+
+// fail records err as the reason the request in flight ends, and ends it.
+func (st *inputState) fail(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.failed == nil {
+		st.failed = err
+	}
+	if st.abort != nil {
+		st.abort(err)
+	}
+}
+
+// withOp ties a server-to-client request's context to the request in
+// flight: when mcpc's request ends (Ctrl-C, --timeout), so does the
+// question asked under it.
+func (st *inputState) withOp(ctx context.Context) (context.Context, func()) {
+	st.mu.Lock()
+	op := st.op
+	st.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	if op == nil {
+		return ctx, cancel
+	}
+	stop := context.AfterFunc(op, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (st *inputState) level() string {
+	if st.in == nil || st.in.LogLevel == "" {
+		return DefaultLogLevel
+	}
+	return st.in.LogLevel
+}
+
+func (st *inputState) note(msg string) {
+	if st.in != nil && st.in.Note != nil {
+		st.in.Note(msg)
+	}
+}
+
+// newClient makes the SDK client for this session. It offers elicitation
+// (form and URL) when there is someone or something to answer, and
+// nothing else: the SDK would otherwise claim roots. The 2026-07-28
+// input_required loop is mcpc's own (see inputRounds), so the SDK's is off.
+func (s *Session) newClient(o ConnectOptions) *mcp.Client {
+	s.input = &inputState{in: o.Input}
+	opts := &mcp.ClientOptions{
+		Capabilities:   &mcp.ClientCapabilities{},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	if in := o.Input; in != nil && in.Elicit != nil {
+		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{
+			Form: &mcp.FormElicitationCapabilities{},
+			URL:  &mcp.URLElicitationCapabilities{},
+		}
+		opts.ElicitationHandler = s.handleElicit
+	}
+	if in := o.Input; in != nil && in.Log != nil {
+		opts.LoggingMessageHandler = s.handleLog
+	}
+	if o.Progress != nil {
+		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			o.Progress(r.Params)
+		}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
+	c.AddReceivingMiddleware(s.refuseUnoffered)
+	c.AddSendingMiddleware(progressToken, s.inputRounds)
+	return c
+}
+
+// afterConnect asks a 2025 server that logs to send what --log-level
+// wants. (2026-07-28 servers get the level with each request instead.)
+func (s *Session) afterConnect(ctx context.Context) {
+	r := s.CS.InitializeResult()
+	if r == nil || s.modern() || r.Capabilities == nil || r.Capabilities.Logging == nil ||
+		s.input.in == nil || s.input.in.Log == nil {
+		return
+	}
+	// A server that refuses still gets its messages filtered locally.
+	_ = s.CS.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(s.input.level())})
+}
+
+func (s *Session) modern() bool { return s.ProtocolVersion() >= "2026-07-28" }
+
+// handleElicit answers a 2025 server's elicitation/create.
+func (s *Session) handleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	ctx, stop := s.input.withOp(ctx)
+	defer stop()
+	res, err := s.input.in.Elicit(ctx, s.Label, req.Params)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.input.fail(err)
+		}
+		// The request it was asked under ends here, so the server learns
+		// that the user did not answer.
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	return res, nil
+}
+
+func (s *Session) handleLog(_ context.Context, req *mcp.LoggingMessageRequest) {
+	p := req.Params
+	if p == nil || levelRank(string(p.Level)) < levelRank(s.input.level()) {
+		return
+	}
+	s.input.in.Log(string(p.Level), p.Logger, p.Data)
+}
+
+// levelRank orders levels; an unknown level counts as the most severe, so
+// that it is shown rather than lost.
+func levelRank(l string) int {
+	if i := slices.Index(LogLevels, l); i >= 0 {
+		return i
+	}
+	return len(LogLevels)
+}
+
+// unoffered names the server-to-client requests mcpc does not offer.
+var unoffered = map[string]string{
+	"sampling/createMessage": "sampling (an LLM completion)",
+	"roots/list":             "roots (the directories it may work in)",
+}
+
+// refuseUnoffered answers a server that asks for what mcpc never offered
+// with a JSON-RPC error, and tells the user.
+func (s *Session) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		what, ok := unoffered[method]
+		if !ok {
+			return next(ctx, method, req)
+		}
+		s.input.note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", s.Label, what))
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpc does not offer " + method}
+	}
+}
+
+// inputRounds runs each of mcpc's requests, and on 2026-07-28 answers
+// input_required results: it fulfils the input requests, in a stable order
+// and one at a time (a person may be answering), and sends the request
+// again with a new id, the answers, and the requestState echoed exactly.
+func (s *Session) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") || method == "server/discover" || method == "initialize" {
+			return next(ctx, method, req)
+		}
+		ctx, end := s.input.begin(ctx)
+		var res mcp.Result
+		var err error
+		switch method {
+		case "tools/call", "prompts/get", "resources/read":
+			res, err = s.rounds(ctx, method, req, next)
+		default:
+			res, err = next(ctx, method, req)
+		}
+		if f := end(); f != nil {
+			return nil, f
+		}
+		return res, err
+	}
+}
+
+func (s *Session) rounds(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	if s.modern() && s.input.in != nil && s.input.in.Log != nil {
+		setLogLevel(req.GetParams(), s.input.level())
+	}
+	rounds, busy := 0, 0
+	for {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		// The server answered in this era: whatever goes wrong with the
+		// answers from here on is no reason to doubt a remembered verdict
+		// (and to ask the same questions again on a new connection).
+		s.verified = true
+		requests, state, more, err := s.inputRequired(res)
+		if err != nil || !more {
+			return res, err
+		}
+		var answers mcp.InputResponseMap
+		if len(requests) == 0 {
+			// Load shedding: nothing to answer, only "try again".
+			if busy++; busy > maxBusyRounds {
+				return nil, fail.New(fail.Protocol, "try again later",
+					"%s stayed busy: it asked mcpc to retry %d times without asking anything", s.Label, maxBusyRounds)
+			}
+			if err := sleep(ctx, time.Duration(busy)*busyPause); err != nil {
+				return nil, err
+			}
+		} else {
+			if rounds++; rounds > maxInputRounds {
+				return nil, fail.New(fail.Protocol, "the server seems to ask in a loop; check the answers given, or report it to the server's authors",
+					"%s still asked for input after %d rounds of answers", s.Label, maxInputRounds)
+			}
+			if answers, err = s.fulfil(ctx, requests); err != nil {
+				return nil, err
+			}
+		}
+		if req, err = retry(req, answers, state); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// inputRequired reads a result: more is true for input_required. A result
+// without resultType is complete; one with a type mcpc does not know is
+// not a result it can use.
+func (s *Session) inputRequired(res mcp.Result) (requests mcp.InputRequestMap, state string, more bool, err error) {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
+	case *mcp.GetPromptResult:
+		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
+	case *mcp.ReadResourceResult:
+		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
+	default:
+		return nil, "", false, nil
+	}
+	if more {
+		return requests, state, true, nil
+	}
+	// The SDK keeps resultType to itself; its encoding shows it.
+	var probe struct {
+		ResultType string `json:"resultType"`
+	}
+	if b, e := json.Marshal(res); e == nil && json.Unmarshal(b, &probe) == nil &&
+		probe.ResultType != "" && probe.ResultType != "complete" {
+		return nil, "", false, fail.New(fail.Protocol, "", "%s sent a result of unknown resultType %q", s.Label, probe.ResultType)
+	}
+	return nil, "", false, nil
+}
+
+// fulfil answers one round's input requests, in the order of their keys.
+func (s *Session) fulfil(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	out := mcp.InputResponseMap{}
+	for _, key := range slices.Sorted(maps.Keys(requests)) {
+		switch p := requests[key].(type) {
+		case *mcp.ElicitParams:
+			if s.input.in == nil || s.input.in.Elicit == nil {
+				return nil, s.unoffered("elicitation")
+			}
+			res, err := s.input.in.Elicit(ctx, s.Label, p)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = res
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			return nil, s.unoffered(unoffered["sampling/createMessage"])
+		case *mcp.ListRootsParams:
+			return nil, s.unoffered(unoffered["roots/list"])
+		default:
+			return nil, fail.New(fail.Protocol, "", "%s asked for input of an unknown kind (%T)", s.Label, p)
+		}
+	}
+	return out, nil
+}
+
+func (s *Session) unoffered(what string) error {
+	return fail.New(fail.Protocol, "the server should not ask a client for what it did not offer",
+		"%s asked for %s, which mcpc did not offer", s.Label, what)
+}
+
+// retry is the next round's request: a copy of the original params (never
+// changed, so nothing leaks into another request) with this round's
+// answers and the server's requestState exactly as sent, or none.
+func retry(req mcp.Request, answers mcp.InputResponseMap, state string) (mcp.Request, error) {
+	cs, _ := req.GetSession().(*mcp.ClientSession)
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		cp := *p
+		cp.InputResponses, cp.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.CallToolParams]{Session: cs, Params: &cp}, nil
+	case *mcp.GetPromptParams:
+		cp := *p
+		cp.InputResponses, cp.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.GetPromptParams]{Session: cs, Params: &cp}, nil
+	case *mcp.ReadResourceParams:
+		cp := *p
+		cp.InputResponses, cp.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.ReadResourceParams]{Session: cs, Params: &cp}, nil
+	}
+	return nil, fmt.Errorf("cannot retry a request with params %T", req.GetParams())
+}
+
+// setLogLevel asks a 2026-07-28 server for log messages at level and above
+// (the per-request level; without it such a server sends none).
+func setLogLevel(p mcp.Params, level string) {
+	if p == nil {
+		return
+	}
+	m := p.GetMeta()
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[mcp.MetaKeyLogLevel] = level
+	p.SetMeta(m)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
