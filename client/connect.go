@@ -509,9 +509,12 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		s.wire.credKey = hashKey("credential", a)
 	}
 	t := &mcp.StreamableClientTransport{
-		Endpoint:             srv.URL,
-		HTTPClient:           s.http.client(),
-		DisableStandaloneSSE: true, // one-shot work never needs the GET stream
+		Endpoint:   srv.URL,
+		HTTPClient: s.http.client(),
+		// A 2025 server may send its questions (elicitation/create) on
+		// the standalone GET stream rather than on the request's own, so
+		// it is opened when there is someone or something to answer.
+		DisableStandaloneSSE: !o.Input.offersElicitation(),
 	}
 	return s.handshake(ctx, o, s.newClient(o), t, protocol)
 }

@@ -38,6 +38,8 @@ type Input struct {
 	LogLevel string
 }
 
+func (in *Input) offersElicitation() bool { return in != nil && in.Elicit != nil }
+
 // LogLevels are the MCP (syslog) levels, least severe first.
 var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
@@ -132,7 +134,7 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 		Capabilities:   &mcp.ClientCapabilities{},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	}
-	if in := o.Input; in != nil && in.Elicit != nil {
+	if o.Input.offersElicitation() {
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{
 			Form: &mcp.FormElicitationCapabilities{},
 			URL:  &mcp.URLElicitationCapabilities{},
@@ -321,7 +323,7 @@ func (s *Session) fulfil(ctx context.Context, requests mcp.InputRequestMap) (mcp
 	for _, key := range slices.Sorted(maps.Keys(requests)) {
 		switch p := requests[key].(type) {
 		case *mcp.ElicitParams:
-			if s.input.in == nil || s.input.in.Elicit == nil {
+			if !s.input.in.offersElicitation() {
 				return nil, s.unoffered("elicitation")
 			}
 			res, err := s.input.in.Elicit(ctx, s.Label, p)

@@ -160,13 +160,21 @@ json-schema-2020-12-preservation)
 	;;
 
 sep-2322-client-request-state)
-	# Multi-round-trip results (input_required + requestState). The echo_state
-	# tool asks for elicitation, which mcpc does not offer.
+	# Multi-round-trip results (input_required + requestState): the echo_state
+	# and no_state tools ask to confirm, answered as a script would.
 	list_tools
-	also call --json "$url" test_mrtr_echo_state
-	also call --json "$url" test_mrtr_no_state
+	also call --json --answer confirmed:=true "$url" test_mrtr_echo_state
+	also call --json --answer confirmed:=true "$url" test_mrtr_no_state
 	also call --json "$url" test_mrtr_unrelated
 	also call --json "$url" test_mrtr_no_result_type
+	;;
+
+elicitation-sep1034-client-defaults)
+	# The tool asks for five fields that all have defaults: --yes takes them.
+	list_tools
+	out=$(run call --json --yes "$url" test_client_elicitation_defaults) || fail "mcpc call exited $?"
+	printf '%s\n' "$out" >&2
+	expect "$out" 'Elicitation completed' "tools/call test_client_elicitation_defaults"
 	;;
 
 sse-retry)
@@ -180,10 +188,6 @@ auth/*)
 	# OAuth scenarios need `mcpc login` driven through the suite's
 	# authorization server (and a keyring); not wired up yet.
 	fail "scenario '$scenario': auth scenarios are not supported by this harness yet"
-	;;
-
-elicitation-sep1034-client-defaults)
-	fail "scenario '$scenario' needs elicitation, which mcpc deliberately does not implement"
 	;;
 
 '')

@@ -32,7 +32,8 @@ out=${MCPC_CONFORMANCE_OUT:-$root/results}
 if [ $# -eq 0 ]; then
 	set -- initialize tools_call tools_call@2026-07-28 request-metadata \
 		http-standard-headers http-custom-headers http-invalid-tool-headers \
-		json-schema-ref-no-deref json-schema-2020-12-preservation sse-retry
+		json-schema-ref-no-deref json-schema-2020-12-preservation sse-retry \
+		elicitation-sep1034-client-defaults sep-2322-client-request-state
 fi
 
 failed=
