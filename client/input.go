@@ -5,6 +5,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -36,6 +37,9 @@ type Input struct {
 	// LogLevel is the least severe level wanted ("" is warning); it is
 	// also what the server is asked to send.
 	LogLevel string
+	// Interactive says a person answers: accepting a URL then means they
+	// have been there, so mcpc need not wait to hear it from the server.
+	Interactive bool
 }
 
 func (in *Input) offersElicitation() bool { return in != nil && in.Elicit != nil }
@@ -66,6 +70,8 @@ type inputState struct {
 	op     context.Context
 	abort  context.CancelCauseFunc
 	failed error
+	// done signals notifications/elicitation/complete by elicitation id.
+	done map[string]chan struct{}
 }
 
 // begin marks the start of a request; end reports the answer that failed
@@ -140,6 +146,7 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 			URL:  &mcp.URLElicitationCapabilities{},
 		}
 		opts.ElicitationHandler = s.handleElicit
+		opts.ElicitationCompleteHandler = s.input.complete
 	}
 	if in := o.Input; in != nil && in.Log != nil {
 		opts.LoggingMessageHandler = s.handleLog
@@ -235,7 +242,16 @@ func (s *Session) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
 		var err error
 		switch method {
 		case "tools/call", "prompts/get", "resources/read":
-			res, err = s.rounds(ctx, method, req, next)
+			for try := 0; ; try++ {
+				res, err = s.rounds(ctx, method, req, next)
+				urls := urlsRequired(err)
+				if urls == nil || try == maxURLRounds || !s.input.in.offersElicitation() {
+					break
+				}
+				if err = s.openURLs(ctx, urls); err != nil {
+					break
+				}
+			}
 		default:
 			res, err = next(ctx, method, req)
 		}
@@ -285,6 +301,96 @@ func (s *Session) rounds(ctx context.Context, method string, req mcp.Request, ne
 		}
 		if req, err = retry(req, answers, state); err != nil {
 			return nil, err
+		}
+	}
+}
+
+// maxURLRounds bounds how often a request is sent again after the server
+// answered that a URL must be visited first (-32042).
+var maxURLRounds = 3
+
+// urlsRequired returns the URL elicitations of a URLElicitationRequired
+// error (-32042), or nil.
+func urlsRequired(err error) []*mcp.ElicitParams {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(rpc.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	for _, p := range data.Elicitations {
+		if p == nil || p.URL == "" {
+			return nil
+		}
+		p.Mode = "url"
+	}
+	return data.Elicitations
+}
+
+// openURLs answers a 2025 server's "visit these URLs first": each is shown
+// and accepted as any URL elicitation is, and then, unless a person said
+// they have been there, mcpc waits for the server's
+// notifications/elicitation/complete within the invocation's bound,
+// before the request is sent again.
+func (s *Session) openURLs(ctx context.Context, urls []*mcp.ElicitParams) error {
+	var waits []chan struct{}
+	for _, p := range urls {
+		ch := s.input.await(p.ElicitationID)
+		defer s.input.forget(p.ElicitationID)
+		waits = append(waits, ch)
+	}
+	for _, p := range urls {
+		res, err := s.input.in.Elicit(ctx, s.Label, p)
+		if err != nil {
+			return err
+		}
+		if res.Action != "accept" {
+			return fail.New(fail.Rejected, "open the URL, then run mcpc again; or pass --yes to have mcpc wait until the server sees it done",
+				"%s cannot answer until its URL is visited", s.Label)
+		}
+	}
+	if s.input.in.Interactive {
+		return nil
+	}
+	s.input.note(fmt.Sprintf("waiting for %s to see the URL visited (--timeout bounds the wait)", s.Label))
+	for _, ch := range waits {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-ch:
+		}
+	}
+	return nil
+}
+
+func (st *inputState) await(id string) chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done == nil {
+		st.done = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{}, 1)
+	st.done[id] = ch
+	return ch
+}
+
+func (st *inputState) forget(id string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.done, id)
+}
+
+func (st *inputState) complete(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if ch, ok := st.done[req.Params.ElicitationID]; ok {
+		select {
+		case ch <- struct{}{}:
+		default:
 		}
 	}
 }

@@ -89,10 +89,11 @@ func (st *state) clientInput(g *globals) *client.Input {
 		a.term = newPrompter(st.env.Stdin, st.env.Stderr)
 	}
 	return &client.Input{
-		Elicit:   a.elicit,
-		Log:      a.log,
-		Note:     func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(msg)) },
-		LogLevel: g.input.logLevel,
+		Elicit:      a.elicit,
+		Log:         a.log,
+		Note:        func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(msg)) },
+		LogLevel:    g.input.logLevel,
+		Interactive: a.term != nil && !g.input.yes,
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,6 +24,14 @@ import (
 type askIn struct {
 	Rounds int `json:"rounds,omitempty" jsonschema:"how many rounds of questions (default 2)"`
 }
+
+type urlFirstIn struct {
+	Complete bool `json:"complete,omitempty" jsonschema:"say when the URL was visited (notifications/elicitation/complete)"`
+}
+
+// urlAsked says the ask-url-first tool has sent its URL (one client per
+// stdio process, so per process is per client).
+var urlAsked atomic.Bool
 
 type logIn struct {
 	Message string `json:"message" jsonschema:"text of the log messages"`
@@ -156,6 +166,24 @@ func addInputTools(s *mcp.Server) {
 				ElicitationID: "e-1",
 			}},
 		}, nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "ask-url-first",
+		Description: "Answer -32042 (visit a URL first) once, then succeed; with complete, say when the URL was visited.",
+	}, func(_ context.Context, req *mcp.CallToolRequest, in urlFirstIn) (*mcp.CallToolResult, any, error) {
+		if urlAsked.Swap(true) {
+			return textResult("done after the URL"), nil, nil
+		}
+		if in.Complete {
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				_ = req.Session.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: "e-2"})
+			}()
+		}
+		return nil, nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{
+			Mode: "url", Message: "Connect your account first", URL: "https://example.com/connect?id=2", ElicitationID: "e-2",
+		}})
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
