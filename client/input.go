@@ -285,7 +285,7 @@ func (s *Session) rounds(ctx context.Context, method string, req mcp.Request, ne
 			// Load shedding: nothing to answer, only "try again".
 			if busy++; busy > maxBusyRounds {
 				return nil, fail.New(fail.Protocol, "try again later",
-					"%s stayed busy: it asked mcpc to retry %d times without asking anything", s.Label, maxBusyRounds)
+					"%s was still busy (input_required with nothing to answer) after %d retries", s.Label, maxBusyRounds)
 			}
 			if err := sleep(ctx, time.Duration(busy)*busyPause); err != nil {
 				return nil, err

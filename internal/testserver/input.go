@@ -33,6 +33,10 @@ type urlFirstIn struct {
 // stdio process, so per process is per client).
 var urlAsked atomic.Bool
 
+type busyIn struct {
+	Times int `json:"times" jsonschema:"how many times to answer busy before the result (-1: for ever)"`
+}
+
 type logIn struct {
 	Message string `json:"message" jsonschema:"text of the log messages"`
 }
@@ -169,6 +173,22 @@ func addInputTools(s *mcp.Server) {
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
+		Name:        "ask-busy",
+		Description: "Answer input_required with nothing to answer (load shedding) times times, then the result.",
+	}, func(_ context.Context, req *mcp.CallToolRequest, in busyIn) (*mcp.CallToolResult, any, error) {
+		n := 0
+		if st := req.Params.RequestState; st != "" {
+			if _, err := fmt.Sscanf(st, "busy %d", &n); err != nil {
+				return errorResult("bad requestState " + st), nil, nil
+			}
+		}
+		if in.Times >= 0 && n >= in.Times {
+			return textResult(fmt.Sprintf("done after %d busy answers", n)), nil, nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: fmt.Sprintf("busy %d", n+1)}, nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask-url-first",
 		Description: "Answer -32042 (visit a URL first) once, then succeed; with complete, say when the URL was visited.",
 	}, func(_ context.Context, req *mcp.CallToolRequest, in urlFirstIn) (*mcp.CallToolResult, any, error) {
@@ -217,6 +237,41 @@ func addInputTools(s *mcp.Server) {
 		}
 		return textResult("logged"), nil, nil
 	})
+}
+
+// confirmQuestion asks for one boolean, as the prompt and resource below do.
+func confirmQuestion(what string) mcp.InputRequestMap {
+	return mcp.InputRequestMap{"ok": &mcp.ElicitParams{
+		Message: "Really " + what + "?",
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"confirmed": map[string]any{"type": "boolean"},
+		}},
+	}}
+}
+
+// addInputPrompts adds a prompt and a resource that ask before answering:
+// prompts/get and resources/read take input_required results too.
+func addInputPrompts(s *mcp.Server) {
+	s.AddPrompt(&mcp.Prompt{Name: "ask-prompt", Description: "Ask for confirmation, then return a message."},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			got, ok := req.Params.InputResponses["ok"]
+			if !ok {
+				return &mcp.GetPromptResult{InputRequests: confirmQuestion("get the prompt")}, nil
+			}
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
+				Role: "user", Content: &mcp.TextContent{Text: "prompt: " + describeAnswer(got)},
+			}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://ask", Name: "ask", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			got, ok := req.Params.InputResponses["ok"]
+			if !ok {
+				return &mcp.ReadResourceResult{InputRequests: confirmQuestion("read it")}, nil
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+				URI: "test://ask", MIMEType: "text/plain", Text: "resource: " + describeAnswer(got),
+			}}}, nil
+		})
 }
 
 func errorResult(msg string) *mcp.CallToolResult {

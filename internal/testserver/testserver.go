@@ -93,8 +93,8 @@ flags:
   --request-log FILE   append the method of every JSON-RPC request received
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
-  --ask                also offer the tools that ask the client for input
-                       (ask, ask-forever, ask-url, ask-roots) and log
+  --ask                also offer the tools, a prompt and a resource that ask
+                       the client for input (ask, ask-*, test://ask), and log
   --logging            declare the logging capability (for logging/setLevel)
 `
 
@@ -279,6 +279,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 	addTools(s, &toolEnv{cancelFile: opts.cancelFile})
 	if opts.ask {
 		addInputTools(s)
+		addInputPrompts(s)
 	}
 	addResources(s)
 	addPrompts(s)
