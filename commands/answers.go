@@ -26,9 +26,9 @@ const catInput = "Answering the server"
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.GenericFlag{Name: "answer", Category: catInput, Value: &wordList{},
-			Usage: "answer the server's question field with `KEY=VALUE` or KEY:=JSON (repeatable)"},
+			Usage: "answer a field the server asks for with `KEY=VALUE` (typed by its schema) or KEY:=JSON (repeatable)"},
 		&cli.StringFlag{Name: "answers", Category: catInput, TakesFile: true,
-			Usage: "answers as a JSON object: inline, @`FILE`, or - (stdin)"},
+			Usage: "answers as a JSON object: inline, @`FILE`, or - (stdin); --answer wins"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Category: catInput,
 			Usage: "accept what the server asks, taking each unanswered field's default"},
 		&cli.StringFlag{Name: "log-level", Category: catInput, Value: client.DefaultLogLevel,

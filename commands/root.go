@@ -75,7 +75,13 @@ SERVER is a configured name, an https:// URL (http:// on loopback only), or
 absent when the server is given as --stdio 'command args' or after --.`,
 		Description: `Each invocation connects once to one server, runs one request, prints the
 result (text on a terminal, JSON when piped) and exits with a code that says
-what happened: see 'mcpc help exit-codes'.`,
+what happened: see 'mcpc help exit-codes'.
+
+When the server asks for input while a request runs, mcpc answers from
+--answer/--answers, then --yes (the schema's defaults), then by asking at the
+terminal; otherwise it declines and prints on stderr what was asked and the
+--answer flags that would answer it. A URL the server asks you to visit is
+printed, never opened. Server log messages go to stderr (--log-level).`,
 		Reader:          st.env.Stdin,
 		Writer:          st.env.Stdout,
 		ErrWriter:       st.env.Stderr,

@@ -1,0 +1,125 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+var testSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"zeta":  map[string]any{"type": "string"},
+		"name":  map[string]any{"type": "string", "title": "Name"},
+		"n":     map[string]any{"type": "integer", "minimum": 1.0, "maximum": 9.0, "default": 3.0},
+		"ok":    map[string]any{"type": "boolean"},
+		"pick":  map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "a", "title": "Ay"}, map[string]any{"const": "b"}}},
+		"multi": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"x", "y"}}},
+		"email": map[string]any{"type": "string", "format": "email"},
+	},
+	"required": []any{"ok", "name"},
+}
+
+func TestFormFieldsOrder(t *testing.T) {
+	fields, err := formFields(testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range fields {
+		names = append(names, f.name)
+	}
+	// Required ones in the schema's order, then the rest by name.
+	want := []string{"ok", "name", "email", "multi", "n", "pick", "zeta"}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("order = %v, want %v", names, want)
+	}
+	if got := fields[5].summary(); got != "one of a|b" {
+		t.Errorf("pick summary = %q", got)
+	}
+	if got := fields[4].line(); got != "n (integer 1..9, default 3)" {
+		t.Errorf("n line = %q", got)
+	}
+}
+
+func TestFieldParse(t *testing.T) {
+	fields, _ := formFields(testSchema)
+	byName := map[string]*field{}
+	for _, f := range fields {
+		byName[f.name] = f
+	}
+	for _, c := range []struct {
+		field, in string
+		want      any
+		skip      bool
+		err       string
+	}{
+		{"ok", "y", true, false, ""},
+		{"ok", "No", false, false, ""},
+		{"ok", "maybe", nil, false, "answer y or n"},
+		{"ok", "", nil, false, "a value is required"},
+		{"n", "", 3.0, false, ""},
+		{"n", "7", 7.0, false, ""},
+		{"zeta", "", nil, true, ""},
+		{"pick", "2", "b", false, ""},
+		{"pick", "a", "a", false, ""},
+		{"pick", "c", nil, false, `"c" is not one of the choices`},
+		{"multi", "2, x", []any{"y", "x"}, false, ""},
+	} {
+		v, skip, err := byName[c.field].parse(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s %q: err = %v, want %q", c.field, c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || skip != c.skip || !reflect.DeepEqual(v, c.want) {
+			t.Errorf("%s %q = %#v, %v, %v; want %#v, %v", c.field, c.in, v, skip, err, c.want, c.skip)
+		}
+	}
+	if err := byName["n"].check(12.0); err == nil || err.Error() != "12 is more than the maximum, 9" {
+		t.Errorf("check 12 = %v", err)
+	}
+}
+
+func TestDeclineHint(t *testing.T) {
+	fields, _ := formFields(testSchema)
+	want := "answer with --answer ok=true|false --answer name=TEXT, and pass --yes to take the defaults of the others"
+	if got := declineHint(fields); got != want {
+		t.Errorf("hint = %q\nwant %q", got, want)
+	}
+	only, _ := formFields(map[string]any{"properties": map[string]any{"n": map[string]any{"type": "integer", "default": 1.0}}})
+	if got := declineHint(only); got != "pass --yes to accept the defaults" {
+		t.Errorf("hint = %q", got)
+	}
+}
+
+// The order of answers: flags, then --yes, then (no terminal) decline.
+func TestAnswererForm(t *testing.T) {
+	params := &mcp.ElicitParams{Message: "hi", RequestedSchema: testSchema}
+	pairs, _ := parsePairs([]string{"name=Ann", "ok=true", "n=5"})
+	var stderr bytes.Buffer
+	a := &answerer{opts: &inputOptions{pairs: pairs}, stderr: &stderr}
+	res, err := a.elicit(context.Background(), "server", params)
+	if err != nil || res.Action != "accept" || !reflect.DeepEqual(res.Content, map[string]any{"name": "Ann", "ok": true, "n": 5.0}) {
+		t.Fatalf("answers: %+v, %v", res, err)
+	}
+
+	pairs, _ = parsePairs([]string{"ok=false"})
+	a = &answerer{opts: &inputOptions{pairs: pairs, yes: true}, stderr: &stderr}
+	if _, err := a.elicit(context.Background(), "server", params); fail.CodeOf(err) != fail.Usage || !strings.Contains(err.Error(), `field "name", which has no default`) {
+		t.Fatalf("--yes without name: %v", err)
+	}
+
+	a = &answerer{opts: &inputOptions{}, stderr: &stderr}
+	res, err = a.elicit(context.Background(), "server", params)
+	if err != nil || res.Action != "decline" || !strings.Contains(stderr.String(), "mcpc: server asks: hi\n") {
+		t.Fatalf("decline: %+v, %v, %q", res, err, stderr.String())
+	}
+}
