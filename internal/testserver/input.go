@@ -37,6 +37,10 @@ type busyIn struct {
 	Times int `json:"times" jsonschema:"how many times to answer busy before the result (-1: for ever)"`
 }
 
+type unofferedIn struct {
+	What string `json:"what" jsonschema:"roots or sampling"`
+}
+
 type logIn struct {
 	Message string `json:"message" jsonschema:"text of the log messages"`
 }
@@ -207,20 +211,30 @@ func addInputTools(s *mcp.Server) {
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "ask-roots",
-		Description: "Ask the client for its roots, which a client may refuse.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
+		Name:        "ask-unoffered",
+		Description: "Ask the client for roots or sampling, which a client that did not offer them refuses.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in unofferedIn) (*mcp.CallToolResult, any, error) {
 		if p := req.Session.InitializeParams(); p != nil && p.ProtocolVersion >= "2026-07-28" {
 			// A 2026-07-28 server asks through input_required.
-			if _, ok := req.Params.InputResponses["roots"]; ok {
-				return textResult("got roots"), nil, nil
+			if _, ok := req.Params.InputResponses["q"]; ok {
+				return textResult("got " + in.What), nil, nil
 			}
-			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
+			var q mcp.InputRequest = &mcp.ListRootsParams{}
+			if in.What == "sampling" {
+				q = &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{}}
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": q}}, nil, nil
 		}
-		if _, err := req.Session.ListRoots(ctx, nil); err != nil {
-			return errorResult("roots/list failed: " + err.Error()), nil, nil
+		var err error
+		if in.What == "sampling" {
+			_, err = req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10})
+		} else {
+			_, err = req.Session.ListRoots(ctx, nil)
 		}
-		return textResult("got roots"), nil, nil
+		if err != nil {
+			return errorResult(in.What + " failed: " + err.Error()), nil, nil
+		}
+		return textResult("got " + in.What), nil, nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
