@@ -100,7 +100,7 @@ func (p *prompter) form(ctx context.Context, server, message string, fields []*f
 			for i, c := range f.choices {
 				s := strconv.Itoa(i+1) + ") " + c.value
 				if c.title != "" {
-					s += " (" + c.title + ")"
+					s = strconv.Itoa(i+1) + ") " + c.title + " (" + c.value + ")"
 				}
 				cs = append(cs, oneLine(s))
 			}
@@ -154,13 +154,29 @@ func (f *field) promptHint() string {
 		parts = append(parts, "y/n")
 	}
 	if f.def != nil {
-		b, _ := json.Marshal(f.def)
-		parts = append(parts, "["+format.StripControl(string(b))+"]")
+		parts = append(parts, "["+oneLine(display(f.def))+"]")
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return strings.Join(parts, " ") + " "
+}
+
+// display shows a value as a person would type it: text bare, a list
+// comma-separated, anything else as JSON.
+func display(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, display(x))
+		}
+		return strings.Join(out, ", ")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func (f *field) isBool() bool {
