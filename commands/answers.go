@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -51,6 +52,18 @@ type inputOptions struct {
 	yes       bool
 	logLevel  string
 	stdinUsed bool // --answers - or --args - took stdin: no terminal questions
+}
+
+// keys lists the fields the command line answers, sorted.
+func (o *inputOptions) keys() []string {
+	set := map[string]bool{}
+	for k := range o.base {
+		set[k] = true
+	}
+	for _, p := range o.pairs {
+		set[p.key] = true
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // readInput validates the answer flags before any I/O but --answers.
@@ -184,7 +197,11 @@ func (a *answerer) form(ctx context.Context, server string, p *mcp.ElicitParams)
 		}
 	default:
 		a.describe(server, p.Message, fields)
-		fmt.Fprintf(a.stderr, "mcpc: note: declined: no answers given, and no terminal to ask on\n")
+		if keys := a.opts.keys(); len(keys) > 0 {
+			fmt.Fprintf(a.stderr, "mcpc: note: declined: the answers given (%s) name none of these fields, and there is no terminal to ask on\n", strings.Join(keys, ", "))
+		} else {
+			fmt.Fprintf(a.stderr, "mcpc: note: declined: no answers given, and no terminal to ask on\n")
+		}
 		fmt.Fprintf(a.stderr, "mcpc: hint: %s\n", declineHint(fields))
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
