@@ -69,6 +69,13 @@ type faultConn struct {
 func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	if r, ok := msg.(*jsonrpc.Response); ok && c.t.opts.fault == faultOddResultType &&
+		bytes.Contains(r.Result, []byte(`"content":`)) {
+		// Only results with content: tool results, not discover or lists.
+		cp := *r
+		cp.Result = bytes.Replace(r.Result, []byte(`"resultType":"complete"`), []byte(`"resultType":"later"`), 1)
+		msg = &cp
+	}
 	return c.Connection.Write(ctx, msg)
 }
 

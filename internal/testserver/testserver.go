@@ -44,10 +44,12 @@ const (
 	faultSilentDiscover = "silent-discover"
 	faultSpawnChild     = "spawn-child"
 	faultSpawnDaemon    = "spawn-daemon"
+	faultOddResultType  = "odd-result-type"
 )
 
 var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
+	faultOddResultType,
 }
 
 // What the faults write; tests pin these.
@@ -79,7 +81,9 @@ flags:
                        method (-32601) and only 2025-11-25 is negotiated
   --page-size N        items per page of list results (default 0: the SDK's 1000)
   --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
-                       silent-discover, spawn-child, spawn-daemon (setsid)
+                       silent-discover, spawn-child, spawn-daemon (setsid),
+                       odd-result-type (tool results carry a resultType no
+                       revision defines)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
