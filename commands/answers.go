@@ -186,13 +186,15 @@ func (a *answerer) form(ctx context.Context, server string, p *mcp.ElicitParams)
 	case a.term != nil:
 		return a.term.form(ctx, server, p.Message, fields, content, missing)
 	case len(content) > 0:
+		// Answering is accepting a form pre-filled with its defaults (as
+		// the SDK does for 2025 servers anyway): the same on both eras.
 		for _, f := range missing {
-			if f.required {
-				hint := "answer it with " + f.answerFlag()
-				if f.def != nil {
-					hint += ", or pass --yes to take its default"
-				}
-				return nil, fail.New(fail.Usage, hint, "%s asks for required field %q, which has no answer", server, f.name)
+			switch {
+			case f.def != nil:
+				content[f.name] = f.def
+			case f.required:
+				return nil, fail.New(fail.Usage, "answer it with "+f.answerFlag(),
+					"%s asks for required field %q, which has no answer", server, f.name)
 			}
 		}
 	default:
