@@ -51,7 +51,7 @@ type inputOptions struct {
 	base      map[string]any
 	yes       bool
 	logLevel  string
-	stdinUsed bool // --answers - or --args - took stdin: no terminal questions
+	stdinUsed bool // --answers -, --args - or --batch - took stdin: no terminal questions
 }
 
 // keys lists the fields the command line answers, sorted.
@@ -81,10 +81,12 @@ func (st *state) readInput(cmd *cli.Command, cwd string) (*inputOptions, error) 
 		return nil, err
 	}
 	answers := cmd.String("answers")
-	if answers == "-" && cmd.String("args") == "-" {
-		return nil, usagef("put one of them in a file and pass @FILE", "--answers - and --args - cannot both read stdin")
+	for _, other := range []string{"args", "batch"} {
+		if answers == "-" && cmd.String(other) == "-" {
+			return nil, usagef("put one of them in a file and pass @FILE", "--answers - and --%s - cannot both read stdin", other)
+		}
 	}
-	o.stdinUsed = answers == "-" || cmd.String("args") == "-"
+	o.stdinUsed = answers == "-" || cmd.String("args") == "-" || cmd.String("batch") == "-"
 	if o.base, err = readObjectFlag("--answers", `'{"confirmed":true}'`, answers, st.env.Stdin, cwd); err != nil {
 		return nil, err
 	}
