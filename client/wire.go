@@ -181,7 +181,9 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 			// A large result is kept here, raw, and the SDK decodes a stub:
 			// mcpc prints from the raw bytes, and decoding them too would
 			// cost several copies of the result.
-			if stub, ok := bigResultStubs[p.method]; ok && len(m.Result) > bigResult {
+			// (Never an input_required result: the SDK's types carry its
+			// questions to the code that answers them.)
+			if stub, ok := bigResultStubs[p.method]; ok && len(m.Result) > bigResult && complete(m.Result) {
 				m.Result = json.RawMessage(stub)
 			}
 		}
@@ -278,4 +280,11 @@ func withMeta(params json.RawMessage, add map[string]string) (json.RawMessage, e
 	}
 	top["_meta"] = mb
 	return json.Marshal(top)
+}
+
+// complete reports whether a result is final (resultType absent or
+// "complete"), not a request for more input.
+func complete(res json.RawMessage) bool {
+	rt := gjson.GetBytes(res, "resultType")
+	return !rt.Exists() || rt.String() == "complete"
 }
