@@ -1,0 +1,130 @@
+// Command floor is the least any MCP client must do for one request to a
+// stdio server: start it, write JSON-RPC lines to its stdin by hand, copy
+// the response to stdout and close. bench/run measures mcpc against it.
+//
+//	floor [-list] [-call-only] [-legacy] [-tool echo] [-args '{"text":"hello"}'] SERVER [ARGS...]
+//
+// A 2026-07-28 exchange is server/discover then the request; -call-only
+// skips the discover (what a client that remembers the server's era needs);
+// -legacy speaks 2025-11-25 (initialize, initialized, request).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientCapabilities":{},` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"floor","version":"0"}}`
+
+func main() {
+	list := flag.Bool("list", false, "send tools/list instead of tools/call")
+	callOnly := flag.Bool("call-only", false, "skip server/discover (2026-07-28 only)")
+	legacy := flag.Bool("legacy", false, "speak 2025-11-25: initialize first")
+	tool := flag.String("tool", "echo", "tool to call")
+	args := flag.String("args", `{"text":"hello"}`, "tool arguments (JSON object)")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: floor [flags] SERVER [ARGS...]")
+		os.Exit(2)
+	}
+	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	check(err)
+	out, err := cmd.StdoutPipe()
+	check(err)
+	check(cmd.Start())
+	r := bufio.NewReaderSize(out, 64<<10)
+
+	modern := true // requests carry the 2026-07-28 _meta envelope
+	switch {
+	case *legacy:
+		send(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"0"}}}`)
+		skipLine(r)
+		send(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		modern = false
+	case !*callOnly:
+		send(in, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`)
+		skipLine(r)
+	}
+	var params []string
+	if !*list {
+		params = append(params, `"name":"`+*tool+`"`, `"arguments":`+*args)
+	}
+	if modern {
+		params = append(params, meta)
+	}
+	method := "tools/call"
+	if *list {
+		method = "tools/list"
+	}
+	send(in, `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":{`+strings.Join(params, ",")+`}}`)
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	copyLine(w, r)
+	check(w.Flush())
+	in.Close()
+	check(cmd.Wait())
+}
+
+func send(w io.Writer, line string) {
+	_, err := io.WriteString(w, line+"\n")
+	check(err)
+}
+
+// skipLine reads one response line and drops it.
+func skipLine(r *bufio.Reader) {
+	for {
+		_, err := r.ReadSlice('\n')
+		if err == nil {
+			return
+		}
+		if err != bufio.ErrBufferFull {
+			check(err)
+		}
+	}
+}
+
+// copyLine streams the response (the first line carrying an id) to w
+// without holding it all in memory, as a client that prints as it reads
+// would.
+func copyLine(w io.Writer, r *bufio.Reader) {
+	for {
+		first := true
+		isResponse := false
+		for {
+			chunk, err := r.ReadSlice('\n')
+			if first {
+				isResponse = bytes.Contains(chunk, []byte(`"id":`))
+				first = false
+			}
+			if isResponse {
+				_, werr := w.Write(chunk)
+				check(werr)
+			}
+			if err == nil {
+				break
+			}
+			if err != bufio.ErrBufferFull {
+				check(err)
+			}
+		}
+		if isResponse {
+			return
+		}
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "floor:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,673 @@
+// Command harness runs the rows of bench/run: each group's commands run
+// alternately (A B C … A B C …) after a warm-up round, so machine noise hits
+// them alike, and it reports median wall time, median CPU time and peak RSS
+// with the ratio of each median wall time to the group's baseline. It prints
+// the tables and writes them, with the machine they ran on, as Markdown.
+//
+// bench/run builds the binaries and installs the npm peers, then runs
+//
+//	go run ./bench/harness -bin DIR [-peers DIR] [-node DIR] [-quick] [-out FILE]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cmdSpec is one command of a row.
+type cmdSpec struct {
+	argv []string
+	// home, when set, is called before every run for the HOME to use
+	// (outside the timing): a fresh one for cold rows.
+	home func() string
+	// want must occur in the output of the check run.
+	want string
+	// ownRSS polls the client's own peak RSS (VmHWM) instead of taking
+	// wait4's, which is the largest of the process and the children it
+	// reaped (a stdio server holding a big result would hide the client).
+	ownRSS bool
+	// parallel > 1 starts that many copies at once; the run's wall time is
+	// until the last ends, CPU is their sum, failures are counted.
+	parallel int
+}
+
+type row struct {
+	name string
+	cmd  cmdSpec
+	note string
+	// skip, when set, is why the row was not measured.
+	skip string
+
+	wall, cpu []time.Duration
+	rss       []int64 // KiB
+	failures  int
+}
+
+type group struct {
+	title string
+	// what the ratio column is relative to: the first row.
+	rows   []*row
+	runs   int
+	warmup int
+}
+
+type harness struct {
+	bin, peers, node string
+	quick            bool
+	tmp              string
+	basePath         string
+	homeN            int
+	spawn            *spawner
+}
+
+func main() {
+	h := &harness{}
+	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, spawn")
+	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
+	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
+	flag.BoolVar(&h.quick, "quick", false, "few runs, to try the script out")
+	out := flag.String("out", "", "write the Markdown report to this file")
+	flag.Parse()
+	if h.bin == "" {
+		die(errors.New("-bin is required"))
+	}
+	var err error
+	h.bin, err = filepath.Abs(h.bin)
+	check(err)
+	if h.peers != "" {
+		h.peers, err = filepath.Abs(h.peers)
+		check(err)
+	}
+	h.tmp, err = os.MkdirTemp("", "mcpc-bench-")
+	check(err)
+	defer os.RemoveAll(h.tmp)
+	h.basePath = os.Getenv("PATH")
+	if h.node != "" {
+		h.basePath = h.node + string(os.PathListSeparator) + h.basePath
+	}
+
+	h.startSpawner()
+	load0 := loadavg()
+	started := time.Now().UTC()
+	url26, stop26 := h.startHTTP("--stateless")
+	defer stop26()
+	url25, stop25 := h.startHTTP("--legacy")
+	defer stop25()
+	session25 := openLegacySession(url25)
+	peerHome := h.newHome()
+	sessions := h.connectApify(peerHome, url26, url25)
+	defer h.closeApify(peerHome, sessions)
+
+	groups := h.groups(url26, url25, session25, peerHome, sessions)
+	for _, g := range groups {
+		h.runGroup(g)
+		printGroup(os.Stdout, g)
+	}
+	load1 := loadavg()
+	if *out != "" {
+		var b bytes.Buffer
+		h.report(&b, groups, started, load0, load1)
+		check(os.WriteFile(*out, b.Bytes(), 0o644))
+		fmt.Fprintln(os.Stderr, "harness: wrote", *out)
+	}
+}
+
+func (h *harness) path(name string) string { return filepath.Join(h.bin, name) }
+
+func (h *harness) peer(name string) string {
+	return filepath.Join(h.peers, "node_modules", ".bin", name)
+}
+
+// newHome makes an empty HOME; mcpc keeps its config, state and cache under
+// it when no XDG variable is set.
+func (h *harness) newHome() string {
+	h.homeN++
+	dir := filepath.Join(h.tmp, "home"+strconv.Itoa(h.homeN))
+	check(os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+func fixed(home string) func() string { return func() string { return home } }
+
+const (
+	echoArgs   = `{"text":"hello"}`
+	hugeBytes  = 60 << 20
+	parallelN  = 50
+	hugeWant   = `"truncated": true`
+	echoWant   = `hello`
+	listWant   = `"echo"`
+	curlAccept = "Accept: application/json, text/event-stream"
+)
+
+func (h *harness) groups(url26, url25, session25, peerHome string, apify map[string]string) []*group {
+	runs, slow, huge := 30, 15, 5
+	if h.quick {
+		runs, slow, huge = 3, 2, 1
+	}
+	mcpc, server := h.path("mcpc"), h.path("mcpc-testserver")
+	floor := h.path("floor")
+	cold := h.newHome
+	warm := fixed(h.newHome())
+	warmHTTP := fixed(h.newHome())
+	pinnedHome := fixed(h.newHome())
+	peerH := fixed(peerHome)
+	call := func(extra ...string) []string {
+		return append(append([]string{mcpc, "call"}, extra...), "echo", "text=hello")
+	}
+	stdio := []string{"--stdio", server}
+	inspector := func(target string, rest ...string) []string {
+		return append([]string{h.peer("mcp-inspector"), "--cli", target}, rest...)
+	}
+	apifyMcpc := h.peer("mcpc") // also called mcpc: always by path
+	haveBatch := h.mcpcHas("call", "--batch")
+
+	g := []*group{}
+	// --- stdio: call -----------------------------------------------------
+	g = append(g, &group{title: "`tools/call` over stdio (in-repo Go server, 2026-07-28)", runs: slow, warmup: 1, rows: h.withPeers([]*row{
+		{name: "floor: spawn, server/discover, tools/call", cmd: cmdSpec{argv: []string{floor, server}, want: echoWant}},
+		{name: "floor: spawn, tools/call only", cmd: cmdSpec{argv: []string{floor, "-call-only", server}, want: echoWant}, note: "what a client that remembers the era must do"},
+		{name: "mcpc call, cold (empty state dir)", cmd: cmdSpec{argv: call(stdio...), home: cold, want: echoWant}},
+		{name: "mcpc call, warm", cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant}},
+		{name: "mcpc call --protocol 2026-07-28", cmd: cmdSpec{argv: call(append(stdio, "--protocol", "2026-07-28")...), home: pinnedHome, want: echoWant}},
+	}, []*row{
+		{name: "mcporter 0.12.3 call --stdio", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--stdio", server, "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant}},
+		{name: "@apify/mcpc 0.2.6 @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify["stdio"], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant}, note: "session connected first; its bridge process is not counted"},
+		{name: "inspector 2.12.0 --cli tools/call", cmd: cmdSpec{argv: inspector(server, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant}},
+	})})
+	// --- stdio: list -----------------------------------------------------
+	list := func(extra ...string) []string {
+		return append(append([]string{mcpc, "list"}, extra...), "tools")
+	}
+	g = append(g, &group{title: "`tools/list` over stdio", runs: slow, warmup: 1, rows: h.withPeers([]*row{
+		{name: "floor: spawn, server/discover, tools/list", cmd: cmdSpec{argv: []string{floor, "-list", server}, want: listWant}},
+		{name: "mcpc list, cold", cmd: cmdSpec{argv: list(stdio...), home: cold, want: listWant}},
+		{name: "mcpc list, warm", cmd: cmdSpec{argv: list(stdio...), home: warm, want: listWant}},
+		{name: "mcpc list --protocol 2026-07-28", cmd: cmdSpec{argv: list(append(stdio, "--protocol", "2026-07-28")...), home: pinnedHome, want: listWant}},
+	}, []*row{
+		{name: "mcporter list --stdio --json", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "list", "--stdio", server, "--json"}, home: peerH, want: listWant}},
+		{name: "@apify/mcpc @session tools-list", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify["stdio"], "tools-list"}, home: peerH, want: listWant}},
+		{name: "inspector --cli tools/list", cmd: cmdSpec{argv: inspector(server, "--method", "tools/list"), home: peerH, want: listWant}},
+	})})
+	// --- HTTP ------------------------------------------------------------
+	for _, era := range []struct{ version, url, session string }{
+		{"2026-07-28", url26, ""},
+		{"2025-11-25", url25, session25},
+	} {
+		curlNote := "the one request a warm call needs"
+		if era.session != "" {
+			curlNote = "session opened beforehand (a 2025 client must initialize first)"
+		}
+		key := "h26"
+		if era.version == "2025-11-25" {
+			key = "h25"
+		}
+		g = append(g, &group{title: "`tools/call` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
+			{name: "curl: POST tools/call", cmd: cmdSpec{argv: curlCall(era.version, era.url, era.session), want: echoWant}, note: curlNote},
+			{name: "mcpc call, cold", cmd: cmdSpec{argv: call(era.url), home: cold, want: echoWant}},
+			{name: "mcpc call, warm", cmd: cmdSpec{argv: call(era.url), home: warmHTTP, want: echoWant}},
+			{name: "mcpc call --protocol " + era.version, cmd: cmdSpec{argv: call(era.url, "--protocol", era.version), home: pinnedHome, want: echoWant}},
+		}, []*row{
+			{name: "mcporter call --http-url", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--http-url", era.url, "--allow-http", "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant}},
+			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant}},
+			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector(era.url, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant}},
+		})})
+	}
+	// --- batch, concurrency, size, start-up ------------------------------
+	batch := &group{title: "ten calls through `mcpc call --batch` next to ten invocations", runs: runs, warmup: 1, rows: []*row{
+		{name: "mcpc call --batch (10 calls)", skip: "`mcpc call --batch` does not exist yet (shell-integration issue)"},
+	}}
+	if haveBatch {
+		batch.rows[0].skip = "`mcpc call --batch` exists; this script does not drive it yet"
+	}
+	g = append(g, batch)
+	g = append(g, &group{title: fmt.Sprintf("%d concurrent calls over stdio (each its own server)", parallelN), runs: max(2, huge), warmup: 1, rows: []*row{
+		{name: fmt.Sprintf("%d × floor at once", parallelN), cmd: cmdSpec{argv: []string{floor, server}, want: echoWant, parallel: parallelN}},
+		{name: fmt.Sprintf("%d × mcpc call at once, warm", parallelN), cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant, parallel: parallelN}},
+	}})
+	hugeArgs := fmt.Sprintf(`{"bytes":%d}`, hugeBytes)
+	hugeCall := func(target ...string) []string {
+		return append(append([]string{mcpc, "call"}, target...), "huge", "bytes:="+strconv.Itoa(hugeBytes))
+	}
+	g = append(g, &group{title: "a 60 MiB tool result, default bounding (50 KiB inline, the rest to an overflow file)", runs: huge, warmup: 1, rows: []*row{
+		{name: "floor over stdio (streams the line to stdout)", cmd: cmdSpec{argv: []string{floor, "-tool", "huge", "-args", hugeArgs, server}, want: `line 000001`}},
+		{name: "mcpc call over stdio", cmd: cmdSpec{argv: hugeCall(stdio...), home: warm, want: hugeWant, ownRSS: true}, note: "RSS: mcpc alone (the server holds the result too)"},
+		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`}},
+		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant}},
+	}})
+	g = append(g, &group{title: "start-up", runs: runs, warmup: 3, rows: []*row{
+		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},
+		{name: "mcpc --version", cmd: cmdSpec{argv: []string{mcpc, "--version"}, want: "mcpc"}},
+	}})
+	return g
+}
+
+// withPeers appends the npm peers' rows when they are installed.
+func (h *harness) withPeers(own, peers []*row) []*row {
+	if h.peers == "" {
+		for _, r := range peers {
+			r.skip = "npm peers not installed (-peers)"
+		}
+	}
+	return append(own, peers...)
+}
+
+// mcpcHas reports whether `mcpc SUB --help` mentions flag.
+func (h *harness) mcpcHas(sub, flag string) bool {
+	out, _ := exec.Command(h.path("mcpc"), sub, "--help").CombinedOutput()
+	return bytes.Contains(out, []byte(flag))
+}
+
+func curlArgs(version, url string, headers ...string) []string {
+	argv := []string{"curl", "-sS", "--fail", "-H", "Content-Type: application/json", "-H", curlAccept,
+		"-H", "MCP-Protocol-Version: " + version}
+	for _, hd := range headers {
+		argv = append(argv, "-H", hd)
+	}
+	return append(argv, url)
+}
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"curl","version":"0"}}`
+
+func curlCall(version, url, session string) []string {
+	if session != "" {
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":` + echoArgs + `}}`
+		return append(curlArgs(version, url, "Mcp-Session-Id: "+session), "-d", body)
+	}
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":` + echoArgs + `,` + modernMeta + `}}`
+	return append(curlArgs(version, url, "Mcp-Method: tools/call", "Mcp-Name: echo"), "-d", body)
+}
+
+func curlHuge(url string) []string {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"huge","arguments":{"bytes":%d},%s}}`, hugeBytes, modernMeta)
+	return append(curlArgs("2026-07-28", url, "Mcp-Method: tools/call", "Mcp-Name: huge"), "-d", body)
+}
+
+// runGroup checks each command once, then runs warm-up and measured rounds.
+func (h *harness) runGroup(g *group) {
+	fmt.Fprintf(os.Stderr, "harness: %s (%d runs)\n", g.title, g.runs)
+	var live []*row
+	for _, r := range g.rows {
+		if r.skip != "" {
+			continue
+		}
+		if err := h.checkRow(r); err != nil {
+			r.skip = "failed: " + oneLine(err.Error())
+			fmt.Fprintf(os.Stderr, "harness: %s: %v\n", r.name, err)
+			continue
+		}
+		live = append(live, r)
+	}
+	for i := 0; i < g.warmup+g.runs; i++ {
+		for _, r := range live {
+			wall, cpu, rss, fails := h.measure(r.cmd)
+			if i < g.warmup {
+				continue
+			}
+			r.wall, r.cpu, r.rss = append(r.wall, wall), append(r.cpu, cpu), append(r.rss, rss)
+			r.failures += fails
+		}
+	}
+}
+
+// checkRow runs the command once with its output captured: a command that
+// fails or prints the wrong thing is reported, not timed.
+func (h *harness) checkRow(r *row) error {
+	cmd := h.command(r.cmd)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%v: %s", err, lastLine(errb.String()))
+	}
+	if !bytes.Contains(out.Bytes(), []byte(r.cmd.want)) {
+		return fmt.Errorf("output lacks %q: %.200s", r.cmd.want, out.String())
+	}
+	return nil
+}
+
+func (h *harness) command(c cmdSpec) *exec.Cmd {
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	home := h.tmp
+	if c.home != nil {
+		home = c.home()
+	}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + h.basePath, "LANG=C.UTF-8"}
+	return cmd
+}
+
+// spawner is bench/spawn, which forks the measured commands: a child's
+// peak RSS includes the memory of whoever forked it, and the harness is
+// bigger than some of the things it measures.
+type spawner struct {
+	in  io.Writer
+	out *bufio.Reader
+}
+
+func (h *harness) startSpawner() {
+	cmd := exec.Command(h.path("spawn"))
+	in, err := cmd.StdinPipe()
+	check(err)
+	out, err := cmd.StdoutPipe()
+	check(err)
+	cmd.Stderr = os.Stderr
+	check(cmd.Start())
+	h.spawn = &spawner{in: in, out: bufio.NewReader(out)}
+}
+
+// measure runs the command (or its parallel copies) once with output to
+// /dev/null.
+func (h *harness) measure(c cmdSpec) (wall, cpu time.Duration, rssKiB int64, failures int) {
+	cmd := h.command(c) // for its resolved argv and environment
+	own := "0"
+	if c.ownRSS {
+		own = "1"
+	}
+	fields := []string{strconv.Itoa(max(1, c.parallel)), own, strconv.Itoa(len(cmd.Env))}
+	fields = append(append(fields, cmd.Env...), cmd.Path)
+	fields = append(fields, cmd.Args[1:]...)
+	_, err := io.WriteString(h.spawn.in, strings.Join(fields, "\x00")+"\n")
+	check(err)
+	line, err := h.spawn.out.ReadString('\n')
+	check(err)
+	var w, c2 int64
+	if _, err := fmt.Sscan(line, &w, &c2, &rssKiB, &failures); err != nil {
+		die(fmt.Errorf("spawn: %s", strings.TrimSpace(line)))
+	}
+	return time.Duration(w), time.Duration(c2), rssKiB, failures
+}
+
+func statusField(data []byte, key string) (int64, bool) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return 0, false
+			}
+			v, err := strconv.ParseInt(f[0], 10, 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+// startHTTP starts the test server on a loopback port and returns its URL
+// and a function that stops it.
+func (h *harness) startHTTP(mode string) (string, func()) {
+	urlFile := filepath.Join(h.tmp, "url"+mode)
+	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile)
+	check(cmd.Start())
+	stop := func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}
+	for range 500 {
+		if data, err := os.ReadFile(urlFile); err == nil {
+			return strings.TrimSpace(string(data)), stop
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	die(errors.New("test server did not write its URL"))
+	return "", nil
+}
+
+// openLegacySession initializes a 2025-11-25 session for curl to use.
+func openLegacySession(url string) string {
+	post := func(body string, session string) *http.Response {
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		check(err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		check(err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}`, "")
+	id := resp.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		die(errors.New("legacy server gave no Mcp-Session-Id"))
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, id)
+	return id
+}
+
+// connectApify starts @apify/mcpc's sessions (stdio, and HTTP in both eras)
+// as its users do before calling tools; it returns their @names.
+func (h *harness) connectApify(home, url26, url25 string) map[string]string {
+	if h.peers == "" {
+		return nil
+	}
+	cfg := filepath.Join(home, "servers.json")
+	check(os.WriteFile(cfg, []byte(`{"mcpServers":{"ts":{"command":`+strconv.Quote(h.path("mcpc-testserver"))+`}}}`), 0o644))
+	sessions := map[string]string{"stdio": "@bench-stdio", "h26": "@bench-h26", "h25": "@bench-h25"}
+	targets := map[string]string{"stdio": cfg + ":ts", "h26": url26, "h25": url25}
+	for k, name := range sessions {
+		cmd := h.command(cmdSpec{argv: []string{h.peer("mcpc"), "connect", targets[k], name}, home: fixed(home)})
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "harness: @apify/mcpc connect %s: %v: %s\n", name, err, lastLine(string(out)))
+		}
+	}
+	return sessions
+}
+
+func (h *harness) closeApify(home string, sessions map[string]string) {
+	for _, name := range sessions {
+		h.command(cmdSpec{argv: []string{h.peer("mcpc"), "close", name}, home: fixed(home)}).Run()
+	}
+}
+
+// --- statistics and output -------------------------------------------------
+
+func median[T int64 | time.Duration](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	}
+	return fmt.Sprintf("%.2f ms", v)
+}
+
+func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
+
+// table returns the group's rows as Markdown table lines.
+func table(g *group) []string {
+	lines := []string{
+		"| command | median wall | × first row | median CPU | peak RSS | notes |",
+		"|---|--:|--:|--:|--:|---|",
+	}
+	var base time.Duration
+	for _, r := range g.rows {
+		if r.skip == "" && len(r.wall) > 0 && base == 0 {
+			base = median(r.wall)
+		}
+	}
+	for _, r := range g.rows {
+		if r.skip != "" {
+			lines = append(lines, fmt.Sprintf("| %s | — | — | — | — | %s |", r.name, r.skip))
+			continue
+		}
+		note := r.note
+		if r.cmd.parallel > 0 {
+			note = join(note, fmt.Sprintf("%d failed of %d", r.failures, r.cmd.parallel*len(r.wall)))
+		} else if r.failures > 0 {
+			note = join(note, fmt.Sprintf("%d runs failed", r.failures))
+		}
+		ratio := "—"
+		if base > 0 {
+			ratio = fmt.Sprintf("%.2f×", float64(median(r.wall))/float64(base))
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |",
+			r.name, ms(median(r.wall)), ratio, ms(median(r.cpu)), mib(slices.Max(r.rss)), note))
+	}
+	return lines
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func printGroup(w io.Writer, g *group) {
+	fmt.Fprintf(w, "\n%s, %d runs each after %d warm-up\n\n", stripTicks(g.title), g.runs, g.warmup)
+	for _, l := range table(g) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+func stripTicks(s string) string { return strings.ReplaceAll(s, "`", "") }
+
+func (h *harness) report(w io.Writer, groups []*group, started time.Time, load0, load1 string) {
+	mode := "full"
+	if h.quick {
+		mode = "quick (-quick: few runs, numbers only indicative)"
+	}
+	fmt.Fprintf(w, `# Benchmarks
+
+Written by `+"`bench/run`"+` (%s run) on %s. Rerun it after the README's set-up;
+it installs the npm peers it compares against, pinned in `+"`bench/peers/`"+`.
+
+Each group's commands run alternately (A B C … A B C …) after a warm-up round,
+so machine noise hits them alike; only ratios within one group mean anything.
+"× first row" is the median wall time over the first row's. CPU time is user +
+system of the command and the children it waited for (a stdio server counts);
+peak RSS is the largest of those processes (wait4's maxrss; at least the
+2 MiB of `+"`bench/spawn`"+`, the small process that forks them), except where a
+note says "mcpc alone" (its own VmHWM, polled). @apify/mcpc talks to a bridge
+process started by `+"`connect`"+`, which neither column counts.
+
+## Machine
+
+%s
+- load average (1, 5, 15 min): %s at the start, %s at the end
+
+`, mode, started.Format("2006-01-02 15:04 UTC"), machine(h.node), load0, load1)
+	for _, g := range groups {
+		fmt.Fprintf(w, "## %s\n\n%d runs each after %d warm-up.\n\n", g.title, g.runs, g.warmup)
+		for _, l := range table(g) {
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func machine(nodeDir string) string {
+	var b strings.Builder
+	cpu := "unknown"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "model name"); ok {
+				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	fmt.Fprintf(&b, "- CPU: %s, %d cores\n", cpu, runtime.NumCPU())
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if v, ok := statusField(data, "MemTotal:"); ok {
+			fmt.Fprintf(&b, "- memory: %.1f GiB\n", float64(v)/(1<<20))
+		}
+	}
+	var u syscall.Utsname
+	if syscall.Uname(&u) == nil {
+		fmt.Fprintf(&b, "- kernel: %s %s\n", cstr(u.Sysname[:]), cstr(u.Release[:]))
+	}
+	fmt.Fprintf(&b, "- Go: %s (binaries built with CGO_ENABLED=0)\n", runtime.Version())
+	node := "node"
+	if nodeDir != "" {
+		node = filepath.Join(nodeDir, "node")
+	}
+	if out, err := exec.Command(node, "--version").Output(); err == nil {
+		fmt.Fprintf(&b, "- Node.js (peers): %s\n", strings.TrimSpace(string(out)))
+	}
+	if out, err := exec.Command("curl", "--version").Output(); err == nil {
+		fmt.Fprintf(&b, "- curl: %s", strings.SplitN(string(out), "\n", 2)[0])
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func cstr(b []int8) string {
+	var s []byte
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		s = append(s, byte(c))
+	}
+	return string(s)
+}
+
+func loadavg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return oneLine(s)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "|", "/")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+func check(err error) {
+	if err != nil {
+		die(err)
+	}
+}
+
+func die(err error) {
+	fmt.Fprintln(os.Stderr, "harness: error:", err)
+	os.Exit(1)
+}
