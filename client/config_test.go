@@ -12,7 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
