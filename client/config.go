@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -469,11 +470,42 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_.-]*$`)
+// validName accepts server names of at most 128 letters, digits, '_', '.'
+// and '-', not starting with '-'.
+func validName(s string) bool {
+	if s == "" || len(s) > 128 || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isWordByte(c) && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
-func validName(s string) bool { return len(s) <= 128 && nameRE.MatchString(s) }
+// validEnvName accepts what a shell accepts as a variable name.
+func validEnvName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
-var varRE = regexp.MustCompile(`\$\{[^}]*\}`)
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// varRE is compiled on first use, not at start-up, and only for text that
+// holds "${": most invocations never meet one.
+var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]*\}`) })
+
+func hasVar(v string) bool { return strings.Contains(v, "${") && varRE().MatchString(v) }
 
 func validateServer(path string, src Source, name string, s *Server, data []byte, off int64) error {
 	fail := func(format string, args ...any) error {
@@ -496,12 +528,12 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		return fail("type %q does not match the fields given", s.Type)
 	}
 	for field, v := range map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL} {
-		if varRE.MatchString(v) {
+		if hasVar(v) {
 			return fail("${VAR} is only expanded in \"env\" and \"headers\" values, not in %q", field)
 		}
 	}
 	for _, a := range s.Args {
-		if varRE.MatchString(a) {
+		if hasVar(a) {
 			return fail(`${VAR} is only expanded in "env" and "headers" values, not in "args"`)
 		}
 	}
@@ -532,7 +564,7 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		}
 		// A project file is shared through version control: a literal token
 		// there is a leaked secret, so insist on a variable.
-		if src == SourceProject && strings.EqualFold(k, "authorization") && !varRE.MatchString(v) {
+		if src == SourceProject && strings.EqualFold(k, "authorization") && !hasVar(v) {
 			return fail("header %q holds a literal secret; put the token in an environment variable and use \"bearerTokenEnv\" or ${VAR}", k)
 		}
 	}
@@ -541,7 +573,7 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 			return fail("env %q: %s", k, err)
 		}
 	}
-	if s.BearerTokenEnv != "" && !envNameRE.MatchString(s.BearerTokenEnv) {
+	if s.BearerTokenEnv != "" && !validEnvName(s.BearerTokenEnv) {
 		return fail("bearerTokenEnv %q is not an environment variable name", s.BearerTokenEnv)
 	}
 	if a := s.Auth; a != nil {
@@ -561,13 +593,14 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 	return nil
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 func checkInterp(v string) error {
-	for _, m := range varRE.FindAllString(v, -1) {
+	if !strings.Contains(v, "${") {
+		return nil
+	}
+	for _, m := range varRE().FindAllString(v, -1) {
 		name := strings.TrimSuffix(strings.TrimPrefix(m, "${"), "}")
 		name, _, _ = strings.Cut(name, ":-")
-		if !envNameRE.MatchString(name) {
+		if !validEnvName(name) {
 			return fmt.Errorf("%s is not a valid ${VAR} reference", m)
 		}
 	}
@@ -578,8 +611,11 @@ func checkInterp(v string) error {
 // Nothing else is interpreted: no shell, no command substitution. A variable
 // that is unset and has no default is an error naming it.
 func Expand(v string, getenv func(string) string) (string, error) {
+	if !strings.Contains(v, "${") {
+		return v, nil
+	}
 	var missing string
-	out := varRE.ReplaceAllStringFunc(v, func(m string) string {
+	out := varRE().ReplaceAllStringFunc(v, func(m string) string {
 		name, def, hasDef := strings.Cut(m[2:len(m)-1], ":-")
 		if val := getenv(name); val != "" {
 			return val

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -309,9 +310,10 @@ func validate(schema any, instance []byte, noun string) (mismatch, skipped strin
 	return "", ""
 }
 
+// Compiled on first use: only a failed validation needs them.
 var (
-	schemaPathRE = regexp.MustCompile(`validating (/[^:]*): `)
-	missingRE    = regexp.MustCompile(`required: missing properties: \[(.*)\]`)
+	schemaPathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating (/[^:]*): `) })
+	missingRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`required: missing properties: \[(.*)\]`) })
 )
 
 // cleanSchemaMsg turns the validator's wording ("validating root:
@@ -321,11 +323,11 @@ func cleanSchemaMsg(s, noun string) string {
 	// jsonschema-go prints a JSON null as an invalid reflect.Value.
 	s = strings.ReplaceAll(s, "<invalid reflect.Value>", "null")
 	field := ""
-	for _, m := range schemaPathRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range schemaPathRE().FindAllStringSubmatch(s, -1) {
 		field = strings.ReplaceAll(strings.TrimPrefix(m[1], "/properties/"), "/properties/", ".")
 	}
-	s = schemaPathRE.ReplaceAllString(s, "")
-	if m := missingRE.FindStringSubmatch(s); m != nil {
+	s = schemaPathRE().ReplaceAllString(s, "")
+	if m := missingRE().FindStringSubmatch(s); m != nil {
 		names := strings.ReplaceAll(m[1], ",", ", ")
 		where := ""
 		if field != "" {

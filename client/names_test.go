@@ -1,0 +1,27 @@
+package client
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The name checks are hand-written to keep regexp compilation out of
+// start-up; they must accept exactly what these expressions accept.
+func TestNameChecksMatchTheirExpressions(t *testing.T) {
+	nameRE := regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_.-]*$`)
+	envRE := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	cases := []string{"", "a", "A", "_", ".", "-", "0", "9a", "a-b", "-a", "a.b", "a b", "a\n", "ä",
+		"github", "my_server.v2-beta", "A_1", "1A", "a$", "a-", "x\x00", strings.Repeat("a", 128), strings.Repeat("a", 129)}
+	for c := 0; c < 256; c++ {
+		cases = append(cases, string(rune(c)), "a"+string(byte(c)), string(byte(c))+"a")
+	}
+	for _, s := range cases {
+		if got, want := validName(s), len(s) <= 128 && nameRE.MatchString(s); got != want {
+			t.Errorf("validName(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := validEnvName(s), envRE.MatchString(s); got != want {
+			t.Errorf("validEnvName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
