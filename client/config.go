@@ -362,10 +362,17 @@ func (w *walker) top() (map[string]located, []string, error) {
 
 func (w *walker) server(name string) (*Server, error) {
 	where := fmt.Sprintf("server %q", name)
+	start := w.valueStart()
 	if err := w.expectDelim('{', where); err != nil {
 		return nil, err
 	}
 	s := &Server{}
+	type field struct {
+		key string
+		off int64
+		raw json.RawMessage
+	}
+	var fields []field
 	for w.dec.More() {
 		k, koff, err := w.key()
 		if err != nil {
@@ -387,12 +394,22 @@ func (w *walker) server(name string) (*Server, error) {
 		if err := w.dec.Decode(&raw); err != nil {
 			return nil, w.errAt(voff, "invalid JSON: %v", err)
 		}
-		if err := decodeField(s, k, raw); err != nil {
-			return nil, w.errAt(voff, "%s: field %q: %s", where, k, err)
-		}
+		fields = append(fields, field{k, voff, raw})
 	}
 	w.dec.Token()
-	return s, nil
+	// The keys are known good: decode the whole object through the struct's
+	// tags at once, and only when that fails each field alone, to name the
+	// one at fault (a decode per field costs as much as the rest of Load).
+	if err := json.Unmarshal(w.data[start:w.dec.InputOffset()], s); err == nil {
+		return s, nil
+	}
+	one := &Server{}
+	for _, f := range fields {
+		if err := decodeField(one, f.key, f.raw); err != nil {
+			return nil, w.errAt(f.off, "%s: field %q: %s", where, f.key, err)
+		}
+	}
+	return nil, w.errAt(start, "%s: cannot decode the server", where)
 }
 
 func (w *walker) auth(where string) (*Auth, error) {
