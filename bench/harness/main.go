@@ -12,10 +12,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,6 +56,7 @@ type row struct {
 
 	wall, cpu []time.Duration
 	rss       []int64 // KiB
+	faults    []int64 // minor page faults
 	failures  int
 }
 
@@ -63,6 +66,8 @@ type group struct {
 	rows   []*row
 	runs   int
 	warmup int
+	// faults adds each row's median minor page faults to its notes.
+	faults bool
 }
 
 type harness struct {
@@ -76,7 +81,7 @@ type harness struct {
 
 func main() {
 	h := &harness{}
-	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, spawn")
+	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn")
 	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
 	flag.BoolVar(&h.quick, "quick", false, "few runs, to try the script out")
@@ -117,10 +122,15 @@ func main() {
 		h.runGroup(g)
 		printGroup(os.Stdout, g)
 	}
+	inits := h.initTrace(map[bool]int{false: 200, true: 20}[h.quick])
+	fmt.Println()
+	for _, l := range inits {
+		fmt.Println(l)
+	}
 	load1 := loadavg()
 	if *out != "" {
 		var b bytes.Buffer
-		h.report(&b, groups, started, load0, load1)
+		h.report(&b, groups, inits, started, load0, load1)
 		check(os.WriteFile(*out, b.Bytes(), 0o644))
 		fmt.Fprintln(os.Stderr, "harness: wrote", *out)
 	}
@@ -248,8 +258,9 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`}},
 		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant}},
 	}})
-	g = append(g, &group{title: "start-up", runs: runs, warmup: 3, rows: []*row{
+	g = append(g, &group{title: "start-up", runs: runs, warmup: 3, faults: true, rows: []*row{
 		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},
+		{name: "the same with the MCP SDK linked in", cmd: cmdSpec{argv: []string{h.path("hellosdk")}, want: "hello"}, note: "the SDK's share"},
 		{name: "mcpc --version", cmd: cmdSpec{argv: []string{mcpc, "--version"}, want: "mcpc"}},
 	}})
 	return g
@@ -313,12 +324,12 @@ func (h *harness) runGroup(g *group) {
 	}
 	for i := 0; i < g.warmup+g.runs; i++ {
 		for _, r := range live {
-			wall, cpu, rss, fails := h.measure(r.cmd)
+			m := h.measure(r.cmd)
 			if i < g.warmup {
 				continue
 			}
-			r.wall, r.cpu, r.rss = append(r.wall, wall), append(r.cpu, cpu), append(r.rss, rss)
-			r.failures += fails
+			r.wall, r.cpu, r.rss, r.faults = append(r.wall, m.wall), append(r.cpu, m.cpu), append(r.rss, m.rssKiB), append(r.faults, m.faults)
+			r.failures += m.failures
 		}
 	}
 }
@@ -367,9 +378,15 @@ func (h *harness) startSpawner() {
 	h.spawn = &spawner{in: in, out: bufio.NewReader(out)}
 }
 
+type measurement struct {
+	wall, cpu      time.Duration
+	rssKiB, faults int64
+	failures       int
+}
+
 // measure runs the command (or its parallel copies) once with output to
 // /dev/null.
-func (h *harness) measure(c cmdSpec) (wall, cpu time.Duration, rssKiB int64, failures int) {
+func (h *harness) measure(c cmdSpec) measurement {
 	cmd := h.command(c) // for its resolved argv and environment
 	own := "0"
 	if c.ownRSS {
@@ -382,11 +399,13 @@ func (h *harness) measure(c cmdSpec) (wall, cpu time.Duration, rssKiB int64, fai
 	check(err)
 	line, err := h.spawn.out.ReadString('\n')
 	check(err)
-	var w, c2 int64
-	if _, err := fmt.Sscan(line, &w, &c2, &rssKiB, &failures); err != nil {
+	var m measurement
+	var wall, cpu int64
+	if _, err := fmt.Sscan(line, &wall, &cpu, &m.rssKiB, &m.failures, &m.faults); err != nil {
 		die(fmt.Errorf("spawn: %s", strings.TrimSpace(line)))
 	}
-	return time.Duration(w), time.Duration(c2), rssKiB, failures
+	m.wall, m.cpu = time.Duration(wall), time.Duration(cpu)
+	return m
 }
 
 func statusField(data []byte, key string) (int64, bool) {
@@ -521,6 +540,9 @@ func table(g *group) []string {
 			continue
 		}
 		note := r.note
+		if g.faults {
+			note = join(note, fmt.Sprintf("%d minor page faults", median(r.faults)))
+		}
 		if r.cmd.parallel > 0 {
 			note = join(note, fmt.Sprintf("%d failed of %d", r.failures, r.cmd.parallel*len(r.wall)))
 		} else if r.failures > 0 {
@@ -552,7 +574,7 @@ func printGroup(w io.Writer, g *group) {
 
 func stripTicks(s string) string { return strings.ReplaceAll(s, "`", "") }
 
-func (h *harness) report(w io.Writer, groups []*group, started time.Time, load0, load1 string) {
+func (h *harness) report(w io.Writer, groups []*group, inits []string, started time.Time, load0, load1 string) {
 	mode := "full"
 	if h.quick {
 		mode = "quick (-quick: few runs, numbers only indicative)"
@@ -584,6 +606,91 @@ process started by `+"`connect`"+`, which neither column counts.
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintln(w, "## Package initialisation in `mcpc --version`")
+	fmt.Fprintln(w)
+	for _, l := range inits {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// initOwner sorts an initialised package into who put it in the binary.
+func initOwner(pkg string) string {
+	switch {
+	case strings.HasPrefix(pkg, "github.com/mcpc-dev/mcpc"):
+		return "mcpc's own packages"
+	case strings.HasPrefix(pkg, "github.com/modelcontextprotocol/go-sdk"),
+		strings.HasPrefix(pkg, "github.com/google/jsonschema-go"),
+		strings.HasPrefix(pkg, "github.com/segmentio/"),
+		strings.HasPrefix(pkg, "github.com/yosida95/"),
+		strings.HasPrefix(pkg, "golang.org/x/oauth2"),
+		pkg == "encoding/gob": // imported by the SDK's mcp package alone
+		return "the MCP SDK and what only it imports (encoding/gob, jsonschema-go, segmentio, oauth2)"
+	case strings.HasPrefix(pkg, "github.com/urfave/"), strings.HasPrefix(pkg, "github.com/tidwall/"),
+		strings.HasPrefix(pkg, "golang.org/x/term"), strings.HasPrefix(pkg, "github.com/gofrs/"):
+		return "command-line and query libraries (urfave/cli, gjson, x/term)"
+	}
+	return "Go runtime and standard library (net/http, crypto/tls, … shared by all)"
+}
+
+// initTrace runs `mcpc --version` n times with GODEBUG=inittrace=1 and
+// returns a Markdown table of the mean init time per owner, and the
+// costliest packages.
+func (h *harness) initTrace(n int) []string {
+	type sum struct {
+		ms            float64
+		bytes, allocs int64
+	}
+	byPkg := map[string]*sum{}
+	for range n {
+		cmd := exec.Command(h.path("mcpc"), "--version")
+		cmd.Env = []string{"HOME=" + h.tmp, "GODEBUG=inittrace=1"}
+		out, err := cmd.CombinedOutput()
+		check(err)
+		for _, l := range strings.Split(string(out), "\n") {
+			// init PKG @T ms, C ms clock, B bytes, A allocs
+			f := strings.Fields(l)
+			if len(f) < 11 || f[0] != "init" {
+				continue
+			}
+			ms, _ := strconv.ParseFloat(f[4], 64)
+			b, _ := strconv.ParseInt(f[7], 10, 64)
+			a, _ := strconv.ParseInt(f[9], 10, 64)
+			s := byPkg[f[1]]
+			if s == nil {
+				s = &sum{}
+				byPkg[f[1]] = s
+			}
+			s.ms, s.bytes, s.allocs = s.ms+ms, s.bytes+b, s.allocs+a
+		}
+	}
+	byOwner := map[string]*sum{}
+	var total sum
+	for pkg, s := range byPkg {
+		o := byOwner[initOwner(pkg)]
+		if o == nil {
+			o = &sum{}
+			byOwner[initOwner(pkg)] = o
+		}
+		o.ms, o.bytes, o.allocs = o.ms+s.ms, o.bytes+s.bytes, o.allocs+s.allocs
+		total.ms += s.ms
+	}
+	lines := []string{
+		fmt.Sprintf("`GODEBUG=inittrace=1`, mean of %d runs; total %.2f ms of package init before `main`.", n, total.ms/float64(n)),
+		"",
+		"| packages | init time | allocations | bytes |",
+		"|---|--:|--:|--:|",
+	}
+	owners := slices.SortedFunc(maps.Keys(byOwner), func(a, b string) int { return cmp.Compare(byOwner[b].ms, byOwner[a].ms) })
+	for _, o := range owners {
+		s := byOwner[o]
+		lines = append(lines, fmt.Sprintf("| %s | %.3f ms | %d | %d |", o, s.ms/float64(n), s.allocs/int64(n), s.bytes/int64(n)))
+	}
+	pkgs := slices.SortedFunc(maps.Keys(byPkg), func(a, b string) int { return cmp.Compare(byPkg[b].ms, byPkg[a].ms) })
+	var top []string
+	for _, p := range pkgs[:min(6, len(pkgs))] {
+		top = append(top, fmt.Sprintf("`%s` %.3f ms", p, byPkg[p].ms/float64(n)))
+	}
+	return append(lines, "", "Costliest packages: "+strings.Join(top, ", ")+".")
 }
 
 func machine(nodeDir string) string {

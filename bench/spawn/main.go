@@ -8,8 +8,8 @@
 //
 //	PARALLEL OWNRSS NENV ENV... ARGV...
 //
-// and each gets one line back: "WALL_NS CPU_NS MAXRSS_KIB FAILURES", or
-// "error: …". With OWNRSS=1 the peak RSS is the process's own VmHWM, polled
+// and each gets one line back: "WALL_NS CPU_NS MAXRSS_KIB FAILURES MINFLT",
+// or "error: …". With OWNRSS=1 the peak RSS is the process's own VmHWM, polled
 // while it runs, leaving out the children it reaps (a stdio server).
 package main
 
@@ -54,7 +54,7 @@ func run(f []string, null int) string {
 	attr := &syscall.ProcAttr{Env: env, Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)}}
 
 	var cpu time.Duration
-	var rss int64
+	var rss, minflt int64
 	failures := 0
 	polled := map[int]chan int64{}
 	start := time.Now()
@@ -87,6 +87,7 @@ func run(f []string, null int) string {
 			failures++
 		}
 		cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		minflt += ru.Minflt
 		r := ru.Maxrss
 		if ch, ok := polled[pid]; ok {
 			r = <-ch
@@ -94,7 +95,7 @@ func run(f []string, null int) string {
 		rss = max(rss, r)
 	}
 	wall := time.Since(start)
-	return fmt.Sprintf("%d %d %d %d", wall.Nanoseconds(), cpu.Nanoseconds(), rss, failures)
+	return fmt.Sprintf("%d %d %d %d %d", wall.Nanoseconds(), cpu.Nanoseconds(), rss, failures, minflt)
 }
 
 // pollHWM reads the process's VmHWM every 2 ms until it has exited (a
