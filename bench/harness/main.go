@@ -45,6 +45,9 @@ type cmdSpec struct {
 	// parallel > 1 starts that many copies at once; the run's wall time is
 	// until the last ends, CPU is their sum, failures are counted.
 	parallel int
+	// server is the URL of the HTTP test server the command talks to: the
+	// check run counts the requests it makes there.
+	server string
 }
 
 type row struct {
@@ -58,6 +61,7 @@ type row struct {
 	rss       []int64 // KiB
 	faults    []int64 // minor page faults
 	failures  int
+	requests  int // HTTP requests of one invocation (cmd.server rows)
 }
 
 type group struct {
@@ -77,10 +81,11 @@ type harness struct {
 	basePath         string
 	homeN            int
 	spawn            *spawner
+	requestLogs      map[string]string // server URL → its --header-log file
 }
 
 func main() {
-	h := &harness{}
+	h := &harness{requestLogs: map[string]string{}}
 	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn")
 	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
@@ -226,14 +231,14 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 			key = "h25"
 		}
 		g = append(g, &group{title: "`tools/call` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
-			{name: "curl: POST tools/call", cmd: cmdSpec{argv: curlCall(era.version, era.url, era.session), want: echoWant}, note: curlNote},
-			{name: "mcpc call, cold", cmd: cmdSpec{argv: call(era.url), home: cold, want: echoWant}},
-			{name: "mcpc call, warm", cmd: cmdSpec{argv: call(era.url), home: warmHTTP, want: echoWant}},
-			{name: "mcpc call --protocol " + era.version, cmd: cmdSpec{argv: call(era.url, "--protocol", era.version), home: pinnedHome, want: echoWant}},
+			{name: "curl: POST tools/call", cmd: cmdSpec{argv: curlCall(era.version, era.url, era.session), want: echoWant, server: era.url}, note: curlNote},
+			{name: "mcpc call, cold", cmd: cmdSpec{argv: call(era.url), home: cold, want: echoWant, server: era.url}},
+			{name: "mcpc call, warm", cmd: cmdSpec{argv: call(era.url), home: warmHTTP, want: echoWant, server: era.url}},
+			{name: "mcpc call --protocol " + era.version, cmd: cmdSpec{argv: call(era.url, "--protocol", era.version), home: pinnedHome, want: echoWant, server: era.url}},
 		}, []*row{
-			{name: "mcporter call --http-url", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--http-url", era.url, "--allow-http", "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant}},
-			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant}},
-			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector(era.url, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant}},
+			{name: "mcporter call --http-url", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--http-url", era.url, "--allow-http", "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant, server: era.url}},
+			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant, server: era.url}},
+			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector(era.url, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant, server: era.url}},
 		})})
 	}
 	// --- batch, concurrency, size, start-up ------------------------------
@@ -255,8 +260,8 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	g = append(g, &group{title: "a 60 MiB tool result, default bounding (50 KiB inline, the rest to an overflow file)", runs: huge, warmup: 1, rows: []*row{
 		{name: "floor over stdio (streams the line to stdout)", cmd: cmdSpec{argv: []string{floor, "-tool", "huge", "-args", hugeArgs, server}, want: `line 000001`}},
 		{name: "mcpc call over stdio", cmd: cmdSpec{argv: hugeCall(stdio...), home: warm, want: hugeWant, ownRSS: true}, note: "RSS: mcpc alone (the server holds the result too)"},
-		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`}},
-		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant}},
+		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`, server: url26}},
+		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant, server: url26}},
 	}})
 	g = append(g, &group{title: "start-up", runs: runs, warmup: 3, faults: true, rows: []*row{
 		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},
@@ -334,19 +339,35 @@ func (h *harness) runGroup(g *group) {
 	}
 }
 
-// checkRow runs the command once with its output captured: a command that
-// fails or prints the wrong thing is reported, not timed.
+// checkRow runs the command twice with its output captured (the first run
+// primes a warm row's state): a command that fails or prints the wrong thing
+// is reported, not timed. The second run's HTTP requests are counted.
 func (h *harness) checkRow(r *row) error {
-	cmd := h.command(r.cmd)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%v: %s", err, lastLine(errb.String()))
-	}
-	if !bytes.Contains(out.Bytes(), []byte(r.cmd.want)) {
-		return fmt.Errorf("output lacks %q: %.200s", r.cmd.want, out.String())
+	for i := range 2 {
+		before := h.requestCount(r.cmd.server)
+		cmd := h.command(r.cmd)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%v: %s", err, lastLine(errb.String()))
+		}
+		if !bytes.Contains(out.Bytes(), []byte(r.cmd.want)) {
+			return fmt.Errorf("output lacks %q: %.200s", r.cmd.want, out.String())
+		}
+		if i == 1 {
+			r.requests = h.requestCount(r.cmd.server) - before
+		}
 	}
 	return nil
+}
+
+// requestCount is how many requests the test server at url has logged.
+func (h *harness) requestCount(url string) int {
+	if url == "" {
+		return 0
+	}
+	data, _ := os.ReadFile(h.requestLogs[url])
+	return bytes.Count(data, []byte("\n"))
 }
 
 func (h *harness) command(c cmdSpec) *exec.Cmd {
@@ -427,7 +448,8 @@ func statusField(data []byte, key string) (int64, bool) {
 // and a function that stops it.
 func (h *harness) startHTTP(mode string) (string, func()) {
 	urlFile := filepath.Join(h.tmp, "url"+mode)
-	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile)
+	reqLog := filepath.Join(h.tmp, "requests"+mode)
+	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile, "--header-log", reqLog)
 	check(cmd.Start())
 	stop := func() {
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -435,7 +457,9 @@ func (h *harness) startHTTP(mode string) (string, func()) {
 	}
 	for range 500 {
 		if data, err := os.ReadFile(urlFile); err == nil {
-			return strings.TrimSpace(string(data)), stop
+			url := strings.TrimSpace(string(data))
+			h.requestLogs[url] = reqLog
+			return url, stop
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -543,6 +567,9 @@ func table(g *group) []string {
 		if g.faults {
 			note = join(note, fmt.Sprintf("%d minor page faults", median(r.faults)))
 		}
+		if r.cmd.server != "" {
+			note = join(plural(r.requests, "HTTP request"), note)
+		}
 		if r.cmd.parallel > 0 {
 			note = join(note, fmt.Sprintf("%d failed of %d", r.failures, r.cmd.parallel*len(r.wall)))
 		} else if r.failures > 0 {
@@ -559,10 +586,17 @@ func table(g *group) []string {
 }
 
 func join(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func printGroup(w io.Writer, g *group) {
