@@ -65,6 +65,7 @@ type row struct {
 }
 
 type group struct {
+	key   string // for targets(): stdio-call, http-2026-07-28, huge, startup, …
 	title string
 	// what the ratio column is relative to: the first row.
 	rows   []*row
@@ -129,6 +130,10 @@ func main() {
 	}
 	inits := h.initTrace(map[bool]int{false: 200, true: 20}[h.quick])
 	fmt.Println()
+	for _, l := range targets(groups) {
+		fmt.Println(l)
+	}
+	fmt.Println()
 	for _, l := range inits {
 		fmt.Println(l)
 	}
@@ -192,7 +197,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 
 	g := []*group{}
 	// --- stdio: call -----------------------------------------------------
-	g = append(g, &group{title: "`tools/call` over stdio (in-repo Go server, 2026-07-28)", runs: slow, warmup: 1, rows: h.withPeers([]*row{
+	g = append(g, &group{key: "stdio-call", title: "`tools/call` over stdio (in-repo Go server, 2026-07-28)", runs: slow, warmup: 1, rows: h.withPeers([]*row{
 		{name: "floor: spawn, server/discover, tools/call", cmd: cmdSpec{argv: []string{floor, server}, want: echoWant}},
 		{name: "floor: spawn, tools/call only", cmd: cmdSpec{argv: []string{floor, "-call-only", server}, want: echoWant}, note: "what a client that remembers the era must do"},
 		{name: "mcpc call, cold (empty state dir)", cmd: cmdSpec{argv: call(stdio...), home: cold, want: echoWant}},
@@ -207,7 +212,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	list := func(extra ...string) []string {
 		return append(append([]string{mcpc, "list"}, extra...), "tools")
 	}
-	g = append(g, &group{title: "`tools/list` over stdio", runs: slow, warmup: 1, rows: h.withPeers([]*row{
+	g = append(g, &group{key: "stdio-list", title: "`tools/list` over stdio", runs: slow, warmup: 1, rows: h.withPeers([]*row{
 		{name: "floor: spawn, server/discover, tools/list", cmd: cmdSpec{argv: []string{floor, "-list", server}, want: listWant}},
 		{name: "mcpc list, cold", cmd: cmdSpec{argv: list(stdio...), home: cold, want: listWant}},
 		{name: "mcpc list, warm", cmd: cmdSpec{argv: list(stdio...), home: warm, want: listWant}},
@@ -230,7 +235,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		if era.version == "2025-11-25" {
 			key = "h25"
 		}
-		g = append(g, &group{title: "`tools/call` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
+		g = append(g, &group{key: "http-" + era.version, title: "`tools/call` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
 			{name: "curl: POST tools/call", cmd: cmdSpec{argv: curlCall(era.version, era.url, era.session), want: echoWant, server: era.url}, note: curlNote},
 			{name: "mcpc call, cold", cmd: cmdSpec{argv: call(era.url), home: cold, want: echoWant, server: era.url}},
 			{name: "mcpc call, warm", cmd: cmdSpec{argv: call(era.url), home: warmHTTP, want: echoWant, server: era.url}},
@@ -257,13 +262,13 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	hugeCall := func(target ...string) []string {
 		return append(append([]string{mcpc, "call"}, target...), "huge", "bytes:="+strconv.Itoa(hugeBytes))
 	}
-	g = append(g, &group{title: "a 60 MiB tool result, default bounding (50 KiB inline, the rest to an overflow file)", runs: huge, warmup: 1, rows: []*row{
+	g = append(g, &group{key: "huge", title: "a 60 MiB tool result, default bounding (50 KiB inline, the rest to an overflow file)", runs: huge, warmup: 1, rows: []*row{
 		{name: "floor over stdio (streams the line to stdout)", cmd: cmdSpec{argv: []string{floor, "-tool", "huge", "-args", hugeArgs, server}, want: `line 000001`}},
 		{name: "mcpc call over stdio", cmd: cmdSpec{argv: hugeCall(stdio...), home: warm, want: hugeWant, ownRSS: true}, note: "RSS: mcpc alone (the server holds the result too)"},
 		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`, server: url26}},
 		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant, server: url26}},
 	}})
-	g = append(g, &group{title: "start-up", runs: runs, warmup: 3, faults: true, rows: []*row{
+	g = append(g, &group{key: "startup", title: "start-up", runs: runs, warmup: 3, faults: true, rows: []*row{
 		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},
 		{name: "the same with the MCP SDK linked in", cmd: cmdSpec{argv: []string{h.path("hellosdk")}, want: "hello"}, note: "the SDK's share"},
 		{name: "mcpc --version", cmd: cmdSpec{argv: []string{mcpc, "--version"}, want: "mcpc"}},
@@ -521,6 +526,63 @@ func (h *harness) closeApify(home string, sessions map[string]string) {
 
 // --- statistics and output -------------------------------------------------
 
+// find returns the measured row of group key whose name starts with name.
+func find(groups []*group, key, name string) *row {
+	for _, g := range groups {
+		if g.key != key {
+			continue
+		}
+		for _, r := range g.rows {
+			if strings.HasPrefix(r.name, name) && r.skip == "" && len(r.wall) > 0 {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// targets sets this run against the targets of the benchmarks issue.
+func targets(groups []*group) []string {
+	lines := []string{"| target | this run | met |", "|---|--:|:-:|"}
+	ratio := func(key, a, b string) (float64, bool) {
+		ra, rb := find(groups, key, a), find(groups, key, b)
+		if ra == nil || rb == nil {
+			return 0, false
+		}
+		return float64(median(ra.wall)) / float64(median(rb.wall)), true
+	}
+	add := func(what string, got float64, ok bool, unit string, limit float64) {
+		if !ok {
+			lines = append(lines, fmt.Sprintf("| %s | not measured | — |", what))
+			return
+		}
+		met := "no"
+		if got <= limit {
+			met = "yes"
+		}
+		lines = append(lines, fmt.Sprintf("| %s | "+unit+" | %s |", what, got, met))
+	}
+	floor := "floor: spawn, server/discover"
+	v, ok := ratio("stdio-call", "mcpc call, warm", floor)
+	add("warm `mcpc call` (stdio) ≤ 1.15× the floor", v, ok, "%.2f×", 1.15)
+	v, ok = ratio("stdio-call", "mcpc call, cold", floor)
+	add("cold `mcpc call` (stdio) ≤ 1.3× the floor", v, ok, "%.2f×", 1.3)
+	if r := find(groups, "http-2026-07-28", "mcpc call, warm"); r != nil {
+		add("warm `mcpc call` over HTTP: one request", float64(r.requests), true, "%.0f", 1)
+	}
+	v, ok = ratio("http-2026-07-28", "mcpc call, warm", "curl")
+	add("warm `mcpc call` over HTTP ≤ 1.5× curl", v, ok, "%.2f×", 1.5)
+	if r := find(groups, "stdio-call", "mcpc call, warm"); r != nil {
+		add("peak RSS of a small `mcpc call` ≤ 15 MiB", float64(slices.Max(r.rss))/1024, true, "%.1f MiB", 15)
+	}
+	v, ok = ratio("startup", "mcpc --version", "hello-world")
+	add("`mcpc --version` ≤ 1.8× a hello-world Go binary", v, ok, "%.2f×", 1.8)
+	if r := find(groups, "huge", "mcpc call over stdio"); r != nil {
+		add("peak RSS for the 60 MiB result ≤ 3 × 60 + 20 MiB", float64(slices.Max(r.rss))/1024, true, "%.0f MiB", 3*60+20)
+	}
+	return lines
+}
+
 func median[T int64 | time.Duration](v []T) T {
 	s := slices.Clone(v)
 	slices.Sort(s)
@@ -633,6 +695,12 @@ process started by `+"`connect`"+`, which neither column counts.
 - load average (1, 5, 15 min): %s at the start, %s at the end
 
 `, mode, started.Format("2006-01-02 15:04 UTC"), machine(h.node), load0, load1)
+	fmt.Fprintln(w, "## Targets")
+	fmt.Fprintln(w)
+	for _, l := range targets(groups) {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
 	for _, g := range groups {
 		fmt.Fprintf(w, "## %s\n\n%d runs each after %d warm-up.\n\n", g.title, g.runs, g.warmup)
 		for _, l := range table(g) {
