@@ -164,6 +164,7 @@ func (h *harness) newHome() string {
 func fixed(home string) func() string { return func() string { return home } }
 
 const (
+	ttlMs      = "3600000"
 	echoArgs   = `{"text":"hello"}`
 	hugeBytes  = 60 << 20
 	parallelN  = 50
@@ -188,39 +189,44 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	call := func(extra ...string) []string {
 		return append(append([]string{mcpc, "call"}, extra...), "echo", "text=hello")
 	}
-	stdio := []string{"--stdio", server}
-	inspector := func(target string, rest ...string) []string {
-		return append([]string{h.peer("mcp-inspector"), "--cli", target}, rest...)
+	// Every server marks its lists fresh for an hour, so a client that
+	// keeps them across invocations may: what "warm" rows are about.
+	srv := []string{server, "--ttl", ttlMs}
+	stdio := []string{"--stdio", shellQuote(server) + " --ttl " + ttlMs}
+	inspector := func(target []string, rest ...string) []string {
+		argv := append([]string{h.peer("mcp-inspector"), "--cli"}, rest...)
+		return append(append(argv, "--"), target...)
 	}
+	mcporterStdio := []string{"--stdio", server, "--stdio-arg", "--ttl", "--stdio-arg", ttlMs}
 	apifyMcpc := h.peer("mcpc") // also called mcpc: always by path
 	haveBatch := h.mcpcHas("call", "--batch")
 
 	g := []*group{}
 	// --- stdio: call -----------------------------------------------------
 	g = append(g, &group{key: "stdio-call", title: "`tools/call` over stdio (in-repo Go server, 2026-07-28)", runs: slow, warmup: 1, rows: h.withPeers([]*row{
-		{name: "floor: spawn, server/discover, tools/call", cmd: cmdSpec{argv: []string{floor, server}, want: echoWant}},
-		{name: "floor: spawn, tools/call only", cmd: cmdSpec{argv: []string{floor, "-call-only", server}, want: echoWant}, note: "what a client that remembers the era must do"},
+		{name: "floor: spawn, server/discover, tools/call", cmd: cmdSpec{argv: append([]string{floor}, srv...), want: echoWant}},
+		{name: "floor: spawn, tools/call only", cmd: cmdSpec{argv: append([]string{floor, "-call-only"}, srv...), want: echoWant}, note: "what a client that remembers the era must do"},
 		{name: "mcpc call, cold (empty state dir)", cmd: cmdSpec{argv: call(stdio...), home: cold, want: echoWant}},
 		{name: "mcpc call, warm", cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant}},
 		{name: "mcpc call --protocol 2026-07-28", cmd: cmdSpec{argv: call(append(stdio, "--protocol", "2026-07-28")...), home: pinnedHome, want: echoWant}},
 	}, []*row{
-		{name: "mcporter 0.12.3 call --stdio", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--stdio", server, "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant}},
+		{name: "mcporter 0.12.3 call --stdio", cmd: cmdSpec{argv: append(append([]string{h.peer("mcporter"), "call"}, mcporterStdio...), "--tool", "echo", "--args", echoArgs), home: peerH, want: echoWant}},
 		{name: "@apify/mcpc 0.2.6 @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify["stdio"], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant}, note: "session connected first; its bridge process is not counted"},
-		{name: "inspector 2.12.0 --cli tools/call", cmd: cmdSpec{argv: inspector(server, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant}},
+		{name: "inspector 2.12.0 --cli tools/call", cmd: cmdSpec{argv: inspector(srv, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant}},
 	})})
 	// --- stdio: list -----------------------------------------------------
 	list := func(extra ...string) []string {
 		return append(append([]string{mcpc, "list"}, extra...), "tools")
 	}
 	g = append(g, &group{key: "stdio-list", title: "`tools/list` over stdio", runs: slow, warmup: 1, rows: h.withPeers([]*row{
-		{name: "floor: spawn, server/discover, tools/list", cmd: cmdSpec{argv: []string{floor, "-list", server}, want: listWant}},
+		{name: "floor: spawn, server/discover, tools/list", cmd: cmdSpec{argv: append([]string{floor, "-list"}, srv...), want: listWant}},
 		{name: "mcpc list, cold", cmd: cmdSpec{argv: list(stdio...), home: cold, want: listWant}},
 		{name: "mcpc list, warm", cmd: cmdSpec{argv: list(stdio...), home: warm, want: listWant}},
 		{name: "mcpc list --protocol 2026-07-28", cmd: cmdSpec{argv: list(append(stdio, "--protocol", "2026-07-28")...), home: pinnedHome, want: listWant}},
 	}, []*row{
-		{name: "mcporter list --stdio --json", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "list", "--stdio", server, "--json"}, home: peerH, want: listWant}},
+		{name: "mcporter list --stdio --json", cmd: cmdSpec{argv: append(append([]string{h.peer("mcporter"), "list"}, mcporterStdio...), "--json"), home: peerH, want: listWant}},
 		{name: "@apify/mcpc @session tools-list", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify["stdio"], "tools-list"}, home: peerH, want: listWant}},
-		{name: "inspector --cli tools/list", cmd: cmdSpec{argv: inspector(server, "--method", "tools/list"), home: peerH, want: listWant}},
+		{name: "inspector --cli tools/list", cmd: cmdSpec{argv: inspector(srv, "--method", "tools/list"), home: peerH, want: listWant}},
 	})})
 	// --- HTTP ------------------------------------------------------------
 	for _, era := range []struct{ version, url, session string }{
@@ -243,7 +249,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		}, []*row{
 			{name: "mcporter call --http-url", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--http-url", era.url, "--allow-http", "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant, server: era.url}},
 			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant, server: era.url}},
-			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector(era.url, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant, server: era.url}},
+			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector([]string{era.url}, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant, server: era.url}},
 		})})
 	}
 	// --- batch, concurrency, size, start-up ------------------------------
@@ -255,7 +261,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	}
 	g = append(g, batch)
 	g = append(g, &group{title: fmt.Sprintf("%d concurrent calls over stdio (each its own server)", parallelN), runs: max(2, huge), warmup: 1, rows: []*row{
-		{name: fmt.Sprintf("%d × floor at once", parallelN), cmd: cmdSpec{argv: []string{floor, server}, want: echoWant, parallel: parallelN}},
+		{name: fmt.Sprintf("%d × floor at once", parallelN), cmd: cmdSpec{argv: append([]string{floor}, srv...), want: echoWant, parallel: parallelN}},
 		{name: fmt.Sprintf("%d × mcpc call at once, warm", parallelN), cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant, parallel: parallelN}},
 	}})
 	hugeArgs := fmt.Sprintf(`{"bytes":%d}`, hugeBytes)
@@ -263,7 +269,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		return append(append([]string{mcpc, "call"}, target...), "huge", "bytes:="+strconv.Itoa(hugeBytes))
 	}
 	g = append(g, &group{key: "huge", title: "a 60 MiB tool result, default bounding (50 KiB inline, the rest to an overflow file)", runs: huge, warmup: 1, rows: []*row{
-		{name: "floor over stdio (streams the line to stdout)", cmd: cmdSpec{argv: []string{floor, "-tool", "huge", "-args", hugeArgs, server}, want: `line 000001`}},
+		{name: "floor over stdio (streams the line to stdout)", cmd: cmdSpec{argv: append([]string{floor, "-tool", "huge", "-args", hugeArgs}, srv...), want: `line 000001`}},
 		{name: "mcpc call over stdio", cmd: cmdSpec{argv: hugeCall(stdio...), home: warm, want: hugeWant, ownRSS: true}, note: "RSS: mcpc alone (the server holds the result too)"},
 		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`, server: url26}},
 		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant, server: url26}},
@@ -454,7 +460,7 @@ func statusField(data []byte, key string) (int64, bool) {
 func (h *harness) startHTTP(mode string) (string, func()) {
 	urlFile := filepath.Join(h.tmp, "url"+mode)
 	reqLog := filepath.Join(h.tmp, "requests"+mode)
-	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile, "--header-log", reqLog)
+	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile, "--header-log", reqLog, "--ttl", ttlMs)
 	check(cmd.Start())
 	stop := func() {
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -506,7 +512,7 @@ func (h *harness) connectApify(home, url26, url25 string) map[string]string {
 		return nil
 	}
 	cfg := filepath.Join(home, "servers.json")
-	check(os.WriteFile(cfg, []byte(`{"mcpServers":{"ts":{"command":`+strconv.Quote(h.path("mcpc-testserver"))+`}}}`), 0o644))
+	check(os.WriteFile(cfg, []byte(`{"mcpServers":{"ts":{"command":`+strconv.Quote(h.path("mcpc-testserver"))+`,"args":["--ttl","`+ttlMs+`"]}}}`), 0o644))
 	sessions := map[string]string{"stdio": "@bench-stdio", "h26": "@bench-h26", "h25": "@bench-h25"}
 	targets := map[string]string{"stdio": cfg + ":ts", "h26": url26, "h25": url25}
 	for k, name := range sessions {
@@ -645,6 +651,14 @@ func table(g *group) []string {
 			r.name, ms(median(r.wall)), ratio, ms(median(r.cpu)), mib(slices.Max(r.rss)), note))
 	}
 	return lines
+}
+
+// shellQuote quotes s for mcpc's --stdio, which splits like a shell.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func join(a, b string) string {
