@@ -92,6 +92,7 @@ func main() {
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
 	flag.BoolVar(&h.quick, "quick", false, "few runs, to try the script out")
 	out := flag.String("out", "", "write the Markdown report to this file")
+	only := flag.String("only", "", "run only the groups whose key starts with this (stdio, http, huge, startup, …)")
 	flag.Parse()
 	if h.bin == "" {
 		die(errors.New("-bin is required"))
@@ -124,6 +125,9 @@ func main() {
 	defer h.closeApify(peerHome, sessions)
 
 	groups := h.groups(url26, url25, session25, peerHome, sessions)
+	if *only != "" {
+		groups = slices.DeleteFunc(groups, func(g *group) bool { return !strings.HasPrefix(g.key, *only) })
+	}
 	for _, g := range groups {
 		h.runGroup(g)
 		printGroup(os.Stdout, g)
@@ -251,16 +255,26 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant, server: era.url}},
 			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector([]string{era.url}, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant, server: era.url}},
 		})})
+		g = append(g, &group{key: "http-list-" + era.version, title: "`tools/list` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
+			{name: "curl: POST tools/list", cmd: cmdSpec{argv: curlList(era.version, era.url, era.session), want: listWant, server: era.url}, note: strings.ReplaceAll(curlNote, "call", "list")},
+			{name: "mcpc list, cold", cmd: cmdSpec{argv: list(era.url), home: cold, want: listWant, server: era.url}},
+			{name: "mcpc list, warm", cmd: cmdSpec{argv: list(era.url), home: warmHTTP, want: listWant, server: era.url}},
+			{name: "mcpc list --protocol " + era.version, cmd: cmdSpec{argv: list(era.url, "--protocol", era.version), home: pinnedHome, want: listWant, server: era.url}},
+		}, []*row{
+			{name: "mcporter list --http-url --json", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "list", "--http-url", era.url, "--allow-http", "--json"}, home: peerH, want: listWant, server: era.url}},
+			{name: "@apify/mcpc @session tools-list", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-list"}, home: peerH, want: listWant, server: era.url}},
+			{name: "inspector --cli tools/list", cmd: cmdSpec{argv: inspector([]string{era.url}, "--method", "tools/list"), home: peerH, want: listWant, server: era.url}},
+		})})
 	}
 	// --- batch, concurrency, size, start-up ------------------------------
-	batch := &group{title: "ten calls through `mcpc call --batch` next to ten invocations", runs: runs, warmup: 1, rows: []*row{
+	batch := &group{key: "batch", title: "ten calls through `mcpc call --batch` next to ten invocations", runs: runs, warmup: 1, rows: []*row{
 		{name: "mcpc call --batch (10 calls)", skip: "`mcpc call --batch` does not exist yet (shell-integration issue)"},
 	}}
 	if haveBatch {
 		batch.rows[0].skip = "`mcpc call --batch` exists; this script does not drive it yet"
 	}
 	g = append(g, batch)
-	g = append(g, &group{title: fmt.Sprintf("%d concurrent calls over stdio (each its own server)", parallelN), runs: max(2, huge), warmup: 1, rows: []*row{
+	g = append(g, &group{key: "parallel", title: fmt.Sprintf("%d concurrent calls over stdio (each its own server)", parallelN), runs: max(2, huge), warmup: 1, rows: []*row{
 		{name: fmt.Sprintf("%d × floor at once", parallelN), cmd: cmdSpec{argv: append([]string{floor}, srv...), want: echoWant, parallel: parallelN}},
 		{name: fmt.Sprintf("%d × mcpc call at once, warm", parallelN), cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant, parallel: parallelN}},
 	}})
@@ -310,12 +324,29 @@ func curlArgs(version, url string, headers ...string) []string {
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"curl","version":"0"}}`
 
 func curlCall(version, url, session string) []string {
+	return curlRequest(version, url, session, "tools/call", `"name":"echo","arguments":`+echoArgs)
+}
+
+func curlList(version, url, session string) []string {
+	return curlRequest(version, url, session, "tools/list", "")
+}
+
+// curlRequest posts one request: in a 2025-11-25 session, or carrying the
+// 2026-07-28 _meta envelope and headers.
+func curlRequest(version, url, session, method, params string) []string {
 	if session != "" {
-		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":` + echoArgs + `}}`
+		body := `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":{` + params + `}}`
 		return append(curlArgs(version, url, "Mcp-Session-Id: "+session), "-d", body)
 	}
-	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":` + echoArgs + `,` + modernMeta + `}}`
-	return append(curlArgs(version, url, "Mcp-Method: tools/call", "Mcp-Name: echo"), "-d", body)
+	headers := []string{"Mcp-Method: " + method}
+	if method == "tools/call" {
+		headers = append(headers, "Mcp-Name: echo")
+	}
+	if params != "" {
+		params += ","
+	}
+	body := `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":{` + params + modernMeta + `}}`
+	return append(curlArgs(version, url, headers...), "-d", body)
 }
 
 func curlHuge(url string) []string {
