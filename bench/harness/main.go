@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -106,7 +107,14 @@ func main() {
 	}
 	h.tmp, err = os.MkdirTemp("", "mcpc-bench-")
 	check(err)
-	defer os.RemoveAll(h.tmp)
+	atExit(func() { os.RemoveAll(h.tmp) })
+	defer runExit()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		die(errors.New("interrupted"))
+	}()
 	h.basePath = os.Getenv("PATH")
 	if h.node != "" {
 		h.basePath = h.node + string(os.PathListSeparator) + h.basePath
@@ -116,13 +124,13 @@ func main() {
 	load0 := loadavg()
 	started := time.Now().UTC()
 	url26, stop26 := h.startHTTP("--stateless")
-	defer stop26()
+	atExit(stop26)
 	url25, stop25 := h.startHTTP("--legacy")
-	defer stop25()
+	atExit(stop25)
 	session25 := openLegacySession(url25)
 	peerHome := h.newHome()
 	sessions := h.connectApify(peerHome, url26, url25)
-	defer h.closeApify(peerHome, sessions)
+	atExit(func() { h.closeApify(peerHome, sessions) })
 
 	groups := h.groups(url26, url25, session25, peerHome, sessions)
 	if *only != "" {
@@ -921,7 +929,21 @@ func check(err error) {
 	}
 }
 
+// cleanups stop the servers and sessions the harness started and remove
+// its files, newest first, on a normal end and on die alike.
+var cleanups []func()
+
+func atExit(f func()) { cleanups = append(cleanups, f) }
+
+func runExit() {
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
+	cleanups = nil
+}
+
 func die(err error) {
 	fmt.Fprintln(os.Stderr, "harness: error:", err)
+	runExit()
 	os.Exit(1)
 }
