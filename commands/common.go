@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -199,8 +200,11 @@ func (st *state) verboseFunc(g *globals) func(string) {
 	}
 }
 
-// traceparentRE is the W3C trace-context header, version 00.
-var traceparentRE = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+// traceparentRE is the W3C trace-context header, version 00; compiled on
+// first use, as only invocations with TRACEPARENT set need it.
+var traceparentRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+})
 
 // traceContext reads TRACEPARENT (with TRACESTATE and BAGGAGE) so a CI
 // pipeline's trace continues into the server through each request's _meta.
@@ -210,7 +214,7 @@ func (st *state) traceContext(g *globals) map[string]string {
 	if tp == "" {
 		return nil
 	}
-	if !traceparentRE.MatchString(tp) || strings.HasPrefix(tp, "ff-") ||
+	if !traceparentRE().MatchString(tp) || strings.HasPrefix(tp, "ff-") ||
 		strings.Contains(tp, "-00000000000000000000000000000000-") || strings.Contains(tp, "-0000000000000000-") {
 		if g.verbose {
 			fmt.Fprintf(st.env.Stderr, "mcpc: trace: TRACEPARENT %q is not a valid W3C traceparent; not sent\n", format.StripControl(tp))
