@@ -3,10 +3,13 @@
 // the response to stdout and close. bench/run measures mcpc against it.
 //
 //	floor [-list] [-call-only] [-legacy] [-tool echo] [-args '{"text":"hello"}'] SERVER [ARGS...]
+//	floor -url URL [-list] [-tool echo] [-args …]
 //
 // A 2026-07-28 exchange is server/discover then the request; -call-only
 // skips the discover (what a client that remembers the server's era needs);
-// -legacy speaks 2025-11-25 (initialize, initialized, request).
+// -legacy speaks 2025-11-25 (initialize, initialized, request). With -url it
+// POSTs the one 2026-07-28 request a client that remembers the server needs
+// to a Streamable HTTP endpoint instead.
 package main
 
 import (
@@ -15,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,7 +34,12 @@ func main() {
 	legacy := flag.Bool("legacy", false, "speak 2025-11-25: initialize first")
 	tool := flag.String("tool", "echo", "tool to call")
 	args := flag.String("args", `{"text":"hello"}`, "tool arguments (JSON object)")
+	url := flag.String("url", "", "POST one request to this Streamable HTTP endpoint")
 	flag.Parse()
+	if *url != "" {
+		post(*url, *list, *tool, *args)
+		return
+	}
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: floor [flags] SERVER [ARGS...]")
 		os.Exit(2)
@@ -72,6 +81,30 @@ func main() {
 	check(w.Flush())
 	in.Close()
 	check(cmd.Wait())
+}
+
+func post(url string, list bool, tool, args string) {
+	method, params, name := "tools/call", `"name":"`+tool+`","arguments":`+args+`,`+meta, tool
+	if list {
+		method, params, name = "tools/list", meta, ""
+	}
+	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":{`+params+`}}`))
+	check(err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	check(err)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		check(fmt.Errorf("HTTP %s", resp.Status))
+	}
+	_, err = io.Copy(os.Stdout, resp.Body)
+	check(err)
 }
 
 func send(w io.Writer, line string) {

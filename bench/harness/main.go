@@ -249,12 +249,13 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		if era.session != "" {
 			curlNote = "session opened beforehand (a 2025 client must initialize first)"
 		}
-		key := "h26"
+		key, goPostSkip := "h26", ""
 		if era.version == "2025-11-25" {
-			key = "h25"
+			key, goPostSkip = "h25", "2026-07-28 only (a 2025 request needs the session curl's row borrows)"
 		}
 		g = append(g, &group{key: "http-" + era.version, title: "`tools/call` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
 			{name: "curl: POST tools/call", cmd: cmdSpec{argv: curlCall(era.version, era.url, era.session), want: echoWant, server: era.url}, note: curlNote},
+			{name: "floor: one POST from a small Go program", cmd: cmdSpec{argv: []string{floor, "-url", era.url}, want: echoWant, server: era.url}, skip: goPostSkip},
 			{name: "mcpc call, cold", cmd: cmdSpec{argv: call(era.url), home: cold, want: echoWant, server: era.url}},
 			{name: "mcpc call, warm", cmd: cmdSpec{argv: call(era.url), home: warmHTTP, want: echoWant, server: era.url}},
 			{name: "mcpc call --protocol " + era.version, cmd: cmdSpec{argv: call(era.url, "--protocol", era.version), home: pinnedHome, want: echoWant, server: era.url}},
@@ -265,6 +266,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		})})
 		g = append(g, &group{key: "http-list-" + era.version, title: "`tools/list` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
 			{name: "curl: POST tools/list", cmd: cmdSpec{argv: curlList(era.version, era.url, era.session), want: listWant, server: era.url}, note: strings.ReplaceAll(curlNote, "call", "list")},
+			{name: "floor: one POST from a small Go program", cmd: cmdSpec{argv: []string{floor, "-url", era.url, "-list"}, want: listWant, server: era.url}, skip: goPostSkip},
 			{name: "mcpc list, cold", cmd: cmdSpec{argv: list(era.url), home: cold, want: listWant, server: era.url}},
 			{name: "mcpc list, warm", cmd: cmdSpec{argv: list(era.url), home: warmHTTP, want: listWant, server: era.url}},
 			{name: "mcpc list --protocol " + era.version, cmd: cmdSpec{argv: list(era.url, "--protocol", era.version), home: pinnedHome, want: listWant, server: era.url}},
