@@ -1,8 +1,8 @@
 // Command spawn starts the commands bench/harness measures and reports their
 // wall time, CPU time and peak RSS. It exists because a child's peak RSS
-// (wait4's maxrss) includes the memory of the process that forked it: the
+// (wait4's maxrss) includes the peak RSS of the process that forked it: the
 // harness itself would inflate every reading, so this small process does
-// the forking and nothing else.
+// the forking and nothing else, resetting its own peak before each run.
 //
 // Requests arrive one a line on stdin, fields separated by NUL:
 //
@@ -53,6 +53,13 @@ func run(f []string, null int) string {
 	env, argv := f[3:3+nenv], f[3+nenv:]
 	attr := &syscall.ProcAttr{Env: env, Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)}}
 
+	// The children inherit this process's peak RSS: bring it down to the
+	// current RSS first (5 resets VmHWM), so an earlier large run does not
+	// show in later small ones.
+	if f, err := os.OpenFile("/proc/self/clear_refs", os.O_WRONLY, 0); err == nil {
+		f.WriteString("5")
+		f.Close()
+	}
 	var cpu time.Duration
 	var rss, minflt int64
 	failures := 0
