@@ -123,14 +123,23 @@ func main() {
 	h.startSpawner()
 	load0 := loadavg()
 	started := time.Now().UTC()
-	url26, stop26 := h.startHTTP("--stateless")
+	url26, stop26 := h.startHTTP("modern", "--stateless")
 	atExit(stop26)
-	url25, stop25 := h.startHTTP("--legacy")
+	url25, stop25 := h.startHTTP("legacy", "--legacy")
 	atExit(stop25)
 	session25 := openLegacySession(url25)
 	peerHome := h.newHome()
-	sessions := h.connectApify(peerHome, url26, url25)
-	atExit(func() { h.closeApify(peerHome, sessions) })
+	var sessions map[string]string
+	if h.peers != "" {
+		// @apify/mcpc's bridges get servers of their own: their keep-alive
+		// requests would otherwise count against the other rows.
+		a26, stopA26 := h.startHTTP("apify-modern", "--stateless")
+		atExit(stopA26)
+		a25, stopA25 := h.startHTTP("apify-legacy", "--legacy")
+		atExit(stopA25)
+		sessions = h.connectApify(peerHome, a26, a25)
+		atExit(func() { h.closeApify(peerHome, sessions) })
+	}
 
 	groups := h.groups(url26, url25, session25, peerHome, sessions)
 	if *only != "" {
@@ -261,7 +270,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 			{name: "mcpc call --protocol " + era.version, cmd: cmdSpec{argv: call(era.url, "--protocol", era.version), home: pinnedHome, want: echoWant, server: era.url}},
 		}, []*row{
 			{name: "mcporter call --http-url", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "call", "--http-url", era.url, "--allow-http", "--tool", "echo", "--args", echoArgs}, home: peerH, want: echoWant, server: era.url}},
-			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant, server: era.url}},
+			{name: "@apify/mcpc @session tools-call", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-call", "echo", "text:=hello"}, home: peerH, want: echoWant, server: apify[key+"-url"]}, note: "a server process of its own, so its bridge's keep-alive requests stay out of the other rows"},
 			{name: "inspector --cli tools/call", cmd: cmdSpec{argv: inspector([]string{era.url}, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello"), home: peerH, want: echoWant, server: era.url}},
 		})})
 		g = append(g, &group{key: "http-list-" + era.version, title: "`tools/list` over Streamable HTTP on loopback, server speaking " + era.version, runs: slow, warmup: 1, rows: h.withPeers([]*row{
@@ -272,7 +281,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 			{name: "mcpc list --protocol " + era.version, cmd: cmdSpec{argv: list(era.url, "--protocol", era.version), home: pinnedHome, want: listWant, server: era.url}},
 		}, []*row{
 			{name: "mcporter list --http-url --json", cmd: cmdSpec{argv: []string{h.peer("mcporter"), "list", "--http-url", era.url, "--allow-http", "--json"}, home: peerH, want: listWant, server: era.url}},
-			{name: "@apify/mcpc @session tools-list", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-list"}, home: peerH, want: listWant, server: era.url}},
+			{name: "@apify/mcpc @session tools-list", cmd: cmdSpec{argv: []string{apifyMcpc, "--json", apify[key], "tools-list"}, home: peerH, want: listWant, server: apify[key+"-url"]}, note: "a server process of its own, so its bridge's keep-alive requests stay out of the other rows"},
 			{name: "inspector --cli tools/list", cmd: cmdSpec{argv: inspector([]string{era.url}, "--method", "tools/list"), home: peerH, want: listWant, server: era.url}},
 		})})
 	}
@@ -498,9 +507,9 @@ func statusField(data []byte, key string) (int64, bool) {
 
 // startHTTP starts the test server on a loopback port and returns its URL
 // and a function that stops it.
-func (h *harness) startHTTP(mode string) (string, func()) {
-	urlFile := filepath.Join(h.tmp, "url"+mode)
-	reqLog := filepath.Join(h.tmp, "requests"+mode)
+func (h *harness) startHTTP(name, mode string) (string, func()) {
+	urlFile := filepath.Join(h.tmp, "url-"+name)
+	reqLog := filepath.Join(h.tmp, "requests-"+name)
 	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile, "--header-log", reqLog, "--ttl", ttlMs)
 	check(cmd.Start())
 	stop := func() {
@@ -557,6 +566,7 @@ func (h *harness) connectApify(home, url26, url25 string) map[string]string {
 	sessions := map[string]string{"stdio": "@bench-stdio", "h26": "@bench-h26", "h25": "@bench-h25"}
 	targets := map[string]string{"stdio": cfg + ":ts", "h26": url26, "h25": url25}
 	for k, name := range sessions {
+		sessions[k+"-url"] = targets[k]
 		cmd := h.command(cmdSpec{argv: []string{h.peer("mcpc"), "connect", targets[k], name}, home: fixed(home)})
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "harness: @apify/mcpc connect %s: %v: %s\n", name, err, lastLine(string(out)))
@@ -567,6 +577,9 @@ func (h *harness) connectApify(home, url26, url25 string) map[string]string {
 
 func (h *harness) closeApify(home string, sessions map[string]string) {
 	for _, name := range sessions {
+		if !strings.HasPrefix(name, "@") {
+			continue
+		}
 		h.command(cmdSpec{argv: []string{h.peer("mcpc"), "close", name}, home: fixed(home)}).Run()
 	}
 }
