@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -24,8 +25,11 @@ const freshFor = 10 * time.Minute
 var ErrTooLarge = errors.New("larger than the overflow directory's cap")
 
 // ownName matches the names Save gives files (prefix-TIME-RANDOM.suffix):
-// pruning deletes those and nothing else.
-var ownName = regexp.MustCompile(`^[a-z]+-[0-9]{8}T[0-9]{6}-[0-9]+(\.[a-z0-9]+)?$`)
+// pruning deletes those and nothing else. It is compiled on first use: only
+// an invocation that saves a file prunes.
+var ownName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z]+-[0-9]{8}T[0-9]{6}-[0-9]+(\.[a-z0-9]+)?$`)
+})
 
 // Overflow is a private directory for what does not fit on stdout: full results
 // and extracted media. Results can hold anything a server returns, so the
@@ -133,7 +137,7 @@ func (o *Overflow) prune() error {
 	var total int64
 	now := time.Now()
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !ownName.MatchString(e.Name()) {
+		if !e.Type().IsRegular() || !ownName().MatchString(e.Name()) {
 			continue
 		}
 		info, err := e.Info()
