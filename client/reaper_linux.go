@@ -52,6 +52,13 @@ func stopOrphans() {
 
 // children lists the live processes whose parent is mcpc.
 func children() []int {
+	// Usually there are none, and waitid says so at once (ECHILD), where
+	// the scan below reads a file per process on the machine: 10 ms of CPU
+	// on a busy one, more than the rest of a warm call.
+	var info unix.Siginfo
+	if unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil) == unix.ECHILD {
+		return nil
+	}
 	self := os.Getpid()
 	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int
