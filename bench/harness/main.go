@@ -184,6 +184,27 @@ func (h *harness) newHome() string {
 
 func fixed(home string) func() string { return func() string { return home } }
 
+// coldHome returns a function making a fresh HOME for each cold run: a copy
+// of one where mcpc has talked to another server (the same binary with other
+// arguments), so its directories exist and nothing is remembered about the
+// server measured, as for a user meeting a new server. A HOME never used
+// would add a few mkdirs that happen once per machine.
+func (h *harness) coldHome(server string) func() string {
+	template := h.newHome()
+	prime := exec.Command(h.path("mcpc"), "call", "--stdio", shellQuote(server)+" --page-size 1000", "echo", "text=prime")
+	prime.Env = []string{"HOME=" + template, "PATH=" + h.basePath}
+	if out, err := prime.CombinedOutput(); err != nil {
+		die(fmt.Errorf("priming the cold HOME: %v: %s", err, lastLine(string(out))))
+	}
+	return func() string {
+		home := h.newHome()
+		if out, err := exec.Command("cp", "-a", template+"/.", home).CombinedOutput(); err != nil {
+			die(fmt.Errorf("copying the cold HOME: %v: %s", err, out))
+		}
+		return home
+	}
+}
+
 const (
 	ttlMs      = "3600000"
 	echoArgs   = `{"text":"hello"}`
@@ -202,7 +223,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	}
 	mcpc, server := h.path("mcpc"), h.path("mcpc-testserver")
 	floor := h.path("floor")
-	cold := h.newHome
+	cold := h.coldHome(server)
 	warm := fixed(h.newHome())
 	warmHTTP := fixed(h.newHome())
 	pinnedHome := fixed(h.newHome())
@@ -227,7 +248,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	g = append(g, &group{key: "stdio-call", title: "`tools/call` over stdio (in-repo Go server, 2026-07-28)", runs: slow, warmup: 1, rows: h.withPeers([]*row{
 		{name: "floor: spawn, server/discover, tools/call", cmd: cmdSpec{argv: append([]string{floor}, srv...), want: echoWant}},
 		{name: "floor: spawn, tools/call only", cmd: cmdSpec{argv: append([]string{floor, "-call-only"}, srv...), want: echoWant}, note: "what a client that remembers the era must do"},
-		{name: "mcpc call, cold (empty state dir)", cmd: cmdSpec{argv: call(stdio...), home: cold, want: echoWant}},
+		{name: "mcpc call, cold (first contact with this server)", cmd: cmdSpec{argv: call(stdio...), home: cold, want: echoWant}},
 		{name: "mcpc call, warm", cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant}},
 		{name: "mcpc call --protocol 2026-07-28", cmd: cmdSpec{argv: call(append(stdio, "--protocol", "2026-07-28")...), home: pinnedHome, want: echoWant}},
 	}, []*row{
