@@ -774,7 +774,7 @@ so machine noise hits them alike; only ratios within one group mean anything.
 "× first row" is the median wall time over the first row's. CPU time is user +
 system of the command and the children it waited for (a stdio server counts);
 peak RSS is the largest of those processes (wait4's maxrss; at least the
-2 MiB of `+"`bench/spawn`"+`, the small process that forks them), except where a
+2-5 MiB of `+"`bench/spawn`"+`, the small process that forks them), except where a
 note says "mcpc alone" (its own VmHWM, polled). @apify/mcpc talks to a bridge
 process started by `+"`connect`"+`, which neither column counts.
 
