@@ -307,11 +307,19 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		})})
 	}
 	// --- batch, concurrency, size, start-up ------------------------------
-	batch := &group{key: "batch", title: "ten calls through `mcpc call --batch` next to ten invocations", runs: runs, warmup: 1, rows: []*row{
-		{name: "mcpc call --batch (10 calls)", skip: "`mcpc call --batch` does not exist yet (shell-integration issue)"},
+	batch := &group{key: "batch", title: "ten calls through `mcpc call --batch` next to ten invocations (stdio)", runs: slow, warmup: 1, rows: []*row{
+		{name: "ten `mcpc call` invocations, warm, from one sh", skip: "`mcpc call --batch` does not exist yet (shell-integration issue)"},
+		{name: "`mcpc call --batch`, ten lines, warm", skip: "`mcpc call --batch` does not exist yet (shell-integration issue)"},
 	}}
 	if haveBatch {
-		batch.rows[0].skip = "`mcpc call --batch` exists; this script does not drive it yet"
+		lines := strings.Repeat(`{"tool":"echo","arguments":`+echoArgs+"}\n", 10)
+		file := filepath.Join(h.tmp, "batch.jsonl")
+		check(os.WriteFile(file, []byte(lines), 0o644))
+		one := strings.Join(shellQuoteAll(call(stdio...)), " ")
+		batch.rows[0] = &row{name: batch.rows[0].name, note: "one sh process around them",
+			cmd: cmdSpec{argv: []string{"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do " + one + " || exit; done"}, home: warm, want: echoWant}}
+		batch.rows[1] = &row{name: batch.rows[1].name,
+			cmd: cmdSpec{argv: append([]string{mcpc, "call"}, append(stdio, "--batch", file)...), home: warm, want: echoWant}}
 	}
 	g = append(g, batch)
 	g = append(g, &group{key: "parallel", title: fmt.Sprintf("%d concurrent calls over stdio (each its own server)", parallelN), runs: max(2, huge), warmup: 1, rows: []*row{
@@ -726,6 +734,14 @@ func table(g *group) []string {
 			r.name, ms(median(r.wall)), ratio, ms(median(r.cpu)), mib(slices.Max(r.rss)), note))
 	}
 	return lines
+}
+
+func shellQuoteAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = shellQuote(w)
+	}
+	return out
 }
 
 // shellQuote quotes s for mcpc's --stdio, which splits like a shell.
