@@ -3,6 +3,7 @@ package format
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Example is how the server is named on a command line, so that a
@@ -88,7 +89,8 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 	return true
 }
 
-var templateVar = regexp.MustCompile(`\{[^}]*\}`)
+// templateVar is compiled on first use, not at every start-up.
+var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^}]*\}`) })
 
 func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 	tmpl, ok := t.getString("uriTemplate")
@@ -102,7 +104,7 @@ func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 	}
 	// {id} becomes ID: the spot to fill in is plain to see. Query
 	// expansions ({?q}) are optional and left out.
-	uri := templateVar.ReplaceAllStringFunc(tmpl, func(v string) string {
+	uri := templateVar().ReplaceAllStringFunc(tmpl, func(v string) string {
 		if strings.HasPrefix(v, "{?") || strings.HasPrefix(v, "{&") {
 			return ""
 		}
@@ -302,11 +304,12 @@ func dash(s string) string {
 	return s
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+// shellSafe is compiled on first use, not at every start-up.
+var shellSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 // ShellQuote quotes s for a POSIX shell when it needs it.
 func ShellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
