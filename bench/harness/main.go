@@ -835,8 +835,12 @@ func initOwner(pkg string) string {
 	case strings.HasPrefix(pkg, "github.com/urfave/"), strings.HasPrefix(pkg, "github.com/tidwall/"),
 		strings.HasPrefix(pkg, "golang.org/x/term"), strings.HasPrefix(pkg, "github.com/gofrs/"):
 		return "command-line and query libraries (urfave/cli, gjson, x/term)"
+	case strings.HasPrefix(pkg, "golang.org/x/sys"), strings.HasPrefix(pkg, "golang.org/x/sync"),
+		strings.HasPrefix(pkg, "golang.org/x/time"), strings.HasPrefix(pkg, "vendor/"),
+		!strings.Contains(strings.SplitN(pkg, "/", 2)[0], "."):
+		return "Go runtime and standard library (net/http, crypto/tls, … shared by all)"
 	}
-	return "Go runtime and standard library (net/http, crypto/tls, … shared by all)"
+	return "other libraries"
 }
 
 // initTrace runs `mcpc --version` n times with GODEBUG=inittrace=1 and
@@ -890,7 +894,18 @@ func (h *harness) initTrace(n int) []string {
 	owners := slices.SortedFunc(maps.Keys(byOwner), func(a, b string) int { return cmp.Compare(byOwner[b].ms, byOwner[a].ms) })
 	for _, o := range owners {
 		s := byOwner[o]
-		lines = append(lines, fmt.Sprintf("| %s | %.3f ms | %d | %d |", o, s.ms/float64(n), s.allocs/int64(n), s.bytes/int64(n)))
+		name := o
+		if o == "other libraries" {
+			var pkgs []string
+			for p := range byPkg {
+				if initOwner(p) == o {
+					pkgs = append(pkgs, "`"+p+"`")
+				}
+			}
+			slices.Sort(pkgs)
+			name += ": " + strings.Join(pkgs, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %.3f ms | %d | %d |", name, s.ms/float64(n), s.allocs/int64(n), s.bytes/int64(n)))
 	}
 	pkgs := slices.SortedFunc(maps.Keys(byPkg), func(a, b string) int { return cmp.Compare(byPkg[b].ms, byPkg[a].ms) })
 	var top []string
