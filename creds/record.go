@@ -1,0 +1,103 @@
+package creds
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// Record is what a login leaves in the keyring for one server: the tokens
+// and everything needed to refresh them without repeating discovery.
+type Record struct {
+	Version  int    `json:"version"`
+	Server   string `json:"server"`
+	Endpoint string `json:"endpoint"`
+
+	Issuer       string   `json:"issuer,omitempty"`
+	TokenURL     string   `json:"tokenUrl"`
+	ClientID     string   `json:"clientId"`
+	ClientSecret string   `json:"clientSecret,omitempty"` // from registration; a configured secret stays in its env var
+	AuthStyle    int      `json:"authStyle,omitempty"`    // oauth2.AuthStyle for the token endpoint
+	Resource     string   `json:"resource,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+
+	AccessToken  string    `json:"accessToken"`
+	TokenType    string    `json:"tokenType,omitempty"`
+	RefreshToken string    `json:"refreshToken,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	// Challenged holds scopes a server asked for (403 insufficient_scope)
+	// that the next login adds to its request.
+	Challenged []string  `json:"challenged,omitempty"`
+	Saved      time.Time `json:"saved"`
+}
+
+const recordVersion = 1
+
+// staleMargin treats a token about to expire as expired, so a request does
+// not leave with a token that dies on the way.
+const staleMargin = 30 * time.Second
+
+// Stale reports whether the access token has expired (or is about to) at
+// now. A token without an expiry is stale only once a server rejects it.
+func (r *Record) Stale(now time.Time) bool {
+	return r.AccessToken == "" || !r.Expiry.IsZero() && !now.Add(staleMargin).Before(r.Expiry)
+}
+
+// Ref names a record: where it lives and what to say about it.
+type Ref struct {
+	Key      string
+	Server   string // the server's name as the user calls it
+	Endpoint string
+	// Login is the command that creates the record, for hints.
+	Login string
+}
+
+// RefFor makes the Ref for a server with the given OAuth settings (any
+// JSON-encodable value; it becomes part of the key).
+func RefFor(server, endpoint, login string, settings any) Ref {
+	return Ref{Key: KeyFor(server, endpoint, settings), Server: server, Endpoint: endpoint, Login: login}
+}
+
+// Load reads a record. A missing one is fail.AuthRequired naming the login
+// command.
+func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
+	b, err := st.Get(ctx, ref.Key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fail.New(fail.AuthRequired, ref.Login, "not logged in to %s", ref.Server)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil || r.Version != recordVersion {
+		// Never quote the bytes: they hold tokens.
+		return nil, fail.New(fail.AuthRequired, ref.Login, "the stored credentials for %s are unreadable", ref.Server)
+	}
+	return &r, nil
+}
+
+// Save writes r under ref.
+func Save(ctx context.Context, st Store, ref Ref, r *Record, now time.Time) error {
+	r.Version = recordVersion
+	r.Server, r.Endpoint = ref.Server, ref.Endpoint
+	r.Saved = now.UTC()
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("cannot encode credentials: %w", err)
+	}
+	attrs := map[string]string{"server": ref.Server, "endpoint": ref.Endpoint}
+	return st.Put(ctx, ref.Key, "mcpc: "+ref.Server+" ("+ref.Endpoint+")", attrs, b)
+}
+
+// Delete removes the record; it reports whether there was one.
+func Delete(ctx context.Context, st Store, ref Ref) (bool, error) {
+	err := st.Delete(ctx, ref.Key)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

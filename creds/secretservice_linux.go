@@ -1,0 +1,157 @@
+//go:build linux
+
+package creds
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	dbus "github.com/keybase/dbus"
+	"github.com/keybase/go-keychain/secretservice"
+)
+
+// OSStore is the Linux Secret Service (GNOME Keyring, KWallet, KeePassXC …)
+// reached over the D-Bus session bus, in pure Go so the build needs no cgo.
+func OSStore() Store { return &secretStore{} }
+
+// attrApp marks mcpc's items so keyring tools can find them all.
+const attrApp = "application"
+
+// The connection is opened once per process and never closed (the library
+// offers no Close); so is the encrypted session.
+var (
+	ssOnce    sync.Once
+	ssService *secretservice.SecretService
+	ssSession *secretservice.Session
+	ssErr     error
+	// ssMu serializes calls: the library's prompt handling is not safe
+	// for concurrent use.
+	ssMu sync.Mutex
+)
+
+type secretStore struct{}
+
+func connect() (*secretservice.SecretService, *secretservice.Session, error) {
+	ssOnce.Do(func() {
+		svc, err := secretservice.NewService()
+		if err != nil {
+			ssErr = unavailable(err, "cannot reach the Secret Service (no D-Bus session bus)")
+			return
+		}
+		sess, err := svc.OpenSession(secretservice.AuthenticationDHAES)
+		if err != nil {
+			ssErr = unavailable(err, "cannot open a Secret Service session")
+			return
+		}
+		ssService, ssSession = svc, sess
+	})
+	return ssService, ssSession, ssErr
+}
+
+func searchAttrs(key string) secretservice.Attributes {
+	return secretservice.Attributes{attrApp: "mcpc", "mcpc-key": key}
+}
+
+// call runs f on the shared connection, bounded and serialized.
+func call[T any](ctx context.Context, what string, f func(*secretservice.SecretService, *secretservice.Session) (T, error)) (T, error) {
+	return bounded(ctx, what, func() (T, error) {
+		ssMu.Lock()
+		defer ssMu.Unlock()
+		var zero T
+		svc, sess, err := connect()
+		if err != nil {
+			return zero, err
+		}
+		return f(svc, sess)
+	})
+}
+
+// usable turns the library's errors about the keyring itself (missing
+// default collection, locked and no way to prompt) into exit-4 errors.
+func usable(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var pd secretservice.PromptDismissedError
+	if errors.As(err, &pd) || strings.Contains(err.Error(), "prompt") {
+		return unavailable(err, "the keyring is locked and cannot be unlocked here (%s)", what)
+	}
+	var de dbus.Error
+	if errors.As(err, &de) || strings.Contains(err.Error(), "does not exist") {
+		return unavailable(err, "the keyring cannot %s (is there an unlocked default collection?)", what)
+	}
+	return unavailable(err, "the keyring cannot %s", what)
+}
+
+func (secretStore) Get(ctx context.Context, key string) ([]byte, error) {
+	return call(ctx, "read", func(svc *secretservice.SecretService, sess *secretservice.Session) ([]byte, error) {
+		items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
+		if err != nil {
+			return nil, usable(err, "search for credentials")
+		}
+		if len(items) == 0 {
+			return nil, ErrNotFound
+		}
+		if err := svc.Unlock(items); err != nil {
+			return nil, usable(err, "unlock the credentials")
+		}
+		b, err := svc.GetSecret(items[0], *sess)
+		if err != nil {
+			return nil, usable(err, "read the credentials")
+		}
+		if b == nil {
+			// The library returns nil, nil when decryption fails.
+			return nil, unavailable(nil, "the keyring returned credentials that cannot be decrypted")
+		}
+		return b, nil
+	})
+}
+
+func (secretStore) Put(ctx context.Context, key, label string, attrs map[string]string, data []byte) error {
+	_, err := call(ctx, "write", func(svc *secretservice.SecretService, sess *secretservice.Session) (struct{}, error) {
+		if err := svc.Unlock([]dbus.ObjectPath{secretservice.DefaultCollection}); err != nil {
+			return struct{}{}, usable(err, "unlock the default collection")
+		}
+		all := map[string]string{}
+		for k, v := range attrs {
+			all[k] = v
+		}
+		for k, v := range searchAttrs(key) {
+			all[k] = v
+		}
+		secret, err := sess.NewSecret(data)
+		if err != nil {
+			return struct{}{}, usable(err, "encrypt the credentials")
+		}
+		props := secretservice.NewSecretProperties(label, all)
+		if _, err := svc.CreateItem(secretservice.DefaultCollection, props, secret, secretservice.ReplaceBehaviorReplace); err != nil {
+			return struct{}{}, usable(err, "store the credentials")
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+func (secretStore) Delete(ctx context.Context, key string) error {
+	_, err := call(ctx, "delete", func(svc *secretservice.SecretService, _ *secretservice.Session) (struct{}, error) {
+		items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
+		if err != nil {
+			return struct{}{}, usable(err, "search for credentials")
+		}
+		if len(items) == 0 {
+			return struct{}{}, ErrNotFound
+		}
+		if err := svc.Unlock(items); err != nil {
+			return struct{}{}, usable(err, "unlock the credentials")
+		}
+		for _, it := range items {
+			if err := svc.DeleteItem(it); err != nil {
+				return struct{}{}, usable(err, "delete the credentials")
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
