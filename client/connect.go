@@ -20,10 +20,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // ConnectOptions are the per-invocation settings for reaching a server.
@@ -46,6 +48,9 @@ type ConnectOptions struct {
 	// (every tools/call carries a progress token).
 	Progress func(*mcp.ProgressNotificationParams)
 	Input    *Input // answers to what the server asks; nil offers nothing
+	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
+	// or a login in progress); see package creds.
+	OAuthHandler auth.OAuthHandler
 }
 
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
@@ -515,11 +520,15 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		// the standalone GET stream rather than on the request's own, so
 		// it is opened when there is someone or something to answer.
 		DisableStandaloneSSE: !o.Input.offersElicitation(),
+		OAuthHandler:         o.OAuthHandler,
 	}
 	return s.handshake(ctx, o, s.newClient(o), t, protocol)
 }
 
 func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {
+	if fe := fail.As(err); fe != nil { // made by the OAuth handler: already precise
+		return fe
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
@@ -34,6 +35,8 @@ type Env struct {
 	Environ     func() []string
 	Getwd       func() (string, error)
 	Now         func() time.Time
+	// Keyring holds stored logins; nil means the OS keyring.
+	Keyring creds.Store
 	// Signals, when non-nil, delivers interrupts; Main cancels the
 	// invocation on the first one.
 	Signals <-chan os.Signal

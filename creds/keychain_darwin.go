@@ -14,7 +14,7 @@ import (
 )
 
 // OSStore is the macOS login Keychain.
-func OSStore() Store { return keychainStore{} }
+func OSStore(func(string) string) Store { return keychainStore{} }
 
 const keychainService = "mcpc"
 

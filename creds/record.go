@@ -29,6 +29,7 @@ type Record struct {
 	TokenType    string    `json:"tokenType,omitempty"`
 	RefreshToken string    `json:"refreshToken,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	Obtained     time.Time `json:"obtained,omitzero"` // when the access token was issued
 	// Challenged holds scopes a server asked for (403 insufficient_scope)
 	// that the next login adds to its request.
 	Challenged []string  `json:"challenged,omitempty"`
@@ -43,8 +44,20 @@ const staleMargin = 30 * time.Second
 
 // Stale reports whether the access token has expired (or is about to) at
 // now. A token without an expiry is stale only once a server rejects it.
+// The margin is at most a quarter of the token's lifetime, so a token that
+// lives less than a minute is still used rather than refreshed at once.
 func (r *Record) Stale(now time.Time) bool {
-	return r.AccessToken == "" || !r.Expiry.IsZero() && !now.Add(staleMargin).Before(r.Expiry)
+	if r.AccessToken == "" {
+		return true
+	}
+	if r.Expiry.IsZero() {
+		return false
+	}
+	margin := staleMargin
+	if !r.Obtained.IsZero() {
+		margin = min(margin, r.Expiry.Sub(r.Obtained)/4)
+	}
+	return !now.Add(margin).Before(r.Expiry)
 }
 
 // Ref names a record: where it lives and what to say about it.

@@ -3,6 +3,7 @@
 package creds
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -14,7 +15,12 @@ import (
 
 // OSStore is the Linux Secret Service (GNOME Keyring, KWallet, KeePassXC …)
 // reached over the D-Bus session bus, in pure Go so the build needs no cgo.
-func OSStore() Store { return &secretStore{} }
+// getenv reads the bus address: without one there is no keyring, and mcpc
+// must not let the D-Bus library autolaunch a bus (and a keyring daemon)
+// that would outlive the invocation.
+func OSStore(getenv func(string) string) Store {
+	return &secretStore{noBus: getenv("DBUS_SESSION_BUS_ADDRESS") == ""}
+}
 
 // attrApp marks mcpc's items so keyring tools can find them all.
 const attrApp = "application"
@@ -31,7 +37,29 @@ var (
 	ssMu sync.Mutex
 )
 
-type secretStore struct{}
+type secretStore struct{ noBus bool }
+
+// newSession replaces the encrypted session. The library derives the AES
+// key from the DH shared secret without its leading zero bytes, unlike the
+// Secret Service, so about one session in 256 has a key the service does
+// not share: decryption then fails (GetSecret returns nil, nil) or the
+// service refuses the item. A fresh key pair fixes that; callers retry
+// with one.
+func newSession() error {
+	if ssSession != nil {
+		ssService.CloseSession(ssSession)
+	}
+	sess, err := ssService.OpenSession(secretservice.AuthenticationDHAES)
+	if err != nil {
+		return unavailable(err, "cannot open a Secret Service session")
+	}
+	ssSession = sess
+	return nil
+}
+
+// sessionTries bounds the retries with fresh sessions: three bad keys in a
+// row happen once in 16 million.
+const sessionTries = 3
 
 func connect() (*secretservice.SecretService, *secretservice.Session, error) {
 	ssOnce.Do(func() {
@@ -55,7 +83,11 @@ func searchAttrs(key string) secretservice.Attributes {
 }
 
 // call runs f on the shared connection, bounded and serialized.
-func call[T any](ctx context.Context, what string, f func(*secretservice.SecretService, *secretservice.Session) (T, error)) (T, error) {
+func call[T any](ctx context.Context, s *secretStore, what string, f func(*secretservice.SecretService, *secretservice.Session) (T, error)) (T, error) {
+	if s.noBus {
+		var zero T
+		return zero, unavailable(nil, "there is no keyring: DBUS_SESSION_BUS_ADDRESS is not set, so the Secret Service cannot be reached")
+	}
 	return bounded(ctx, what, func() (T, error) {
 		ssMu.Lock()
 		defer ssMu.Unlock()
@@ -85,8 +117,8 @@ func usable(err error, what string) error {
 	return unavailable(err, "the keyring cannot %s", what)
 }
 
-func (secretStore) Get(ctx context.Context, key string) ([]byte, error) {
-	return call(ctx, "read", func(svc *secretservice.SecretService, sess *secretservice.Session) ([]byte, error) {
+func (s *secretStore) Get(ctx context.Context, key string) ([]byte, error) {
+	return call(ctx, s, "read", func(svc *secretservice.SecretService, _ *secretservice.Session) ([]byte, error) {
 		items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
 		if err != nil {
 			return nil, usable(err, "search for credentials")
@@ -97,20 +129,25 @@ func (secretStore) Get(ctx context.Context, key string) ([]byte, error) {
 		if err := svc.Unlock(items); err != nil {
 			return nil, usable(err, "unlock the credentials")
 		}
-		b, err := svc.GetSecret(items[0], *sess)
-		if err != nil {
-			return nil, usable(err, "read the credentials")
+		for range sessionTries {
+			b, err := svc.GetSecret(items[0], *ssSession)
+			if err != nil {
+				return nil, usable(err, "read the credentials")
+			}
+			if b != nil {
+				return b, nil
+			}
+			// nil, nil: decryption failed (see newSession).
+			if err := newSession(); err != nil {
+				return nil, err
+			}
 		}
-		if b == nil {
-			// The library returns nil, nil when decryption fails.
-			return nil, unavailable(nil, "the keyring returned credentials that cannot be decrypted")
-		}
-		return b, nil
+		return nil, unavailable(nil, "the keyring returned credentials that cannot be decrypted")
 	})
 }
 
-func (secretStore) Put(ctx context.Context, key, label string, attrs map[string]string, data []byte) error {
-	_, err := call(ctx, "write", func(svc *secretservice.SecretService, sess *secretservice.Session) (struct{}, error) {
+func (s *secretStore) Put(ctx context.Context, key, label string, attrs map[string]string, data []byte) error {
+	_, err := call(ctx, s, "write", func(svc *secretservice.SecretService, _ *secretservice.Session) (struct{}, error) {
 		if err := svc.Unlock([]dbus.ObjectPath{secretservice.DefaultCollection}); err != nil {
 			return struct{}{}, usable(err, "unlock the default collection")
 		}
@@ -121,21 +158,34 @@ func (secretStore) Put(ctx context.Context, key, label string, attrs map[string]
 		for k, v := range searchAttrs(key) {
 			all[k] = v
 		}
-		secret, err := sess.NewSecret(data)
-		if err != nil {
-			return struct{}{}, usable(err, "encrypt the credentials")
-		}
 		props := secretservice.NewSecretProperties(label, all)
-		if _, err := svc.CreateItem(secretservice.DefaultCollection, props, secret, secretservice.ReplaceBehaviorReplace); err != nil {
-			return struct{}{}, usable(err, "store the credentials")
+		var err error
+		for range sessionTries {
+			var secret secretservice.Secret
+			if secret, err = ssSession.NewSecret(data); err != nil {
+				return struct{}{}, usable(err, "encrypt the credentials")
+			}
+			var item dbus.ObjectPath
+			item, err = svc.CreateItem(secretservice.DefaultCollection, props, secret, secretservice.ReplaceBehaviorReplace)
+			if err == nil {
+				// Read it back: with a key the service does not share,
+				// what it stored is not what was sent.
+				if b, gerr := svc.GetSecret(item, *ssSession); gerr == nil && bytes.Equal(b, data) {
+					return struct{}{}, nil
+				}
+				err = errors.New("the stored credentials do not read back as written")
+			}
+			if serr := newSession(); serr != nil {
+				return struct{}{}, serr
+			}
 		}
-		return struct{}{}, nil
+		return struct{}{}, usable(err, "store the credentials")
 	})
 	return err
 }
 
-func (secretStore) Delete(ctx context.Context, key string) error {
-	_, err := call(ctx, "delete", func(svc *secretservice.SecretService, _ *secretservice.Session) (struct{}, error) {
+func (s *secretStore) Delete(ctx context.Context, key string) error {
+	_, err := call(ctx, s, "delete", func(svc *secretservice.SecretService, _ *secretservice.Session) (struct{}, error) {
 		items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
 		if err != nil {
 			return struct{}{}, usable(err, "search for credentials")

@@ -10,7 +10,7 @@ import (
 // OSStore is a keyring that is never there: this platform (or a macOS build
 // without cgo) has no keyring implementation, and mcpc does not fall back
 // to plaintext files.
-func OSStore() Store { return noStore{} }
+func OSStore(func(string) string) Store { return noStore{} }
 
 type noStore struct{}
 

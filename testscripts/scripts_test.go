@@ -64,7 +64,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	stopKeyring := startKeyring()
 	code := m.Run()
+	stopKeyring()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -87,6 +89,7 @@ func params(t *testing.T, dir string) testscript.Params {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
 			home := filepath.Join(work, "home")
@@ -97,6 +100,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("TESTSERVER", filepath.Join(binDir, "testserver"))
+			env.Setenv("DBUS_SESSION_BUS_ADDRESS", keyringBus)
 			for k, v := range peers {
 				env.Setenv(k, v)
 			}
@@ -143,6 +147,11 @@ func params(t *testing.T, dir string) testscript.Params {
 			"tlsfront":         cmdTLSFront,
 			"proxy":            cmdProxy,
 			"pty":              cmdPty,
+			"oauth-server":     cmdOAuthServer,
+			"oauth-count":      cmdOAuthCount,
+			"authorize":        cmdAuthorize,
+			"concurrent":       cmdConcurrent,
+			"hold-locks":       cmdHoldLocks,
 		},
 	}
 }
@@ -447,7 +456,7 @@ func stopOnDefer(ts *testscript.TestScript, cmd *exec.Cmd) {
 // custom commands.
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR"} {
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR", "DBUS_SESSION_BUS_ADDRESS"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

@@ -1,0 +1,201 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// defaultLoginTimeout bounds a login when --timeout is not given: someone
+// has to open a link and approve, but not forever.
+const defaultLoginTimeout = 5 * time.Minute
+
+type loginOptions struct {
+	server string
+	paste  bool
+}
+
+type loginResult struct {
+	Server    string     `json:"server"`
+	LoggedIn  bool       `json:"loggedIn"`
+	Scopes    []string   `json:"scopes,omitempty"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+func loginCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "login",
+		Usage:     "log in to an HTTP server with OAuth and keep the tokens in the OS keyring",
+		ArgsUsage: "SERVER",
+		Description: `Prints an authorization link on stderr (mcpc never opens a browser) and
+waits for the browser to come back to a receiver on 127.0.0.1; with --paste,
+the address the browser was sent to can be pasted on stdin instead. The
+tokens go to the OS keyring (no plaintext fallback); every later command
+uses them, refreshing them when needed. Bounded by --timeout (default 5m).`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
+		},
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			o := &loginOptions{paste: cmd.Bool("paste")}
+			var err error
+			if o.server, err = oneServer(g, cmd.Args().Slice(), "login"); err != nil {
+				return err
+			}
+			if g.timeout == 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, defaultLoginTimeout)
+				defer cancel()
+			}
+			return st.runLogin(ctx, g, o)
+		}),
+	}
+}
+
+// oneServer checks that the arguments are exactly one HTTP SERVER.
+func oneServer(g *globals, args []string, verb string) (string, error) {
+	if g.adhoc.IsStdio() {
+		return "", usagef("", "mcpc %s applies to HTTP servers, not --stdio commands", verb)
+	}
+	if len(args) != 1 {
+		return "", usagef("name a configured HTTP server or an https:// URL", "mcpc %s takes exactly one SERVER", verb)
+	}
+	return args[0], nil
+}
+
+// httpEntry resolves SERVER and requires an HTTP server that logs in with
+// OAuth.
+func (st *state) httpEntry(g *globals, server, verb string) (*client.Entry, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	e, err := cfg.Resolve(server, g.adhoc)
+	if err != nil {
+		return nil, err
+	}
+	if e.Server.URL == "" {
+		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.Name)
+	}
+	if a := e.Server.Auth; a != nil && a.Type != "oauth" {
+		return nil, fail.New(fail.Config, "client credentials are fetched at connect time and never stored",
+			"%q authenticates with %s: there is no login to %s", e.Name, a.Type, verb)
+	}
+	return e, nil
+}
+
+func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) error {
+	e, err := st.httpEntry(g, o.server, "login")
+	if err != nil {
+		return err
+	}
+	lo := creds.LoginOptions{
+		Store:    st.keyring(),
+		Ref:      credRef(e),
+		Now:      st.env.Now,
+		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
+		Note:     func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", msg) },
+	}
+	if a := e.Server.Auth; a != nil {
+		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort
+		if a.ClientSecretEnv != "" {
+			if lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv); lo.ClientSecret == "" {
+				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
+					"%q needs its client secret from the environment variable %s, which is not set", e.Name, a.ClientSecretEnv)
+			}
+		}
+	}
+	if o.paste {
+		lo.Paste = st.env.Stdin
+	}
+	login, err := creds.StartLogin(ctx, lo)
+	if err != nil {
+		return err
+	}
+	defer login.Close()
+	// The whole flow runs inside the handshake: the server's 401 starts
+	// it, so the connect bound is the login's.
+	connectTimeout := defaultLoginTimeout
+	if d, ok := ctx.Deadline(); ok {
+		connectTimeout = time.Until(d)
+	}
+	sess, err := client.Connect(ctx, e, client.ConnectOptions{
+		Getenv:         st.env.Getenv,
+		Environ:        st.env.Environ(),
+		Cwd:            g.cwd,
+		ConnectTimeout: connectTimeout,
+		Protocol:       g.adhoc.Protocol,
+		Version:        version(),
+		OAuthHandler:   login.Handler(),
+	})
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
+				"no authorization arrived for %s before the time ran out", e.Name)
+		}
+		return err
+	}
+	sess.Close()
+	rec, err := login.Finish(ctx)
+	if err != nil {
+		return err
+	}
+	res := loginResult{Server: e.Name, LoggedIn: true, Scopes: rec.Scopes}
+	if !rec.Expiry.IsZero() {
+		t := rec.Expiry.UTC().Truncate(time.Second)
+		res.ExpiresAt = &t
+	}
+	return st.print(g, format.KindGeneric, res)
+}
+
+// showLink prints the authorization link at once, on stderr: stdout keeps
+// one document, the login's result.
+func showLink(w io.Writer, jsonMode bool, link string) {
+	if jsonMode {
+		b, _ := json.Marshal(map[string]string{"authorizationUrl": link})
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(w, "mcpc: open this link in a browser to authorize mcpc:\n%s\n", link)
+}
+
+type logoutResult struct {
+	Server    string `json:"server"`
+	LoggedOut bool   `json:"loggedOut"`
+	WasStored bool   `json:"wasStored"`
+}
+
+func logoutCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "logout",
+		Usage:     "delete a server's stored login from the OS keyring",
+		ArgsUsage: "SERVER",
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			server, err := oneServer(g, cmd.Args().Slice(), "logout")
+			if err != nil {
+				return err
+			}
+			e, err := st.httpEntry(g, server, "logout")
+			if err != nil {
+				return err
+			}
+			had, err := creds.Delete(ctx, st.keyring(), credRef(e))
+			if err != nil {
+				return err
+			}
+			if !had {
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: there was no stored login for %s\n", e.Name)
+			}
+			return st.print(g, format.KindGeneric, logoutResult{Server: e.Name, LoggedOut: true, WasStored: had})
+		}),
+	}
+}

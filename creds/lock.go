@@ -1,0 +1,77 @@
+package creds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// defaultLockWait bounds how long a process waits for another one's
+// refresh: a refresh is one HTTP request, so this is generous.
+const defaultLockWait = 30 * time.Second
+
+// lockGiveUpEarly is how long before the invocation's deadline a waiter
+// stops waiting for the lock.
+const lockGiveUpEarly = 250 * time.Millisecond
+
+// withLock runs f holding the record's lock file. The file names its
+// holder (PID and time, never a secret) so a process that gives up can say
+// whom it waited for. Locks are never stolen by age: the kernel releases a
+// dead holder's flock, so a stale-looking file is never a stuck lock.
+func (t *Tokens) withLock(f func() error) error {
+	if err := os.MkdirAll(t.o.LockDir, 0o700); err != nil {
+		return fail.Wrap(fail.AuthFailed, err, "", "cannot create the lock directory")
+	}
+	path := filepath.Join(t.o.LockDir, t.o.Ref.Key+".lock")
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	// Give up a little before the invocation's own deadline, so the
+	// failure names the holder instead of being a bare timeout.
+	wait := t.o.LockWait
+	if d, ok := t.ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)-lockGiveUpEarly)
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, max(wait, 0))
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	if !ok && ctx.Err() == nil {
+		return fail.Wrap(fail.AuthFailed, err, "", "cannot take the token refresh lock")
+	}
+	if !ok {
+		if t.ctx.Err() != nil && !errors.Is(t.ctx.Err(), context.DeadlineExceeded) {
+			return t.ctx.Err()
+		}
+		holder := strings.TrimSpace(readHolder(path))
+		if holder == "" {
+			holder = "another mcpc process"
+		}
+		return fail.New(fail.Timeout, "if that process is stuck, end it; the lock is freed when it exits",
+			"gave up waiting for the token refresh of %s held by %s", t.o.Ref.Server, holder)
+	}
+	defer fl.Unlock()
+	note := fmt.Sprintf("pid %d since %s\n", os.Getpid(), t.o.Now().UTC().Format(time.RFC3339))
+	_ = os.WriteFile(path, []byte(note), 0o600)
+	return f()
+}
+
+func readHolder(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if !strings.HasPrefix(s, "pid ") {
+		return ""
+	}
+	if i := strings.Index(s, " since "); i > 0 {
+		return "process " + s[len("pid "):i]
+	}
+	return ""
+}

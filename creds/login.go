@@ -1,0 +1,262 @@
+package creds
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// LoginOptions configure one authorization-code login.
+type LoginOptions struct {
+	Store Store
+	Ref   Ref
+	// Client identity, tried in this order: a pre-registered ClientID
+	// (with ClientSecret for a confidential client), a Client ID Metadata
+	// Document URL, then Dynamic Client Registration.
+	ClientID          string
+	ClientSecret      string
+	ClientMetadataURL string
+	Scopes            []string // configured scopes; empty: what the server asks for
+	RedirectPort      int      // 0: an ephemeral port
+
+	// ShowLink tells the user where to authorize; mcpc never opens a
+	// browser itself.
+	ShowLink func(link string)
+	// Paste, when set, is read for the redirect URL (one per line) as an
+	// alternative to the loopback callback, for remote shells.
+	Paste io.Reader
+	// Note reports a pasted line that was not the redirect URL.
+	Note func(msg string)
+
+	HTTPClient *http.Client // nil: a client that follows no redirects
+	Now        func() time.Time
+}
+
+// Login is an authorization-code flow in progress. Its Handler goes on the
+// MCP transport: the server's 401 starts the SDK's flow (discovery,
+// registration, PKCE, resource, iss check), which prints the link through
+// ShowLink and waits for the callback.
+type Login struct {
+	o    LoginOptions
+	recv *receiver
+	h    *auth.AuthorizationCodeHandler
+
+	mu       sync.Mutex
+	resource string
+	cfg      *oauth2.Config
+	tok      *oauth2.Token
+	iss      string
+}
+
+// StartLogin listens on the loopback receiver and prepares the handler.
+func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = noRedirectClient()
+	}
+	// A login that cannot be stored is not started: nobody should approve
+	// in a browser for tokens that would be thrown away.
+	var challenged []string
+	if _, err := o.Store.Get(ctx, o.Ref.Key); err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	} else if err == nil {
+		if prev, err := Load(ctx, o.Store, o.Ref); err == nil {
+			challenged = prev.Challenged
+		}
+	}
+	recv, err := listenReceiver(o.RedirectPort)
+	if err != nil {
+		return nil, fail.Wrap(fail.AuthFailed, err, `free the port, or change "redirectPort"`, "cannot listen for the login callback")
+	}
+	l := &Login{o: o, recv: recv}
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              recv.redirectURL(),
+		AuthorizationCodeFetcher: l.fetch,
+		RequestRefreshToken:      true,
+		Client:                   o.HTTPClient,
+		// Scopes the server challenged for earlier are asked for this
+		// time (step-up): the union with what would be asked anyway.
+		ScopeFilter: func(discovered []string) []string {
+			s := discovered
+			if len(o.Scopes) > 0 {
+				s = o.Scopes
+			}
+			for _, c := range challenged {
+				if !slices.Contains(s, c) {
+					s = append(slices.Clip(s), c)
+				}
+			}
+			return s
+		},
+		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			l.mu.Lock()
+			l.cfg, l.tok = c, t
+			l.mu.Unlock()
+			return oauth2.StaticTokenSource(t), nil
+		},
+	}
+	switch {
+	case o.ClientID != "":
+		pc := &oauthex.ClientCredentials{ClientID: o.ClientID}
+		if o.ClientSecret != "" {
+			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
+		}
+		cfg.PreregisteredClient = pc
+	default:
+		if o.ClientMetadataURL != "" {
+			cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
+		}
+		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
+			Metadata: &oauthex.ClientRegistrationMetadata{
+				ClientName:              "mcpc",
+				RedirectURIs:            []string{recv.redirectURL()},
+				GrantTypes:              []string{"authorization_code", "refresh_token"},
+				ResponseTypes:           []string{"code"},
+				TokenEndpointAuthMethod: "none",
+				ApplicationType:         "native",
+			},
+		}
+	}
+	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		recv.close()
+		return nil, fail.Wrap(fail.Config, err, "", "cannot set up the login for %s", o.Ref.Server)
+	}
+	l.h = h
+	return l, nil
+}
+
+// Handler is the auth.OAuthHandler for the login's MCP connection.
+func (l *Login) Handler() auth.OAuthHandler { return loginHandler{l} }
+
+type loginHandler struct{ l *Login }
+
+func (h loginHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	return h.l.h.TokenSource(ctx)
+}
+
+// Authorize runs the SDK's flow; its failures (discovery, registration,
+// issuer or state checks, the token exchange) become exit-4 errors that
+// say the login failed, instead of looking like a plain 401.
+func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	err := h.l.h.Authorize(ctx, req, resp)
+	if err == nil || fail.As(err) != nil || ctx.Err() != nil {
+		return err
+	}
+	return fail.Wrap(fail.AuthFailed, err, "", "cannot log in to %s", h.l.o.Ref.Server)
+}
+
+// fetch is the SDK's AuthorizationCodeFetcher: show the link, then wait for
+// the loopback callback or a pasted redirect URL.
+func (l *Login) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	u, err := url.Parse(args.URL)
+	if err != nil {
+		return nil, err
+	}
+	state := u.Query().Get("state")
+	l.mu.Lock()
+	l.resource = u.Query().Get("resource")
+	l.mu.Unlock()
+	l.recv.expect(state)
+	l.o.ShowLink(args.URL)
+	pasted := make(chan callbackResult, 1)
+	if l.o.Paste != nil {
+		go l.readPaste(state, pasted)
+	}
+	var r callbackResult
+	select {
+	case r = <-l.recv.got:
+	case r = <-pasted:
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
+				"no authorization arrived for %s before the time ran out", l.o.Ref.Server)
+		}
+		return nil, ctx.Err()
+	}
+	if r.err != nil {
+		return nil, fail.Wrap(fail.AuthFailed, r.err, "", "cannot log in to %s", l.o.Ref.Server)
+	}
+	l.mu.Lock()
+	l.iss = r.res.Iss
+	l.mu.Unlock()
+	return r.res, nil
+}
+
+// readPaste reads lines until one is this flow's redirect URL.
+func (l *Login) readPaste(state string, out chan<- callbackResult) {
+	sc := bufio.NewScanner(l.o.Paste)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		u, err := url.Parse(line)
+		if err == nil && u.Query().Get("state") == state {
+			if res, err := parseCallback(u.Query(), state); res != nil || err != nil {
+				out <- callbackResult{res, err}
+				return
+			}
+		}
+		if l.o.Note != nil {
+			l.o.Note("that is not the redirect URL of this login (paste the whole address the browser was sent to)")
+		}
+	}
+	out <- callbackResult{err: errors.New("stdin ended before a redirect URL was pasted")}
+}
+
+// Finish stores what the flow obtained. It fails when the server never
+// asked for authorization, since then there is nothing to store.
+func (l *Login) Finish(ctx context.Context) (*Record, error) {
+	l.recv.close()
+	l.mu.Lock()
+	cfg, tok, resource, iss := l.cfg, l.tok, l.resource, l.iss
+	l.mu.Unlock()
+	if tok == nil {
+		return nil, fail.New(fail.Config, "only servers that answer 401 need `mcpc login`",
+			"%s did not ask for authorization: there is nothing to log in to", l.o.Ref.Server)
+	}
+	rec := &Record{
+		Issuer:       iss,
+		TokenURL:     cfg.Endpoint.TokenURL,
+		ClientID:     cfg.ClientID,
+		AuthStyle:    int(cfg.Endpoint.AuthStyle),
+		Resource:     resource,
+		Scopes:       cfg.Scopes,
+		AccessToken:  tok.AccessToken,
+		TokenType:    tok.TokenType,
+		RefreshToken: tok.RefreshToken,
+		Expiry:       tok.Expiry,
+		Obtained:     l.o.Now(),
+	}
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		rec.Scopes = strings.Fields(s)
+	}
+	// A registered client's secret must be kept to refresh; a configured
+	// one stays in its environment variable.
+	if cfg.ClientSecret != l.o.ClientSecret {
+		rec.ClientSecret = cfg.ClientSecret
+	}
+	if err := Save(ctx, l.o.Store, l.o.Ref, rec, l.o.Now()); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Close releases the receiver when the login is abandoned.
+func (l *Login) Close() { l.recv.close() }

@@ -1,0 +1,115 @@
+package creds
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+type tokenResponse struct {
+	AccessToken  string
+	TokenType    string
+	RefreshToken string
+	Scope        string
+	Expiry       time.Time
+}
+
+// tokenError is an OAuth error response (RFC 6749 section 5.2). Only the
+// code and description are kept: never the request, which holds secrets.
+type tokenError struct {
+	Status      int
+	Code        string
+	Description string
+}
+
+func (e *tokenError) Error() string {
+	s := fmt.Sprintf("the token endpoint answered HTTP %d", e.Status)
+	if e.Code != "" {
+		s += ": " + e.Code
+	}
+	if e.Description != "" {
+		s += " (" + e.Description + ")"
+	}
+	return s
+}
+
+// tokenRequest posts one grant to a token endpoint with the client
+// authentication the registration chose. Empty parameters are left out.
+func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secret string, style oauth2.AuthStyle, params map[string]string, now time.Time) (*tokenResponse, error) {
+	form := url.Values{}
+	for k, v := range params {
+		if v != "" {
+			form.Set(k, v)
+		}
+	}
+	basic := secret != "" && style != oauth2.AuthStyleInParams
+	if !basic {
+		form.Set("client_id", clientID)
+		if secret != "" {
+			form.Set("client_secret", secret)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if basic {
+		// RFC 6749 section 2.3.1: form-encode both parts first.
+		req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var raw struct {
+		AccessToken  string `json:"access_token"`
+		TokenType    string `json:"token_type"`
+		RefreshToken string `json:"refresh_token"`
+		Scope        string `json:"scope"`
+		ExpiresIn    any    `json:"expires_in"`
+		Error        string `json:"error"`
+		Description  string `json:"error_description"`
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if ct == "application/x-www-form-urlencoded" || ct == "text/plain" {
+		v, _ := url.ParseQuery(string(body))
+		raw.AccessToken, raw.TokenType, raw.RefreshToken, raw.Scope = v.Get("access_token"), v.Get("token_type"), v.Get("refresh_token"), v.Get("scope")
+		raw.Error, raw.Description, raw.ExpiresIn = v.Get("error"), v.Get("error_description"), v.Get("expires_in")
+	} else if err := json.Unmarshal(body, &raw); err != nil && resp.StatusCode < 300 {
+		return nil, fmt.Errorf("the token endpoint answered HTTP %d with a body that is not JSON", resp.StatusCode)
+	}
+	if resp.StatusCode >= 300 || raw.Error != "" {
+		return nil, &tokenError{Status: resp.StatusCode, Code: raw.Error, Description: raw.Description}
+	}
+	if raw.AccessToken == "" {
+		return nil, fmt.Errorf("the token endpoint answered without an access_token")
+	}
+	out := &tokenResponse{AccessToken: raw.AccessToken, TokenType: raw.TokenType, RefreshToken: raw.RefreshToken, Scope: raw.Scope}
+	var secs float64
+	switch v := raw.ExpiresIn.(type) {
+	case float64:
+		secs = v
+	case string:
+		secs, _ = strconv.ParseFloat(v, 64)
+	}
+	if secs > 0 {
+		out.Expiry = now.Add(time.Duration(secs * float64(time.Second)))
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+package creds
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// TokensOptions say where a server's stored login lives and how to reach its
+// token endpoint.
+type TokensOptions struct {
+	Store   Store
+	Ref     Ref
+	LockDir string // the state directory's lock folder
+	// ClientSecret is a configured confidential client's secret, read
+	// from its environment variable at connect time; never stored.
+	ClientSecret string
+	HTTPClient   *http.Client // nil: a client that follows no redirects
+	Now          func() time.Time
+	// LockWait bounds the wait for another process's refresh; the
+	// context's deadline bounds it too.
+	LockWait time.Duration
+}
+
+// Tokens serves a stored login to the SDK's Streamable HTTP transport as an
+// auth.OAuthHandler: the stored access token on every request, a refresh
+// (serialized across processes) when it is stale or rejected, and never an
+// interactive flow: that is `mcpc login`'s job.
+type Tokens struct {
+	o   TokensOptions
+	ctx context.Context
+
+	mu       sync.Mutex
+	rec      *Record
+	rejected bool // a 401 was already answered with a refresh
+}
+
+var _ auth.OAuthHandler = (*Tokens)(nil)
+
+// OpenTokens reads the stored login before anything connects, so a missing
+// one fails at once with the login command as the hint. ctx bounds every
+// later keyring call, lock wait and refresh.
+func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = noRedirectClient()
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = defaultLockWait
+	}
+	rec, err := Load(ctx, o.Store, o.Ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Tokens{o: o, ctx: ctx, rec: rec}, nil
+}
+
+// noRedirectClient never follows a redirect: a token endpoint that
+// redirects must not receive a refresh token on another origin.
+func noRedirectClient() *http.Client {
+	return &http.Client{
+		Timeout:       30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// TokenSource implements auth.OAuthHandler.
+func (t *Tokens) TokenSource(context.Context) (oauth2.TokenSource, error) { return t, nil }
+
+// Token implements oauth2.TokenSource: the stored token, refreshed first
+// when stale.
+func (t *Tokens) Token() (*oauth2.Token, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rec.Stale(t.o.Now()) {
+		if err := t.refreshLocked(t.rec.AccessToken); err != nil {
+			return nil, err
+		}
+	}
+	return &oauth2.Token{AccessToken: t.rec.AccessToken, TokenType: "Bearer", Expiry: t.rec.Expiry}, nil
+}
+
+// Authorize implements auth.OAuthHandler. A 401 is answered once with a
+// refresh (the server may have revoked the token early); a second one, or
+// a 403, ends the invocation with the login command as the hint.
+func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Response) error {
+	defer resp.Body.Close()
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode == http.StatusForbidden {
+		if param(challenges, "error") == "insufficient_scope" {
+			return t.stepUp(strings.Fields(param(challenges, "scope")))
+		}
+		return fail.New(fail.AuthFailed, "check the account's permissions, or log in again with: "+t.o.Ref.Login,
+			"%s refused the stored token (HTTP 403)", t.o.Ref.Server)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rejected {
+		return fail.New(fail.AuthFailed, t.o.Ref.Login, "%s rejected the stored token (HTTP %d)", t.o.Ref.Server, resp.StatusCode)
+	}
+	t.rejected = true
+	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+	return t.refreshLocked(sent)
+}
+
+func param(cs []oauthex.Challenge, name string) string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params[name] != "" {
+			return c.Params[name]
+		}
+	}
+	return ""
+}
+
+// stepUp remembers the scopes a server challenged for, so the next login
+// asks for them along with the old ones. It never starts a login itself:
+// one login per challenge, chosen by the user, cannot loop.
+func (t *Tokens) stepUp(scopes []string) error {
+	err := t.withLock(func() error {
+		rec, err := Load(t.ctx, t.o.Store, t.o.Ref)
+		if err != nil {
+			return err
+		}
+		for _, s := range scopes {
+			if !slices.Contains(rec.Challenged, s) && !slices.Contains(rec.Scopes, s) {
+				rec.Challenged = append(rec.Challenged, s)
+			}
+		}
+		return Save(t.ctx, t.o.Store, t.o.Ref, rec, t.o.Now())
+	})
+	if err != nil {
+		return err
+	}
+	return fail.New(fail.AuthFailed, "log in again to grant them: "+t.o.Ref.Login,
+		"%s needs more permissions than the stored login grants (insufficient_scope: %s)", t.o.Ref.Server, strings.Join(scopes, " "))
+}
+
+// refreshLocked replaces the token the caller found stale (or saw
+// rejected). Under the per-record file lock it re-reads the keyring: when
+// another process already stored a newer token, that one is adopted and no
+// request is made. t.mu is held.
+func (t *Tokens) refreshLocked(stale string) error {
+	return t.withLock(func() error {
+		rec, err := Load(t.ctx, t.o.Store, t.o.Ref)
+		if err != nil {
+			return err
+		}
+		if rec.AccessToken != stale && !rec.Stale(t.o.Now()) {
+			t.rec = rec
+			return nil
+		}
+		if rec.RefreshToken == "" {
+			return fail.New(fail.AuthRequired, t.o.Ref.Login, "the stored login for %s has expired", t.o.Ref.Server)
+		}
+		fresh, err := t.refresh(rec)
+		if err != nil {
+			return err
+		}
+		if err := Save(t.ctx, t.o.Store, t.o.Ref, fresh, t.o.Now()); err != nil {
+			return err
+		}
+		t.rec = fresh
+		return nil
+	})
+}
+
+// refresh asks the token endpoint for a new token. Done by hand rather than
+// by oauth2's token source so that the request carries the RFC 8707
+// resource, as the MCP authorization spec requires of token requests.
+func (t *Tokens) refresh(rec *Record) (*Record, error) {
+	secret := rec.ClientSecret
+	if secret == "" {
+		secret = t.o.ClientSecret
+	}
+	tok, err := tokenRequest(t.ctx, t.o.HTTPClient, rec.TokenURL, rec.ClientID, secret, oauth2.AuthStyle(rec.AuthStyle), map[string]string{
+		"grant_type":    "refresh_token",
+		"refresh_token": rec.RefreshToken,
+		"resource":      rec.Resource,
+	}, t.o.Now())
+	if err != nil {
+		var te *tokenError
+		if errors.As(err, &te) && te.Code == "invalid_grant" {
+			return nil, fail.New(fail.AuthRequired, t.o.Ref.Login,
+				"the stored login for %s has expired or was revoked (the refresh was refused: invalid_grant)", t.o.Ref.Server)
+		}
+		return nil, fail.Wrap(fail.AuthFailed, err, t.o.Ref.Login, "cannot refresh the token for %s", t.o.Ref.Server)
+	}
+	fresh := *rec
+	fresh.AccessToken, fresh.TokenType, fresh.Expiry, fresh.Obtained = tok.AccessToken, tok.TokenType, tok.Expiry, t.o.Now()
+	if tok.RefreshToken != "" { // rotation: the old one is now spent
+		fresh.RefreshToken = tok.RefreshToken
+	}
+	if s := tok.Scope; s != "" {
+		fresh.Scopes = strings.Fields(s)
+	}
+	return &fresh, nil
+}

@@ -1,0 +1,139 @@
+package creds
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// tokenEndpoint answers refresh requests with rotated tokens, counting
+// them; a refresh token is good once.
+func tokenEndpoint(t *testing.T, count *atomic.Int32) *httptest.Server {
+	var seq atomic.Int32
+	good := map[string]bool{"rt-0": true}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		count.Add(1)
+		if r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("resource") != "https://mcp.example.com/mcp" || r.PostForm.Get("client_id") != "cid" {
+			t.Errorf("unexpected token request: %v", r.PostForm)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		rt := r.PostForm.Get("refresh_token")
+		if !good[rt] {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":"invalid_grant"}`)
+			return
+		}
+		delete(good, rt)
+		n := seq.Add(1)
+		next := "rt-" + string(rune('0'+n))
+		good[next] = true
+		json.NewEncoder(w).Encode(map[string]any{"access_token": "at-" + string(rune('0'+n)), "token_type": "Bearer", "expires_in": 3600, "refresh_token": next})
+	}))
+}
+
+func setup(t *testing.T, srv *httptest.Server, now time.Time) (*MemStore, TokensOptions) {
+	st := NewMemStore()
+	ref := RefFor("prod", "https://mcp.example.com/mcp", "mcpc login prod", nil)
+	rec := &Record{TokenURL: srv.URL, ClientID: "cid", Resource: "https://mcp.example.com/mcp",
+		AccessToken: "at-0", RefreshToken: "rt-0", Expiry: now.Add(-time.Minute)}
+	if err := Save(context.Background(), st, ref, rec, now); err != nil {
+		t.Fatal(err)
+	}
+	return st, TokensOptions{Store: st, Ref: ref, LockDir: t.TempDir(), Now: func() time.Time { return now }}
+}
+
+func TestRefreshOnceAndAdopt(t *testing.T) {
+	var count atomic.Int32
+	srv := tokenEndpoint(t, &count)
+	defer srv.Close()
+	now := time.Now()
+	st, o := setup(t, srv, now)
+	ctx := context.Background()
+	// Two "processes" read the same stale record before either refreshes.
+	a, err := OpenTokens(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenTokens(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, err := a.Token()
+	if err != nil || ta.AccessToken != "at-1" {
+		t.Fatalf("first refresh: %v, %v", ta, err)
+	}
+	tb, err := b.Token()
+	if err != nil || tb.AccessToken != "at-1" {
+		t.Fatalf("the second process should adopt the stored token: %v, %v", tb, err)
+	}
+	if n := count.Load(); n != 1 {
+		t.Fatalf("%d refresh requests, want 1", n)
+	}
+	rec, _ := Load(ctx, st, o.Ref)
+	if rec.RefreshToken != "rt-1" {
+		t.Fatalf("the rotated refresh token was not stored: %q", rec.RefreshToken)
+	}
+}
+
+func TestRefreshRefused(t *testing.T) {
+	var count atomic.Int32
+	srv := tokenEndpoint(t, &count)
+	defer srv.Close()
+	now := time.Now()
+	st, o := setup(t, srv, now)
+	rec, _ := Load(context.Background(), st, o.Ref)
+	rec.RefreshToken = "rt-revoked"
+	Save(context.Background(), st, o.Ref, rec, now)
+	tk, err := OpenTokens(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tk.Token()
+	e := fail.As(err)
+	if e == nil || e.Code != fail.AuthRequired || e.Hint != "mcpc login prod" ||
+		e.Msg != "the stored login for prod has expired or was revoked (the refresh was refused: invalid_grant)" {
+		t.Fatalf("refused refresh: %#v", err)
+	}
+}
+
+func TestRejectedTwice(t *testing.T) {
+	var count atomic.Int32
+	srv := tokenEndpoint(t, &count)
+	defer srv.Close()
+	now := time.Now()
+	_, o := setup(t, srv, now)
+	tk, err := OpenTokens(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tk.Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := func() *http.Response {
+		return &http.Response{StatusCode: 401, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(""))}
+	}
+	req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	// The first 401 refreshes (the server may have revoked it early) …
+	if err := tk.Authorize(context.Background(), req, resp()); err != nil {
+		t.Fatalf("first 401: %v", err)
+	}
+	if n := count.Load(); n != 2 {
+		t.Fatalf("%d refresh requests, want 2", n)
+	}
+	// … the second ends it.
+	err = tk.Authorize(context.Background(), req, resp())
+	if e := fail.As(err); e == nil || e.Code != fail.AuthFailed || e.Msg != "prod rejected the stored token (HTTP 401)" || e.Hint != "mcpc login prod" {
+		t.Fatalf("second 401: %#v", err)
+	}
+}

@@ -1,0 +1,112 @@
+package testscripts
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The scripts that store logins talk to a real Secret Service: a private
+// D-Bus session bus, started once per test binary, on which D-Bus starts
+// gnome-keyring with a passwordless, unlocked "login" collection in a home
+// of its own. Scripts reach it through DBUS_SESSION_BUS_ADDRESS; they keep
+// apart by using server names of their own (part of every record's key).
+var (
+	keyringBus string // the bus address, when it works
+	keyringErr error  // why not
+)
+
+// startKeyring starts the bus; the returned function stops it (gnome-keyring
+// exits with its bus).
+func startKeyring() func() {
+	for _, prog := range []string{"dbus-daemon", "gnome-keyring-daemon", "secret-tool"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			keyringErr = fmt.Errorf("%s not found (install gnome-keyring dbus dbus-x11 libsecret-tools, as .ci/run does)", prog)
+			return func() {}
+		}
+	}
+	home, err := os.MkdirTemp("", "mcpc-keyring-")
+	if err != nil {
+		keyringErr = err
+		return func() {}
+	}
+	data := filepath.Join(home, ".local", "share")
+	rings := filepath.Join(data, "keyrings")
+	login := "[keyring]\ndisplay-name=login\nctime=0\nmtime=0\nlock-on-idle=false\nlock-after=false\n"
+	if err := errors.Join(os.MkdirAll(rings, 0o700),
+		os.WriteFile(filepath.Join(rings, "login.keyring"), []byte(login), 0o600),
+		os.WriteFile(filepath.Join(rings, "default"), []byte("login"), 0o600)); err != nil {
+		keyringErr = err
+		return func() { os.RemoveAll(home) }
+	}
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
+	cmd.Env = []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_RUNTIME_DIR=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd.Dir = home
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		keyringErr = fmt.Errorf("dbus-daemon: %v", err)
+		return func() { os.RemoveAll(home) }
+	}
+	stop := func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		os.RemoveAll(home)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		addr <- strings.TrimSpace(line)
+	}()
+	select {
+	case a := <-addr:
+		keyringBus = a
+	case <-time.After(10 * time.Second):
+		keyringErr = errors.New("dbus-daemon printed no address within 10s")
+		return stop
+	}
+	// One write, read and delete through the real service proves the
+	// collection is there and unlocked.
+	probe := func(stdin string, args ...string) (string, error) {
+		c := exec.Command("secret-tool", args...)
+		c.Env = []string{"DBUS_SESSION_BUS_ADDRESS=" + keyringBus, "PATH=" + os.Getenv("PATH"), "HOME=" + home}
+		c.Stdin = strings.NewReader(stdin)
+		b, err := c.CombinedOutput()
+		return string(b), err
+	}
+	if out, err := probe("probe", "store", "--label=mcpc test probe", "mcpc-probe", "1"); err != nil {
+		keyringErr = fmt.Errorf("secret-tool store: %v: %s", err, out)
+	} else if out, err := probe("", "lookup", "mcpc-probe", "1"); err != nil || out != "probe" {
+		keyringErr = fmt.Errorf("secret-tool lookup: %v: %q", err, out)
+	} else if out, err := probe("", "clear", "mcpc-probe", "1"); err != nil {
+		keyringErr = fmt.Errorf("secret-tool clear: %v: %s", err, out)
+	}
+	if keyringErr != nil {
+		keyringBus = ""
+	}
+	return stop
+}
+
+// scriptCondition answers [keyring]: the Secret Service is there. Without
+// one, `[!keyring] skip` skips the script on a developer's machine; in CI,
+// where .ci/run installs it, the condition fails the script instead.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "keyring" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if keyringErr == nil {
+		return true, nil
+	}
+	if os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("the Secret Service could not be started: %v", keyringErr)
+	}
+	return false, nil
+}

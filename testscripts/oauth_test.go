@@ -1,0 +1,526 @@
+package testscripts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// oauthServer is an OAuth authorization server and the MCP server it
+// protects, on one loopback origin, inside the test process. It approves
+// every authorization request at once (the user who follows the link says
+// yes), rotates refresh tokens (a spent one is refused with invalid_grant)
+// and counts token requests per grant type. Tokens carry a SECRET- prefix
+// so scripts can check that none reaches mcpc's output.
+type oauthServer struct {
+	base     string
+	codeTTL  int // seconds an access token from the code grant lives
+	refTTL   int // seconds a refreshed access token lives
+	refDelay time.Duration
+
+	mu      sync.Mutex
+	clients map[string][]string // client_id → redirect URIs
+	codes   map[string]authCode
+	access  map[string]time.Time
+	refresh map[string]bool
+	counts  map[string]int
+	lastRT  string
+}
+
+type authCode struct {
+	client, redirect, challenge, resource, scope string
+}
+
+var oauthServers sync.Map // URL → *oauthServer
+
+func token(prefix string) string { return prefix + rand.Text() }
+
+// oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]:
+// start the server; $VAR gets the protected MCP endpoint.
+func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: oauth-server VAR [flags]")
+	}
+	fs := flag.NewFlagSet("oauth-server", flag.ContinueOnError)
+	s := &oauthServer{clients: map[string][]string{}, codes: map[string]authCode{}, access: map[string]time.Time{}, refresh: map[string]bool{}, counts: map[string]int{}}
+	fs.IntVar(&s.codeTTL, "code-ttl", 3600, "")
+	fs.IntVar(&s.refTTL, "refresh-ttl", 3600, "")
+	fs.DurationVar(&s.refDelay, "refresh-delay", 0, "")
+	ts.Check(fs.Parse(args[1:]))
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	ts.Defer(srv.Close)
+	s.base = srv.URL
+	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "oauth-protected", Version: "1"}, nil)
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "echo", Description: "echo text"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	mux.Handle("/mcp", s.protect(mcpHandler))
+	prm := func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"resource": s.base + "/mcp", "authorization_servers": []string{s.base}, "scopes_supported": []string{"mcp:read"}})
+	}
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{
+			"issuer": s.base, "authorization_endpoint": s.base + "/authorize", "token_endpoint": s.base + "/token",
+			"registration_endpoint": s.base + "/register", "response_types_supported": []string{"code"},
+			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported":               []string{"S256"},
+			"token_endpoint_auth_methods_supported":          []string{"none"},
+			"scopes_supported":                               []string{"mcp:read", "offline_access"},
+			"authorization_response_iss_parameter_supported": true,
+		})
+	})
+	mux.HandleFunc("POST /register", s.register)
+	mux.HandleFunc("GET /authorize", s.authorize)
+	mux.HandleFunc("POST /token", s.token)
+	oauthServers.Store(s.base+"/mcp", s)
+	ts.Setenv(args[0], s.base+"/mcp")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func (s *oauthServer) protect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		s.mu.Lock()
+		exp, ok := s.access[tok]
+		s.mu.Unlock()
+		if !ok || time.Now().After(exp) {
+			ch := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`, s.base)
+			if tok != "" {
+				ch += `, error="invalid_token"`
+			}
+			w.Header().Set("WWW-Authenticate", ch)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *oauthServer) register(w http.ResponseWriter, r *http.Request) {
+	var md struct {
+		RedirectURIs    []string `json:"redirect_uris"`
+		ApplicationType string   `json:"application_type"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&md); err != nil || len(md.RedirectURIs) == 0 || md.ApplicationType != "native" {
+		writeJSON(w, 400, map[string]string{"error": "invalid_client_metadata"})
+		return
+	}
+	id := token("client-")
+	s.mu.Lock()
+	s.clients[id] = md.RedirectURIs
+	s.mu.Unlock()
+	writeJSON(w, 201, map[string]any{"client_id": id, "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
+}
+
+func (s *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	uris, known := s.clients[q.Get("client_id")]
+	s.mu.Unlock()
+	redirect := q.Get("redirect_uri")
+	switch {
+	case !known || redirect == "" || !contains(uris, redirect):
+		http.Error(w, "unknown client or redirect_uri", 400)
+		return
+	case q.Get("response_type") != "code", q.Get("code_challenge_method") != "S256", q.Get("code_challenge") == "":
+		http.Error(w, "PKCE S256 and response_type=code required", 400)
+		return
+	case q.Get("resource") != s.base+"/mcp":
+		http.Error(w, "wrong resource", 400)
+		return
+	}
+	code := token("code-")
+	s.mu.Lock()
+	s.codes[code] = authCode{client: q.Get("client_id"), redirect: redirect, challenge: q.Get("code_challenge"), resource: q.Get("resource"), scope: q.Get("scope")}
+	s.mu.Unlock()
+	to := redirect + "?" + url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {s.base}}.Encode()
+	http.Redirect(w, r, to, http.StatusFound)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	grant := r.PostForm.Get("grant_type")
+	s.mu.Lock()
+	s.counts[grant]++
+	s.mu.Unlock()
+	bad := func(code string) { writeJSON(w, 400, map[string]string{"error": code}) }
+	if r.PostForm.Get("resource") != s.base+"/mcp" {
+		bad("invalid_target")
+		return
+	}
+	ttl := s.codeTTL
+	switch grant {
+	case "authorization_code":
+		s.mu.Lock()
+		c, ok := s.codes[r.PostForm.Get("code")]
+		delete(s.codes, r.PostForm.Get("code"))
+		s.mu.Unlock()
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		if !ok || c.client != r.PostForm.Get("client_id") || c.redirect != r.PostForm.Get("redirect_uri") ||
+			base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge {
+			bad("invalid_grant")
+			return
+		}
+	case "refresh_token":
+		time.Sleep(s.refDelay)
+		rt := r.PostForm.Get("refresh_token")
+		s.mu.Lock()
+		ok := s.refresh[rt]
+		delete(s.refresh, rt) // rotation: a refresh token is good once
+		s.mu.Unlock()
+		if !ok {
+			bad("invalid_grant")
+			return
+		}
+		ttl = s.refTTL
+	default:
+		bad("unsupported_grant_type")
+		return
+	}
+	at, rt := token("SECRET-AT-"), token("SECRET-RT-")
+	s.mu.Lock()
+	s.access[at] = time.Now().Add(time.Duration(ttl) * time.Second)
+	s.refresh[rt] = true
+	s.lastRT = rt
+	s.mu.Unlock()
+	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": ttl, "refresh_token": rt, "scope": "mcp:read"})
+}
+
+// oauth-count URL GRANT N: the server at URL answered exactly N token
+// requests of grant type GRANT. With "keyring" as GRANT, N is ignored and
+// the keyring's record must hold the newest refresh token instead.
+func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: oauth-count URL GRANT N")
+	}
+	v, ok := oauthServers.Load(args[0])
+	if !ok {
+		ts.Fatalf("no oauth-server at %s", args[0])
+	}
+	s := v.(*oauthServer)
+	s.mu.Lock()
+	got, last := s.counts[args[1]], s.lastRT
+	s.mu.Unlock()
+	if args[1] == "keyring" {
+		c := exec.Command("secret-tool", "lookup", "endpoint", args[0])
+		c.Env = scriptEnv(ts)
+		out, err := c.Output()
+		ts.Check(err)
+		var rec struct {
+			RefreshToken string `json:"refreshToken"`
+		}
+		ts.Check(json.Unmarshal(out, &rec))
+		if rec.RefreshToken != last {
+			ts.Fatalf("the keyring does not hold the newest refresh token")
+		}
+		return
+	}
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	if got != want {
+		ts.Fatalf("%d %s token requests, want %d", got, args[1], want)
+	}
+	ts.Logf("%d %s token requests", got, args[1])
+}
+
+// authorize [-paste] [-attacks FILE] CODE PROG ARGS...: run PROG (mcpc
+// login) and play the user: read the authorization link from its stderr,
+// fetch it like a browser (the server approves and redirects to mcpc's
+// loopback receiver), and require exit CODE. Its output is kept in
+// authorize.stdout and authorize.stderr. -paste pastes the redirect URL
+// on PROG's stdin instead of following it. -attacks first sends hostile
+// callbacks (wrong state, foreign Host, POST, wrong path) and, after the
+// real one, a replay; FILE gets one line per attempt with the status.
+func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("authorize", flag.ContinueOnError)
+	paste := fs.Bool("paste", false, "")
+	attacks := fs.String("attacks", "", "")
+	ts.Check(fs.Parse(args))
+	args = fs.Args()
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: authorize [-paste] [-attacks FILE] CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	cmd := exec.Command(scriptPath(ts, args[1]), args[2:]...)
+	cmd.Env = scriptEnv(ts)
+	cmd.Dir = ts.MkAbs(".")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	errPipe, err := cmd.StderrPipe()
+	ts.Check(err)
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	var report []string
+	sc := bufio.NewScanner(errPipe)
+	followed := false
+	for sc.Scan() {
+		line := sc.Text()
+		stderr.WriteString(line + "\n")
+		if followed {
+			continue
+		}
+		link := ""
+		if strings.HasPrefix(line, "http") {
+			link = line
+		} else if strings.HasPrefix(line, `{"authorizationUrl"`) {
+			var v struct{ AuthorizationURL string }
+			json.Unmarshal([]byte(line), &v)
+			link = v.AuthorizationURL
+		}
+		if link == "" {
+			continue
+		}
+		followed = true
+		if *paste {
+			loc := redirectOf(ts, link)
+			fmt.Fprintln(stdin, "not a url")
+			fmt.Fprintln(stdin, loc)
+			continue
+		}
+		if *attacks != "" {
+			report = append(report, attack(ts, link)...)
+		}
+		resp, err := http.Get(link)
+		if err != nil {
+			ts.Fatalf("following the link: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		report = append(report, fmt.Sprintf("callback %d %s", resp.StatusCode, headersOf(resp)))
+		ts.Logf("callback answered %d: %s", resp.StatusCode, body)
+		if *attacks != "" {
+			report = append(report, "replay "+replay(link))
+		}
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	ts.Check(os.WriteFile(ts.MkAbs("authorize.stdout"), stdout.Bytes(), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs("authorize.stderr"), stderr.Bytes(), 0o644))
+	if *attacks != "" {
+		ts.Check(os.WriteFile(ts.MkAbs(*attacks), []byte(strings.Join(report, "\n")+"\n"), 0o644))
+	}
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d\nstderr:\n%s", args[1], got, want, stderr.String())
+	}
+}
+
+func noFollow() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// redirectOf asks the authorization server for the link's redirect without
+// following it: the address a browser would be sent to.
+func redirectOf(ts *testscript.TestScript, link string) string {
+	resp, err := noFollow().Get(link)
+	ts.Check(err)
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		ts.Fatalf("the authorization server did not redirect (HTTP %d)", resp.StatusCode)
+	}
+	return loc
+}
+
+func headersOf(resp *http.Response) string {
+	return fmt.Sprintf("cache-control=%s referrer-policy=%s type=%s", resp.Header.Get("Cache-Control"),
+		resp.Header.Get("Referrer-Policy"), strings.Fields(resp.Header.Get("Content-Type") + " ")[0])
+}
+
+// attack sends the hostile callbacks a page or a rebinding DNS name could
+// send to the receiver while the login waits.
+func attack(ts *testscript.TestScript, link string) []string {
+	lu, err := url.Parse(link)
+	ts.Check(err)
+	cb, err := url.Parse(lu.Query().Get("redirect_uri"))
+	ts.Check(err)
+	state := lu.Query().Get("state")
+	with := func(path string, q url.Values) string {
+		u := *cb
+		u.Path = path
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	good := url.Values{"code": {"forged"}, "state": {state}}
+	var out []string
+	do := func(name, method, target, host string) {
+		req, _ := http.NewRequest(method, target, nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			out = append(out, name+" error "+err.Error())
+			return
+		}
+		resp.Body.Close()
+		out = append(out, fmt.Sprintf("%s %d %s", name, resp.StatusCode, headersOf(resp)))
+	}
+	do("wrong-state", "GET", with(cb.Path, url.Values{"code": {"forged"}, "state": {"not-the-state"}}), "")
+	do("foreign-host", "GET", with(cb.Path, good), "attacker.example:"+cb.Port())
+	do("post", "POST", with(cb.Path, good), "")
+	do("wrong-path", "GET", with("/elsewhere", good), "")
+	do("no-code", "GET", with(cb.Path, url.Values{"state": {state}}), "")
+	return out
+}
+
+// replay sends the callback again after the flow completed: refused, or
+// nobody listening any more.
+func replay(link string) string {
+	lu, _ := url.Parse(link)
+	cb := lu.Query().Get("redirect_uri") + "?" + url.Values{"code": {"again"}, "state": {lu.Query().Get("state")}}.Encode()
+	resp, err := http.Get(cb)
+	if err != nil {
+		return "refused"
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		return "refused"
+	}
+	return "accepted " + strconv.Itoa(resp.StatusCode)
+}
+
+// concurrent N CODE PROG ARGS...: start N copies of PROG at once; every one
+// must exit CODE and none may print a token.
+func cmdConcurrent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: concurrent N CODE PROG [ARGS...]")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	type result struct {
+		code     int
+		out, err string
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(scriptPath(ts, args[2]), args[3:]...)
+			cmd.Env = scriptEnv(ts)
+			cmd.Dir = ts.MkAbs(".")
+			var o, e bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &o, &e
+			<-start
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			results[i] = result{code, o.String(), e.String()}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	failed := 0
+	for i, r := range results {
+		if r.code != want || strings.Contains(r.out+r.err, "SECRET-") {
+			failed++
+			ts.Logf("process %d exited %d\nstdout: %s\nstderr: %s", i, r.code, r.out, r.err)
+		}
+	}
+	ts.Logf("%d processes, %d failed", n, failed)
+	if failed > 0 {
+		ts.Fatalf("%d of %d processes failed", failed, n)
+	}
+}
+
+var lockNote = regexp.MustCompile(`^pid \d+ since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
+
+// hold-locks DIR: take every lock file in DIR, as a refreshing mcpc would
+// (writing this process's PID, also put in $LOCK_HOLDER), and hold them
+// until the script ends.
+func cmdHoldLocks(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hold-locks DIR")
+	}
+	files, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "*.lock"))
+	ts.Check(err)
+	if len(files) == 0 {
+		ts.Fatalf("no lock files in %s", args[0])
+	}
+	ts.Setenv("LOCK_HOLDER", strconv.Itoa(os.Getpid()))
+	for _, f := range files {
+		fl := flock.New(f)
+		ok, err := fl.TryLock()
+		if !ok || err != nil {
+			ts.Fatalf("cannot take %s: %v", f, err)
+		}
+		if b, _ := os.ReadFile(f); !lockNote.Match(b) {
+			ts.Fatalf("lock file %s holds %q, not a PID and a time", f, b)
+		}
+		ts.Check(os.WriteFile(f, []byte(fmt.Sprintf("pid %d since %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))), 0o600))
+		ts.Defer(func() { fl.Unlock() })
+	}
+}
+
+// scriptPath finds prog on the script's PATH (exec.Command would search
+// the test process's own).
+func scriptPath(ts *testscript.TestScript, prog string) string {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		p := filepath.Join(dir, prog)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return prog
+}
