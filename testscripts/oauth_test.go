@@ -40,14 +40,21 @@ type oauthServer struct {
 	codeTTL  int // seconds an access token from the code grant lives
 	refTTL   int // seconds a refreshed access token lives
 	refDelay time.Duration
+	hang     bool          // the first refresh request never gets an answer
+	closed   chan struct{} // closed when the server stops
 
 	mu      sync.Mutex
 	clients map[string][]string // client_id → redirect URIs
 	codes   map[string]authCode
-	access  map[string]time.Time
-	refresh map[string]bool
+	access  map[string]grant
+	refresh map[string]string // refresh token → its scope
 	counts  map[string]int
 	lastRT  string
+}
+
+type grant struct {
+	expiry time.Time
+	scope  string
 }
 
 type authCode struct {
@@ -65,22 +72,28 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: oauth-server VAR [flags]")
 	}
 	fs := flag.NewFlagSet("oauth-server", flag.ContinueOnError)
-	s := &oauthServer{clients: map[string][]string{}, codes: map[string]authCode{}, access: map[string]time.Time{}, refresh: map[string]bool{}, counts: map[string]int{}}
+	s := &oauthServer{clients: map[string][]string{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{}}
 	fs.IntVar(&s.codeTTL, "code-ttl", 3600, "")
 	fs.IntVar(&s.refTTL, "refresh-ttl", 3600, "")
 	fs.DurationVar(&s.refDelay, "refresh-delay", 0, "")
+	fs.BoolVar(&s.hang, "hang-first-refresh", false, "")
 	ts.Check(fs.Parse(args[1:]))
 	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	ts.Defer(srv.Close)
+	srv := httptest.NewUnstartedServer(mux)
+	s.closed = make(chan struct{})
+	srv.Start()
+	ts.Defer(func() { close(s.closed); srv.Close() })
 	s.base = srv.URL
 	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "oauth-protected", Version: "1"}, nil)
 	type echoIn struct {
 		Text string `json:"text"`
 	}
-	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "echo", Description: "echo text"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+	echo := func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
-	})
+	}
+	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "echo", Description: "echo text"}, echo)
+	// Calling "write" needs the mcp:write scope (step-up).
+	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "write", Description: "echo text, with mcp:write"}, echo)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	mux.Handle("/mcp", s.protect(mcpHandler))
 	prm := func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +107,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported":               []string{"S256"},
 			"token_endpoint_auth_methods_supported":          []string{"none"},
-			"scopes_supported":                               []string{"mcp:read", "offline_access"},
+			"scopes_supported":                               []string{"mcp:read", "mcp:write", "offline_access"},
 			"authorization_response_iss_parameter_supported": true,
 		})
 	})
@@ -115,9 +128,18 @@ func (s *oauthServer) protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		s.mu.Lock()
-		exp, ok := s.access[tok]
+		g, ok := s.access[tok]
 		s.mu.Unlock()
-		if !ok || time.Now().After(exp) {
+		if ok && r.Body != nil {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"name":"write"`)) && !strings.Contains(" "+g.scope+" ", " mcp:write ") {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.base))
+				http.Error(w, "insufficient scope", http.StatusForbidden)
+				return
+			}
+		}
+		if !ok || time.Now().After(g.expiry) {
 			ch := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`, s.base)
 			if tok != "" {
 				ch += `, error="invalid_token"`
@@ -182,17 +204,22 @@ func contains(list []string, s string) bool {
 
 func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
-	grant := r.PostForm.Get("grant_type")
+	grantType := r.PostForm.Get("grant_type")
 	s.mu.Lock()
-	s.counts[grant]++
+	s.counts[grantType]++
+	hang := s.hang && grantType == "refresh_token" && s.counts[grantType] == 1
 	s.mu.Unlock()
+	if hang {
+		<-s.closed
+		return
+	}
 	bad := func(code string) { writeJSON(w, 400, map[string]string{"error": code}) }
 	if r.PostForm.Get("resource") != s.base+"/mcp" {
 		bad("invalid_target")
 		return
 	}
-	ttl := s.codeTTL
-	switch grant {
+	ttl, scope := s.codeTTL, ""
+	switch grantType {
 	case "authorization_code":
 		s.mu.Lock()
 		c, ok := s.codes[r.PostForm.Get("code")]
@@ -204,13 +231,15 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 			bad("invalid_grant")
 			return
 		}
+		scope = c.scope
 	case "refresh_token":
 		time.Sleep(s.refDelay)
 		rt := r.PostForm.Get("refresh_token")
 		s.mu.Lock()
-		ok := s.refresh[rt]
+		sc, ok := s.refresh[rt]
 		delete(s.refresh, rt) // rotation: a refresh token is good once
 		s.mu.Unlock()
+		scope = sc
 		if !ok {
 			bad("invalid_grant")
 			return
@@ -222,11 +251,34 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	}
 	at, rt := token("SECRET-AT-"), token("SECRET-RT-")
 	s.mu.Lock()
-	s.access[at] = time.Now().Add(time.Duration(ttl) * time.Second)
-	s.refresh[rt] = true
+	s.access[at] = grant{time.Now().Add(time.Duration(ttl) * time.Second), scope}
+	s.refresh[rt] = scope
 	s.lastRT = rt
 	s.mu.Unlock()
-	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": ttl, "refresh_token": rt, "scope": "mcp:read"})
+	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": ttl, "refresh_token": rt, "scope": scope})
+}
+
+// oauth-wait URL GRANT N: wait up to 15s for the N-th GRANT token request.
+func cmdOAuthWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: oauth-wait URL GRANT N")
+	}
+	v, ok := oauthServers.Load(args[0])
+	if !ok {
+		ts.Fatalf("no oauth-server at %s", args[0])
+	}
+	s := v.(*oauthServer)
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		s.mu.Lock()
+		got := s.counts[args[1]]
+		s.mu.Unlock()
+		if got >= want {
+			return
+		}
+	}
+	ts.Fatalf("no %d %s token requests within 15s", want, args[1])
 }
 
 // oauth-count URL GRANT N: the server at URL answered exactly N token

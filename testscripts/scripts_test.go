@@ -149,6 +149,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"pty":              cmdPty,
 			"oauth-server":     cmdOAuthServer,
 			"oauth-count":      cmdOAuthCount,
+			"oauth-wait":       cmdOAuthWait,
 			"authorize":        cmdAuthorize,
 			"concurrent":       cmdConcurrent,
 			"hold-locks":       cmdHoldLocks,
