@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // keyring is the credential store: the injected one in tests, else the
@@ -31,18 +32,19 @@ func credRef(e *client.Entry) creds.Ref {
 
 func lockDir(g *globals) string { return filepath.Join(g.dirs.State, "locks") }
 
-// storedLogin returns the OAuth handler serving an HTTP server's stored
-// login, or nil when the server authenticates otherwise (or not at all).
-// A server configured for OAuth without a stored login fails here, before
-// anything connects: no interactive flow ever starts outside `mcpc login`.
-func (st *state) storedLogin(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
+// authHandler returns the OAuth handler for an HTTP server: client
+// credentials when configured, else its stored login; nil when the server
+// authenticates otherwise (or not at all). A server configured for OAuth
+// without a stored login fails here, before anything connects: no
+// interactive flow ever starts outside `mcpc login`.
+func (st *state) authHandler(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
 	srv := e.Server
 	if srv.URL == "" || srv.BearerTokenEnv != "" {
 		return nil, nil
 	}
 	a := srv.Auth
-	if a != nil && a.Type != "oauth" {
-		return nil, nil
+	if a != nil && a.Type == "client_credentials" {
+		return st.clientCredentials(ctx, g, e)
 	}
 	secret := ""
 	if a != nil && a.ClientSecretEnv != "" {
@@ -64,4 +66,36 @@ func (st *state) storedLogin(ctx context.Context, g *globals, e *client.Entry) (
 		return nil, err
 	}
 	return t, nil
+}
+
+// clientCredentials reads the secret from its variable at connect time
+// (missing: exit 4 naming it) or the key file for a JWT assertion.
+func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
+	a := e.Server.Auth
+	o := creds.ClientCredentialsOptions{
+		Server:   e.Name,
+		Resource: e.Server.URL,
+		ClientID: a.ClientID,
+		Issuer:   a.Issuer,
+		Scopes:   a.Scopes,
+		Alg:      a.ClientAssertionAlg,
+		Now:      st.env.Now,
+	}
+	if a.ClientSecretEnv != "" {
+		if o.Secret = st.env.Getenv(a.ClientSecretEnv); o.Secret == "" {
+			return nil, fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
+				"%s needs its client secret from the environment variable %s, which is not set", e.Name, a.ClientSecretEnv)
+		}
+	} else {
+		// A relative path is relative to the config file naming it.
+		o.KeyFile = a.ClientAssertionKeyFile
+		if !filepath.IsAbs(o.KeyFile) && e.File != nil {
+			o.KeyFile = filepath.Join(filepath.Dir(e.File.Path), o.KeyFile)
+		}
+	}
+	c, err := creds.NewClientCredentials(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -40,7 +45,10 @@ type oauthServer struct {
 	codeTTL  int // seconds an access token from the code grant lives
 	refTTL   int // seconds a refreshed access token lives
 	refDelay time.Duration
-	hang     bool          // the first refresh request never gets an answer
+	hang     bool   // the first refresh request never gets an answer
+	ccSecret string // client_credentials: cc-client's secret
+	ccKey    *ecdsa.PublicKey
+	mdIssuer string        // the issuer the metadata claims, when not the real one
 	closed   chan struct{} // closed when the server stops
 
 	mu      sync.Mutex
@@ -65,8 +73,10 @@ var oauthServers sync.Map // URL → *oauthServer
 
 func token(prefix string) string { return prefix + rand.Text() }
 
-// oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]:
-// start the server; $VAR gets the protected MCP endpoint.
+// oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
+// [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]:
+// start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
+// issuer.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: oauth-server VAR [flags]")
@@ -77,8 +87,19 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.IntVar(&s.refTTL, "refresh-ttl", 3600, "")
 	fs.DurationVar(&s.refDelay, "refresh-delay", 0, "")
 	fs.BoolVar(&s.hang, "hang-first-refresh", false, "")
+	fs.StringVar(&s.ccSecret, "cc-secret", "", "")
+	ccKeyFile := fs.String("cc-key", "", "write an ES256 private key for cc-client here")
+	fs.StringVar(&s.mdIssuer, "metadata-issuer", "", "")
 	ts.Check(fs.Parse(args[1:]))
 	mux := http.NewServeMux()
+	if *ccKeyFile != "" {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		ts.Check(err)
+		der, err := x509.MarshalPKCS8PrivateKey(key)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(*ccKeyFile), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600))
+		s.ccKey = &key.PublicKey
+	}
 	srv := httptest.NewUnstartedServer(mux)
 	s.closed = make(chan struct{})
 	srv.Start()
@@ -101,12 +122,16 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		issuer := s.base
+		if s.mdIssuer != "" {
+			issuer = s.mdIssuer
+		}
 		writeJSON(w, 200, map[string]any{
-			"issuer": s.base, "authorization_endpoint": s.base + "/authorize", "token_endpoint": s.base + "/token",
+			"issuer": issuer, "authorization_endpoint": s.base + "/authorize", "token_endpoint": s.base + "/token",
 			"registration_endpoint": s.base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported":               []string{"S256"},
-			"token_endpoint_auth_methods_supported":          []string{"none"},
+			"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic", "private_key_jwt"},
 			"scopes_supported":                               []string{"mcp:read", "mcp:write", "offline_access"},
 			"authorization_response_iss_parameter_supported": true,
 		})
@@ -116,6 +141,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("POST /token", s.token)
 	oauthServers.Store(s.base+"/mcp", s)
 	ts.Setenv(args[0], s.base+"/mcp")
+	ts.Setenv(args[0]+"_ISSUER", s.base)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -220,6 +246,12 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	}
 	ttl, scope := s.codeTTL, ""
 	switch grantType {
+	case "client_credentials":
+		if !s.clientAuthenticated(r) {
+			writeJSON(w, 401, map[string]string{"error": "invalid_client"})
+			return
+		}
+		scope = r.PostForm.Get("scope")
 	case "authorization_code":
 		s.mu.Lock()
 		c, ok := s.codes[r.PostForm.Get("code")]
@@ -256,6 +288,22 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	s.lastRT = rt
 	s.mu.Unlock()
 	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": ttl, "refresh_token": rt, "scope": scope})
+}
+
+// clientAuthenticated checks cc-client's secret (HTTP Basic) or its
+// RFC 7523 assertion (issuer and subject the client, audience the issuer).
+func (s *oauthServer) clientAuthenticated(r *http.Request) bool {
+	if id, secret, ok := r.BasicAuth(); ok {
+		return s.ccSecret != "" && id == "cc-client" && secret == s.ccSecret
+	}
+	if s.ccKey == nil || r.PostForm.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+		return false
+	}
+	tok, err := jwt.ParseWithClaims(r.PostForm.Get("client_assertion"), &jwt.RegisteredClaims{},
+		func(*jwt.Token) (any, error) { return s.ccKey, nil },
+		jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(s.base), jwt.WithIssuer("cc-client"),
+		jwt.WithSubject("cc-client"), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	return err == nil && tok.Valid
 }
 
 // oauth-wait URL GRANT N: wait up to 15s for the N-th GRANT token request.
