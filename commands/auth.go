@@ -65,7 +65,7 @@ func (st *state) authHandler(ctx context.Context, g *globals, e *client.Entry) (
 		}
 		return nil, err
 	}
-	return t, nil
+	return creds.Sticky(t), nil
 }
 
 // clientCredentials reads the secret from its variable at connect time
@@ -97,5 +97,5 @@ func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.En
 	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return creds.Sticky(c), nil
 }

@@ -106,7 +106,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		Note:     func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", msg) },
 	}
 	if a := e.Server.Auth; a != nil {
-		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort
+		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort, lo.Issuer = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort, a.Issuer
 		if a.ClientSecretEnv != "" {
 			if lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv); lo.ClientSecret == "" {
 				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
@@ -161,8 +161,10 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 // one document, the login's result.
 func showLink(w io.Writer, jsonMode bool, link string) {
 	if jsonMode {
-		b, _ := json.Marshal(map[string]string{"authorizationUrl": link})
-		fmt.Fprintf(w, "%s\n", b)
+		// No HTML escaping: the link's "&" stays "&" for whoever reads it.
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]string{"authorizationUrl": link})
 		return
 	}
 	fmt.Fprintf(w, "mcpc: open this link in a browser to authorize mcpc:\n%s\n", link)

@@ -2,7 +2,9 @@ package creds
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -29,6 +31,7 @@ type LoginOptions struct {
 	ClientID          string
 	ClientSecret      string
 	ClientMetadataURL string
+	Issuer            string   // for a pre-registered client: the only issuer it may be used with
 	Scopes            []string // configured scopes; empty: what the server asks for
 	RedirectPort      int      // 0: an ephemeral port
 
@@ -59,6 +62,7 @@ type Login struct {
 	cfg      *oauth2.Config
 	tok      *oauth2.Token
 	iss      string
+	asIssuer string // the issuer of the authorization server metadata the flow used
 }
 
 // StartLogin listens on the loopback receiver and prepares the handler.
@@ -84,11 +88,20 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 		return nil, fail.Wrap(fail.AuthFailed, err, `free the port, or change "redirectPort"`, "cannot listen for the login callback")
 	}
 	l := &Login{o: o, recv: recv}
+	// Watch the SDK's metadata requests to learn which authorization
+	// server issued the tokens: a later 401 can then tell a migration to
+	// another server from a revoked token.
+	hc := *o.HTTPClient
+	hc.Transport = &metadataObserver{base: hc.Transport, seen: func(issuer string) {
+		l.mu.Lock()
+		l.asIssuer = issuer
+		l.mu.Unlock()
+	}}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              recv.redirectURL(),
 		AuthorizationCodeFetcher: l.fetch,
 		RequestRefreshToken:      true,
-		Client:                   o.HTTPClient,
+		Client:                   &hc,
 		// Scopes the server challenged for earlier are asked for this
 		// time (step-up): the union with what would be asked anyway.
 		ScopeFilter: func(discovered []string) []string {
@@ -112,7 +125,7 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 	}
 	switch {
 	case o.ClientID != "":
-		pc := &oauthex.ClientCredentials{ClientID: o.ClientID}
+		pc := &oauthex.ClientCredentials{ClientID: o.ClientID, Issuer: o.Issuer}
 		if o.ClientSecret != "" {
 			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
 		}
@@ -142,7 +155,7 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 }
 
 // Handler is the auth.OAuthHandler for the login's MCP connection.
-func (l *Login) Handler() auth.OAuthHandler { return loginHandler{l} }
+func (l *Login) Handler() auth.OAuthHandler { return Sticky(loginHandler{l}) }
 
 type loginHandler struct{ l *Login }
 
@@ -226,6 +239,9 @@ func (l *Login) Finish(ctx context.Context) (*Record, error) {
 	l.recv.close()
 	l.mu.Lock()
 	cfg, tok, resource, iss := l.cfg, l.tok, l.resource, l.iss
+	if l.asIssuer != "" {
+		iss = l.asIssuer
+	}
 	l.mu.Unlock()
 	if tok == nil {
 		return nil, fail.New(fail.Config, "only servers that answer 401 need `mcpc login`",
@@ -260,3 +276,36 @@ func (l *Login) Finish(ctx context.Context) (*Record, error) {
 
 // Close releases the receiver when the login is abandoned.
 func (l *Login) Close() { l.recv.close() }
+
+// metadataObserver passes requests through and reports the issuer of any
+// authorization server metadata document that comes back.
+type metadataObserver struct {
+	base http.RoundTripper
+	seen func(issuer string)
+}
+
+func (m *metadataObserver) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := m.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
+	p := req.URL.Path
+	if err != nil || resp.StatusCode != http.StatusOK ||
+		!strings.Contains(p, "/.well-known/oauth-authorization-server") && !strings.Contains(p, "/.well-known/openid-configuration") {
+		return resp, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	var meta struct {
+		Issuer string `json:"issuer"`
+	}
+	if json.Unmarshal(body, &meta) == nil && meta.Issuer != "" {
+		m.seen(meta.Issuer)
+	}
+	return resp, nil
+}

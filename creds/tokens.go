@@ -2,7 +2,9 @@ package creds
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -111,8 +113,43 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 		return fail.New(fail.AuthFailed, t.o.Ref.Login, "%s rejected the stored token (HTTP %d)", t.o.Ref.Server, resp.StatusCode)
 	}
 	t.rejected = true
+	if err := t.checkMigration(param(challenges, "resource_metadata")); err != nil {
+		return err
+	}
 	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
 	return t.refreshLocked(sent)
+}
+
+// checkMigration reads the protected resource metadata a 401 points to:
+// when it no longer lists the authorization server that issued the stored
+// login, refreshing there is pointless and its registration must not be
+// taken elsewhere, so the user has to log in again.
+func (t *Tokens) checkMigration(prmURL string) error {
+	if prmURL == "" || t.rec.Issuer == "" || checkEndpoint(prmURL) != nil {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(t.ctx, http.MethodGet, prmURL, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := t.o.HTTPClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var prm struct {
+		Servers []string `json:"authorization_servers"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil || len(prm.Servers) == 0 {
+		return nil
+	}
+	for _, s := range prm.Servers {
+		if strings.TrimSuffix(s, "/") == strings.TrimSuffix(t.rec.Issuer, "/") {
+			return nil
+		}
+	}
+	return fail.New(fail.AuthRequired, t.o.Ref.Login,
+		"%s now uses another authorization server (%s); the stored login is from %s", t.o.Ref.Server, prm.Servers[0], t.rec.Issuer)
 }
 
 func param(cs []oauthex.Challenge, name string) string {

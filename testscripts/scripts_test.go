@@ -152,6 +152,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"oauth-wait":       cmdOAuthWait,
 			"authorize":        cmdAuthorize,
 			"concurrent":       cmdConcurrent,
+			"auth-coverage":    cmdConformanceAuthCoverage,
 			"hold-locks":       cmdHoldLocks,
 		},
 	}
@@ -629,6 +630,7 @@ func cmdConformance(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Stdout, cmd.Stderr = &log, &log
 	runErr := cmd.Run()
 	ts.Logf("conformance %s:\n%s", strings.Join(args, " "), log.String())
+	noteConformanceRun(ts, args[0])
 	matches, _ := filepath.Glob(filepath.Join(out, args[0]+"-*", "checks.json"))
 	if len(matches) != 1 {
 		ts.Fatalf("expected one checks.json for %s, found %d", args[0], len(matches))

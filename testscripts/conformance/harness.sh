@@ -68,6 +68,69 @@ expect() {
 	esac
 }
 
+# write_config AUTH: write $dir/config.json with one server, "server", at
+# $url, whose "auth" is AUTH plus what the scenario's context provides:
+# client_id, client_secret (into $MCPC_CONFORMANCE_SECRET, named by
+# clientSecretEnv), issuer, private_key_pem (into a key file).
+write_config() {
+	dir=$(mktemp -d)
+	printf '%s' "$context" | "$NODE" -e '
+		const fs = require("fs");
+		const [dir, url, auth] = process.argv.slice(1);
+		let s = "";
+		process.stdin.on("data", (d) => (s += d));
+		process.stdin.on("end", () => {
+			const j = s.trim() === "" ? {} : JSON.parse(s);
+			const a = JSON.parse(auth);
+			if (j.client_id) a.clientId = j.client_id;
+			if (j.issuer) a.issuer = j.issuer;
+			if (j.client_secret) {
+				a.clientSecretEnv = "MCPC_CONFORMANCE_SECRET";
+				fs.writeFileSync(dir + "/secret", j.client_secret, { mode: 0o600 });
+			}
+			if (j.private_key_pem) {
+				fs.writeFileSync(dir + "/key.pem", j.private_key_pem, { mode: 0o600 });
+				a.clientAssertionKeyFile = "key.pem";
+				a.clientAssertionAlg = j.signing_algorithm || "ES256";
+			}
+			fs.writeFileSync(dir + "/config.json", JSON.stringify({ mcpServers: { server: { url, auth: a } } }));
+		});' "$dir" "$url" "$1" || fail "cannot write the config file"
+	if [ -f "$dir/secret" ]; then
+		MCPC_CONFORMANCE_SECRET=$(cat "$dir/secret")
+		export MCPC_CONFORMANCE_SECRET
+	fi
+}
+
+# login [--config FILE] SERVER: run `mcpc login --json` in the background, wait for the
+# authorization link on its stderr, open it like a browser (following the
+# redirects, which end at mcpc's loopback receiver), and return mcpc's exit
+# status.
+login() {
+	say "\$ mcpc login --json $*"
+	lerr=$(mktemp)
+	"$MCPC" login --json --timeout 20s "$@" </dev/null 2>"$lerr" >&2 &
+	lpid=$!
+	link=
+	i=0
+	while [ -z "$link" ] && [ "$i" -lt 200 ] && kill -0 "$lpid" 2>/dev/null; do
+		link=$(sed -n 's/^{"authorizationUrl":"\(.*\)"}$/\1/p' "$lerr")
+		[ -n "$link" ] || sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -n "$link" ]; then
+		say "opening $link"
+		"$NODE" -e 'fetch(process.argv[1], { redirect: "follow" })
+			.then((r) => r.text()).then((t) => console.error("harness: browser: " + t.trim()))
+			.catch((e) => console.error("harness: browser: " + e));' "$link" || true
+	fi
+	lrc=0
+	wait "$lpid" || lrc=$?
+	cat "$lerr" >&2
+	rm -f "$lerr"
+	[ "$lrc" -eq 0 ] || say "mcpc login exited $lrc"
+	return "$lrc"
+}
+
 # list_tools: `mcpc list --json URL`, output kept in $tools.
 list_tools() {
 	tools=$(run list --json "$url") || fail "mcpc list exited $?"
@@ -184,10 +247,64 @@ sse-retry)
 	run call --json "$url" test_reconnection || fail "mcpc call exited $?"
 	;;
 
+auth/client-credentials-*)
+	# The extension io.modelcontextprotocol/oauth-client-credentials: a
+	# config file names the client (from the context) and the issuer (the
+	# authorization server the resource's metadata lists); mcpc gets its
+	# token at connect time: no login, no keyring.
+	issuer=$("$NODE" -e '
+		const u = new URL(process.argv[1]);
+		fetch(u.origin + "/.well-known/oauth-protected-resource" + u.pathname)
+			.then((r) => r.json()).then((m) => console.log(m.authorization_servers[0]))
+			.catch((e) => { console.error(String(e)); process.exit(1); });' "$url") ||
+		fail "cannot read the protected resource metadata"
+	write_config "{\"type\": \"client_credentials\", \"issuer\": \"$issuer\"}"
+	rc=0
+	out=$(run call --json --config "$dir/config.json" server test-tool) || rc=$?
+	rm -rf "$dir"
+	[ "$rc" -eq 0 ] || fail "mcpc call exited $rc"
+	printf '%s\n' "$out" >&2
+	expect "$out" '"test"' "tools/call test-tool"
+	;;
+
 auth/*)
-	# OAuth scenarios need `mcpc login` driven through the suite's
-	# authorization server (and a keyring); not wired up yet.
-	fail "scenario '$scenario': auth scenarios are not supported by this harness yet"
+	# The authorization-code flow as a user runs it: `mcpc login` prints
+	# the link, the "user" (this script) opens it (the suite's server
+	# approves at once and redirects to mcpc's loopback receiver), then the
+	# tool is called with the stored token. A 403 insufficient_scope
+	# (step-up) exits 4; the user logs in again, once, and retries.
+	# A pre-registered client or a Client ID Metadata Document is named in
+	# a config file, as a user would; otherwise the URL alone will do.
+	server=$url
+	case $scenario in
+	auth/pre-registration)
+		write_config '{"type": "oauth"}'
+		server="--config $dir/config.json server"
+		;;
+	auth/basic-cimd)
+		write_config '{"type": "oauth", "clientMetadataUrl": "https://conformance-test.local/client-metadata.json"}'
+		server="--config $dir/config.json server"
+		;;
+	esac
+	# shellcheck disable=SC2086 # $server is one or three words
+	login $server || exit $?
+	rc=0
+	# shellcheck disable=SC2086
+	out=$(run call --json $server test-tool) || rc=$?
+	if [ "$rc" -eq 4 ]; then
+		say "mcpc call exited 4: logging in again, as the hint says"
+		# shellcheck disable=SC2086
+		login $server || exit $?
+		rc=0
+		# shellcheck disable=SC2086
+		out=$(run call --json $server test-tool) || rc=$?
+	fi
+	# shellcheck disable=SC2086
+	run logout $server >/dev/null || true
+	[ -z "${dir:-}" ] || rm -rf "$dir"
+	[ "$rc" -eq 0 ] || fail "mcpc call exited $rc"
+	printf '%s\n' "$out" >&2
+	expect "$out" '"test"' "tools/call test-tool"
 	;;
 
 '')
