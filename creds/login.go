@@ -75,6 +75,11 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 	}
 	// A login that cannot be stored is not started: nobody should approve
 	// in a browser for tokens that would be thrown away.
+	if r, ok := o.Store.(readier); ok {
+		if err := r.Ready(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var challenged []string
 	if _, err := o.Store.Get(ctx, o.Ref.Key); err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err

@@ -205,3 +205,12 @@ func (s *secretStore) Delete(ctx context.Context, key string) error {
 	})
 	return err
 }
+
+// Ready unlocks the default collection, so a login can fail before the
+// user approves anything rather than after.
+func (s *secretStore) Ready(ctx context.Context) error {
+	_, err := call(ctx, s, "unlock", func(svc *secretservice.SecretService, _ *secretservice.Session) (struct{}, error) {
+		return struct{}{}, usable(svc.Unlock([]dbus.ObjectPath{secretservice.DefaultCollection}), "unlock the default collection")
+	})
+	return err
+}

@@ -26,6 +26,12 @@ type Store interface {
 	Delete(ctx context.Context, key string) error
 }
 
+// readier is a Store that can tell, before a login starts, whether it will
+// be able to keep the result (an unlocked keyring).
+type readier interface {
+	Ready(ctx context.Context) error
+}
+
 // ErrNotFound says no record is stored under the key.
 var ErrNotFound = errors.New("no stored credentials")
 

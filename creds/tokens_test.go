@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -135,5 +137,45 @@ func TestRejectedTwice(t *testing.T) {
 	err = tk.Authorize(context.Background(), req, resp())
 	if e := fail.As(err); e == nil || e.Code != fail.AuthFailed || e.Msg != "prod rejected the stored token (HTTP 401)" || e.Hint != "mcpc login prod" {
 		t.Fatalf("second 401: %#v", err)
+	}
+}
+
+type failingHandler struct{ calls int }
+
+func (f *failingHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at"}), nil
+}
+
+func (f *failingHandler) Authorize(context.Context, *http.Request, *http.Response) error {
+	f.calls++
+	return fail.New(fail.AuthFailed, "mcpc login prod", "prod rejected the stored token (HTTP 401)")
+}
+
+func TestStickyVerdict(t *testing.T) {
+	f := &failingHandler{}
+	h := Sticky(f)
+	ts, err := h.TokenSource(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := ts.Token(); err != nil || tok.AccessToken != "at" {
+		t.Fatalf("before a verdict: %v, %v", tok, err)
+	}
+	resp := &http.Response{StatusCode: 401, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(""))}
+	first := h.Authorize(context.Background(), nil, resp)
+	if fail.As(first) == nil {
+		t.Fatalf("Authorize: %v", first)
+	}
+	// Later requests (the SDK's legacy retry) fail with the same verdict
+	// before anything is sent, and the handler is not asked again.
+	if _, err := h.TokenSource(context.Background()); err != first {
+		t.Fatalf("TokenSource after the verdict: %v", err)
+	}
+	if _, err := ts.Token(); err != first {
+		t.Fatalf("Token after the verdict: %v", err)
+	}
+	resp.Body = io.NopCloser(strings.NewReader(""))
+	if err := h.Authorize(context.Background(), nil, resp); err != first || f.calls != 1 {
+		t.Fatalf("second Authorize: %v after %d calls", err, f.calls)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // The scripts that store logins talk to a real Secret Service: a private
@@ -109,4 +111,47 @@ func scriptCondition(cond string) (bool, error) {
 		return false, fmt.Errorf("the Secret Service could not be started: %v", keyringErr)
 	}
 	return false, nil
+}
+
+// locked-keyring: give the script a Secret Service of its own whose login
+// keyring has a password and is locked, as on a desktop after the screen
+// locked it; nothing can unlock it without a prompt, and there is no one to
+// answer one. DBUS_SESSION_BUS_ADDRESS points at it until the script ends.
+func cmdLockedKeyring(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: locked-keyring")
+	}
+	home := ts.MkAbs("locked-keyring")
+	data := filepath.Join(home, ".local", "share")
+	ts.Check(os.MkdirAll(filepath.Join(data, "keyrings"), 0o700))
+	// Not the script's environment: these daemons must not carry its
+	// process tag, and they are stopped below.
+	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_RUNTIME_DIR=" + home, "PATH=" + os.Getenv("PATH")}
+	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
+	bus.Env, bus.Dir = env, home
+	out, err := bus.StdoutPipe()
+	ts.Check(err)
+	ts.Check(bus.Start())
+	ts.Defer(func() {
+		bus.Process.Signal(syscall.SIGTERM)
+		bus.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	ts.Check(err)
+	addr := strings.TrimSpace(line)
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+addr)
+	run := func(stdin string, name string, args ...string) {
+		c := exec.Command(name, args...)
+		c.Env, c.Dir, c.Stdin = env, home, strings.NewReader(stdin)
+		if b, err := c.CombinedOutput(); err != nil {
+			ts.Fatalf("%s: %v\n%s", name, err, b)
+		}
+	}
+	// As a login session's PAM module does: create the login keyring
+	// with the password, unlocked; then lock it.
+	run("not-a-secret-password", "gnome-keyring-daemon", "--unlock", "--components=secrets")
+	run("x", "secret-tool", "store", "--label=probe", "mcpc-probe", "1")
+	run("", "dbus-send", "--session", "--dest=org.freedesktop.secrets", "--type=method_call", "--print-reply",
+		"/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login")
+	ts.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 }

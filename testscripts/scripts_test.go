@@ -154,6 +154,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"concurrent":       cmdConcurrent,
 			"auth-coverage":    cmdConformanceAuthCoverage,
 			"hold-locks":       cmdHoldLocks,
+			"locked-keyring":   cmdLockedKeyring,
 		},
 	}
 }
