@@ -51,6 +51,10 @@ type ConnectOptions struct {
 	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
 	// or a login in progress); see package creds.
 	OAuthHandler auth.OAuthHandler
+	// CredentialID names the credential OAuthHandler serves (never a
+	// secret: its tokens rotate, the login does not), so private cached
+	// results stay with it.
+	CredentialID string
 }
 
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
@@ -512,6 +516,8 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	s.http.wire = s.wire
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = hashKey("credential", a)
+	} else if o.CredentialID != "" {
+		s.wire.credKey = hashKey("credential", o.CredentialID)
 	}
 	t := &mcp.StreamableClientTransport{
 		Endpoint:   srv.URL,

@@ -32,20 +32,34 @@ func credRef(e *client.Entry) creds.Ref {
 
 func lockDir(g *globals) string { return filepath.Join(g.dirs.State, "locks") }
 
-// authHandler returns the OAuth handler for an HTTP server: client
-// credentials when configured, else its stored login; nil when the server
+// authHandler sets the OAuth handler for an HTTP server: client
+// credentials when configured, else its stored login; none when the server
 // authenticates otherwise (or not at all). A server configured for OAuth
 // without a stored login fails here, before anything connects: no
 // interactive flow ever starts outside `mcpc login`.
-func (st *state) authHandler(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
+func (st *state) authHandler(ctx context.Context, g *globals, e *client.Entry, opts *client.ConnectOptions) error {
 	srv := e.Server
 	if srv.URL == "" || srv.BearerTokenEnv != "" {
-		return nil, nil
+		return nil
 	}
-	a := srv.Auth
-	if a != nil && a.Type == "client_credentials" {
-		return st.clientCredentials(ctx, g, e)
+	var err error
+	if a := srv.Auth; a != nil && a.Type == "client_credentials" {
+		opts.OAuthHandler, err = st.clientCredentials(ctx, g, e)
+		opts.CredentialID = "client_credentials\x00" + a.Issuer + "\x00" + a.ClientID
+	} else {
+		opts.OAuthHandler, err = st.storedLogin(ctx, g, e)
+		opts.CredentialID = "login\x00" + credRef(e).Key
 	}
+	if err != nil || opts.OAuthHandler == nil {
+		opts.OAuthHandler, opts.CredentialID = nil, ""
+	}
+	return err
+}
+
+// storedLogin serves the server's stored login; nil when there is none
+// and the server is not configured for OAuth.
+func (st *state) storedLogin(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
+	a := e.Server.Auth
 	secret := ""
 	if a != nil && a.ClientSecretEnv != "" {
 		secret = st.env.Getenv(a.ClientSecretEnv)

@@ -81,7 +81,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
-	if opts.OAuthHandler, err = st.authHandler(ctx, g, entry); err != nil {
+	if err := st.authHandler(ctx, g, entry, &opts); err != nil {
 		return nil, nil, err
 	}
 	sess, err := client.Connect(ctx, entry, opts)

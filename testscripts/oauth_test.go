@@ -49,6 +49,7 @@ type oauthServer struct {
 	ccSecret string // client_credentials: cc-client's secret
 	ccKey    *ecdsa.PublicKey
 	mdIssuer string        // the issuer the metadata claims, when not the real one
+	ttlMs    int           // cacheable results are fresh this long, and private
 	closed   chan struct{} // closed when the server stops
 
 	mu      sync.Mutex
@@ -74,7 +75,8 @@ var oauthServers sync.Map // URL → *oauthServer
 func token(prefix string) string { return prefix + rand.Text() }
 
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
-// [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]:
+// [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
+// [-private-ttl MS]:
 // start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
 // issuer.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -90,6 +92,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.StringVar(&s.ccSecret, "cc-secret", "", "")
 	ccKeyFile := fs.String("cc-key", "", "write an ES256 private key for cc-client here")
 	fs.StringVar(&s.mdIssuer, "metadata-issuer", "", "")
+	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
 	ts.Check(fs.Parse(args[1:]))
 	mux := http.NewServeMux()
 	if *ccKeyFile != "" {
@@ -105,7 +108,13 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	srv.Start()
 	ts.Defer(func() { close(s.closed); srv.Close() })
 	s.base = srv.URL
-	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "oauth-protected", Version: "1"}, nil)
+	var sopts *mcp.ServerOptions
+	if s.ttlMs > 0 {
+		sopts = &mcp.ServerOptions{SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs, c.CacheScope = s.ttlMs, "private"
+		}}
+	}
+	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "oauth-protected", Version: "1"}, sopts)
 	type echoIn struct {
 		Text string `json:"text"`
 	}
