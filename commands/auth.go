@@ -27,7 +27,17 @@ func credRef(e *client.Entry) creds.Ref {
 	if e.Server.Auth == nil {
 		settings = &client.Auth{Type: "oauth"}
 	}
-	return creds.RefFor(e.Name, e.Server.URL, "mcpc login "+e.Name, settings)
+	name := shownName(e)
+	return creds.RefFor(name, e.Server.URL, "mcpc login "+name, settings)
+}
+
+// shownName is how messages name a server: its configured name, or its URL
+// with any query values redacted (they may be secrets).
+func shownName(e *client.Entry) string {
+	if e.File == nil && e.Server.URL != "" {
+		return client.RedactURL(e.Name)
+	}
+	return e.Name
 }
 
 func lockDir(g *globals) string { return filepath.Join(g.dirs.State, "locks") }
@@ -87,7 +97,7 @@ func (st *state) storedLogin(ctx context.Context, g *globals, e *client.Entry) (
 func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
 	a := e.Server.Auth
 	o := creds.ClientCredentialsOptions{
-		Server:   e.Name,
+		Server:   shownName(e),
 		Resource: e.Server.URL,
 		ClientID: a.ClientID,
 		Issuer:   a.Issuer,
@@ -98,7 +108,7 @@ func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.En
 	if a.ClientSecretEnv != "" {
 		if o.Secret = st.env.Getenv(a.ClientSecretEnv); o.Secret == "" {
 			return nil, fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
-				"%s needs its client secret from the environment variable %s, which is not set", e.Name, a.ClientSecretEnv)
+				"%s needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
 		}
 	} else {
 		// A relative path is relative to the config file naming it.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -84,11 +86,11 @@ func (st *state) httpEntry(g *globals, server, verb string) (*client.Entry, erro
 		return nil, err
 	}
 	if e.Server.URL == "" {
-		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.Name)
+		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, shownName(e))
 	}
 	if a := e.Server.Auth; a != nil && a.Type != "oauth" {
 		return nil, fail.New(fail.Config, "client credentials are fetched at connect time and never stored",
-			"%q authenticates with %s: there is no login to %s", e.Name, a.Type, verb)
+			"%q authenticates with %s: there is no login to %s", shownName(e), a.Type, verb)
 	}
 	return e, nil
 }
@@ -104,13 +106,14 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		Now:      st.env.Now,
 		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
 		Note:     func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", msg) },
+		Redact:   queryRedactor(e.Server.URL),
 	}
 	if a := e.Server.Auth; a != nil {
 		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort, lo.Issuer = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort, a.Issuer
 		if a.ClientSecretEnv != "" {
 			if lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv); lo.ClientSecret == "" {
 				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
-					"%q needs its client secret from the environment variable %s, which is not set", e.Name, a.ClientSecretEnv)
+					"%q needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
 			}
 		}
 	}
@@ -140,7 +143,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
-				"no authorization arrived for %s before the time ran out", e.Name)
+				"no authorization arrived for %s before the time ran out", shownName(e))
 		}
 		return err
 	}
@@ -149,12 +152,23 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		return err
 	}
-	res := loginResult{Server: e.Name, LoggedIn: true, Scopes: rec.Scopes}
+	res := loginResult{Server: shownName(e), LoggedIn: true, Scopes: rec.Scopes}
 	if !rec.Expiry.IsZero() {
 		t := rec.Expiry.UTC().Truncate(time.Second)
 		res.ExpiresAt = &t
 	}
 	return st.print(g, format.KindGeneric, res)
+}
+
+// queryRedactor hides the values of raw's query string wherever the SDK's
+// messages quote it; nil when there is none.
+func queryRedactor(raw string) func(string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.RawQuery == "" {
+		return nil
+	}
+	r, _ := url.Parse(client.RedactURL(raw))
+	return strings.NewReplacer(u.RawQuery, r.RawQuery, url.QueryEscape(u.RawQuery), url.QueryEscape(r.RawQuery)).Replace
 }
 
 // showLink prints the authorization link at once, on stderr: stdout keeps
@@ -195,9 +209,9 @@ func logoutCommand(st *state) *cli.Command {
 				return err
 			}
 			if !had {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: there was no stored login for %s\n", e.Name)
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: there was no stored login for %s\n", shownName(e))
 			}
-			return st.print(g, format.KindGeneric, logoutResult{Server: e.Name, LoggedOut: true, WasStored: had})
+			return st.print(g, format.KindGeneric, logoutResult{Server: shownName(e), LoggedOut: true, WasStored: had})
 		}),
 	}
 }

@@ -46,6 +46,9 @@ type LoginOptions struct {
 
 	HTTPClient *http.Client // nil: a client that follows no redirects
 	Now        func() time.Time
+	// Redact hides secrets (a URL's query values) in messages that quote
+	// what the SDK says; nil: nothing to hide.
+	Redact func(string) string
 }
 
 // Login is an authorization-code flow in progress. Its Handler goes on the
@@ -176,7 +179,11 @@ func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	if err == nil || fail.As(err) != nil || ctx.Err() != nil {
 		return err
 	}
-	return fail.Wrap(fail.AuthFailed, err, "", "cannot log in to %s", h.l.o.Ref.Server)
+	e := fail.Wrap(fail.AuthFailed, err, "", "cannot log in to %s", h.l.o.Ref.Server)
+	if h.l.o.Redact != nil {
+		e.Msg = h.l.o.Redact(e.Msg)
+	}
+	return e
 }
 
 // fetch is the SDK's AuthorizationCodeFetcher: show the link, then wait for
