@@ -2,7 +2,10 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -122,4 +125,60 @@ func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.En
 		return nil, err
 	}
 	return creds.Sticky(c), nil
+}
+
+// authState says, for `mcpc list`, how a configured HTTP server
+// authenticates and whether that is ready; "" for stdio servers and for
+// HTTP servers with no credentials at all. It never contacts the server.
+func (st *state) authState(ctx context.Context, g *globals, cfg *client.Config, name string) string {
+	e, err := cfg.Lookup(name)
+	if err != nil || e.Server.URL == "" {
+		return ""
+	}
+	srv := e.Server
+	if v := srv.BearerTokenEnv; v != "" {
+		if st.env.Getenv(v) == "" {
+			return v + " not set"
+		}
+		return "token from " + v
+	}
+	a := srv.Auth
+	if a != nil && a.Type == "client_credentials" {
+		if v := a.ClientSecretEnv; v != "" && st.env.Getenv(v) == "" {
+			return v + " not set"
+		}
+		return "client credentials"
+	}
+	rec, err := creds.Load(ctx, st.keyring(), credRef(e))
+	switch {
+	case err != nil && a == nil:
+		return ""
+	case errors.Is(err, creds.ErrNotFound):
+		return "needs login"
+	case err != nil:
+		return "keyring unavailable"
+	}
+	now := st.env.Now()
+	switch {
+	case rec.Expiry.IsZero():
+		return "logged in"
+	case now.Before(rec.Expiry):
+		return "logged in, expires in " + roughly(rec.Expiry.Sub(now))
+	case rec.RefreshToken != "":
+		return "logged in, refreshes on next use"
+	}
+	return "login expired"
+}
+
+// roughly is a duration as a person says it: 3d, 5h20m, 42m, <1m.
+func roughly(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return "<1m"
 }

@@ -27,8 +27,9 @@ func listCommand(st *state) *cli.Command {
 		Aliases:   []string{"ls"},
 		Usage:     "list servers, a server's tools, resources, templates or prompts, or describe one",
 		ArgsUsage: "[SERVER [tools|resources|templates|prompts] [NAME]]",
-		Description: `Without SERVER: the configured servers with their transport, source file and
-trust. With SERVER: its tools (or the named kind); every page is fetched.
+		Description: `Without SERVER: the configured servers with their transport, source file,
+trust and (for HTTP servers with credentials) auth state. With SERVER: its
+tools (or the named kind); every page is fetched.
 With a NAME: that tool (or prompt, or resource template) described: its
 annotations, every argument from its schema, and an example command line.
 --json prints the complete result, schemas included.`,
@@ -79,7 +80,7 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 func (st *state) runList(ctx context.Context, g *globals, o listOptions) error {
 	switch {
 	case o.server == "" && !g.adhoc.IsStdio():
-		return st.listServers(g)
+		return st.listServers(ctx, g)
 	case o.name != "":
 		return st.describe(ctx, g, o)
 	}
@@ -111,11 +112,14 @@ type serverRow struct {
 	// Active is false when a higher-precedence source defines the same
 	// name, or when the project file is not trusted.
 	Active bool `json:"active"`
+	// Auth is how an active HTTP server authenticates and whether that
+	// is ready (logged in, expires in …, needs login, VAR not set).
+	Auth string `json:"auth,omitempty"`
 }
 
 // listServers prints every configured server, including those of an
 // untrusted project file (never started, but the user should see them).
-func (st *state) listServers(g *globals) error {
+func (st *state) listServers(ctx context.Context, g *globals) error {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return err
@@ -135,6 +139,11 @@ func (st *state) listServers(g *globals) error {
 		}
 	}
 	sortRows(rows)
+	for i, r := range rows {
+		if r.Active {
+			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
+		}
+	}
 	return st.print(g, format.KindServerList, map[string]any{"servers": rows})
 }
 

@@ -80,7 +80,9 @@ func RefFor(server, endpoint, login string, settings any) Ref {
 func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
 	b, err := st.Get(ctx, ref.Key)
 	if errors.Is(err, ErrNotFound) {
-		return nil, fail.New(fail.AuthRequired, ref.Login, "not logged in to %s", ref.Server)
+		// ErrNotFound stays in the chain: callers tell "never logged in"
+		// from "keyring unusable" by it.
+		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "not logged in to " + ref.Server, Hint: ref.Login, Err: ErrNotFound}
 	}
 	if err != nil {
 		return nil, err

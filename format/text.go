@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -80,8 +81,18 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 	case KindTemplate:
 		ok = describeTemplate(&b, root, opts)
 	case KindServerList:
-		ok = listText(&b, notes, root, width, "servers", "no servers configured",
-			[]string{"NAME", "TRANSPORT", "STATUS", "SOURCE"},
+		// The AUTH column shows only when some server has credentials.
+		withAuth := false
+		if items, ok := root.getArray("servers"); ok {
+			for _, it := range items {
+				withAuth = withAuth || str(it, "auth") != ""
+			}
+		}
+		header := []string{"NAME", "TRANSPORT", "STATUS", "SOURCE"}
+		if withAuth {
+			header = []string{"NAME", "TRANSPORT", "STATUS", "AUTH", "SOURCE"}
+		}
+		ok = listText(&b, notes, root, width, "servers", "no servers configured", header,
 			func(s *node) []string {
 				// One word says both whether the file is trusted and
 				// whether this definition is the one a name resolves to.
@@ -91,6 +102,9 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 					status = "active"
 				case s.isTrue("trusted"):
 					status = "overridden"
+				}
+				if withAuth {
+					return []string{str(s, "name"), str(s, "transport"), status, cmp.Or(str(s, "auth"), "-"), str(s, "source")}
 				}
 				return []string{str(s, "name"), str(s, "transport"), status, str(s, "source")}
 			})
