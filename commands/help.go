@@ -196,11 +196,23 @@ A Streamable HTTP server that needs credentials gets them from one of:
   headers          "headers": {"X-Api-Key": "${API_KEY}"}: any header, with
                    ${VAR} taken from the environment; -H 'Name: value' on the
                    command line.
-  auth             "auth": {"type": "oauth", ...} for an authorization-code
-                   login, or {"type": "client_credentials", "clientId": ...,
-                   "issuer": ..., "clientSecretEnv": ...} for machines (CI).
+  login            'mcpc login SERVER' (for "auth": {"type": "oauth", ...} or a
+                   server without "auth"): prints an authorization link on
+                   stderr, never opens a browser, and waits for the browser
+                   on 127.0.0.1 (--paste: paste the address it was sent to).
+                   The tokens go to the OS keyring (Secret Service, Keychain;
+                   no plaintext fallback) and every command uses them,
+                   refreshing under a lock file so that concurrent
+                   invocations refresh once. 'mcpc logout SERVER' deletes
+                   them; 'mcpc list' shows each server's state.
+  client creds     "auth": {"type": "client_credentials", "clientId": ...,
+                   "issuer": ..., "clientSecretEnv": ...} (or
+                   "clientAssertionKeyFile" + "clientAssertionAlg" for a
+                   private-key JWT) for machines (CI): a token at connect
+                   time, in memory only; the issuer must match exactly.
 
 A server that answers 401 or 403 ends the invocation with exit status 4 and a
-hint naming what to set. Credentials are sent only to the origin they were
+hint naming what to set or 'mcpc login SERVER'. Without a usable keyring a
+login is exit 4 too. Credentials are sent only to the origin they were
 configured for, never after a redirect to another one.
 `
