@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	dbus "github.com/keybase/dbus"
 	"github.com/keybase/go-keychain/secretservice"
@@ -117,9 +118,22 @@ func usable(err error, what string) error {
 	return unavailable(err, "the keyring cannot %s", what)
 }
 
+// search finds the record's items in the default collection. One retry:
+// under many concurrent clients gnome-keyring has been seen to answer a
+// search with "Object does not exist" for a collection path of its own
+// once; a collection that is really missing fails twice.
+func search(svc *secretservice.SecretService, key string) ([]dbus.ObjectPath, error) {
+	items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
+	if err != nil {
+		time.Sleep(100 * time.Millisecond)
+		items, err = svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
+	}
+	return items, err
+}
+
 func (s *secretStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return call(ctx, s, "read", func(svc *secretservice.SecretService, _ *secretservice.Session) ([]byte, error) {
-		items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
+		items, err := search(svc, key)
 		if err != nil {
 			return nil, usable(err, "search for credentials")
 		}
@@ -186,7 +200,7 @@ func (s *secretStore) Put(ctx context.Context, key, label string, attrs map[stri
 
 func (s *secretStore) Delete(ctx context.Context, key string) error {
 	_, err := call(ctx, s, "delete", func(svc *secretservice.SecretService, _ *secretservice.Session) (struct{}, error) {
-		items, err := svc.SearchCollection(secretservice.DefaultCollection, searchAttrs(key))
+		items, err := search(svc, key)
 		if err != nil {
 			return struct{}{}, usable(err, "search for credentials")
 		}
