@@ -73,6 +73,11 @@ func (m *mediaPass) extract(n *node, what, key string, counted bool) error {
 	fits := len(b64) <= m.opts.MaxMediaBytes
 	if counted {
 		fits = fits && m.inline < m.opts.MaxMedia
+		// On a terminal base64 is useless: every image and sound goes to
+		// a file the user can open. (A --query asks for the JSON as is.)
+		if m.opts.Mode == ModeText && m.opts.Query == "" && m.opts.Overflow != nil {
+			fits = false
+		}
 	}
 	if fits {
 		if counted {

@@ -1,7 +1,9 @@
 package format
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -151,9 +153,33 @@ func callToolText(b *strings.Builder, root *node) bool {
 		return true
 	}
 	for _, item := range content {
+		// A text block that only repeats structuredContent as JSON is
+		// shown once, below, pretty-printed.
+		if structured != nil && repeats(item, structured) {
+			continue
+		}
 		writeLine(b, blockText(item))
 	}
+	if structured != nil {
+		b.Write(renderAll(structured, 0))
+	}
 	return true
+}
+
+// repeats reports whether a text content block holds the same JSON value
+// as v, as servers commonly serialize structuredContent into the text.
+func repeats(item, v *node) bool {
+	if typ, _ := item.getString("type"); typ != "text" {
+		return false
+	}
+	text, _ := item.getString("text")
+	var a, b any
+	if json.Unmarshal([]byte(text), &a) != nil || json.Unmarshal(appendCompact(nil, v), &b) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
 }
 
 // blockText renders one content block: text as itself, everything else as a
