@@ -23,24 +23,17 @@ the sections on configuration, exit status, environment, files and security.`,
 			if cmd.Args().Len() > 0 {
 				return usagef("", "unexpected argument %q", cmd.Args().First())
 			}
-			page, err := ManPage()
-			if err != nil {
-				return err
-			}
-			_, err = st.env.Stdout.Write(page)
+			_, err := st.env.Stdout.Write(man.Text)
 			return err
 		},
 	}
 }
 
-// ManPage renders the manual page. It uses a fresh command tree: running
-// one adds --help flags everywhere, which the page need not repeat, and
-// the committed man/mcpc.1 (rendered the same way) must match.
-func ManPage() ([]byte, error) {
-	return manPage(newRoot(&state{}))
-}
-
-func manPage(root *cli.Command) ([]byte, error) {
+// ManSource is what the manual page is rendered from (by man/render, in
+// the test that keeps man/mcpc.1 current). It uses a fresh command tree:
+// running one adds --help flags everywhere, which the page need not repeat.
+func ManSource() man.Page {
+	root := newRoot(&state{})
 	p := man.Page{Root: root}
 	for _, t := range topics {
 		text := t.Text()
@@ -56,5 +49,5 @@ func manPage(root *cli.Command) ([]byte, error) {
 			p.Examples = append(p.Examples, man.Example{What: what[i], Line: line[i]})
 		}
 	}
-	return man.Render(p)
+	return p
 }

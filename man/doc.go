@@ -1,4 +1,5 @@
-// Package man builds mcpc's manual page, mcpc.1, from the one command tree
-// (through urfave/cli-docs) and the sections that are written by hand. The
-// committed mcpc.1 is checked against it by a test, so it cannot go stale.
+// Package man holds mcpc's manual page, mcpc.1, embedded for `mcpc man`, and
+// the parts it is made of. The page is rendered from the one command tree
+// and the written sections by man/render, in the test that keeps the
+// committed mcpc.1 current; the binary only prints the copy.
 package man

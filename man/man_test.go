@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/commands"
+	"github.com/mcpc-dev/mcpc/man/render"
 )
 
 var update = flag.Bool("update", false, "rewrite mcpc.1 from the command tree")
@@ -15,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite mcpc.1 from the command tree")
 // The committed page is what the command tree renders to; after changing a
 // command, run: go test ./man -update
 func TestPageIsCurrent(t *testing.T) {
-	page, err := commands.ManPage()
+	page, err := render.Render(commands.ManSource())
 	if err != nil {
 		t.Fatal(err)
 	}
