@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +140,27 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.traceHTTP(req, resp, time.Since(start))
+	if wait, ok := retryAfter(req, resp, msg); ok {
+		// A busy server said when to come back, and the request is safe to
+		// repeat: one retry, within the invocation's bound.
+		resp.Body.Close()
+		t.wire.trace("HTTP %d with Retry-After: retrying once in %s", resp.StatusCode, wait)
+		if err := sleepCtx(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			req.Body = body
+		}
+		start = time.Now()
+		if resp, err = t.base.RoundTrip(req); err != nil {
+			return nil, err
+		}
+		t.traceHTTP(req, resp, time.Since(start))
+	}
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
@@ -359,4 +381,53 @@ func baseTransport() http.RoundTripper {
 		return dial(ctx, network, addr)
 	}
 	return t
+}
+
+// safeToRepeat are the requests a 429 or 503 may retry: they change
+// nothing on the server. tools/call is never repeated.
+var safeToRepeat = map[string]bool{
+	"server/discover": true, "tools/list": true, "prompts/list": true, "resources/list": true,
+	"resources/templates/list": true, "resources/read": true,
+}
+
+// maxRetryAfter bounds how long mcpc waits on a Retry-After without a
+// deadline of the user's.
+const maxRetryAfter = 10 * time.Second
+
+// retryAfter says whether resp (429 or 503 with Retry-After) may be retried
+// once, and after how long: only a request safe to repeat, and only when
+// the wait fits the invocation's deadline (or maxRetryAfter).
+func retryAfter(req *http.Request, resp *http.Response, msg jsonrpc.Message) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	r, ok := msg.(*jsonrpc.Request)
+	if !ok || !safeToRepeat[r.Method] {
+		return 0, false
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	var wait time.Duration
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		wait = time.Duration(secs) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		wait = max(time.Until(at), 0)
+	} else {
+		return 0, false
+	}
+	limit := maxRetryAfter
+	if dl, ok := req.Context().Deadline(); ok {
+		limit = min(limit, time.Until(dl))
+	}
+	return wait, wait < limit
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

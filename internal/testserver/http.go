@@ -1,7 +1,9 @@
 package testserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,8 +59,11 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 		mux.Handle("/mcp", redirectTo(opts.redirect))
 	}
 	var root http.Handler = mux
+	if opts.busyOnce != "" {
+		root = busyOnce(opts.busyOnce, root)
+	}
 	if opts.headerLog != "" {
-		root = logHeaders(opts.headerLog, mux)
+		root = logHeaders(opts.headerLog, root)
 	}
 
 	// Handlers get a context we cancel at shutdown: the SDK's long-lived SSE
@@ -143,6 +148,30 @@ func logHeaders(path string, next http.Handler) http.Handler {
 			f.Close()
 		}
 		mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// busyOnce answers the first request for method with 503 and
+// "Retry-After: 1", as a server shedding load would; later ones pass.
+func busyOnce(method string, next http.Handler) http.Handler {
+	var once sync.Once
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var m struct{ Method string }
+			json.Unmarshal(body, &m)
+			busy := false
+			if m.Method == method {
+				once.Do(func() { busy = true })
+			}
+			if busy {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "busy, come back later", http.StatusServiceUnavailable)
+				return
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -121,6 +121,7 @@ type options struct {
 	requestLog string // --request-log: one line per request method
 	anyHost    bool   // --any-host: no DNS-rebinding protection
 	startDelay time.Duration
+	busyOnce   string // --busy-once: the first such request gets 503
 	ask        bool
 	logging    bool
 }
@@ -225,6 +226,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.requestLog, "request-log", "", "")
 	fs.BoolVar(&opts.anyHost, "any-host", false, "")
 	fs.DurationVar(&opts.startDelay, "start-delay", 0, "")
+	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
 	if err := fs.Parse(args); err != nil {
