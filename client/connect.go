@@ -192,7 +192,7 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 	if err != nil && usedRec && ctx.Err() == nil && eraSuspect(err) {
 		// The server is not what it was: forget it and probe afresh.
 		o.Memo.Forget(key)
-		trace(o, "the remembered verdict (%s) failed: %v; probing afresh", rec.Version, err)
+		trace(o, "the remembered verdict (%s) failed; probing afresh", rec.Version)
 		s, err = connectOnce(ctx, e, o, pin, key, nil)
 	}
 	if err != nil {
@@ -396,7 +396,7 @@ func (s *Session) verify(ctx context.Context, op func() error) error {
 	if !eraSuspect(err) || ctx.Err() != nil {
 		return err
 	}
-	trace(s.opts, "the first request failed (%v): the remembered verdict may be stale; probing afresh", err)
+	trace(s.opts, "the first request failed (%s): the remembered verdict may be stale; probing afresh", s.scrub(err))
 	s.opts.Memo.Forget(s.key)
 	s.Close()
 	s2, err2 := connectOnce(ctx, s.Entry, s.opts, s.pin, s.key, nil)
@@ -515,7 +515,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	s.http = newHTTPTransport(base, endpoint, s.Label, headers)
 	s.http.wire = s.wire
 	if a := headers.Get("Authorization"); a != "" {
-		s.wire.credKey = hashKey("credential", a)
+		s.wire.credKey = o.Memo.credentialKey(a)
 	} else if o.CredentialID != "" {
 		s.wire.credKey = hashKey("credential", o.CredentialID)
 	}
@@ -711,7 +711,18 @@ func (s *Session) Classify(op string, err error) error {
 		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + RedactURL(s.Entry.Server.URL) + "?",
 			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
 	}
-	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, err)}
+	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, s.scrub(err))}
+}
+
+// scrub is err's text with the server's URL redacted wherever it is
+// quoted: Go's HTTP client quotes the whole request URL, query string
+// included, and the SDK passes its error on as text.
+func (s *Session) scrub(err error) string {
+	msg := err.Error()
+	if u := s.Entry.Server.URL; u != "" {
+		msg = strings.ReplaceAll(msg, u, RedactURL(u))
+	}
+	return msg
 }
 
 // ListHint is the command that lists this server's tools.

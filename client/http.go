@@ -145,7 +145,7 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// repeat: one retry, within the invocation's bound.
 		resp.Body.Close()
 		t.wire.trace("HTTP %d with Retry-After: retrying once in %s", resp.StatusCode, wait)
-		if err := sleepCtx(req.Context(), wait); err != nil {
+		if err := sleep(req.Context(), wait); err != nil {
 			return nil, err
 		}
 		if req.GetBody != nil {
@@ -243,10 +243,10 @@ func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(h)) {
 			v := strings.Join(h[k], ",")
-			switch {
-			case strings.HasPrefix(k, "Mcp-") || k == "Content-Type" || k == "Accept":
-			case k == "Mcp-Session-Id":
-			default:
+			// Protocol headers are shown; anything configured (whatever its
+			// name) and everything else is not.
+			_, configured := t.headers[k]
+			if configured || !(strings.HasPrefix(k, "Mcp-") || k == "Content-Type" || k == "Accept") {
 				v = "<redacted>"
 			}
 			parts = append(parts, k+": "+v)
@@ -370,6 +370,15 @@ func (b *limitedBody) Close() error { return b.rc.Close() }
 // so a resolver must not be able to send it anywhere else.
 func baseTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	// Go's proxy rules skip localhost and loopback IPs but not other
+	// .localhost names, which are loopback too.
+	proxy := t.Proxy
+	t.Proxy = func(req *http.Request) (*url.URL, error) {
+		if h := strings.ToLower(strings.TrimSuffix(req.URL.Hostname(), ".")); strings.HasSuffix(h, ".localhost") {
+			return nil, nil
+		}
+		return proxy(req)
+	}
 	dial := t.DialContext
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if host, port, err := net.SplitHostPort(addr); err == nil {
@@ -419,15 +428,4 @@ func retryAfter(req *http.Request, resp *http.Response, msg jsonrpc.Message) (ti
 		limit = min(limit, time.Until(dl))
 	}
 	return wait, wait < limit
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

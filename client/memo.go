@@ -1,6 +1,8 @@
 package client
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -175,4 +177,43 @@ func privateDir(dir string) error {
 // elsewhere and stay).
 func (m *Memo) ForgetServer(e *Entry, cwd string) {
 	m.Forget(serverKey(e, cwd))
+}
+
+// credentialKey names a secret credential in cache file names. A plain hash
+// of a short token could be reversed offline from a directory listing, so
+// it is keyed with a random per-user secret kept (0600) in the state dir,
+// read only when a credential is in use. Without one (no memo, or it cannot
+// be written) the credential still gets a stable key, unsalted.
+func (m *Memo) credentialKey(credential string) string {
+	if m == nil {
+		return hashKey("credential", credential)
+	}
+	dir := filepath.Dir(m.EraDir)
+	path := filepath.Join(dir, "cache-key")
+	salt, err := ReadSmallFile(path, 1024)
+	if err != nil || len(salt) < 32 {
+		fresh := make([]byte, 32)
+		if _, err := rand.Read(fresh); err == nil && writeFileExcl(dir, path, fresh) == nil {
+			salt = fresh
+		} else if salt, err = ReadSmallFile(path, 1024); err != nil || len(salt) < 32 {
+			return hashKey("credential", credential)
+		}
+	}
+	mac := hmac.New(sha256.New, salt)
+	mac.Write([]byte(credential))
+	return hex.EncodeToString(mac.Sum(nil))[:32]
+}
+
+// writeFileExcl creates path (0600) with data unless it exists: of two
+// invocations creating the key at once, the first wins and the second reads it.
+func writeFileExcl(dir, path string, data []byte) error {
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	return errors.Join(werr, f.Close())
 }

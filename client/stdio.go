@@ -126,9 +126,24 @@ func (p *process) stopGraces(stdinGrace, termGrace time.Duration) {
 		if syscall.Kill(-pgid, syscall.SIGTERM) == nil {
 			deadline := time.Now().Add(termGrace)
 			for time.Now().Before(deadline) && syscall.Kill(-pgid, 0) == nil {
+				// As subreaper mcpc inherits the group's orphans; their
+				// zombies would keep the group "alive" until reaped.
+				for {
+					if pid, _ := syscall.Wait4(-pgid, nil, syscall.WNOHANG, nil); pid <= 0 {
+						break
+					}
+				}
+				if syscall.Kill(-pgid, 0) != nil {
+					break
+				}
 				time.Sleep(10 * time.Millisecond)
 			}
 			syscall.Kill(-pgid, syscall.SIGKILL)
+			for {
+				if pid, _ := syscall.Wait4(-pgid, nil, syscall.WNOHANG, nil); pid <= 0 {
+					break
+				}
+			}
 		}
 		// Daemonized descendants left the group; as subreaper mcpc
 		// inherited them.

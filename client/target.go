@@ -63,14 +63,13 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 			srv.literalHeaders = map[string]string{}
 		}
 		for _, h := range a.Headers {
-			k, v, ok := strings.Cut(h, ":")
-			k = strings.TrimSpace(k)
-			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return nil, fail.New(fail.Usage, "write it as --header 'Name: value'", "invalid --header %q", h)
+			k, v, err := ParseHeader(h)
+			if err != nil {
+				return nil, err
 			}
 			// Values from the command line are literal: the shell has
 			// already expanded what the user meant to expand.
-			srv.literalHeaders[http.CanonicalHeaderKey(k)] = strings.TrimSpace(v)
+			srv.literalHeaders[k] = v
 		}
 		if a.BearerEnv != "" {
 			srv.BearerTokenEnv = a.BearerEnv
@@ -78,4 +77,19 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 		e = &Entry{Name: e.Name, Server: &srv, File: e.File}
 	}
 	return e, nil
+}
+
+// ParseHeader splits a --header word, 'Name: value'. A malformed one is a
+// usage error that quotes only the first word, never the value: the word
+// is often "Authorization Bearer <token>" with the colon forgotten.
+func ParseHeader(h string) (name, value string, err error) {
+	k, v, ok := strings.Cut(h, ":")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.ContainsAny(k, " \t") {
+		first, _, _ := strings.Cut(strings.TrimSpace(h), " ")
+		first, _, _ = strings.Cut(first, ":")
+		return "", "", fail.New(fail.Usage, "write it as --header 'Name: value'",
+			"invalid --header starting %q: expected 'Name: value'", first)
+	}
+	return http.CanonicalHeaderKey(k), strings.TrimSpace(v), nil
 }

@@ -40,8 +40,6 @@ type wire struct {
 	lastDiscover json.RawMessage
 	discoverErr  *jsonrpc.Error
 	refusedInit  bool
-	localHits    int
-	sent         int // requests that went on the wire
 }
 
 type pendingReq struct {
@@ -136,7 +134,6 @@ func (w *wire) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 	}
 	w.mu.Lock()
 	w.pending[idKey(req.ID)] = p
-	w.sent++
 	w.mu.Unlock()
 	w.trace("→ %s id=%v", req.Method, req.ID.Raw())
 	return nil, nil
@@ -146,7 +143,6 @@ func (w *wire) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Response {
 	w.mu.Lock()
 	w.results[req.Method] = append(w.results[req.Method], result)
-	w.localHits++
 	w.mu.Unlock()
 	return &jsonrpc.Response{ID: req.ID, Result: result}
 }

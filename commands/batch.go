@@ -13,7 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -100,19 +99,21 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				args = map[string]any{}
 			}
 			if !noValidate {
-				skipped, err := client.ValidateArgs(tool, args)
-				if err != nil {
+				if err := st.checkArgs(tool, args); err != nil {
 					return nil, err
-				}
-				if skipped != "" {
-					fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments of %q not checked: the tool's inputSchema cannot be used (%s)\n", c.Tool, skipped)
 				}
 			}
 			_, raw, err := sess.CallTool(ctx, c.Tool, args)
-			if err == nil && gjson.GetBytes(raw, "isError").Bool() {
+			if err != nil {
+				return raw, err
+			}
+			if err := st.checkOutput(g, tool, raw); err != nil {
+				return raw, err
+			}
+			if gjson.GetBytes(raw, "isError").Bool() {
 				return raw, errToolError
 			}
-			return raw, err
+			return raw, nil
 		}()
 		var line []byte
 		if res != nil {
@@ -127,14 +128,19 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				worst = e
 			}
 			if res == nil {
-				line, _ = json.Marshal(map[string]any{"error": map[string]any{"code": e.Code, "message": oneLine(e.Msg), "hint": oneLine(e.Hint), "exit": e.Code.Exit()}})
+				line = errorObject(e)
 			}
 		}
 		if _, werr := fmt.Fprintf(st.env.Stdout, "%s\n", line); werr != nil {
 			return nil // the reader went away (… | head): not a failure
 		}
+		// The connection is gone, or the invocation's bound: stop. (A
+		// --strict mismatch is a protocol failure of that call only.)
+		if err != nil && ctx.Err() != nil {
+			return worst
+		}
 		switch fail.CodeOf(err) {
-		case fail.Connection, fail.Protocol, fail.Timeout, fail.Interrupted:
+		case fail.Connection, fail.ServerExited, fail.Timeout, fail.ConnectTimeout, fail.Interrupted:
 			return worst
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
@@ -86,12 +87,8 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	}
 	args := mergeArgs(o.base, o.pairs, client.PropertyTypes(tool))
 	if !o.noValidate {
-		skipped, err := client.ValidateArgs(tool, args)
-		if err != nil {
+		if err := st.checkArgs(tool, args); err != nil {
 			return err
-		}
-		if skipped != "" {
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments not checked: the tool's inputSchema cannot be used (%s)\n", skipped)
 		}
 	}
 	p := st.startProgress(o.progress)
@@ -100,19 +97,44 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	if err != nil {
 		return err
 	}
-	mismatch, _ := client.ValidateOutput(tool, raw)
-	if mismatch != "" && !g.strict {
-		fmt.Fprintf(st.env.Stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", o.tool, format.StripControl(mismatch))
-	}
+	strictErr := st.checkOutput(g, tool, raw)
 	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
 		return err
 	}
-	if mismatch != "" && g.strict {
-		return fail.New(fail.Protocol, "drop --strict to accept the result with a warning",
-			"structuredContent does not match the outputSchema of tool %q: %s", o.tool, mismatch)
+	if strictErr != nil {
+		return strictErr
 	}
 	if gjson.GetBytes(raw, "isError").Bool() {
 		return errToolError
 	}
+	return nil
+}
+
+// checkArgs checks a call's arguments against the tool's inputSchema; a
+// schema mcpc cannot use is a note, not a failure (the server checks too).
+func (st *state) checkArgs(tool *mcp.Tool, args map[string]any) error {
+	skipped, err := client.ValidateArgs(tool, args)
+	if err != nil {
+		return err
+	}
+	if skipped != "" {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments of %q not checked: the tool's inputSchema cannot be used (%s)\n", tool.Name, skipped)
+	}
+	return nil
+}
+
+// checkOutput checks structuredContent against the tool's outputSchema: a
+// mismatch is a warning, or under --strict the error to report once the
+// result is printed.
+func (st *state) checkOutput(g *globals, tool *mcp.Tool, raw []byte) error {
+	mismatch, _ := client.ValidateOutput(tool, raw)
+	switch {
+	case mismatch == "":
+		return nil
+	case g.strict:
+		return fail.New(fail.Protocol, "drop --strict to accept the result with a warning",
+			"structuredContent does not match the outputSchema of tool %q: %s", tool.Name, mismatch)
+	}
+	fmt.Fprintf(st.env.Stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", tool.Name, format.StripControl(mismatch))
 	return nil
 }

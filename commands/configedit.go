@@ -88,7 +88,8 @@ func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
 	for _, kv := range cmd.StringSlice("env") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return o, usagef("write --env KEY=VALUE", "bad --env %q", kv)
+			// Only the key: what follows "=" may be a secret.
+			return o, usagef("write --env KEY=VALUE", "bad --env %q: expected KEY=VALUE", k)
 		}
 		if s.Env == nil {
 			s.Env = map[string]string{}
@@ -96,14 +97,14 @@ func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
 		s.Env[k] = v
 	}
 	for _, h := range g.adhoc.Headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return o, usagef("write -H 'Name: value'", "bad --header %q", h)
+		k, v, err := client.ParseHeader(h)
+		if err != nil {
+			return o, err
 		}
 		if s.Headers == nil {
 			s.Headers = map[string]string{}
 		}
-		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		s.Headers[k] = v
 	}
 	s.BearerTokenEnv, s.Protocol = g.adhoc.BearerEnv, g.adhoc.Protocol
 	return o, nil

@@ -90,9 +90,7 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 		fmt.Fprintf(stderr, "mcpc: hint: %s\n", hint)
 	}
 	if jsonErr {
-		obj := map[string]any{"error": map[string]any{"code": e.Code, "message": msg, "hint": hint, "exit": code}}
-		b, _ := json.Marshal(obj)
-		fmt.Fprintf(stderr, "%s\n", b)
+		fmt.Fprintf(stderr, "%s\n", errorObject(e))
 	}
 	return code
 }
@@ -101,4 +99,12 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 // and folds the message onto one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(format.StripControl(s)), " ")
+}
+
+// errorObject is the JSON form of a failure: the object --json prints on
+// stderr, and --batch prints in place of a failed call's result.
+func errorObject(e *fail.Error) []byte {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"code": e.Code, "message": oneLine(e.Msg), "hint": oneLine(e.Hint), "exit": e.Code.Exit()}})
+	return b
 }

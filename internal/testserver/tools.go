@@ -221,6 +221,17 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		return textResult("region " + in.Region), nil
 	})
 
+	// A schema mcpc must not follow (a network $ref): its arguments go
+	// unchecked, with a note.
+	s.AddTool(&mcp.Tool{
+		Name:        "remote-ref",
+		Description: "Take an argument whose schema is a network $ref.",
+		InputSchema: map[string]any{"type": "object",
+			"properties": map[string]any{"x": map[string]any{"$ref": "https://schemas.example/x.json"}}},
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("ok"), nil
+	})
+
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "kinds",
 		Title:       "Every content kind",
