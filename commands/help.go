@@ -206,8 +206,11 @@ A Streamable HTTP server that needs credentials gets them from one of:
                    The tokens go to the OS keyring (Secret Service, Keychain;
                    no plaintext fallback) and every command uses them,
                    refreshing under a lock file so that concurrent
-                   invocations refresh once. 'mcpc logout SERVER' deletes
-                   them; 'mcpc list' shows each server's state.
+                   invocations refresh once. A client registered by
+                   Dynamic Client Registration is kept per authorization
+                   server and reused by later logins. 'mcpc logout SERVER'
+                   deletes the tokens and the registration they used;
+                   'mcpc list' shows each server's state.
   client creds     "auth": {"type": "client_credentials", "clientId": ...,
                    "issuer": ..., "clientSecretEnv": ...} (or
                    "clientAssertionKeyFile" + "clientAssertionAlg" for a

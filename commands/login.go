@@ -188,6 +188,9 @@ type logoutResult struct {
 	Server    string `json:"server"`
 	LoggedOut bool   `json:"loggedOut"`
 	WasStored bool   `json:"wasStored"`
+	// ForgotRegistration: the client registration the login used was
+	// deleted with it.
+	ForgotRegistration bool `json:"forgotRegistration,omitempty"`
 }
 
 func logoutCommand(st *state) *cli.Command {
@@ -195,6 +198,9 @@ func logoutCommand(st *state) *cli.Command {
 		Name:      "logout",
 		Usage:     "delete a server's stored login from the OS keyring",
 		ArgsUsage: "SERVER",
+		Description: `Deletes the tokens, and the client registration (Dynamic Client
+Registration) the login used at its authorization server, so the next login
+registers anew.`,
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			server, err := oneServer(g, cmd.Args().Slice(), "logout")
 			if err != nil {
@@ -204,14 +210,27 @@ func logoutCommand(st *state) *cli.Command {
 			if err != nil {
 				return err
 			}
-			had, err := creds.Delete(ctx, st.keyring(), credRef(e))
+			ks, ref := st.keyring(), credRef(e)
+			// The client registration the login used goes too: a
+			// logout leaves nothing of the login behind, and a
+			// registration the authorization server has dropped can
+			// be got rid of this way.
+			var issuer, clientID string
+			if rec, err := creds.Load(ctx, ks, ref); err == nil {
+				issuer, clientID = rec.Issuer, rec.ClientID
+			}
+			had, err := creds.Delete(ctx, ks, ref)
 			if err != nil {
 				return err
 			}
 			if !had {
 				fmt.Fprintf(st.env.Stderr, "mcpc: note: there was no stored login for %s\n", shownName(e))
 			}
-			return st.print(g, format.KindGeneric, logoutResult{Server: shownName(e), LoggedOut: true, WasStored: had})
+			forgot, err := creds.ForgetRegistration(ctx, ks, issuer, clientID)
+			if err != nil {
+				return err
+			}
+			return st.print(g, format.KindGeneric, logoutResult{Server: shownName(e), LoggedOut: true, WasStored: had, ForgotRegistration: forgot})
 		}),
 	}
 }

@@ -2,9 +2,7 @@ package creds
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -66,6 +64,8 @@ type Login struct {
 	tok      *oauth2.Token
 	iss      string
 	asIssuer string // the issuer of the authorization server metadata the flow used
+	regURL   string // that server's registration endpoint
+	reused   *Registration
 }
 
 // StartLogin listens on the loopback receiver and prepares the handler.
@@ -83,28 +83,35 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 			return nil, err
 		}
 	}
+	// One read of the stored login: the scopes a server challenged for
+	// are asked for again, and the registration it used names the port to
+	// listen on, so the redirect URI stays the one registered.
 	var challenged []string
-	if _, err := o.Store.Get(ctx, o.Ref.Key); err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, err
-	} else if err == nil {
-		if prev, err := Load(ctx, o.Store, o.Ref); err == nil {
-			challenged = prev.Challenged
+	port := o.RedirectPort
+	prev, err := Load(ctx, o.Store, o.Ref)
+	switch {
+	case err == nil:
+		challenged = prev.Challenged
+		if r, err := LoadRegistration(ctx, o.Store, prev.Issuer); port == 0 && err == nil && len(r.RedirectURIs) > 0 {
+			port = loopbackPort(r.RedirectURIs[0])
 		}
+	case !errors.Is(err, ErrNotFound) && !errors.Is(err, errUnreadable):
+		return nil, err
 	}
-	recv, err := listenReceiver(o.RedirectPort)
+	recv, err := listenReceiver(port)
+	if err != nil && port != o.RedirectPort {
+		recv, err = listenReceiver(o.RedirectPort)
+	}
 	if err != nil {
 		return nil, fail.Wrap(fail.AuthFailed, err, `free the port, or change "redirectPort"`, "cannot listen for the login callback")
 	}
 	l := &Login{o: o, recv: recv}
 	// Watch the SDK's metadata requests to learn which authorization
-	// server issued the tokens: a later 401 can then tell a migration to
-	// another server from a revoked token.
+	// server issued the tokens (a later 401 can then tell a migration to
+	// another server from a revoked token) and answer its registration
+	// request with the registration kept for that server.
 	hc := *o.HTTPClient
-	hc.Transport = &metadataObserver{base: hc.Transport, seen: func(issuer string) {
-		l.mu.Lock()
-		l.asIssuer = issuer
-		l.mu.Unlock()
-	}}
+	hc.Transport = &loginTransport{base: hc.Transport, l: l}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              recv.redirectURL(),
 		AuthorizationCodeFetcher: l.fetch,
@@ -176,7 +183,16 @@ func (h loginHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, erro
 // say the login failed, instead of looking like a plain 401.
 func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	err := h.l.h.Authorize(ctx, req, resp)
-	if err == nil || fail.As(err) != nil || ctx.Err() != nil {
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if rejectedClient(err) {
+		if r := h.l.forgetReused(ctx); r != nil {
+			return fail.New(fail.AuthFailed, "log in again to register anew: "+h.l.o.Ref.Login,
+				"the authorization server %s no longer accepts the client registration mcpc kept for it (%s); it is forgotten", r.Issuer, clientErrorCode(err))
+		}
+	}
+	if fail.As(err) != nil {
 		return err
 	}
 	e := fail.Wrap(fail.AuthFailed, err, "", "cannot log in to %s", h.l.o.Ref.Server)
@@ -209,12 +225,20 @@ func (l *Login) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.
 	case r = <-pasted:
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// An authorization server that no longer knows a kept
+			// client shows its error in the browser and never comes
+			// back: forget the registration, so that the next login
+			// registers anew rather than waiting in vain again.
+			l.forgetReused(ctx)
 			return nil, fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
 				"no authorization arrived for %s before the time ran out", l.o.Ref.Server)
 		}
 		return nil, ctx.Err()
 	}
 	if r.err != nil {
+		if rejectedClient(r.err) {
+			return nil, r.err // Authorize says what happened to the registration
+		}
 		return nil, fail.Wrap(fail.AuthFailed, r.err, "", "cannot log in to %s", l.o.Ref.Server)
 	}
 	l.mu.Lock()
@@ -289,35 +313,63 @@ func (l *Login) Finish(ctx context.Context) (*Record, error) {
 // Close releases the receiver when the login is abandoned.
 func (l *Login) Close() { l.recv.close() }
 
-// metadataObserver passes requests through and reports the issuer of any
-// authorization server metadata document that comes back.
-type metadataObserver struct {
-	base http.RoundTripper
-	seen func(issuer string)
+func (l *Login) sawMetadata(issuer, registrationEndpoint string) {
+	l.mu.Lock()
+	l.asIssuer, l.regURL = issuer, registrationEndpoint
+	l.mu.Unlock()
 }
 
-func (m *metadataObserver) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := m.base
-	if base == nil {
-		base = http.DefaultTransport
+func (l *Login) isRegistrationEndpoint(u string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.regURL != "" && u == l.regURL
+}
+
+// registrationIssuer is what the registration is kept under: the issuer
+// whose metadata named the registration endpoint.
+func (l *Login) registrationIssuer() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.asIssuer
+}
+
+func (l *Login) reuse(r *Registration) {
+	l.mu.Lock()
+	l.reused = r
+	l.mu.Unlock()
+}
+
+// forgetReused deletes the kept registration this login reused, when the
+// authorization server turned it down: the next login registers anew.
+func (l *Login) forgetReused(ctx context.Context) *Registration {
+	l.mu.Lock()
+	r := l.reused
+	l.mu.Unlock()
+	if r == nil {
+		return nil
 	}
-	resp, err := base.RoundTrip(req)
-	p := req.URL.Path
-	if err != nil || resp.StatusCode != http.StatusOK ||
-		!strings.Contains(p, "/.well-known/oauth-authorization-server") && !strings.Contains(p, "/.well-known/openid-configuration") {
-		return resp, err
+	ForgetRegistration(context.WithoutCancel(ctx), l.o.Store, r.Issuer, r.ClientID)
+	return r
+}
+
+// rejectedClient says whether err is the authorization server turning the
+// client itself down, at the authorization or the token endpoint.
+func rejectedClient(err error) bool {
+	switch clientErrorCode(err) {
+	case "invalid_client", "unauthorized_client":
+		return true
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
+	return false
+}
+
+func clientErrorCode(err error) string {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.ErrorCode
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	var meta struct {
-		Issuer string `json:"issuer"`
+	var ce *callbackError
+	if errors.As(err, &ce) {
+		return ce.code
 	}
-	if json.Unmarshal(body, &meta) == nil && meta.Issuer != "" {
-		m.seen(meta.Issuer)
-	}
-	return resp, nil
+	return ""
 }

@@ -111,15 +111,23 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // completes it; neither (nil, nil) is ignored.
 func parseCallback(q url.Values, state string) (*auth.AuthorizationResult, error) {
 	if e := q.Get("error"); e != "" {
-		msg := "the authorization server refused: " + e
-		if d := q.Get("error_description"); d != "" {
-			msg += " (" + d + ")"
-		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, &callbackError{code: e, desc: q.Get("error_description")}
 	}
 	code := q.Get("code")
 	if code == "" {
 		return nil, nil
 	}
 	return &auth.AuthorizationResult{Code: code, State: state, Iss: q.Get("iss")}, nil
+}
+
+// callbackError is an error response the authorization server sent back
+// through the browser (RFC 6749 section 4.1.2.1).
+type callbackError struct{ code, desc string }
+
+func (e *callbackError) Error() string {
+	msg := "the authorization server refused: " + e.code
+	if e.desc != "" {
+		msg += " (" + e.desc + ")"
+	}
+	return msg
 }

@@ -75,6 +75,10 @@ func RefFor(server, endpoint, login string, settings any) Ref {
 	return Ref{Key: KeyFor(server, endpoint, settings), Server: server, Endpoint: endpoint, Login: login}
 }
 
+// errUnreadable is in the chain of Load's error for a record it cannot
+// decode: a login replaces it.
+var errUnreadable = errors.New("unreadable credentials")
+
 // Load reads a record. A missing one is fail.AuthRequired naming the login
 // command.
 func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
@@ -90,7 +94,7 @@ func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil || r.Version != recordVersion {
 		// Never quote the bytes: they hold tokens.
-		return nil, fail.New(fail.AuthRequired, ref.Login, "the stored credentials for %s are unreadable", ref.Server)
+		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + ref.Server + " are unreadable", Hint: ref.Login, Err: errUnreadable}
 	}
 	return &r, nil
 }

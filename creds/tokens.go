@@ -232,6 +232,13 @@ func (t *Tokens) refresh(rec *Record) (*Record, error) {
 			return nil, fail.New(fail.AuthRequired, t.o.Ref.Login,
 				"the stored login for %s has expired or was revoked (the refresh was refused: invalid_grant)", t.o.Ref.Server)
 		}
+		if errors.As(err, &te) && te.Code == "invalid_client" {
+			// The server no longer knows the client: its kept
+			// registration is useless too, and the login registers anew.
+			ForgetRegistration(t.ctx, t.o.Store, rec.Issuer, rec.ClientID)
+			return nil, fail.New(fail.AuthRequired, t.o.Ref.Login,
+				"the authorization server no longer accepts the client the stored login for %s was made with (the refresh was refused: invalid_client)", t.o.Ref.Server)
+		}
 		return nil, fail.Wrap(fail.AuthFailed, err, t.o.Ref.Login, "cannot refresh the token for %s", t.o.Ref.Server)
 	}
 	fresh := *rec

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,8 @@ type oauthServer struct {
 	closed   chan struct{} // closed when the server stops
 
 	mu      sync.Mutex
+	issuer  string              // the authorization server the resource names now
+	revoked map[string]bool     // client_ids the server no longer accepts
 	clients map[string][]string // client_id → redirect URIs
 	codes   map[string]authCode
 	access  map[string]grant
@@ -84,7 +87,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: oauth-server VAR [flags]")
 	}
 	fs := flag.NewFlagSet("oauth-server", flag.ContinueOnError)
-	s := &oauthServer{clients: map[string][]string{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{}}
+	s := &oauthServer{clients: map[string][]string{}, revoked: map[string]bool{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{}}
 	fs.IntVar(&s.codeTTL, "code-ttl", 3600, "")
 	fs.IntVar(&s.refTTL, "refresh-ttl", 3600, "")
 	fs.DurationVar(&s.refDelay, "refresh-delay", 0, "")
@@ -108,6 +111,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	srv.Start()
 	ts.Defer(func() { close(s.closed); srv.Close() })
 	s.base = srv.URL
+	s.issuer = s.base
 	var sopts *mcp.ServerOptions
 	if s.ttlMs > 0 {
 		sopts = &mcp.ServerOptions{SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
@@ -127,11 +131,17 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	mux.Handle("/mcp", s.protect(mcpHandler))
 	prm := func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"resource": s.base + "/mcp", "authorization_servers": []string{s.base}, "scopes_supported": []string{"mcp:read"}})
+		s.mu.Lock()
+		issuer := s.issuer
+		s.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"resource": s.base + "/mcp", "authorization_servers": []string{issuer}, "scopes_supported": []string{"mcp:read"}})
 	}
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		issuer := s.base
+	// Two authorization servers share the origin: the first, whose issuer
+	// is the origin, and one at /as2 that oauth-migrate moves the resource
+	// to. They share clients, codes and tokens; only their issuers differ.
+	asMeta := func(w http.ResponseWriter, r *http.Request) {
+		issuer := s.base + strings.TrimPrefix(r.URL.Path, "/.well-known/oauth-authorization-server")
 		if s.mdIssuer != "" {
 			issuer = s.mdIssuer
 		}
@@ -144,7 +154,9 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 			"scopes_supported":                               []string{"mcp:read", "mcp:write", "offline_access"},
 			"authorization_response_iss_parameter_supported": true,
 		})
-	})
+	}
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", asMeta)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server/as2", asMeta)
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("POST /token", s.token)
@@ -198,6 +210,7 @@ func (s *oauthServer) register(w http.ResponseWriter, r *http.Request) {
 	}
 	id := token("client-")
 	s.mu.Lock()
+	s.counts["register"]++
 	s.clients[id] = md.RedirectURIs
 	s.mu.Unlock()
 	writeJSON(w, 201, map[string]any{"client_id": id, "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
@@ -210,7 +223,7 @@ func (s *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	redirect := q.Get("redirect_uri")
 	switch {
-	case !known || redirect == "" || !contains(uris, redirect):
+	case !known || redirect == "" || !slices.ContainsFunc(uris, func(u string) bool { return sameRedirect(u, redirect) }):
 		http.Error(w, "unknown client or redirect_uri", 400)
 		return
 	case q.Get("response_type") != "code", q.Get("code_challenge_method") != "S256", q.Get("code_challenge") == "":
@@ -224,17 +237,23 @@ func (s *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.codes[code] = authCode{client: q.Get("client_id"), redirect: redirect, challenge: q.Get("code_challenge"), resource: q.Get("resource"), scope: q.Get("scope")}
 	s.mu.Unlock()
-	to := redirect + "?" + url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {s.base}}.Encode()
+	s.mu.Lock()
+	issuer := s.issuer
+	s.mu.Unlock()
+	to := redirect + "?" + url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {issuer}}.Encode()
 	http.Redirect(w, r, to, http.StatusFound)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// sameRedirect matches a redirect URI against a registered one as RFC 8252
+// section 7.3 asks: on a loopback IP address, any port.
+func sameRedirect(registered, got string) bool {
+	if registered == got {
+		return true
 	}
-	return false
+	r, err1 := url.Parse(registered)
+	g, err2 := url.Parse(got)
+	return err1 == nil && err2 == nil && r.Scheme == "http" && g.Scheme == "http" &&
+		r.Hostname() == "127.0.0.1" && g.Hostname() == "127.0.0.1" && r.Path == g.Path && r.RawQuery == g.RawQuery
 }
 
 func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
@@ -254,6 +273,13 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ttl, scope := s.codeTTL, ""
+	s.mu.Lock()
+	revoked := s.revoked[r.PostForm.Get("client_id")]
+	s.mu.Unlock()
+	if revoked {
+		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
+		return
+	}
 	switch grantType {
 	case "client_credentials":
 		if !s.clientAuthenticated(r) {
@@ -315,6 +341,43 @@ func (s *oauthServer) clientAuthenticated(r *http.Request) bool {
 	return err == nil && tok.Valid
 }
 
+// oauth-migrate URL: the resource at URL names the second authorization
+// server (ISSUER/as2) from now on, which knows none of the first one's
+// access tokens.
+func cmdOAuthMigrate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: oauth-migrate URL")
+	}
+	s := oauthServerAt(ts, args[0])
+	s.mu.Lock()
+	s.issuer = s.base + "/as2"
+	clear(s.access)
+	s.mu.Unlock()
+}
+
+// oauth-revoke URL: the token endpoint answers invalid_client to
+// every client registered so far, as a server that dropped them does.
+func cmdOAuthRevokeClients(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: oauth-revoke URL")
+	}
+	s := oauthServerAt(ts, args[0])
+	s.mu.Lock()
+	for id := range s.clients {
+		s.revoked[id] = true
+	}
+	clear(s.access)
+	s.mu.Unlock()
+}
+
+func oauthServerAt(ts *testscript.TestScript, u string) *oauthServer {
+	v, ok := oauthServers.Load(u)
+	if !ok {
+		ts.Fatalf("no oauth-server at %s", u)
+	}
+	return v.(*oauthServer)
+}
+
 // oauth-wait URL GRANT N: wait up to 15s for the N-th GRANT token request.
 func cmdOAuthWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
@@ -339,7 +402,8 @@ func cmdOAuthWait(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // oauth-count URL GRANT N: the server at URL answered exactly N token
-// requests of grant type GRANT. With "keyring" as GRANT, N is ignored and
+// requests of grant type GRANT ("register": registration requests). With
+// "keyring" as GRANT, N is ignored and
 // the keyring's record must hold the newest refresh token instead.
 func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
@@ -379,7 +443,8 @@ func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 // login) and play the user: read the authorization link from its stderr,
 // fetch it like a browser (the server approves and redirects to mcpc's
 // loopback receiver), and require exit CODE. Its output is kept in
-// authorize.stdout and authorize.stderr. -paste pastes the redirect URL
+// authorize.stdout and authorize.stderr, the link's redirect_uri in
+// authorize.redirect. -paste pastes the redirect URL
 // on PROG's stdin instead of following it. -attacks first sends hostile
 // callbacks (wrong state, foreign Host, POST, wrong path) and, after the
 // real one, a replay; FILE gets one line per attempt with the status.
@@ -425,6 +490,9 @@ func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		followed = true
+		if lu, err := url.Parse(link); err == nil {
+			ts.Check(os.WriteFile(ts.MkAbs("authorize.redirect"), []byte(lu.Query().Get("redirect_uri")+"\n"), 0o644))
+		}
 		if *paste {
 			loc := redirectOf(ts, link)
 			fmt.Fprintln(stdin, "not a url")

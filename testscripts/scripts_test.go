@@ -150,6 +150,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"oauth-server":     cmdOAuthServer,
 			"oauth-count":      cmdOAuthCount,
 			"oauth-wait":       cmdOAuthWait,
+			"oauth-migrate":    cmdOAuthMigrate,
+			"oauth-revoke":     cmdOAuthRevokeClients,
 			"authorize":        cmdAuthorize,
 			"concurrent":       cmdConcurrent,
 			"auth-coverage":    cmdConformanceAuthCoverage,
