@@ -201,6 +201,9 @@ func (t *Tokens) refreshLocked(stale string) error {
 		if rec.RefreshToken == "" {
 			return fail.New(fail.AuthRequired, t.o.Ref.Login, "the stored login for %s has expired", t.o.Ref.Server)
 		}
+		if beforeRefresh != nil {
+			beforeRefresh()
+		}
 		fresh, err := t.refresh(rec)
 		if err != nil {
 			return err

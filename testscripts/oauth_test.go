@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -608,17 +609,25 @@ func replay(link string) string {
 	return "accepted " + strconv.Itoa(resp.StatusCode)
 }
 
-// concurrent N CODE PROG ARGS...: start N copies of PROG at once; every one
-// must exit CODE and none may print a token.
+// concurrent [-kill-paused FILE] N CODE PROG ARGS...: start N copies of
+// PROG at once; every one must exit CODE and none may print a token. With
+// -kill-paused, one of them is expected to pause and write its PID to FILE
+// (mcpc-testhooks with MCPC_TEST_PAUSE_BEFORE_REFRESH=FILE): it gets
+// SIGKILL there, and the other N-1 must still exit CODE.
 func cmdConcurrent(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("concurrent", flag.ContinueOnError)
+	killPaused := fs.String("kill-paused", "", "")
+	ts.Check(fs.Parse(args))
+	args = fs.Args()
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: concurrent N CODE PROG [ARGS...]")
+		ts.Fatalf("usage: concurrent [-kill-paused FILE] N CODE PROG [ARGS...]")
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	type result struct {
+		pid      int
 		code     int
 		out, err string
 	}
@@ -635,30 +644,67 @@ func cmdConcurrent(ts *testscript.TestScript, neg bool, args []string) {
 			var o, e bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &o, &e
 			<-start
-			err := cmd.Run()
+			err := cmd.Start()
+			pid := 0
+			if err == nil {
+				pid = cmd.Process.Pid
+				err = cmd.Wait()
+			}
 			code := 0
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				code = ee.ExitCode()
 			} else if err != nil {
-				code = -1
+				code = -2
 			}
-			results[i] = result{code, o.String(), e.String()}
+			results[i] = result{pid, code, o.String(), e.String()}
 		}()
 	}
 	close(start)
+	killed := 0
+	if *killPaused != "" {
+		killed = killWhenPaused(ts, ts.MkAbs(*killPaused))
+	}
 	wg.Wait()
-	failed := 0
+	failed, sawKilled := 0, false
 	for i, r := range results {
+		if r.pid == killed && killed != 0 {
+			// ExitCode is -1 for a process ended by a signal.
+			sawKilled = r.code == -1
+			continue
+		}
 		if r.code != want || strings.Contains(r.out+r.err, "SECRET-") {
 			failed++
 			ts.Logf("process %d exited %d\nstdout: %s\nstderr: %s", i, r.code, r.out, r.err)
 		}
 	}
-	ts.Logf("%d processes, %d failed", n, failed)
+	if killed != 0 {
+		if !sawKilled {
+			ts.Fatalf("the paused process %d was not among the %d, or did not die of SIGKILL", killed, n)
+		}
+		ts.Logf("%d processes: 1 killed (SIGKILL) holding the lock before its token request, %d failed of the other %d", n, failed, n-1)
+	} else {
+		ts.Logf("%d processes, %d failed", n, failed)
+	}
 	if failed > 0 {
 		ts.Fatalf("%d of %d processes failed", failed, n)
 	}
+}
+
+// killWhenPaused waits up to 15s for a PID in file and sends it SIGKILL.
+func killWhenPaused(ts *testscript.TestScript, file string) int {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(file)
+		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		ts.Check(err)
+		ts.Check(syscall.Kill(pid, syscall.SIGKILL))
+		return pid
+	}
+	ts.Fatalf("no process paused (no PID in %s within 15s)", file)
+	return 0
 }
 
 var lockNote = regexp.MustCompile(`^pid \d+ since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)

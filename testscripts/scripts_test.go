@@ -64,6 +64,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// mcpc-testhooks is mcpc with the test hooks (creds/testhooks_on.go)
+	// compiled in, for the few scripts that stop it at a chosen point; the
+	// released binary, tested everywhere else, has none.
+	hooks := exec.Command("go", "build", "-tags", "mcpc_testhooks", "-o", filepath.Join(dir, "mcpc-testhooks"), "github.com/mcpc-dev/mcpc")
+	hooks.Env = build.Env
+	hooks.Stdout, hooks.Stderr = os.Stderr, os.Stderr
+	if err := hooks.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mcpc-testhooks:", err)
+		os.Exit(1)
+	}
 	stopKeyring := startKeyring()
 	code := m.Run()
 	stopKeyring()
@@ -461,7 +471,8 @@ func stopOnDefer(ts *testscript.TestScript, cmd *exec.Cmd) {
 // custom commands.
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR", "DBUS_SESSION_BUS_ADDRESS"} {
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR", "DBUS_SESSION_BUS_ADDRESS",
+		"MCPC_TEST_PAUSE_BEFORE_REFRESH"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
