@@ -113,13 +113,14 @@ func scriptCondition(cond string) (bool, error) {
 	return false, nil
 }
 
-// locked-keyring: give the script a Secret Service of its own whose login
-// keyring has a password and is locked, as on a desktop after the screen
-// locked it; nothing can unlock it without a prompt, and there is no one to
-// answer one. DBUS_SESSION_BUS_ADDRESS points at it until the script ends.
+// locked-keyring [-unlocked]: give the script a Secret Service of its own
+// whose login keyring has a password and is locked, as on a desktop after
+// the screen locked it; nothing can unlock it without a prompt, and there is
+// no one to answer one. DBUS_SESSION_BUS_ADDRESS points at it until the
+// script ends. With -unlocked it stays unlocked until lock-keyring.
 func cmdLockedKeyring(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: locked-keyring")
+	if neg || len(args) > 1 || len(args) == 1 && args[0] != "-unlocked" {
+		ts.Fatalf("usage: locked-keyring [-unlocked]")
 	}
 	home := ts.MkAbs("locked-keyring")
 	data := filepath.Join(home, ".local", "share")
@@ -151,7 +152,21 @@ func cmdLockedKeyring(ts *testscript.TestScript, neg bool, args []string) {
 	// with the password, unlocked; then lock it.
 	run("not-a-secret-password", "gnome-keyring-daemon", "--unlock", "--components=secrets")
 	run("x", "secret-tool", "store", "--label=probe", "mcpc-probe", "1")
-	run("", "dbus-send", "--session", "--dest=org.freedesktop.secrets", "--type=method_call", "--print-reply",
-		"/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login")
 	ts.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	if len(args) == 0 {
+		cmdLockKeyring(ts, false, nil)
+	}
+}
+
+// lock-keyring: lock the login keyring of the script's locked-keyring.
+func cmdLockKeyring(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: lock-keyring")
+	}
+	c := exec.Command("dbus-send", "--session", "--dest=org.freedesktop.secrets", "--type=method_call", "--print-reply",
+		"/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login")
+	c.Env = []string{"DBUS_SESSION_BUS_ADDRESS=" + ts.Getenv("DBUS_SESSION_BUS_ADDRESS"), "PATH=" + os.Getenv("PATH")}
+	if b, err := c.CombinedOutput(); err != nil {
+		ts.Fatalf("dbus-send: %v\n%s", err, b)
+	}
 }

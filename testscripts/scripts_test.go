@@ -167,6 +167,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"auth-coverage":    cmdConformanceAuthCoverage,
 			"hold-locks":       cmdHoldLocks,
 			"locked-keyring":   cmdLockedKeyring,
+			"lock-keyring":     cmdLockKeyring,
 		},
 	}
 }
