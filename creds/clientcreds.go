@@ -191,6 +191,9 @@ func (c *ClientCredentials) metadata() (*asMetadata, error) {
 			return nil, fail.New(fail.AuthFailed, `"issuer" must be exactly the authorization server's issuer identifier`,
 				"the authorization server's metadata names the issuer %q, not the configured %q", m.Issuer, c.o.Issuer)
 		}
+		if m.TokenEndpoint == "" {
+			return nil, fail.New(fail.AuthFailed, "", "the authorization server %s names no token_endpoint in its metadata", c.o.Issuer)
+		}
 		if err := checkEndpoint(m.TokenEndpoint); err != nil {
 			return nil, fail.Wrap(fail.AuthFailed, err, "", "the authorization server %s has an unusable token_endpoint", c.o.Issuer)
 		}

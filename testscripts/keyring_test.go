@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -169,4 +172,43 @@ func cmdLockKeyring(ts *testscript.TestScript, neg bool, args []string) {
 	if b, err := c.CombinedOutput(); err != nil {
 		ts.Fatalf("dbus-send: %v\n%s", err, b)
 	}
+}
+
+// hung-keyring: point DBUS_SESSION_BUS_ADDRESS at a socket that accepts
+// connections and never answers, as a wedged session bus or keyring
+// daemon does.
+func cmdHungKeyring(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: hung-keyring")
+	}
+	// A short path: unix socket paths are limited to about 100 bytes.
+	dir, err := os.MkdirTemp("", "mcpc-hung-")
+	ts.Check(err)
+	path := filepath.Join(dir, "bus")
+	ln, err := net.Listen("unix", path)
+	ts.Check(err)
+	var conns []net.Conn
+	var mu sync.Mutex
+	ts.Defer(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		os.RemoveAll(dir)
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	ts.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+path)
 }

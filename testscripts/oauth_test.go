@@ -51,6 +51,7 @@ type oauthServer struct {
 	ccSecret string // client_credentials: cc-client's secret
 	ccKey    *ecdsa.PublicKey
 	mdIssuer string        // the issuer the metadata claims, when not the real one
+	mdToken  string        // the token_endpoint the metadata names, when not the real one ("none": none)
 	ttlMs    int           // cacheable results are fresh this long, and private
 	closed   chan struct{} // closed when the server stops
 
@@ -80,7 +81,7 @@ func token(prefix string) string { return prefix + rand.Text() }
 
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
-// [-private-ttl MS]:
+// [-metadata-token-endpoint URL|none] [-private-ttl MS]:
 // start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
 // issuer.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -96,6 +97,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.StringVar(&s.ccSecret, "cc-secret", "", "")
 	ccKeyFile := fs.String("cc-key", "", "write an ES256 private key for cc-client here")
 	fs.StringVar(&s.mdIssuer, "metadata-issuer", "", "")
+	fs.StringVar(&s.mdToken, "metadata-token-endpoint", "", "")
 	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
 	ts.Check(fs.Parse(args[1:]))
 	mux := http.NewServeMux()
@@ -146,7 +148,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 		if s.mdIssuer != "" {
 			issuer = s.mdIssuer
 		}
-		writeJSON(w, 200, map[string]any{
+		meta := map[string]any{
 			"issuer": issuer, "authorization_endpoint": s.base + "/authorize", "token_endpoint": s.base + "/token",
 			"registration_endpoint": s.base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
@@ -154,7 +156,15 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 			"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic", "private_key_jwt"},
 			"scopes_supported":                               []string{"mcp:read", "mcp:write", "offline_access"},
 			"authorization_response_iss_parameter_supported": true,
-		})
+		}
+		switch s.mdToken {
+		case "":
+		case "none":
+			delete(meta, "token_endpoint")
+		default:
+			meta["token_endpoint"] = s.mdToken
+		}
+		writeJSON(w, 200, meta)
 	}
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", asMeta)
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server/as2", asMeta)

@@ -168,6 +168,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"hold-locks":       cmdHoldLocks,
 			"locked-keyring":   cmdLockedKeyring,
 			"lock-keyring":     cmdLockKeyring,
+			"hung-keyring":     cmdHungKeyring,
 		},
 	}
 }
