@@ -136,8 +136,11 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		Environ:        st.env.Environ(),
 		Cwd:            g.cwd,
 		ConnectTimeout: connectTimeout,
+		ProbeTimeout:   g.probeTimeout,
 		Protocol:       g.adhoc.Protocol,
 		Version:        version(),
+		Verbose:        st.verboseFunc(g),
+		TraceMeta:      st.traceContext(g),
 		OAuthHandler:   login.Handler(),
 	})
 	if err != nil {
