@@ -229,7 +229,9 @@ func (l *Login) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.
 			// client shows its error in the browser and never comes
 			// back: forget the registration, so that the next login
 			// registers anew rather than waiting in vain again.
-			l.forgetReused(ctx)
+			if r := l.forgetReused(ctx); r != nil && l.o.Note != nil {
+				l.o.Note("the client registration kept for " + r.Issuer + " is forgotten, in case the authorization server refused it: the next login registers anew")
+			}
 			return nil, fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
 				"no authorization arrived for %s before the time ran out", l.o.Ref.Server)
 		}

@@ -366,16 +366,21 @@ func cmdOAuthMigrate(ts *testscript.TestScript, neg bool, args []string) {
 	s.mu.Unlock()
 }
 
-// oauth-revoke URL: the token endpoint answers invalid_client to
-// every client registered so far, as a server that dropped them does.
+// oauth-revoke URL [-forget]: the token endpoint answers invalid_client to
+// every client registered so far, as a server that dropped them does. With
+// -forget the authorization endpoint does not know them either: it shows
+// an error page instead of sending the browser back.
 func cmdOAuthRevokeClients(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: oauth-revoke URL")
+	if neg || len(args) < 1 || len(args) > 2 || len(args) == 2 && args[1] != "-forget" {
+		ts.Fatalf("usage: oauth-revoke URL [-forget]")
 	}
 	s := oauthServerAt(ts, args[0])
 	s.mu.Lock()
 	for id := range s.clients {
 		s.revoked[id] = true
+		if len(args) == 2 {
+			delete(s.clients, id)
+		}
 	}
 	clear(s.access)
 	s.mu.Unlock()
