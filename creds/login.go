@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -182,14 +183,26 @@ func (h loginHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, erro
 // issuer or state checks, the token exchange) become exit-4 errors that
 // say the login failed, instead of looking like a plain 401.
 func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	// The SDK closes the body; the status and headers (the challenge) are
+	// what a second round needs.
+	again := &http.Response{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone(), Body: http.NoBody, Request: resp.Request}
 	err := h.l.h.Authorize(ctx, req, resp)
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
 	if rejectedClient(err) {
+		// A kept registration the server no longer accepts: forget it
+		// and run the flow once more, which registers anew (and so asks
+		// the user to approve once more). A fresh registration that is
+		// rejected is not retried.
 		if r := h.l.forgetReused(ctx); r != nil {
-			return fail.New(fail.AuthFailed, "log in again to register anew: "+h.l.o.Ref.Login,
-				"the authorization server %s no longer accepts the client registration mcpc kept for it (%s); it is forgotten", r.Issuer, clientErrorCode(err))
+			if h.l.o.Note != nil {
+				h.l.o.Note(fmt.Sprintf("the authorization server %s no longer accepts the client registration mcpc kept for it (%s): registering anew", r.Issuer, clientErrorCode(err)))
+			}
+			err = h.l.h.Authorize(ctx, req, again)
+			if err == nil || ctx.Err() != nil {
+				return err
+			}
 		}
 	}
 	if fail.As(err) != nil {
@@ -346,6 +359,7 @@ func (l *Login) reuse(r *Registration) {
 func (l *Login) forgetReused(ctx context.Context) *Registration {
 	l.mu.Lock()
 	r := l.reused
+	l.reused = nil
 	l.mu.Unlock()
 	if r == nil {
 		return nil

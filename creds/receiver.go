@@ -53,8 +53,13 @@ func (r *receiver) redirectURL() string { return "http://" + r.host + callbackPa
 
 func (r *receiver) close() { r.srv.Close() }
 
+// expect arms the receiver for a flow's state; a second flow (after the
+// server turned a kept registration down) gets one callback of its own.
 func (r *receiver) expect(state string) {
 	r.mu.Lock()
+	if state != r.state {
+		r.done = false
+	}
 	r.state = state
 	r.mu.Unlock()
 }

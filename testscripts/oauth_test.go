@@ -458,12 +458,13 @@ func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 // authorize [-paste] [-attacks FILE] CODE PROG ARGS...: run PROG (mcpc
 // login) and play the user: read the authorization link from its stderr,
 // fetch it like a browser (the server approves and redirects to mcpc's
-// loopback receiver), and require exit CODE. Its output is kept in
-// authorize.stdout and authorize.stderr, the link's redirect_uri in
-// authorize.redirect. -paste pastes the redirect URL
-// on PROG's stdin instead of following it. -attacks first sends hostile
-// callbacks (wrong state, foreign Host, POST, wrong path) and, after the
-// real one, a replay; FILE gets one line per attempt with the status.
+// loopback receiver), and require exit CODE; a second link (a login that
+// registers anew) is followed too. Its output is kept in authorize.stdout
+// and authorize.stderr, the last link's redirect_uri in authorize.redirect.
+// -paste pastes the redirect URL on PROG's stdin instead of following it.
+// -attacks first sends hostile callbacks (wrong state, foreign Host, POST,
+// wrong path) and, after the real one, a replay; FILE gets one line per
+// attempt with the status.
 func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("authorize", flag.ContinueOnError)
 	paste := fs.Bool("paste", false, "")
@@ -487,13 +488,10 @@ func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(cmd.Start())
 	var report []string
 	sc := bufio.NewScanner(errPipe)
-	followed := false
+	links := 0
 	for sc.Scan() {
 		line := sc.Text()
 		stderr.WriteString(line + "\n")
-		if followed {
-			continue
-		}
 		link := ""
 		if strings.HasPrefix(line, "http") {
 			link = line
@@ -505,7 +503,7 @@ func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 		if link == "" {
 			continue
 		}
-		followed = true
+		links++
 		if lu, err := url.Parse(link); err == nil {
 			ts.Check(os.WriteFile(ts.MkAbs("authorize.redirect"), []byte(lu.Query().Get("redirect_uri")+"\n"), 0o644))
 		}
@@ -515,7 +513,7 @@ func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintln(stdin, loc)
 			continue
 		}
-		if *attacks != "" {
+		if *attacks != "" && links == 1 {
 			report = append(report, attack(ts, link)...)
 		}
 		resp, err := http.Get(link)
@@ -526,7 +524,7 @@ func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 		resp.Body.Close()
 		report = append(report, fmt.Sprintf("callback %d %s", resp.StatusCode, headersOf(resp)))
 		ts.Logf("callback answered %d: %s", resp.StatusCode, body)
-		if *attacks != "" {
+		if *attacks != "" && links == 1 {
 			report = append(report, "replay "+replay(link))
 		}
 	}
