@@ -2,8 +2,15 @@ package creds
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 func TestRegistrationUsable(t *testing.T) {
@@ -43,5 +50,56 @@ func TestForgetRegistrationOnlyItsClient(t *testing.T) {
 	}
 	if _, err := LoadRegistration(ctx, st, "https://as.example.com"); err != ErrNotFound {
 		t.Fatalf("LoadRegistration after forgetting: %v", err)
+	}
+}
+
+// The login's transport answers a registration request from the kept
+// registration when there is one, and keeps the one the server makes.
+func TestLoginTransportKeepsRegistration(t *testing.T) {
+	var registrations atomic.Int32
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"issuer": srv.URL, "registration_endpoint": srv.URL + "/register"})
+	})
+	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
+		n := registrations.Add(1)
+		var md oauthex.ClientRegistrationMetadata
+		json.NewDecoder(r.Body).Decode(&md)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(map[string]any{"client_id": fmt.Sprintf("client-%d", n), "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
+	})
+	st := NewMemStore()
+	register := func(redirect string) string {
+		t.Helper()
+		l := &Login{o: LoginOptions{Store: st, Now: time.Now}}
+		hc := &http.Client{Transport: &loginTransport{l: l}}
+		resp, err := hc.Get(srv.URL + "/.well-known/oauth-authorization-server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		md := &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{redirect}, TokenEndpointAuthMethod: "none"}
+		got, err := oauthex.RegisterClient(context.Background(), srv.URL+"/register", md, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.ClientID
+	}
+	first := register("http://127.0.0.1:40000/callback")
+	if again := register("http://127.0.0.1:40001/callback"); again != first {
+		t.Errorf("second registration got %s, want the kept %s", again, first)
+	}
+	if n := registrations.Load(); n != 1 {
+		t.Errorf("%d registration requests reached the server, want 1", n)
+	}
+	// A redirect that is no loopback variant of the registered one needs
+	// a registration of its own, which replaces the kept one.
+	if other := register("http://localhost:40000/callback"); other == first {
+		t.Errorf("a registration for another redirect URI was reused")
+	}
+	if n := registrations.Load(); n != 2 {
+		t.Errorf("%d registration requests reached the server, want 2", n)
 	}
 }
