@@ -220,7 +220,14 @@ func (t *loginTransport) register(req *http.Request, base http.RoundTripper) (*h
 		return nil, err
 	}
 	var got oauthex.ClientRegistrationResponse
-	if json.Unmarshal(rb, &got) == nil && got.ClientID != "" {
+	if err := json.Unmarshal(rb, &got); err != nil {
+		// The SDK quotes an undecodable registration response whole in
+		// its error, and this one may hold our client secret: refuse it
+		// here with the decoder's reason only.
+		resp.Body.Close()
+		return nil, fmt.Errorf("the authorization server's registration response is not a registration (%v); its body is not shown, since it may hold a client secret", err)
+	}
+	if got.ClientID != "" {
 		r := &Registration{
 			Issuer: issuer, ClientID: got.ClientID, ClientSecret: got.ClientSecret, SecretExpires: got.ClientSecretExpiresAt,
 			AuthMethod: got.TokenEndpointAuthMethod, RedirectURIs: got.RedirectURIs, Registered: t.l.o.Now().UTC(),

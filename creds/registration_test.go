@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,13 +58,7 @@ func TestForgetRegistrationOnlyItsClient(t *testing.T) {
 // registration when there is one, and keeps the one the server makes.
 func TestLoginTransportKeepsRegistration(t *testing.T) {
 	var registrations atomic.Int32
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]string{"issuer": srv.URL, "registration_endpoint": srv.URL + "/register"})
-	})
-	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
+	srv := testAS(t, func(w http.ResponseWriter, r *http.Request) {
 		n := registrations.Add(1)
 		var md oauthex.ClientRegistrationMetadata
 		json.NewDecoder(r.Body).Decode(&md)
@@ -73,13 +68,7 @@ func TestLoginTransportKeepsRegistration(t *testing.T) {
 	st := NewMemStore()
 	register := func(redirect string) string {
 		t.Helper()
-		l := &Login{o: LoginOptions{Store: st, Now: time.Now}}
-		hc := &http.Client{Transport: &loginTransport{l: l}}
-		resp, err := hc.Get(srv.URL + "/.well-known/oauth-authorization-server")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		hc := loginClient(t, srv, st)
 		md := &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{redirect}, TokenEndpointAuthMethod: "none"}
 		got, err := oauthex.RegisterClient(context.Background(), srv.URL+"/register", md, hc)
 		if err != nil {
@@ -102,4 +91,53 @@ func TestLoginTransportKeepsRegistration(t *testing.T) {
 	if n := registrations.Load(); n != 2 {
 		t.Errorf("%d registration requests reached the server, want 2", n)
 	}
+}
+
+// A registration response the SDK cannot decode is refused before the
+// SDK sees it, since the SDK quotes such a body whole in its error and
+// the body may hold the client secret.
+func TestLoginTransportHidesUndecodableRegistration(t *testing.T) {
+	srv := testAS(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"client_id":"c","client_secret":"s3cret-value","client_secret_expires_at":"never"}`)
+	})
+	hc := loginClient(t, srv, NewMemStore())
+	md := &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{"http://127.0.0.1:40000/callback"}, TokenEndpointAuthMethod: "none"}
+	_, err := oauthex.RegisterClient(context.Background(), srv.URL+"/register", md, hc)
+	if err == nil {
+		t.Fatal("an undecodable registration response was accepted")
+	}
+	if strings.Contains(err.Error(), "s3cret-value") {
+		t.Errorf("the error quotes the client secret: %v", err)
+	}
+	if !strings.Contains(err.Error(), "its body is not shown, since it may hold a client secret") {
+		t.Errorf("error = %v, want the reason the body is hidden", err)
+	}
+}
+
+// testAS starts an authorization server whose metadata names its
+// /register endpoint, answered by register.
+func testAS(t *testing.T, register http.HandlerFunc) *httptest.Server {
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"issuer": srv.URL, "registration_endpoint": srv.URL + "/register"})
+	})
+	mux.HandleFunc("POST /register", register)
+	return srv
+}
+
+// loginClient is an HTTP client through a login's transport that has
+// read srv's metadata, as the SDK reads it before registering.
+func loginClient(t *testing.T, srv *httptest.Server, st Store) *http.Client {
+	t.Helper()
+	l := &Login{o: LoginOptions{Store: st, Now: time.Now}}
+	hc := &http.Client{Transport: &loginTransport{l: l}}
+	resp, err := hc.Get(srv.URL + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return hc
 }
