@@ -6,7 +6,7 @@
 //
 // bench/run builds the binaries and installs the npm peers, then runs
 //
-//	go run ./bench/harness -bin DIR [-peers DIR] [-node DIR] [-quick] [-out FILE]
+//	go run ./bench/harness -bin DIR [-peers DIR] [-node DIR] [-quick] [-runs N] [-out FILE]
 package main
 
 import (
@@ -79,6 +79,7 @@ type group struct {
 type harness struct {
 	bin, peers, node string
 	quick            bool
+	runs             int // when > 0, the run count of the one-invocation groups
 	tmp              string
 	basePath         string
 	homeN            int
@@ -92,6 +93,7 @@ func main() {
 	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
 	flag.BoolVar(&h.quick, "quick", false, "few runs, to try the script out")
+	flag.IntVar(&h.runs, "runs", 0, "runs of each row in the one-invocation groups (default 30 for start-up, 15 for the others; the 60 MiB and 50-process groups keep 5)")
 	out := flag.String("out", "", "write the Markdown report to this file")
 	only := flag.String("only", "", "run only the groups whose key starts with this (stdio, http, huge, startup, …)")
 	flag.Parse()
@@ -220,6 +222,9 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	runs, slow, huge := 30, 15, 5
 	if h.quick {
 		runs, slow, huge = 3, 2, 1
+	}
+	if h.runs > 0 {
+		runs, slow = h.runs, h.runs
 	}
 	mcpc, server := h.path("mcpc"), h.path("mcpc-testserver")
 	floor := h.path("floor")
