@@ -40,12 +40,15 @@ type Env struct {
 	// Signals, when non-nil, delivers interrupts; Main cancels the
 	// invocation on the first one.
 	Signals <-chan os.Signal
+	// notify, when non-nil, starts the delivery to Signals. Main calls it
+	// past the --version shortcut only: os/signal starts a thread of its
+	// own, a cost that --version need not pay.
+	notify func()
 }
 
 // OSEnv is the Env of a real process.
 func OSEnv() Env {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	// A reader that goes away (mcpc … | head -1) must not kill mcpc on the
 	// spot, leaving its server behind: writes fail with EPIPE instead and
 	// the invocation ends through the normal teardown.
@@ -78,12 +81,42 @@ func OSEnv() Env {
 		Getwd:       os.Getwd,
 		Now:         time.Now,
 		Signals:     sig,
+		notify:      func() { signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP) },
 	}
+}
+
+// rootEnv lists the environment variables the root command's flags read
+// (TestVersionShortcut keeps it true): while one is set, --version takes
+// the long way, where a malformed value fails as it always did.
+var rootEnv = []string{"MCPC_TIMEOUT"}
+
+// versionOnly reports whether the invocation is exactly "mcpc --version"
+// with nothing in the environment that could change the answer.
+func versionOnly(args []string, getenv func(string) string) bool {
+	if len(args) != 2 || args[1] != "--version" {
+		return false
+	}
+	for _, k := range rootEnv {
+		if getenv(k) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Main runs one invocation and returns its exit code. args includes the
 // program name, as os.Args does.
 func Main(ctx context.Context, args []string, env Env) int {
+	// "mcpc --version", the commonest probe of an installed client, answers
+	// before the command tree and its flags are built and before signals
+	// are set up: the same output and exit code as the long way, at a
+	// smaller start-up cost.
+	if versionOnly(args, env.Getenv) {
+		return report(env.Stderr, printVersion(env.Stdout), false)
+	}
+	if env.notify != nil {
+		env.notify()
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if env.Signals != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,5 +110,46 @@ func TestClosedStdoutIsQuiet(t *testing.T) {
 	}
 	if code := Main(context.Background(), []string{"mcpc", "config"}, env); code != 0 || stderr.String() != "" {
 		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr.String())
+	}
+}
+
+// "mcpc --version" skips the command tree; its answer must not change.
+func TestVersionShortcut(t *testing.T) {
+	env := func(vars map[string]string) (Env, *strings.Builder, *strings.Builder) {
+		var stdout, stderr strings.Builder
+		return Env{
+			Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+			Getenv:  func(k string) string { return vars[k] },
+			Environ: func() []string { return nil },
+			Getwd:   os.Getwd,
+			Now:     time.Now,
+		}, &stdout, &stderr
+	}
+	e, short, _ := env(nil)
+	if code := Main(context.Background(), []string{"mcpc", "--version"}, e); code != 0 {
+		t.Fatalf("--version: exit %d", code)
+	}
+	// --version=true is not the shortcut's exact spelling: the long way.
+	e, long, _ := env(nil)
+	if code := Main(context.Background(), []string{"mcpc", "--version=true"}, e); code != 0 || long.String() != short.String() {
+		t.Errorf("--version=true: exit %d, %q; the shortcut printed %q", code, long, short)
+	}
+	// A variable a root flag reads is still checked (urfave/cli reads it
+	// from the process environment).
+	t.Setenv("MCPC_TIMEOUT", "soon")
+	e, out, errOut := env(map[string]string{"MCPC_TIMEOUT": "soon"})
+	if code := Main(context.Background(), []string{"mcpc", "--version"}, e); code != 5 || out.Len() != 0 ||
+		!strings.HasPrefix(errOut.String(), `mcpc: error: could not parse "soon"`) {
+		t.Errorf("MCPC_TIMEOUT=soon --version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// rootEnv names every variable the root command's flags read.
+	var got []string
+	for _, f := range newRoot(&state{env: e}).Flags {
+		if s, ok := f.(interface{ GetEnvVars() []string }); ok {
+			got = append(got, s.GetEnvVars()...)
+		}
+	}
+	if !slices.Equal(got, rootEnv) {
+		t.Errorf("root flags read %q; rootEnv says %q", got, rootEnv)
 	}
 }
