@@ -186,26 +186,43 @@ func (h *harness) newHome() string {
 
 func fixed(home string) func() string { return func() string { return home } }
 
-// coldHome returns a function making a fresh HOME for each cold run: a copy
+// coldHome returns a function giving a fresh HOME for each cold run: a copy
 // of one where mcpc has talked to another server (the same binary with other
-// arguments), so its directories exist and nothing is remembered about the
-// server measured, as for a user meeting a new server. A HOME never used
-// would add a few mkdirs that happen once per machine.
+// arguments, results cached too), so its directories exist and nothing is
+// remembered about the server measured, as for a user meeting a new server.
+// A HOME never used would add a few mkdirs that happen once per machine.
+//
+// Copies are made coldBatch at a time and flushed (sync) before any is used:
+// a copy made just before a run leaves the file system busy with it, which
+// slows that run's own file operations (a cold call took 20.6 ms instead of
+// 19.9 here, medians of 100).
 func (h *harness) coldHome(server string) func() string {
 	template := h.newHome()
-	prime := exec.Command(h.path("mcpc"), "call", "--stdio", shellQuote(server)+" --page-size 1000", "echo", "text=prime")
+	prime := exec.Command(h.path("mcpc"), "call", "--stdio", shellQuote(server)+" --page-size 1000 --ttl "+ttlMs, "echo", "text=prime")
 	prime.Env = []string{"HOME=" + template, "PATH=" + h.basePath}
 	if out, err := prime.CombinedOutput(); err != nil {
 		die(fmt.Errorf("priming the cold HOME: %v: %s", err, lastLine(string(out))))
 	}
+	var stock []string
 	return func() string {
-		home := h.newHome()
-		if out, err := exec.Command("cp", "-a", template+"/.", home).CombinedOutput(); err != nil {
-			die(fmt.Errorf("copying the cold HOME: %v: %s", err, out))
+		if len(stock) == 0 {
+			for range coldBatch {
+				home := h.newHome()
+				if out, err := exec.Command("cp", "-a", template+"/.", home).CombinedOutput(); err != nil {
+					die(fmt.Errorf("copying the cold HOME: %v: %s", err, out))
+				}
+				stock = append(stock, home)
+			}
+			syscall.Sync()
 		}
+		home := stock[0]
+		stock = stock[1:]
 		return home
 	}
 }
+
+// coldBatch is how many cold HOMEs are copied at a time.
+const coldBatch = 32
 
 const (
 	ttlMs      = "3600000"
