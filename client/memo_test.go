@@ -1,10 +1,12 @@
 package client
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A credential's name in cache files is keyed with a private per-user
@@ -22,5 +24,39 @@ func TestCredentialKeyIsKeyed(t *testing.T) {
 	}
 	if strings.Contains(a, "tok") || NewMemo(dirs).credentialKey("Bearer tok") != a {
 		t.Fatal("key not stable across invocations")
+	}
+}
+
+// A cached result comes back byte for byte while fresh; a stale, broken or
+// incomplete entry is a miss.
+func TestCachedEntries(t *testing.T) {
+	dirs := DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	m := NewMemo(dirs)
+	m.Now = func() time.Time { return now }
+	res := json.RawMessage(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"ttlMs":1000}`)
+	m.Store("srv", "tools-list", 1000, res)
+	if got := m.Cached("srv", "tools-list"); string(got) != string(res) {
+		t.Fatalf("fresh entry: got %s", got)
+	}
+	now = now.Add(time.Second)
+	if got := m.Cached("srv", "tools-list"); got != nil {
+		t.Errorf("stale entry: got %s", got)
+	}
+	now = now.Add(-time.Second)
+	file := filepath.Join(m.CacheDir, "srv", "tools-list.json")
+	for _, bad := range []string{
+		`{"at":"2026-11-30T12:00:00Z","ttlMs":1000,"result":{"tools":[}`,
+		`{"at":"2026-11-30T12:00:00Z","ttlMs":1000}`,
+		`{"at":"noon","ttlMs":1000,"result":{}}`,
+		`{"at":"2026-11-30T12:00:00Z","ttlMs":"1000","result":{}}`,
+		``,
+	} {
+		if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Cached("srv", "tools-list"); got != nil {
+			t.Errorf("%q: got %s, want a miss", bad, got)
+		}
 	}
 }
