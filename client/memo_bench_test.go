@@ -11,12 +11,7 @@ import (
 // anything: the server's remembered era (with its server/discover result)
 // and a cached tools/list of 60 tools with their schemas (about 60 KB).
 func BenchmarkMemoRead(b *testing.B) {
-	m := NewMemo(DirsFrom(func(k string) string {
-		if k == "HOME" {
-			return b.TempDir()
-		}
-		return ""
-	}))
+	m := benchMemo(b)
 	discover := json.RawMessage(`{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":3600000}`)
 	m.SetEra("server", &EraRecord{Version: "2026-07-28", Verdict: "probe", Discover: discover})
 	var tools []string
@@ -35,4 +30,33 @@ func BenchmarkMemoRead(b *testing.B) {
 			b.Fatalf("cached list has %d bytes, want %d", len(got), len(list))
 		}
 	}
+}
+
+// BenchmarkMemoWrite is what a cold call writes on its way: the verdict of
+// the probe and the tools/list the server marked cacheable, for a server
+// met for the first time (its cache directory is new).
+func BenchmarkMemoWrite(b *testing.B) {
+	m := benchMemo(b)
+	discover := json.RawMessage(`{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":3600000}`)
+	list := json.RawMessage(`{"tools":[{"name":"echo","description":"Echoes its input.","inputSchema":{"type":"object","required":["text"],"properties":{"text":{"type":"string"}}}}],"ttlMs":3600000}`)
+	m.SetEra("warm-up", &EraRecord{Version: "2026-07-28", Verdict: "probe"})
+	m.Store("warm-up", "tools-list", 3600000, list) // the cache directory exists, as after any earlier use
+	n := 0
+	for b.Loop() {
+		n++
+		key := fmt.Sprintf("server-%d", n)
+		m.SetEra(key, &EraRecord{Version: "2026-07-28", Verdict: "probe", Discover: discover})
+		m.Store(key, "tools-list", 3600000, list)
+	}
+}
+
+// benchMemo is a memo under a fresh HOME.
+func benchMemo(b *testing.B) *Memo {
+	home := b.TempDir()
+	return NewMemo(DirsFrom(func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}))
 }
