@@ -87,10 +87,18 @@ type Session struct {
 	verified bool // a request after connect succeeded
 
 	input *inputState
+
+	// resumed is set on a session opened to follow a detached task: no
+	// handshake, the remembered era and session id.
+	resumed resumed
+	record  *TaskRecord // the remembered task it was opened for
 }
 
 // ProtocolVersion is the revision the session speaks.
 func (s *Session) ProtocolVersion() string {
+	if s.CS == nil {
+		return s.resumed.version
+	}
 	if r := s.CS.InitializeResult(); r != nil {
 		return r.ProtocolVersion
 	}
@@ -473,6 +481,24 @@ func (s *Session) handshake(ctx context.Context, o ConnectOptions, c *mcp.Client
 }
 
 func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol string) error {
+	if err := s.prepareHTTP(o); err != nil {
+		return err
+	}
+	t := &mcp.StreamableClientTransport{
+		Endpoint:   s.Entry.Server.URL,
+		HTTPClient: s.http.client(),
+		// A 2025 server may send its questions (elicitation/create) on
+		// the standalone GET stream rather than on the request's own, so
+		// it is opened when there is someone or something to answer.
+		DisableStandaloneSSE: !o.Input.offersElicitation(),
+		OAuthHandler:         o.OAuthHandler,
+	}
+	return s.handshake(ctx, o, s.newClient(o), t, protocol)
+}
+
+// prepareHTTP sets up the session's HTTP client: headers, credentials,
+// TLS, and the wire.
+func (s *Session) prepareHTTP(o ConnectOptions) error {
 	srv := s.Entry.Server
 	headers := http.Header{}
 	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
@@ -519,16 +545,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	} else if o.CredentialID != "" {
 		s.wire.credKey = hashKey("credential", o.CredentialID)
 	}
-	t := &mcp.StreamableClientTransport{
-		Endpoint:   srv.URL,
-		HTTPClient: s.http.client(),
-		// A 2025 server may send its questions (elicitation/create) on
-		// the standalone GET stream rather than on the request's own, so
-		// it is opened when there is someone or something to answer.
-		DisableStandaloneSSE: !o.Input.offersElicitation(),
-		OAuthHandler:         o.OAuthHandler,
-	}
-	return s.handshake(ctx, o, s.newClient(o), t, protocol)
+	return nil
 }
 
 func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {

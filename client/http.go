@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -47,6 +49,10 @@ type httpTransport struct {
 
 	cancelSent chan struct{} // closed once a cancellation was delivered
 	cancelOnce sync.Once
+
+	// keepSession keeps a 2025 session that holds a detached task: the
+	// SDK's DELETE at the end is answered here and never sent.
+	keepSession atomic.Bool
 }
 
 func newHTTPTransport(base http.RoundTripper, endpoint *url.URL, label string, headers http.Header) *httpTransport {
@@ -106,6 +112,10 @@ func originOf(u *url.URL) string {
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodDelete && t.keepSession.Load() {
+		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+	}
 	req = req.Clone(req.Context())
 	if originOf(req.URL) == t.origin {
 		for k, vs := range t.headers {
@@ -119,6 +129,10 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if msg, err = jsonrpc.DecodeMessage(body); err == nil {
+			var params json.RawMessage
+			if r, ok := msg.(*jsonrpc.Request); ok {
+				params = r.Params
+			}
 			local, err := t.wire.outgoing(msg)
 			if err != nil {
 				return nil, err
@@ -126,7 +140,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if local != nil {
 				return jsonResponse(req, local)
 			}
-			if len(t.wire.meta) > 0 {
+			// Re-encoded when the wire changed the params (trace context,
+			// a task asked for).
+			if r, ok := msg.(*jsonrpc.Request); len(t.wire.meta) > 0 || ok && !bytes.Equal(params, r.Params) {
 				if body, err = jsonrpc.EncodeMessage(msg); err != nil {
 					return nil, err
 				}

@@ -148,6 +148,9 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 		opts.ElicitationHandler = s.handleElicit
 		opts.ElicitationCompleteHandler = s.input.complete
 	}
+	// Tasks (2026-07-28 extension): a tools/call may come back as a task,
+	// which mcpc follows (see tasks.go).
+	opts.Capabilities.AddExtension(TaskExtension, nil)
 	if in := o.Input; in != nil && in.Log != nil {
 		opts.LoggingMessageHandler = s.handleLog
 	}
@@ -276,7 +279,7 @@ func (s *Session) rounds(ctx context.Context, method string, req mcp.Request, ne
 		// answers from here on is no reason to doubt a remembered verdict
 		// (and to ask the same questions again on a new connection).
 		s.verified = true
-		requests, state, more, err := s.inputRequired(res)
+		requests, state, more, err := s.inputRequired(method, res)
 		if err != nil || !more {
 			return res, err
 		}
@@ -398,7 +401,7 @@ func (st *inputState) complete(_ context.Context, req *mcp.ElicitationCompleteNo
 // inputRequired reads a result: more is true for input_required. A result
 // without resultType is complete; one with a type mcpc does not know is
 // not a result it can use.
-func (s *Session) inputRequired(res mcp.Result) (requests mcp.InputRequestMap, state string, more bool, err error) {
+func (s *Session) inputRequired(method string, res mcp.Result) (requests mcp.InputRequestMap, state string, more bool, err error) {
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
 		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
@@ -417,7 +420,7 @@ func (s *Session) inputRequired(res mcp.Result) (requests mcp.InputRequestMap, s
 		ResultType string `json:"resultType"`
 	}
 	if b, e := json.Marshal(res); e == nil && json.Unmarshal(b, &probe) == nil &&
-		probe.ResultType != "" && probe.ResultType != "complete" {
+		probe.ResultType != "" && probe.ResultType != "complete" && !(probe.ResultType == "task" && method == "tools/call") {
 		return nil, "", false, fail.New(fail.Protocol, "", "%s sent a result of unknown resultType %q", s.Label, probe.ResultType)
 	}
 	return nil, "", false, nil

@@ -40,6 +40,10 @@ type wire struct {
 	lastDiscover json.RawMessage
 	discoverErr  *jsonrpc.Error
 	refusedInit  bool
+
+	// tasks carries mcpc's own requests (the task methods) beside the
+	// SDK's; see tasks_wire.go.
+	tasks taskWire
 }
 
 type pendingReq struct {
@@ -115,6 +119,7 @@ func (w *wire) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 			req.Params = p
 		}
 	}
+	w.tasks.augment(req)
 	if req.Method == "server/discover" && w.discover != nil {
 		w.trace("← server/discover answered from the era memo")
 		return w.local(req, w.discover), nil

@@ -23,6 +23,7 @@ func (t *wireTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	wc := &wireConn{inner: c, w: t.w, local: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
+	t.w.tasks.setWriter(c.Write)
 	return wc, nil
 }
 
@@ -51,8 +52,13 @@ func (c *wireConn) pump() {
 	go func() {
 		for {
 			msg, err := c.inner.Read(context.Background())
+			if err == nil && c.w.tasks.claim(msg) {
+				continue // the answer to one of mcpc's own requests
+			}
 			if err == nil {
 				c.w.incoming(msg)
+			} else {
+				c.w.tasks.lost()
 			}
 			select {
 			case c.in <- readResult{msg, err}:

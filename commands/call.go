@@ -20,6 +20,8 @@ type callOptions struct {
 	pairs      []argPair
 	noValidate bool
 	progress   bool // --progress: show it even when stderr is not a terminal
+	task       bool // --task: run a tool that may run as a task as one
+	detach     bool // --detach: return once the server has accepted the task
 }
 
 func callCommand(st *state) *cli.Command {
@@ -31,19 +33,30 @@ func callCommand(st *state) *cli.Command {
 key=value (a string; a number or boolean when the tool's schema says so) and
 key:=json words; words win over --args. They are checked against the tool's
 inputSchema before sending (--no-validate skips that). A result with
-isError: true is printed and exits 1.`,
+isError: true is printed and exits 1.
+
+A tool the server runs as a task (execution.taskSupport "required", or
+"optional" with --task; on a 2026-07-28 server, whenever the server decides)
+is followed to its end: mcpc polls the task, shows its status on a terminal,
+answers what it asks like any other question, and prints the final result
+as a direct call would. Ctrl-C and --timeout cancel the task. With --detach
+(HTTP servers only) mcpc prints the task id and exits once the server has
+accepted the task; 'mcpc task' reaches it later.`,
 		Metadata: examples(
 			"string and number arguments (typed by the tool's schema)", "mcpc call everything get-sum a=2 b=3",
 			"arguments as JSON, one part of the result", `mcpc call everything get-structured-content --args '{"location":"Chicago"}' -q structuredContent`,
 			"a server that is not configured", "mcpc call --stdio 'npx -y @modelcontextprotocol/server-everything' echo message=hi",
 			"several calls over one connection, one JSON result per line", `printf '%s\n' '{"tool":"echo","arguments":{"message":"a"}}' '{"tool":"get-sum","arguments":{"a":1,"b":2}}' | mcpc call everything --batch -`,
 			"JSON into jq", "mcpc call everything echo message=hi | jq -r '.content[0].text'",
+			"start a long task in CI, fetch its result later", "mcpc call --detach --text https://example.com/mcp simulate-research-query topic=go",
 		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},
 			&cli.StringFlag{Name: "batch", TakesFile: true, Usage: "make the calls listed in `FILE` (- for stdin), one JSON object per line, over one connection"},
 			&cli.BoolFlag{Name: "progress", Usage: "print the server's progress notifications on stderr even when it is not a terminal"},
+			&cli.BoolFlag{Name: "task", Usage: "run the tool as a task when it allows one (execution.taskSupport \"optional\")"},
+			&cli.BoolFlag{Name: "detach", Usage: "with a task on an HTTP server: print the task id and exit once the server has accepted it"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			server, rest, err := target(g, cmd.Args().Slice())
@@ -56,7 +69,8 @@ isError: true is printed and exits 1.`,
 			if len(rest) == 0 {
 				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 			}
-			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress")}
+			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
+				task: cmd.Bool("task"), detach: cmd.Bool("detach")}
 			if o.pairs, err = parsePairs(rest[1:]); err != nil {
 				return err
 			}
@@ -92,19 +106,31 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		}
 	}
 	p := st.startProgress(o.progress)
-	_, raw, err := sess.CallTool(ctx, o.tool, args)
+	run, err := sess.RunTool(ctx, o.tool, args, client.TaskOptions{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus})
 	p.stop(st)
-	if err != nil {
+	if err != nil && (run == nil || run.Result == nil) {
 		return err
 	}
+	if run.Record != nil {
+		return st.printDetached(g, sess, run)
+	}
+	return st.printToolResult(g, tool, run.Result, err)
+}
+
+// printToolResult prints a call's final result and returns the exit
+// status's error: taskErr (a task that failed with a result), the
+// outputSchema check under --strict, or the tool's isError.
+func (st *state) printToolResult(g *globals, tool *mcp.Tool, raw []byte, taskErr error) error {
 	strictErr := st.checkOutput(g, tool, raw)
 	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
 		return err
 	}
-	if strictErr != nil {
+	switch {
+	case taskErr != nil:
+		return taskErr
+	case strictErr != nil:
 		return strictErr
-	}
-	if gjson.GetBytes(raw, "isError").Bool() {
+	case gjson.GetBytes(raw, "isError").Bool():
 		return errToolError
 	}
 	return nil

@@ -38,16 +38,9 @@ func target(g *globals, args []string) (server string, rest []string, err error)
 // tears the connection down (and, after an interrupt, first lets the
 // cancellation reach the server).
 func (st *state) open(ctx context.Context, g *globals, server string) (*client.Session, func(), error) {
-	cfg, err := g.loadConfig()
+	entry, err := st.resolve(g, server)
 	if err != nil {
 		return nil, nil, err
-	}
-	entry, err := cfg.Resolve(server, g.adhoc)
-	if err != nil {
-		return nil, nil, err
-	}
-	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", note)
 	}
 	var sw *stderrWriter
 	if entry.Server.URL == "" {
@@ -59,30 +52,12 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 			return nil, nil, err
 		}
 	}
-	connectTimeout := g.connectTimeout
-	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
-		connectTimeout = t
-	}
-	opts := client.ConnectOptions{
-		Getenv:         st.env.Getenv,
-		Environ:        st.env.Environ(),
-		Cwd:            g.cwd,
-		ConnectTimeout: connectTimeout,
-		ProbeTimeout:   g.probeTimeout,
-		Protocol:       g.adhoc.Protocol,
-		Version:        version(),
-		Memo:           client.NewMemo(g.dirs),
-		NoCache:        g.noCache,
-		Verbose:        st.verboseFunc(g),
-		TraceMeta:      st.traceContext(g),
-		Progress:       st.onProgress,
-		Input:          st.clientInput(g),
+	opts, err := st.connectOptions(ctx, g, entry)
+	if err != nil {
+		return nil, nil, err
 	}
 	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
-	}
-	if err := st.authHandler(ctx, g, entry, &opts); err != nil {
-		return nil, nil, err
 	}
 	sess, err := client.Connect(ctx, entry, opts)
 	if err != nil {
@@ -110,6 +85,48 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 		}
 	}
 	return sess, closeFn, nil
+}
+
+// resolve finds the named server in the configuration (or on the command
+// line).
+func (st *state) resolve(g *globals, server string) (*client.Entry, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	entry, err := cfg.Resolve(server, g.adhoc)
+	if err != nil {
+		return nil, err
+	}
+	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", note)
+	}
+	return entry, nil
+}
+
+// connectOptions are the settings for reaching entry's server.
+func (st *state) connectOptions(ctx context.Context, g *globals, entry *client.Entry) (client.ConnectOptions, error) {
+	connectTimeout := g.connectTimeout
+	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
+		connectTimeout = t
+	}
+	opts := client.ConnectOptions{
+		Getenv:         st.env.Getenv,
+		Environ:        st.env.Environ(),
+		Cwd:            g.cwd,
+		ConnectTimeout: connectTimeout,
+		ProbeTimeout:   g.probeTimeout,
+		Protocol:       g.adhoc.Protocol,
+		Version:        version(),
+		Memo:           client.NewMemo(g.dirs),
+		NoCache:        g.noCache,
+		Verbose:        st.verboseFunc(g),
+		TraceMeta:      st.traceContext(g),
+		Progress:       st.onProgress,
+		Input:          st.clientInput(g),
+	}
+	err := st.authHandler(ctx, g, entry, &opts)
+	return opts, err
 }
 
 // print renders one result object of mcpc's own under the output contract.

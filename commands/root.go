@@ -68,6 +68,7 @@ mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
 mcpc reconnect SERVER
+mcpc task get|result|cancel SERVER TASK_ID | task list SERVER
 mcpc config | trust [FILE] | untrust [FILE] | man | completion SHELL
 mcpc help [COMMAND | exit-codes | config | auth]
 
@@ -107,6 +108,7 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			readCommand(st),
 			promptCommand(st),
 			reconnectCommand(st),
+			taskCommand(st),
 			loginCommand(st), logoutCommand(st),
 			configCommand(st),
 			trustCommand(st, true),

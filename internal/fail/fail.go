@@ -29,6 +29,8 @@ const (
 	Timeout        Code = "timeout"         // --timeout or a request bound passed
 	ConnectTimeout Code = "connect_timeout" // --connect-timeout passed
 	Rejected       Code = "rejected"        // a JSON-RPC error from the server
+	TaskFailed     Code = "task_failed"     // a task ended in status failed
+	TaskGone       Code = "task_gone"       // the server cancelled or lost a task
 	Interrupted    Code = "interrupted"     // Ctrl-C or SIGTERM
 	Internal       Code = "internal"        // a failure mcpc did not classify: a bug
 )
@@ -68,6 +70,8 @@ var Codes = []struct {
 	{Timeout, ExitTimeout, "the invocation or a request ran out of time"},
 	{ConnectTimeout, ExitTimeout, "start-up and handshake ran out of time"},
 	{Rejected, ExitRejected, "the server rejected the request (JSON-RPC error)"},
+	{TaskFailed, ExitToolError, "a task ended in status failed"},
+	{TaskGone, ExitRejected, "the server cancelled a task, or no longer knows it (expired ttl, unknown id)"},
 	{Interrupted, ExitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 	{Internal, ExitConnection, "an unexpected failure inside mcpc (please report it)"},
 }

@@ -96,6 +96,12 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				io.WriteString(c.t.out, garbageOutput)
 			})
 		}
+		if resp := c.t.opts.tasks.handle(req); resp != nil {
+			if err := c.Write(ctx, resp); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if req.Method != methodDiscover || !req.IsCall() {
 			return msg, nil
 		}
@@ -131,7 +137,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.holdForever(r)
 		return
 	}
-	if r.Method != http.MethodPost || !h.opts.legacyMode() {
+	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil {
 		h.next.ServeHTTP(w, r)
 		return
 	}
@@ -143,7 +149,19 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	msg, err := jsonrpc.DecodeMessage(body)
 	req, ok := msg.(*jsonrpc.Request)
-	if err != nil || !ok || req.Method != methodDiscover || !req.IsCall() {
+	if ok && err == nil {
+		if resp := h.opts.tasks.handle(req); resp != nil {
+			data, err := jsonrpc.EncodeMessage(resp)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(data)
+			return
+		}
+	}
+	if err != nil || !ok || req.Method != methodDiscover || !req.IsCall() || !h.opts.legacyMode() {
 		h.next.ServeHTTP(w, r)
 		return
 	}

@@ -100,6 +100,8 @@ flags:
   --ask                also offer the tools, a prompt and a resource that ask
                        the client for input (ask, ask-*, test://ask), and log
   --logging            declare the logging capability (for logging/setLevel)
+  --tasks              speak the 2026-07-28 tasks extension: the task-* tools
+                       run as tasks (steps, fail, endless, expire, ask)
 `
 
 // options holds the parsed command line.
@@ -124,6 +126,7 @@ type options struct {
 	busyOnce   string // --busy-once: the first such request gets 503
 	ask        bool
 	logging    bool
+	tasks      *taskStore // --tasks: the 2026-07-28 tasks extension
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -229,13 +232,19 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
+	tasks := fs.Bool("tasks", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
 		}
 		return nil, err
 	}
+	if *tasks {
+		opts.tasks = newTaskStore(opts.cancelFile)
+	}
 	switch {
+	case *tasks && opts.legacyMode():
+		return nil, errors.New("--tasks is the 2026-07-28 extension: it cannot be combined with --legacy")
 	case fs.NArg() > 0:
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case opts.pageSize < 0:
@@ -272,6 +281,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.modernOnly {
 		sopts.SupportedProtocolVersions = []string{modernVersion}
 	}
+	if opts.tasks != nil {
+		sopts.Capabilities.AddExtension(taskExtension, nil)
+	}
 	if opts.ttlMs > 0 {
 		sopts.SetCacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = opts.ttlMs }
 	}
@@ -286,6 +298,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)
+	}
+	if opts.tasks != nil {
+		addTaskTools(s)
 	}
 	addResources(s)
 	addPrompts(s)

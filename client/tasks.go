@@ -1,0 +1,515 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// Tasks: a tool call the server runs in the background. In 2025-11-25 the
+// client asks for one (a "task" field on tools/call, for tools whose
+// execution.taskSupport allows it) and the server answers with a task;
+// the result comes from tasks/result. In 2026-07-28 tasks are an extension
+// (io.modelcontextprotocol/tasks): a client that declares it may get a
+// task (resultType "task") for any tools/call, and tasks/get carries the
+// final result. Either way mcpc polls tasks/get, answers what the task
+// asks for, and cancels the task with tasks/cancel when the user stops.
+
+// TaskExtension is the 2026-07-28 extension that carries tasks.
+const TaskExtension = "io.modelcontextprotocol/tasks"
+
+// Bounds on the pause between polls, whatever the server suggests: a
+// server asking for 0 ms must not be hammered, one asking for an hour
+// must not leave a terminal silent.
+var (
+	minPoll     = 200 * time.Millisecond
+	maxPoll     = 5 * time.Second
+	defaultPoll = time.Second
+	// cancelBound is how long a cancellation may take after Ctrl-C or
+	// --timeout: the user is waiting.
+	cancelBound = 2 * time.Second
+)
+
+// Task is a server's task as mcpc follows it, in either era.
+type Task struct {
+	ID            string
+	Status        string
+	StatusMessage string
+	PollInterval  time.Duration   // 0: not given
+	Raw           json.RawMessage // the task object as the server sent it
+}
+
+// Terminal reports whether the task has ended.
+func (t *Task) Terminal() bool {
+	switch t.Status {
+	case "completed", "failed", "cancelled":
+		return true
+	}
+	return false
+}
+
+// parseTask reads a task object; both eras' field names are accepted.
+func parseTask(raw json.RawMessage) (*Task, error) {
+	r := gjson.ParseBytes(raw)
+	if !r.IsObject() {
+		return nil, errors.New("the task is not a JSON object")
+	}
+	t := &Task{
+		ID:            r.Get("taskId").String(),
+		Status:        r.Get("status").String(),
+		StatusMessage: r.Get("statusMessage").String(),
+		Raw:           raw,
+	}
+	if r.Get("taskId").Type != gjson.String || t.ID == "" {
+		return nil, errors.New("the task has no taskId")
+	}
+	for _, k := range []string{"pollIntervalMs", "pollInterval"} {
+		if v := r.Get(k); v.Type == gjson.Number && v.Int() >= 0 {
+			t.PollInterval = time.Duration(v.Int()) * time.Millisecond
+			break
+		}
+	}
+	switch t.Status {
+	case "working", "input_required", "completed", "failed", "cancelled":
+	default:
+		return nil, fmt.Errorf("the task has an unknown status %q", t.Status)
+	}
+	return t, nil
+}
+
+// createdTask returns the task a tools/call result created, or nil for an
+// ordinary result.
+func (s *Session) createdTask(raw json.RawMessage) (*Task, error) {
+	if s.modern() {
+		if gjson.GetBytes(raw, "resultType").String() != "task" {
+			return nil, nil
+		}
+		return s.checkTask(parseTask(raw))
+	}
+	t := gjson.GetBytes(raw, "task")
+	if !t.IsObject() || gjson.GetBytes(raw, "content").Exists() {
+		return nil, nil
+	}
+	return s.checkTask(parseTask(json.RawMessage(t.Raw)))
+}
+
+func (s *Session) checkTask(t *Task, err error) (*Task, error) {
+	if err != nil {
+		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an invalid task", s.Label)
+	}
+	return t, nil
+}
+
+// TaskSupport is the execution.taskSupport of a tool as listed by the
+// server ("required", "optional", "forbidden"; "" when absent). The SDK
+// does not model the field: it is read from the list as it arrived.
+func (s *Session) TaskSupport(tool string) string {
+	for _, page := range s.wire.peek("tools/list") {
+		for _, t := range gjson.GetBytes(page, "tools").Array() {
+			if t.Get("name").String() == tool {
+				return t.Get("execution.taskSupport").String()
+			}
+		}
+	}
+	return ""
+}
+
+// serverTasks reports what the server declares about tasks: whether
+// tools/call may run as a task, and whether tasks/list exists.
+func (s *Session) serverTasks() (toolsCall, list bool) {
+	if s.modern() {
+		disc := last(s.wire.peek("server/discover"))
+		if disc == nil {
+			disc = s.wire.discover
+		}
+		ok := gjson.GetBytes(disc, "capabilities.extensions."+gjson.Escape(TaskExtension)).Exists()
+		return ok, false
+	}
+	init := last(s.wire.peek("initialize"))
+	return gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists(),
+		gjson.GetBytes(init, "capabilities.tasks.list").Exists()
+}
+
+// peek returns the raw results of method received so far, leaving them.
+func (w *wire) peek(method string) []json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.results[method])
+}
+
+// TaskOptions say how a tool call runs as a task.
+type TaskOptions struct {
+	// Ask runs a tool whose taskSupport is "optional" as a task (--task).
+	Ask bool
+	// Detach returns once the server has accepted the task (--detach).
+	Detach bool
+	// Status sees the task at each poll (for the progress line).
+	Status func(*Task)
+	// Keep leaves the task running when the wait is stopped (resuming a
+	// detached task: stopping the wait is not cancelling the work).
+	Keep bool
+}
+
+// ToolRun is the outcome of a tool call that may have run as a task.
+type ToolRun struct {
+	Result json.RawMessage // the final result exactly as sent; nil when detached
+	Task   *Task           // the task, when the call ran as one
+	Record *TaskRecord     // what was remembered of a detached task
+}
+
+// RunTool calls a tool, as a task when the tool requires one, when asked
+// to (--task) or when a 2026-07-28 server decides so, and follows the
+// task to its end unless detached.
+func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any, o TaskOptions) (*ToolRun, error) {
+	toolsCall, _ := s.serverTasks()
+	if !s.modern() {
+		support := s.TaskSupport(tool)
+		asTask := toolsCall && (support == "required" || support == "optional" && o.Ask)
+		if (o.Ask || o.Detach) && !asTask {
+			return nil, s.notATask(tool, support, toolsCall)
+		}
+		if asTask {
+			s.wire.tasks.askTask(json.RawMessage(`{}`))
+		}
+	} else if o.Detach && !toolsCall {
+		return nil, s.notATask(tool, "", false)
+	}
+	if o.Detach && s.http == nil {
+		return nil, errDetachStdio
+	}
+	_, raw, err := s.CallTool(ctx, tool, args)
+	s.wire.tasks.askTask(nil)
+	if err != nil {
+		return nil, err
+	}
+	task, err := s.createdTask(raw)
+	if err != nil || task == nil {
+		if err == nil && o.Detach {
+			return nil, fail.New(fail.Protocol, "run it without --detach",
+				"%s answered the call of %q at once, without a task: nothing to detach", s.Label, tool)
+		}
+		return &ToolRun{Result: raw}, err
+	}
+	run := &ToolRun{Task: task}
+	if o.Detach {
+		rec, err := s.rememberTask(task, tool)
+		if err != nil {
+			return nil, err
+		}
+		run.Record = rec
+		return run, nil
+	}
+	run.Result, err = s.FollowTask(ctx, task, o)
+	return run, err
+}
+
+var errDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
+	"--detach needs an HTTP server: a stdio server ends with the invocation that starts it, and its tasks with it")
+
+func (s *Session) notATask(tool, support string, toolsCall bool) error {
+	if !toolsCall {
+		return fail.New(fail.Usage, "run it without --task or --detach",
+			"%s does not declare task support for tools/call: %q cannot run as a task", s.Label, tool)
+	}
+	return fail.New(fail.Usage, "run it without --task or --detach",
+		"tool %q cannot run as a task (its execution.taskSupport is %q)", tool, cmpOr(support, "forbidden"))
+}
+
+// FollowTask polls a task to its end and returns the final result exactly
+// as the server sent it. A task that failed returns its result, if any,
+// with an error of code TaskFailed. When ctx ends (Ctrl-C, --timeout) the
+// task is cancelled with tasks/cancel, unless o.Keep.
+func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.RawMessage, error) {
+	answered := map[string]bool{} // 2026 inputRequests keys, answered once each
+	for {
+		if o.Status != nil {
+			o.Status(t)
+		}
+		switch t.Status {
+		case "completed", "failed":
+			res, err := s.taskOutcome(ctx, t)
+			return res, s.stopped(ctx, t, o, err)
+		case "cancelled":
+			return nil, s.taskCancelled(t)
+		case "input_required":
+			if !s.modern() {
+				// 2025-11-25: the server asks its questions on the
+				// tasks/result exchange, which then waits for the end.
+				res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
+				if f := s.input.failedNow(); f != nil && ctx.Err() == nil {
+					return nil, f
+				}
+				if err != nil {
+					return nil, s.stopped(ctx, t, o, s.taskError(t, err))
+				}
+				return res, s.failedResult(t, res)
+			}
+			if err := s.answerTask(ctx, t, answered); err != nil {
+				return nil, s.stopped(ctx, t, o, err)
+			}
+		}
+		if err := sleep(ctx, pollPause(t.PollInterval)); err != nil {
+			return nil, s.stopped(ctx, t, o, err)
+		}
+		nt, err := s.GetTask(ctx, t.ID)
+		if err != nil {
+			return nil, s.stopped(ctx, t, o, err)
+		}
+		t = nt
+	}
+}
+
+func pollPause(d time.Duration) time.Duration {
+	if d <= 0 {
+		d = defaultPoll
+	}
+	return min(max(d, minPoll), maxPoll)
+}
+
+// stopped turns err into what to report when the wait ended because the
+// user stopped it or --timeout passed: the task is cancelled first.
+func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	what := "the task " + t.ID + " is left running on the server"
+	if !o.Keep {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelBound)
+		_, cerr := s.taskCall(cctx, "tasks/cancel", t.ID, nil)
+		cancel()
+		what = "cancelled the task " + t.ID
+		if cerr != nil {
+			what = fmt.Sprintf("could not cancel the task %s (%s)", t.ID, s.scrub(cerr))
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &fail.Error{Code: fail.Timeout, Hint: "raise --timeout, or use --detach on an HTTP server and fetch the result later",
+			Msg: "timed out: the invocation ran longer than --timeout; " + what, Err: ctx.Err()}
+	}
+	return &fail.Error{Code: fail.Interrupted, Msg: "interrupted: " + what, Err: context.Cause(ctx)}
+}
+
+// taskOutcome fetches a finished task's result.
+func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error) {
+	if s.modern() {
+		if t.Status == "failed" {
+			e := gjson.GetBytes(t.Raw, "error")
+			msg := cmpOr(e.Get("message").String(), t.StatusMessage)
+			return nil, fail.New(fail.TaskFailed, "", "the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label, msg, e.Get("code").Int())
+		}
+		res := gjson.GetBytes(t.Raw, "result")
+		if !res.IsObject() {
+			return nil, fail.New(fail.Protocol, "", "%s reported the task %s completed without a result", s.Label, t.ID)
+		}
+		return json.RawMessage(res.Raw), nil
+	}
+	res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
+	var rpc *jsonrpc.Error
+	if t.Status == "failed" && errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeInvalidParams {
+		// The underlying request's own error, as tasks/result returns it.
+		return nil, &fail.Error{Code: fail.TaskFailed, Err: err,
+			Msg: fmt.Sprintf("the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label, rpc.Message, rpc.Code)}
+	}
+	if err != nil {
+		return nil, s.taskError(t, err)
+	}
+	return res, s.failedResult(t, res)
+}
+
+// failedResult is the error for a 2025 task that failed but still has a
+// result (a tool result with isError): the result is printed, the exit
+// status says the task failed.
+func (s *Session) failedResult(t *Task, res json.RawMessage) error {
+	if t.Status == "failed" {
+		msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label)
+		if t.StatusMessage != "" {
+			msg += ": " + t.StatusMessage
+		}
+		return &fail.Error{Code: fail.TaskFailed, Msg: msg}
+	}
+	if gjson.GetBytes(res, "isError").Bool() {
+		return &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
+	}
+	return nil
+}
+
+func (s *Session) taskCancelled(t *Task) error {
+	if s.cancelledByUser(t.ID) {
+		return fail.New(fail.Interrupted, "", "the task %s was cancelled (mcpc task cancel)", t.ID)
+	}
+	msg := fmt.Sprintf("%s cancelled the task %s", s.Label, t.ID)
+	if t.StatusMessage != "" {
+		msg += ": " + t.StatusMessage
+	}
+	return fail.New(fail.TaskGone, "start the call again", "%s", msg)
+}
+
+// taskError reports a JSON-RPC error to a task method. -32602 is the
+// spec's answer for a task id the server does not know (never created,
+// expired, deleted).
+func (s *Session) taskError(t *Task, err error) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && t.Status == "cancel" {
+		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "mcpc task get shows its status",
+			Msg: fmt.Sprintf("%s refused to cancel the task %s: %s", s.Label, t.ID, rpc.Message)}
+	}
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as their ttl; start the call again",
+			Msg: fmt.Sprintf("%s no longer knows the task %s: %s", s.Label, t.ID, rpc.Message)}
+	}
+	if errors.As(err, &rpc) {
+		var f *fail.Error
+		if f = fail.As(err); f == nil {
+			f = s.rpcFailure(rpc, err)
+		}
+		return f
+	}
+	return s.Classify("follow the task "+t.ID+" on", err)
+}
+
+// GetTask sends tasks/get.
+func (s *Session) GetTask(ctx context.Context, id string) (*Task, error) {
+	raw, err := s.taskCall(ctx, "tasks/get", id, nil)
+	if err != nil {
+		return nil, s.taskError(&Task{ID: id}, err)
+	}
+	return s.checkTask(parseTask(raw))
+}
+
+// GetTaskRaw sends tasks/get and returns the task object as it arrived.
+func (s *Session) GetTaskRaw(ctx context.Context, id string) (json.RawMessage, error) {
+	t, err := s.GetTask(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return t.Raw, nil
+}
+
+// CancelTask sends tasks/cancel and returns its result as it arrived.
+func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
+	raw, err := s.taskCall(ctx, "tasks/cancel", id, nil)
+	if err != nil {
+		return nil, s.taskError(&Task{ID: id, Status: "cancel"}, err)
+	}
+	s.MarkCancelled(id)
+	return raw, nil
+}
+
+// ListTasks sends tasks/list (2025-11-25; the extension has none), every
+// page, and returns the tasks joined in one {"tasks": [...]} document.
+func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
+	var pages []json.RawMessage
+	cursor := ""
+	for range 100 {
+		var extra map[string]any
+		if cursor != "" {
+			extra = map[string]any{"cursor": cursor}
+		}
+		raw, err := s.taskCall(ctx, "tasks/list", "", extra)
+		if err != nil {
+			var rpc *jsonrpc.Error
+			if errors.As(err, &rpc) {
+				return nil, s.rpcFailure(rpc, err)
+			}
+			return nil, s.Classify("list the tasks of", err)
+		}
+		pages = append(pages, raw)
+		if cursor = gjson.GetBytes(raw, "nextCursor").String(); cursor == "" {
+			break
+		}
+	}
+	return joinPages(pages, "tasks", false), nil
+}
+
+// answerTask answers a 2026 task's input requests (each key once) and
+// sends the answers with tasks/update.
+func (s *Session) answerTask(ctx context.Context, t *Task, answered map[string]bool) error {
+	var all mcp.InputRequestMap
+	if r := gjson.GetBytes(t.Raw, "inputRequests"); r.Exists() {
+		if err := json.Unmarshal([]byte(r.Raw), &all); err != nil {
+			return fail.Wrap(fail.Protocol, err, "", "%s sent input requests mcpc cannot read for the task %s", s.Label, t.ID)
+		}
+	}
+	todo := mcp.InputRequestMap{}
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		if !answered[k] {
+			todo[k] = all[k]
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	answers, err := s.fulfil(ctx, todo)
+	if err != nil {
+		return err
+	}
+	for k := range todo {
+		answered[k] = true
+	}
+	_, err = s.taskCall(ctx, "tasks/update", t.ID, map[string]any{"inputResponses": answers})
+	if err != nil {
+		return s.taskError(t, err)
+	}
+	return nil
+}
+
+// taskCall sends one task method with the task id (when id is not "")
+// and extra params, over the layer below the SDK.
+func (s *Session) taskCall(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
+	params := map[string]any{}
+	maps.Copy(params, extra)
+	if id != "" {
+		params["taskId"] = id
+	}
+	if s.modern() {
+		params["_meta"] = s.envelope()
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	if s.http != nil {
+		return s.post(ctx, method, id, body)
+	}
+	return s.wire.tasks.call(ctx, method, body)
+}
+
+// envelope is the _meta every 2026-07-28 request carries.
+func (s *Session) envelope() map[string]any {
+	return map[string]any{
+		mcp.MetaKeyProtocolVersion:    s.ProtocolVersion(),
+		mcp.MetaKeyClientInfo:         map[string]any{"name": "mcpc", "version": s.opts.Version},
+		mcp.MetaKeyClientCapabilities: s.clientCaps(),
+	}
+}
+
+// clientCaps is what mcpc declares: elicitation when someone or
+// something answers, and the tasks extension.
+func (s *Session) clientCaps() *mcp.ClientCapabilities {
+	c := &mcp.ClientCapabilities{}
+	if s.opts.Input.offersElicitation() {
+		c.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+	}
+	c.AddExtension(TaskExtension, nil)
+	return c
+}
+
+// failedNow returns (and forgets) the answer that could not be given
+// while mcpc's own requests ran.
+func (st *inputState) failedNow() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	err := st.failed
+	st.failed = nil
+	return err
+}

@@ -1,0 +1,239 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// post sends one of mcpc's own requests to an HTTP server, beside the
+// SDK: with the session's id on a 2025 server (which may be a session
+// remembered from an earlier invocation, which the SDK cannot resume),
+// with the routing headers and _meta envelope on a 2026-07-28 one. The
+// answer may come as JSON or as an event stream that first carries the
+// server's own requests (an elicitation asked under a task), which are
+// answered on the way.
+func (s *Session) post(ctx context.Context, method, name string, params json.RawMessage) (json.RawMessage, error) {
+	id := s.wire.tasks.nextID()
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: params})
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.send(ctx, data, method, name)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		return nil, s.postFailure(resp)
+	}
+	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
+	case "application/json":
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		return s.answerOf(body, id)
+	case "text/event-stream":
+		return s.readStream(ctx, resp.Body, id)
+	}
+	return nil, fail.New(fail.Protocol, "", "%s answered %s with HTTP %d and content type %q, not a JSON-RPC message",
+		s.Label, method, resp.StatusCode, resp.Header.Get("Content-Type"))
+}
+
+// send POSTs one JSON-RPC message through the session's HTTP client (its
+// headers, credentials and redirect policy).
+func (s *Session) send(ctx context.Context, data []byte, method, name string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.Entry.Server.URL, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", s.ProtocolVersion())
+	if sid := s.sessionID(); sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	if s.modern() && method != "" {
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+	}
+	if h := s.opts.OAuthHandler; h != nil && s.http.headers.Get("Authorization") == "" {
+		ts, err := h.TokenSource(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ts != nil {
+			tok, err := ts.Token()
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		}
+	}
+	return s.http.client().Do(req)
+}
+
+// sessionID is the 2025 session the requests belong to: the SDK's, or
+// the one remembered with a detached task.
+func (s *Session) sessionID() string {
+	if s.CS != nil {
+		return s.CS.ID()
+	}
+	return s.resumed.sessionID
+}
+
+// postFailure explains an HTTP error answer to one of mcpc's requests.
+func (s *Session) postFailure(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+		if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+			return r.Error
+		}
+	}
+	if resp.StatusCode == http.StatusNotFound && s.sessionID() != "" {
+		return &fail.Error{Code: fail.TaskGone, Hint: "tasks live only as long as the session that started them; start the call again",
+			Msg: fmt.Sprintf("%s no longer knows the session that holds the task (HTTP 404)", s.Label)}
+	}
+	if f := s.failure(); f != nil {
+		return f
+	}
+	return fail.New(fail.HTTPStatus, "", "%s answered HTTP %d", s.Label, resp.StatusCode)
+}
+
+// answerOf reads the response to request id from a JSON body.
+func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) {
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an answer that is not JSON-RPC", s.Label)
+	}
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || idKey(r.ID) != idKey(id) {
+		return nil, fail.New(fail.Protocol, "", "%s answered with a message that is not the response to mcpc's request", s.Label)
+	}
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	return r.Result, nil
+}
+
+// readStream reads an event stream until the response to request id,
+// answering the server's requests and passing on its progress on the way.
+func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (json.RawMessage, error) {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 64<<10), maxFrame)
+	var data strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "data:"); ok {
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.WriteString(strings.TrimPrefix(v, " "))
+			continue
+		}
+		if line != "" || data.Len() == 0 {
+			continue
+		}
+		payload := []byte(data.String())
+		data.Reset()
+		msg, err := jsonrpc.DecodeMessage(payload)
+		if err != nil {
+			return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an event that is not JSON-RPC", s.Label)
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if idKey(m.ID) == idKey(id) {
+				if m.Error != nil {
+					return nil, m.Error
+				}
+				return m.Result, nil
+			}
+		case *jsonrpc.Request:
+			if err := s.serverRequest(ctx, m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
+}
+
+// serverRequest handles what a 2025 server sends on the stream of one of
+// mcpc's requests: progress goes to the progress line, an elicitation is
+// answered like any other (flags, terminal, or declined), anything else
+// mcpc did not offer is refused.
+func (s *Session) serverRequest(ctx context.Context, m *jsonrpc.Request) error {
+	if !m.ID.IsValid() {
+		if m.Method == "notifications/progress" && s.opts.Progress != nil {
+			var p mcp.ProgressNotificationParams
+			if json.Unmarshal(m.Params, &p) == nil {
+				s.opts.Progress(&p)
+			}
+		}
+		return nil
+	}
+	resp := &jsonrpc.Response{ID: m.ID}
+	switch {
+	case m.Method == "elicitation/create" && s.opts.Input.offersElicitation():
+		var p mcp.ElicitParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			break
+		}
+		res, err := s.handleElicit(ctx, &mcp.ElicitRequest{Params: &p})
+		if err != nil {
+			return err
+		}
+		if err := s.input.failedNow(); err != nil {
+			// The answer could not be given: the server hears "cancel",
+			// and mcpc reports why.
+			s.respond(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"action":"cancel"}`)})
+			return err
+		}
+		resp.Result, _ = json.Marshal(res)
+	default:
+		s.input.note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", s.Label, m.Method))
+		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpc does not offer " + m.Method}
+	}
+	return s.respond(ctx, resp)
+}
+
+// respond POSTs mcpc's answer to a server's request.
+func (s *Session) respond(ctx context.Context, resp *jsonrpc.Response) error {
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return err
+	}
+	r, err := s.send(ctx, data, "", "")
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+	r.Body.Close()
+	if r.StatusCode >= 400 {
+		return fail.New(fail.HTTPStatus, "", "%s refused mcpc's answer to its question (HTTP %d)", s.Label, r.StatusCode)
+	}
+	return nil
+}

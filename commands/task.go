@@ -1,0 +1,233 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+type taskOptions struct {
+	op       string // get, result, cancel, list
+	server   string
+	id       string
+	progress bool
+}
+
+func taskCommand(st *state) *cli.Command {
+	sub := func(name, usage, args, desc string, flags ...cli.Flag) *cli.Command {
+		return &cli.Command{
+			Flags:       flags,
+			Name:        name,
+			Usage:       usage,
+			ArgsUsage:   args,
+			Description: desc,
+			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+				o := &taskOptions{op: name, progress: cmd.Bool("progress")}
+				words := cmd.Args().Slice()
+				want := 2
+				if name == "list" {
+					want = 1
+				}
+				switch {
+				case g.adhoc.IsStdio():
+					return usagef("run the call without --detach to wait for its result",
+						"mcpc task needs an HTTP server: a stdio server's tasks end with the invocation that starts them")
+				case len(words) == 0:
+					return usagef("name a configured server or an https:// URL", "missing SERVER")
+				case len(words) < want:
+					return usagef("task ids come from mcpc call --detach; mcpc task list SERVER lists them", "missing TASK_ID")
+				case len(words) > want:
+					return usagef("", "unexpected argument %q", words[want])
+				}
+				o.server = words[0]
+				if want == 2 {
+					o.id = words[1]
+				}
+				return st.runTask(ctx, g, o)
+			}),
+		}
+	}
+	return &cli.Command{
+		Name:      "task",
+		Usage:     "follow, fetch or cancel a task started with mcpc call --detach",
+		ArgsUsage: "get|result|cancel SERVER TASK_ID | list SERVER",
+		Description: `A tool that runs as a task on an HTTP server can be left running
+(mcpc call --detach) and reached from later invocations. mcpc remembers each
+detached task in its state directory with what the server ties it to (the
+2025-11-25 session, the credential), so that later invocations reach the same
+task.`,
+		Metadata: examples(
+			"start a task, then wait for its result", "id=$(mcpc call --text --detach everything simulate-research-query topic=go) && mcpc task result everything \"$id\"",
+			"its status, as JSON", "mcpc task get everything \"$id\" --json",
+		),
+		Commands: []*cli.Command{
+			sub("get", "print a task's status", "SERVER TASK_ID",
+				`Prints the task object as the server sends it (--json), or its id, status
+and status message.`),
+			sub("result", "wait for a task to end and print its result", "SERVER TASK_ID",
+				`Polls the task until it ends, answers what it asks like any other question,
+and prints the final result exactly as 'mcpc call' would, with the same exit
+codes. Ctrl-C stops waiting and leaves the task running.`,
+				&cli.BoolFlag{Name: "progress", Usage: "print the task's status on stderr even when it is not a terminal"}),
+			sub("cancel", "cancel a task", "SERVER TASK_ID",
+				`Sends tasks/cancel and prints the server's answer.`),
+			sub("list", "list the tasks mcpc started on a server", "SERVER",
+				`Prints the tasks of the sessions mcpc remembers (tasks/list on a 2025-11-25
+server; on a 2026-07-28 server, which has no such request, the status of
+each remembered task).`),
+		},
+	}
+}
+
+func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error {
+	entry, err := st.resolve(g, o.server)
+	if err != nil {
+		return err
+	}
+	opts, err := st.connectOptions(ctx, g, entry)
+	if err != nil {
+		return err
+	}
+	sess, err := client.OpenTasks(ctx, entry, opts, o.id)
+	if err != nil {
+		return err
+	}
+	switch o.op {
+	case "get":
+		t, err := sess.GetTask(ctx, o.id)
+		if err != nil {
+			return err
+		}
+		if g.mode == format.ModeJSON || g.query != "" {
+			return st.printRaw(g, format.KindGeneric, t.Raw)
+		}
+		fmt.Fprintln(st.env.Stdout, taskLine(t))
+		return nil
+	case "result":
+		t, err := sess.GetTask(ctx, o.id)
+		if err != nil {
+			return err
+		}
+		p := st.startProgress(o.progress)
+		res, err := sess.FollowTask(ctx, t, client.TaskOptions{Status: st.onTaskStatus, Keep: true})
+		p.stop(st)
+		if res == nil {
+			return err
+		}
+		return st.printToolResult(g, nil, res, err)
+	case "cancel":
+		raw, err := sess.CancelTask(ctx, o.id)
+		if err != nil {
+			return err
+		}
+		if len(gjson.GetBytes(raw, "taskId").String()) == 0 {
+			// A 2026-07-28 server acknowledges with an empty result.
+			raw = json.RawMessage(fmt.Sprintf(`{"taskId":%q,"status":"cancelled"}`, o.id))
+			if g.mode != format.ModeJSON {
+				fmt.Fprintf(st.env.Stdout, "%s cancel requested\n", o.id)
+				return nil
+			}
+		}
+		if g.mode == format.ModeJSON || g.query != "" {
+			return st.printRaw(g, format.KindGeneric, raw)
+		}
+		t := &client.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
+		fmt.Fprintln(st.env.Stdout, taskLine(t))
+		return nil
+	}
+	return st.listTasks(ctx, g, sess)
+}
+
+// listTasks prints the tasks of every remembered session (2025), or the
+// status of every remembered task (2026-07-28, which has no tasks/list).
+func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session) error {
+	var items []string
+	if sess.Modern() {
+		for _, r := range sess.TaskRecords() {
+			t, err := sess.GetTask(ctx, r.TaskID)
+			if err != nil {
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(err.Error()))
+				continue
+			}
+			items = append(items, string(t.Raw))
+		}
+	} else {
+		for _, sid := range sess.SessionsOfTasks() {
+			sess.UseSession(sid)
+			raw, err := sess.ListTasks(ctx)
+			if err != nil {
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(err.Error()))
+				continue
+			}
+			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
+				items = append(items, t.Raw)
+			}
+		}
+	}
+	doc := `{"tasks":[` + strings.Join(items, ",") + `]}`
+	if g.mode == format.ModeJSON || g.query != "" {
+		return st.printRaw(g, format.KindGeneric, []byte(doc))
+	}
+	for _, it := range gjson.Get(doc, "tasks").Array() {
+		fmt.Fprintln(st.env.Stdout, taskLine(&client.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}))
+	}
+	return nil
+}
+
+// taskLine is a task in text mode: id, status, message.
+func taskLine(t *client.Task) string {
+	line := t.ID + "  " + t.Status
+	if t.StatusMessage != "" {
+		line += "  " + oneLine(t.StatusMessage)
+	}
+	return format.StripControl(line)
+}
+
+// onTaskStatus shows a task's status message on the progress line.
+func (st *state) onTaskStatus(t *client.Task) {
+	msg := t.StatusMessage
+	if msg == "" {
+		msg = t.Status
+	}
+	if p := st.progress.Load(); p != nil {
+		p.mu.Lock()
+		same := p.last != nil && p.last.Message == msg
+		p.mu.Unlock()
+		if same {
+			return
+		}
+	}
+	st.onProgress(&mcp.ProgressNotificationParams{Message: msg})
+}
+
+// printDetached prints a detached task: its id (the task object with
+// --json) on stdout, and how to reach it on stderr.
+func (st *state) printDetached(g *globals, sess *client.Session, run *client.ToolRun) error {
+	server := sess.Entry.Name
+	if sess.Entry.File == nil {
+		server = client.RedactURL(sess.Entry.Server.URL)
+	}
+	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
+		oneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
+	if g.mode == format.ModeJSON || g.query != "" {
+		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
+	}
+	fmt.Fprintln(st.env.Stdout, format.StripControl(run.Task.ID))
+	return nil
+}
+
+// shellWord quotes s for a shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
