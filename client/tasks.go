@@ -181,7 +181,7 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 		if asTask {
 			s.wire.tasks.askTask(json.RawMessage(`{}`))
 		}
-	} else if o.Detach && !toolsCall {
+	} else if (o.Detach || o.Ask) && !toolsCall {
 		return nil, s.notATask(tool, "", false)
 	}
 	if o.Detach && s.http == nil {
@@ -195,8 +195,7 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 	task, err := s.createdTask(raw)
 	if err != nil || task == nil {
 		if err == nil && o.Detach {
-			return nil, fail.New(fail.Protocol, "run it without --detach",
-				"%s answered the call of %q at once, without a task: nothing to detach", s.Label, tool)
+			s.input.note(fmt.Sprintf("%s answered the call of %q at once, without a task: nothing to detach", s.Label, tool))
 		}
 		return &ToolRun{Result: raw}, err
 	}

@@ -187,6 +187,9 @@ func ctxErr(ctx context.Context, err error) error {
 		return nil
 	}
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errInterrupted) {
+		if fail.CodeOf(err) == fail.Interrupted {
+			return err // says what the interrupt did (a task cancelled)
+		}
 		return errInterrupted
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && fail.CodeOf(err) != fail.Timeout {

@@ -68,6 +68,12 @@ task.`,
 			"start a task, then wait for its result", "id=$(mcpc call --text --detach everything simulate-research-query topic=go) && mcpc task result everything \"$id\"",
 			"its status, as JSON", "mcpc task get everything \"$id\" --json",
 		),
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() == 0 {
+				return usagef("mcpc task get|result|cancel SERVER TASK_ID, or mcpc task list SERVER", "missing what to do: get, result, cancel or list")
+			}
+			return usagef("mcpc task get|result|cancel SERVER TASK_ID, or mcpc task list SERVER", "unknown task command %q", cmd.Args().First())
+		},
 		Commands: []*cli.Command{
 			sub("get", "print a task's status", "SERVER TASK_ID",
 				`Prints the task object as the server sends it (--json), or its id, status
