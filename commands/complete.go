@@ -135,6 +135,12 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 			return completions.Files
 		}
 		return nil
+	case "task":
+		// mcpc task get|result|cancel|list SERVER …: the server's name.
+		if len(r.Path) < 2 || len(pos) > 0 || len(r.Flags["stdio"]) > 0 {
+			return nil
+		}
+		return c.servers(r)
 	case "list", "call", "read", "prompt":
 	default:
 		return nil

@@ -19,7 +19,8 @@ func exitCodesHelp() string {
 	b.WriteString(`mcpc exit codes
 
    0  success
-   1  the tool ran and reported an error (isError: true); the result is still printed
+   1  the tool ran and reported an error (isError: true); the result is still printed;
+      or a task failed
    2  usage error: bad flags, bad --args JSON, arguments that do not match the
       tool's inputSchema, unknown command
    3  configuration error: unknown server, invalid or untrusted config file
@@ -27,8 +28,9 @@ func exitCodesHelp() string {
    5  connection, transport or protocol failure: the server did not start,
       crashed, wrote something that is not JSON-RPC, or speaks another protocol
    6  timeout (--timeout, --connect-timeout)
-   7  the server rejected the request (JSON-RPC error: unknown tool, invalid params)
- 130  interrupted (Ctrl-C or SIGTERM)
+   7  the server rejected the request (JSON-RPC error: unknown tool, invalid params),
+      or cancelled or lost a task (expired ttl, unknown id)
+ 130  interrupted (Ctrl-C or SIGTERM; a task in flight is cancelled)
 
 With --json, a failure also prints one JSON object on stderr:
   {"error":{"code":"auth_required","message":"…","hint":"…","exit":4}}
