@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -103,7 +104,12 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 					return nil, err
 				}
 			}
-			_, raw, err := sess.CallTool(ctx, c.Tool, args)
+			// A tool that runs as a task is followed to its end here too.
+			run, err := sess.RunTool(ctx, c.Tool, args, client.TaskOptions{})
+			var raw []byte
+			if run != nil {
+				raw = run.Result
+			}
 			if err != nil {
 				return raw, err
 			}

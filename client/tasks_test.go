@@ -1,0 +1,98 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+func TestParseTaskBothEras(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		id   string
+		poll time.Duration
+		err  string
+	}{
+		{`{"taskId":"a","status":"working","pollInterval":1000,"ttl":300000}`, "a", time.Second, ""},
+		{`{"taskId":"b","status":"input_required","pollIntervalMs":50,"ttlMs":null}`, "b", 50 * time.Millisecond, ""},
+		{`{"taskId":"c","status":"completed"}`, "c", 0, ""},
+		{`{"taskId":7,"status":"working"}`, "", 0, "the task has no taskId"},
+		{`{"taskId":"d","status":"paused"}`, "", 0, `the task has an unknown status "paused"`},
+		{`[1]`, "", 0, "the task is not a JSON object"},
+	} {
+		got, err := parseTask(json.RawMessage(tc.raw))
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("parseTask(%s) error = %v, want %q", tc.raw, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got.ID != tc.id || got.PollInterval != tc.poll || string(got.Raw) != tc.raw {
+			t.Errorf("parseTask(%s) = %+v, %v", tc.raw, got, err)
+		}
+	}
+}
+
+func TestPollPauseIsBounded(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{
+		0:                      defaultPoll,
+		10 * time.Millisecond:  minPoll,
+		time.Second:            time.Second,
+		time.Hour:              maxPoll,
+		-5 * time.Millisecond:  defaultPoll,
+		250 * time.Millisecond: 250 * time.Millisecond,
+	} {
+		if got := pollPause(in); got != want {
+			t.Errorf("pollPause(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// The 2025 task field goes on the next tools/call only, once.
+func TestAugmentAddsTaskFieldOnce(t *testing.T) {
+	var tw taskWire
+	id, _ := jsonrpc.MakeID(float64(1))
+	req := &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"name":"x","arguments":{}}`)}
+	tw.askTask(json.RawMessage(`{}`))
+	tw.augment(&jsonrpc.Request{ID: id, Method: "tools/list"})
+	tw.augment(req)
+	if string(req.Params) != `{"arguments":{},"name":"x","task":{}}` {
+		t.Fatalf("params = %s", req.Params)
+	}
+	again := &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)}
+	tw.augment(again)
+	if string(again.Params) != `{"name":"x"}` {
+		t.Fatalf("second call changed: %s", again.Params)
+	}
+}
+
+// mcpc's own requests get their answers; the SDK never sees them; a lost
+// connection ends the wait.
+func TestTaskWireClaimsOwnAnswers(t *testing.T) {
+	var tw taskWire
+	sent := make(chan *jsonrpc.Request, 1)
+	tw.setWriter(func(_ context.Context, m jsonrpc.Message) error {
+		sent <- m.(*jsonrpc.Request)
+		return nil
+	})
+	go func() {
+		req := <-sent
+		sdk, _ := jsonrpc.MakeID(float64(3))
+		if tw.claim(&jsonrpc.Response{ID: sdk, Result: json.RawMessage(`{}`)}) {
+			t.Error("claimed an SDK response")
+		}
+		tw.claim(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"taskId":"t"}`)})
+	}()
+	res, err := tw.call(context.Background(), "tasks/get", json.RawMessage(`{"taskId":"t"}`))
+	if err != nil || string(res) != `{"taskId":"t"}` {
+		t.Fatalf("call = %s, %v", res, err)
+	}
+	go func() { <-sent; tw.lost() }()
+	if _, err := tw.call(context.Background(), "tasks/get", nil); !errors.Is(err, errConnectionLost) {
+		t.Fatalf("after the connection was lost: %v", err)
+	}
+}
