@@ -242,16 +242,7 @@ func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.
 			return nil, s.taskCancelled(t)
 		case "input_required":
 			if !s.modern() {
-				// 2025-11-25: the server asks its questions on the
-				// tasks/result exchange, which then waits for the end.
-				res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
-				if f := s.input.failedNow(); f != nil && ctx.Err() == nil {
-					return nil, f
-				}
-				if err != nil {
-					return nil, s.stopped(ctx, t, o, s.taskError(t, err))
-				}
-				return res, s.failedResult(t, res)
+				return s.awaitResult(ctx, t, o)
 			}
 			if err := s.answerTask(ctx, t, answered); err != nil {
 				return nil, s.stopped(ctx, t, o, err)
@@ -265,6 +256,39 @@ func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.
 			return nil, s.stopped(ctx, t, o, err)
 		}
 		t = nt
+	}
+}
+
+// awaitResult handles a 2025 task that needs input: the server asks its
+// questions on the tasks/result exchange, which then waits for the end.
+// Meanwhile tasks/get keeps the status line current.
+func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json.RawMessage, error) {
+	type outcome struct {
+		res json.RawMessage
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
+		done <- outcome{res, err}
+	}()
+	for {
+		select {
+		case d := <-done:
+			if f := s.input.failedNow(); f != nil && ctx.Err() == nil {
+				return nil, f
+			}
+			if d.err != nil {
+				return nil, s.stopped(ctx, t, o, s.taskError(t, d.err))
+			}
+			return d.res, s.failedResult(t, d.res)
+		case <-time.After(pollPause(t.PollInterval)):
+			if nt, err := s.GetTask(ctx, t.ID); err == nil {
+				if t = nt; o.Status != nil {
+					o.Status(t)
+				}
+			}
+		}
 	}
 }
 
