@@ -63,6 +63,9 @@ accepted the task; 'mcpc task' reaches it later.`,
 			if err != nil {
 				return err
 			}
+			if batch := cmd.String("batch"); batch != "" && (cmd.Bool("detach") || cmd.Bool("task")) {
+				return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
+			}
 			if batch := cmd.String("batch"); batch != "" {
 				return st.batchCommand(ctx, cmd, g, server, rest, batch)
 			}
