@@ -185,7 +185,7 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 		return nil, s.notATask(tool, "", false)
 	}
 	if o.Detach && s.http == nil {
-		return nil, errDetachStdio
+		return nil, ErrDetachStdio
 	}
 	_, raw, err := s.CallTool(ctx, tool, args)
 	s.wire.tasks.askTask(nil)
@@ -212,7 +212,8 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 	return run, err
 }
 
-var errDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
+// ErrDetachStdio refuses --detach on a stdio server.
+var ErrDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
 	"--detach needs an HTTP server: a stdio server ends with the invocation that starts it, and its tasks with it")
 
 func (s *Session) notATask(tool, support string, toolsCall bool) error {

@@ -86,6 +86,16 @@ accepted the task; 'mcpc task' reaches it later.`,
 }
 
 func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error {
+	if o.detach {
+		// Refused before a stdio server is started for nothing.
+		entry, err := st.resolve(g, o.server)
+		if err != nil {
+			return err
+		}
+		if entry.Server.URL == "" {
+			return client.ErrDetachStdio
+		}
+	}
 	sess, closeFn, err := st.open(ctx, g, o.server)
 	if err != nil {
 		return err
