@@ -104,7 +104,15 @@ func (st *state) clientInput(g *globals) *client.Input {
 		a.term = newPrompter(st.env.Stdin, st.env.Stderr)
 	}
 	return &client.Input{
-		Elicit:      a.elicit,
+		Elicit: func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			// The live progress line (a long task's status) stays away
+			// from the question.
+			if pr := st.progress.Load(); pr != nil {
+				pr.pause()
+				defer pr.resume()
+			}
+			return a.elicit(ctx, server, p)
+		},
 		Log:         a.log,
 		Note:        func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(msg)) },
 		LogLevel:    g.input.logLevel,

@@ -38,6 +38,7 @@ type progress struct {
 	tick    int
 	shown   bool
 	stopped bool
+	paused  int // questions being asked on the terminal: no redraw meanwhile
 	done    chan struct{}
 }
 
@@ -109,8 +110,29 @@ func (p *progress) update(n *mcp.ProgressNotificationParams) {
 	fmt.Fprintf(p.w, "mcpc: progress: %s\n", p.text())
 }
 
+// pause clears the live line and keeps it away while a question is
+// asked on the terminal; resume lets it come back.
+func (p *progress) pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused++
+	if p.shown && !p.stopped {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func (p *progress) resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused--
+}
+
 // draw rewrites the live line; p.mu is held.
 func (p *progress) draw() {
+	if p.paused > 0 {
+		return
+	}
 	line := spinner[p.tick%len(spinner)] + " " + p.text()
 	if utf8.RuneCountInString(line) > p.width-1 {
 		line = string([]rune(line)[:p.width-2]) + "…"

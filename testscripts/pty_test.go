@@ -27,8 +27,8 @@ const ptyTimeout = 20 * time.Second
 //	pty CODE SESSION PROG [ARGS...]
 //
 // SESSION lines are `expect REGEXP` (wait until the output since the last
-// match matches), `send TEXT` (type TEXT and Enter), `ctrl-c`, `ctrl-d`, or
-// # comments. The program must exit with CODE. Everything it wrote to the
+// match matches), `send TEXT` (type TEXT and Enter), `ctrl-c`, `ctrl-d`,
+// `pause DURATION`, or # comments. The program must exit with CODE. Everything it wrote to the
 // terminal (stdout and stderr share it, as they do for a person), with CR LF
 // turned into LF, becomes the command's stdout for later checks.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
@@ -102,6 +102,12 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 			_, err = tty.Write([]byte{3})
 		case "ctrl-d":
 			_, err = tty.Write([]byte{4})
+		case "pause":
+			// A person takes a moment before typing.
+			var d time.Duration
+			if d, err = time.ParseDuration(arg); err == nil {
+				time.Sleep(d)
+			}
 		default:
 			fail("%s:%d: unknown session line %q", args[1], n+1, l)
 		}
