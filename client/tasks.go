@@ -46,6 +46,7 @@ type Task struct {
 	Status        string
 	StatusMessage string
 	PollInterval  time.Duration   // 0: not given
+	TTLMs         int64           // the task's lifetime; 0: unlimited or not given
 	Raw           json.RawMessage // the task object as the server sent it
 }
 
@@ -72,6 +73,12 @@ func parseTask(raw json.RawMessage) (*Task, error) {
 	}
 	if r.Get("taskId").Type != gjson.String || t.ID == "" {
 		return nil, errors.New("the task has no taskId")
+	}
+	for _, k := range []string{"ttlMs", "ttl"} {
+		if v := r.Get(k); v.Type == gjson.Number && v.Int() > 0 {
+			t.TTLMs = v.Int()
+			break
+		}
 	}
 	for _, k := range []string{"pollIntervalMs", "pollInterval"} {
 		if v := r.Get(k); v.Type == gjson.Number && v.Int() >= 0 {

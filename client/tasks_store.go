@@ -23,6 +23,17 @@ type TaskRecord struct {
 	Credential      string    `json:"credential,omitempty"` // keyed hash of the credential in use, never the credential
 	Cancelled       bool      `json:"cancelled,omitempty"`  // by the user, with mcpc task cancel
 	At              time.Time `json:"at"`
+	// TTLMs is the task's lifetime as the server gave it (0: unlimited);
+	// a record outlives it by recordGrace, then is dropped.
+	TTLMs int64 `json:"ttlMs,omitempty"`
+}
+
+// recordGrace is how long a record is kept after its task's ttl: the
+// server may keep a task a little longer than it said.
+var recordGrace = 24 * time.Hour
+
+func (r *TaskRecord) expired(now time.Time) bool {
+	return r.TTLMs > 0 && now.After(r.At.Add(time.Duration(r.TTLMs)*time.Millisecond+recordGrace))
 }
 
 // resumed is how a session opened for a detached task speaks.
@@ -42,7 +53,7 @@ func (s *Session) tasksDir() string {
 // rememberTask records a detached task and keeps its 2025 session alive
 // past this invocation.
 func (s *Session) rememberTask(t *Task, tool string) (*TaskRecord, error) {
-	rec := &TaskRecord{TaskID: t.ID, Tool: tool, ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey, At: time.Now().UTC()}
+	rec := &TaskRecord{TaskID: t.ID, Tool: tool, ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey, At: time.Now().UTC(), TTLMs: t.TTLMs}
 	if !s.modern() {
 		rec.SessionID = s.sessionID()
 		// The session holds the task: ending it would end the task.
@@ -73,9 +84,15 @@ func (s *Session) TaskRecords() []*TaskRecord {
 			continue
 		}
 		var r TaskRecord
-		if readJSON(filepath.Join(dir, e.Name()), &r) && r.TaskID != "" {
-			out = append(out, &r)
+		path := filepath.Join(dir, e.Name())
+		if !readJSON(path, &r) || r.TaskID == "" {
+			continue
 		}
+		if r.expired(time.Now()) {
+			os.Remove(path) // its task is gone from the server too
+			continue
+		}
+		out = append(out, &r)
 	}
 	slices.SortFunc(out, func(a, b *TaskRecord) int { return a.At.Compare(b.At) })
 	return out

@@ -96,3 +96,30 @@ func TestTaskWireClaimsOwnAnswers(t *testing.T) {
 		t.Fatalf("after the connection was lost: %v", err)
 	}
 }
+
+// A record outlives its task's ttl by a grace period, then is dropped; a
+// task without a ttl keeps its record.
+func TestTaskRecordsPruneExpired(t *testing.T) {
+	dir := t.TempDir()
+	s := &Session{key: "k", opts: ConnectOptions{Memo: &Memo{EraDir: dir + "/eras"}}}
+	old := time.Now().Add(-recordGrace - time.Hour)
+	for _, r := range []*TaskRecord{
+		{TaskID: "fresh", At: time.Now(), TTLMs: 1000},
+		{TaskID: "gone", At: old, TTLMs: 1000},
+		{TaskID: "forever", At: old},
+	} {
+		if err := writeJSON(s.tasksDir(), hashKey("task", r.TaskID)+".json", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	for _, r := range s.TaskRecords() {
+		ids = append(ids, r.TaskID)
+	}
+	if len(ids) != 2 || ids[0] != "forever" || ids[1] != "fresh" {
+		t.Fatalf("records = %v", ids)
+	}
+	if s.taskRecord("gone") != nil {
+		t.Fatal("the expired record is still there")
+	}
+}
