@@ -463,6 +463,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 			return next(ctx, method, req)
 		}
 	})
+	proc.stdout.frame = s.wire.frame
 	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: maxFrame + 1}
 	return s.handshake(ctx, o, client, &wireTransport{inner: t, w: s.wire}, protocol)
 }

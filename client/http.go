@@ -192,25 +192,20 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.wire != nil && resp.StatusCode < 300 {
 		switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
 		case "application/json":
-			data, err := io.ReadAll(body)
+			data, err := readAll(body)
 			body.Close()
 			if err != nil {
 				return nil, err
 			}
+			if len(data) > bigResult && json.Valid(data) {
+				data = t.wire.frame(data)
+			}
 			if m, err := jsonrpc.DecodeMessage(data); err == nil {
-				if r, ok := m.(*jsonrpc.Response); ok && len(r.Result) > bigResult {
-					t.wire.incoming(m)
-					// The wire may have swapped a large result for a stub.
-					if small, err := jsonrpc.EncodeMessage(m); err == nil {
-						data = small
-					}
-				} else {
-					t.wire.incoming(m)
-				}
+				t.wire.incoming(m)
 			}
 			body = io.NopCloser(bytes.NewReader(data))
 		case "text/event-stream":
-			body = &sseTap{rc: body, onMessage: t.wire.incoming}
+			body = &sseTap{rc: body, w: t.wire}
 		}
 	}
 	resp.Body = body
@@ -273,43 +268,158 @@ func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time
 		resp.StatusCode, d.Round(100*time.Microsecond), show(req.Header), show(resp.Header))
 }
 
-// sseTap passes an event stream through to the SDK and hands every
-// complete JSON-RPC message in it to onMessage on the way.
+// sseTap passes an event stream through to the SDK one event at a time,
+// after the wire has seen its message: the wire may keep a large result
+// and hand the SDK a stub in its place (wire.frame).
 type sseTap struct {
-	rc        io.ReadCloser
-	onMessage func(jsonrpc.Message)
-	line      []byte
-	data      []byte
+	rc    io.ReadCloser
+	w     *wire
+	rbuf  []byte
+	line  blockBuf // the line being read
+	other []byte   // the event's lines other than data, as read
+	data  []byte   // the event's data, lines joined by \n
+	out   []byte   // ready for the SDK
+	err   error
 }
 
 func (s *sseTap) Read(p []byte) (int, error) {
-	n, err := s.rc.Read(p)
-	for _, b := range p[:n] {
-		if b != '\n' {
-			s.line = append(s.line, b)
-			continue
+	for len(s.out) == 0 {
+		if s.err != nil {
+			return 0, s.err
 		}
-		line := bytes.TrimSuffix(s.line, []byte("\r"))
-		s.line = s.line[:0]
-		switch {
-		case len(line) == 0:
-			if len(s.data) > 0 {
-				if m, err := jsonrpc.DecodeMessage(s.data); err == nil {
-					s.onMessage(m)
-				}
-				s.data = s.data[:0]
-			}
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(s.data) > 0 {
-				s.data = append(s.data, '\n')
-			}
-			s.data = append(s.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		if s.rbuf == nil {
+			s.rbuf = make([]byte, 32<<10)
+		}
+		n, err := s.rc.Read(s.rbuf)
+		s.parse(s.rbuf[:n])
+		if err != nil {
+			// An event cut short passes as it came: the SDK decides.
+			s.out = append(s.out, s.other...)
+			s.out = appendData(s.out, s.data)
+			s.out = append(s.out, s.line.bytes()...)
+			s.other, s.data, s.line = nil, nil, blockBuf{}
+			s.err = err
 		}
 	}
-	return n, err
+	n := copy(p, s.out)
+	s.out = s.out[n:]
+	return n, nil
+}
+
+func (s *sseTap) parse(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			s.line.write(b)
+			return
+		}
+		s.line.write(b[:i])
+		b = b[i+1:]
+		line := bytes.TrimSuffix(s.line.bytes(), []byte("\r"))
+		s.line = blockBuf{}
+		switch {
+		case len(line) == 0:
+			s.dispatch()
+		case bytes.HasPrefix(line, []byte("data:")):
+			d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+			if s.data == nil {
+				s.data = d
+			} else {
+				s.data = append(append(s.data, '\n'), d...)
+			}
+		default:
+			s.other = append(append(s.other, line...), '\n')
+		}
+	}
+}
+
+// dispatch shows the wire the event's message and queues the event for
+// the SDK, with the data the wire gave back.
+func (s *sseTap) dispatch() {
+	data := s.data
+	if len(data) > bigResult && json.Valid(data) {
+		data = s.w.frame(data)
+	}
+	if len(data) > 0 {
+		if m, err := jsonrpc.DecodeMessage(data); err == nil {
+			s.w.incoming(m)
+		}
+	}
+	s.out = append(s.out, s.other...)
+	s.out = appendData(s.out, data)
+	s.out = append(s.out, '\n')
+	s.other, s.data = s.other[:0], nil
+}
+
+// appendData appends data as SSE data lines.
+func appendData(out, data []byte) []byte {
+	if data == nil {
+		return out
+	}
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		out = append(append(append(out, "data: "...), data[:i]...), '\n')
+		data = data[i+1:]
+	}
+	return append(append(append(out, "data: "...), data...), '\n')
 }
 
 func (s *sseTap) Close() error { return s.rc.Close() }
+
+// blockBuf gathers bytes in blocks and joins them once: a buffer grown by
+// append would allocate several times a large message.
+type blockBuf struct {
+	blocks [][]byte
+	cur    []byte
+	n      int
+}
+
+func (b *blockBuf) write(p []byte) {
+	for len(p) > 0 {
+		if len(b.cur) == cap(b.cur) {
+			if b.cur != nil {
+				b.blocks = append(b.blocks, b.cur)
+			}
+			b.cur = make([]byte, 0, min(max(4<<10, b.n), 1<<20))
+		}
+		k := min(len(p), cap(b.cur)-len(b.cur))
+		b.cur = append(b.cur, p[:k]...)
+		p = p[k:]
+		b.n += k
+	}
+}
+
+// bytes returns everything written, in a buffer of its exact size when it
+// took more than one block.
+func (b *blockBuf) bytes() []byte {
+	if len(b.blocks) == 0 {
+		return b.cur
+	}
+	out := make([]byte, 0, b.n)
+	for _, blk := range b.blocks {
+		out = append(out, blk...)
+	}
+	return append(out, b.cur...)
+}
+
+// readAll is io.ReadAll through a blockBuf.
+func readAll(r io.Reader) ([]byte, error) {
+	var b blockBuf
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		b.write(buf[:n])
+		if err == io.EOF {
+			return b.bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
 
 // errorBody reads (a bounded part of) an error response and the JSON-RPC
 // error in it, if it holds one.

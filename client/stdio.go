@@ -172,10 +172,12 @@ func (e *ProtocolError) Error() string {
 
 // lineChecker passes the server's stdout through line by line and stops at
 // the first line that is not JSON, remembering it: the SDK's own error for
-// that case does not say what the server wrote.
+// that case does not say what the server wrote. Each line goes through
+// frame (the wire's), which may hand the SDK a smaller one.
 type lineChecker struct {
 	r       *bufio.Reader
 	c       io.Closer
+	frame   func([]byte) []byte
 	pending []byte
 	mu      sync.Mutex
 	bad     *ProtocolError
@@ -186,15 +188,21 @@ func (l *lineChecker) Read(p []byte) (int, error) {
 	for len(l.pending) == 0 {
 		line, err := l.readLine()
 		if len(line) > 0 {
-			if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
-				show := string(t)
-				if len(show) > 200 {
-					show = show[:200] + "…"
+			t := bytes.TrimSpace(line)
+			if len(t) > 0 && !json.Valid(t) {
+				show := string(t[:min(len(t), 200)])
+				if len(t) > 200 {
+					show += "…"
 				}
 				l.mu.Lock()
 				l.bad = &ProtocolError{Line: show}
 				l.mu.Unlock()
 				return 0, l.bad
+			}
+			if len(t) > 0 && l.frame != nil {
+				if f := l.frame(t); len(f) != len(t) {
+					line = append(f, '\n')
+				}
 			}
 			l.pending = line
 			break
@@ -208,21 +216,25 @@ func (l *lineChecker) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readLine returns the next line, in a buffer of its own.
 func (l *lineChecker) readLine() ([]byte, error) {
-	var buf []byte
+	chunk, err := l.r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return append([]byte(nil), chunk...), err
+	}
+	var line blockBuf
 	for {
-		chunk, err := l.r.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if len(buf) > maxFrame {
+		if line.n+len(chunk) > maxFrame {
 			l.mu.Lock()
 			l.tooLong = true
 			l.mu.Unlock()
 			return nil, fmt.Errorf("a message from the server exceeds %d MiB", maxFrame>>20)
 		}
-		if err == bufio.ErrBufferFull {
-			continue
+		line.write(chunk)
+		if err != bufio.ErrBufferFull {
+			return line.bytes(), err
 		}
-		return buf, err
+		chunk, err = l.r.ReadSlice('\n')
 	}
 }
 

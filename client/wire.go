@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
@@ -36,6 +37,7 @@ type wire struct {
 
 	mu           sync.Mutex
 	pending      map[string]pendingReq
+	big          map[string]json.RawMessage   // large results kept by frame, by request id
 	results      map[string][]json.RawMessage // by method, in arrival order
 	lastDiscover json.RawMessage
 	discoverErr  *jsonrpc.Error
@@ -81,7 +83,7 @@ var listChanged = map[string]string{
 }
 
 func newWire() *wire {
-	return &wire{pending: map[string]pendingReq{}, results: map[string][]json.RawMessage{}}
+	return &wire{pending: map[string]pendingReq{}, big: map[string]json.RawMessage{}, results: map[string][]json.RawMessage{}}
 }
 
 func (w *wire) trace(format string, args ...any) {
@@ -169,23 +171,21 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 			return
 		}
 		var rpcErr *jsonrpc.Error
+		result := m.Result
 		if m.Error != nil {
 			errors.As(m.Error, &rpcErr)
 			if p.method == "server/discover" {
 				w.discoverErr = rpcErr
 			}
 		} else {
-			w.results[p.method] = append(w.results[p.method], m.Result)
-			if p.method == "server/discover" {
-				w.lastDiscover = m.Result
+			if raw, ok := w.big[idKey(m.ID)]; ok {
+				// frame kept the result and the SDK decodes a stub.
+				delete(w.big, idKey(m.ID))
+				result = raw
 			}
-			// A large result is kept here, raw, and the SDK decodes a stub:
-			// mcpc prints from the raw bytes, and decoding them too would
-			// cost several copies of the result.
-			// (Never an input_required result: the SDK's types carry its
-			// questions to the code that answers them.)
-			if stub, ok := bigResultStubs[p.method]; ok && len(m.Result) > bigResult && complete(m.Result) {
-				m.Result = json.RawMessage(stub)
+			w.results[p.method] = append(w.results[p.method], result)
+			if p.method == "server/discover" {
+				w.lastDiscover = result
 			}
 		}
 		w.mu.Unlock()
@@ -194,11 +194,65 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 			w.trace("← %s id=%v error %v (%s)", p.method, m.ID.Raw(), m.Error, elapsed)
 			return
 		}
-		w.trace("← %s id=%v result, %d bytes (%s)", p.method, m.ID.Raw(), len(m.Result), elapsed)
+		w.trace("← %s id=%v result, %d bytes (%s)", p.method, m.ID.Raw(), len(result), elapsed)
 		if p.cacheKey != "" {
-			w.store(p, m.Result)
+			w.store(p, result)
 		}
 	}
+}
+
+// frame sees every message from the server as bytes, before it is
+// decoded. A large result of a request in bigResultStubs is kept here, raw
+// and once, and frame returns the small message the SDK decodes instead:
+// mcpc prints from the raw bytes, and the SDK's decoder would cost several
+// copies of the result. Any other message comes back unchanged. (Never an
+// input_required result: the SDK's types carry its questions to the code
+// that answers them.) data must be valid JSON and is not copied: the
+// caller must not reuse it.
+func (w *wire) frame(data []byte) []byte {
+	if len(data) <= bigResult {
+		return data
+	}
+	// One pass over the top level; no value is copied.
+	var version, id, res gjson.Result
+	other := false
+	gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data))).ForEach(func(k, v gjson.Result) bool {
+		switch k.String() {
+		case "jsonrpc":
+			version = v
+		case "id":
+			id = v
+		case "result":
+			res = v
+		default:
+			other = true
+		}
+		return true
+	})
+	if other || version.String() != "2.0" || !res.Exists() || res.Index <= 0 || !(id.Type == gjson.Number || id.Type == gjson.String) {
+		return data
+	}
+	stub := func(result string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + id.Raw + `,"result":` + result + "}")
+	}
+	msg, err := jsonrpc.DecodeMessage(stub("null"))
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok {
+		return data
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := idKey(resp.ID)
+	p, ok := w.pending[key]
+	if !ok {
+		return data
+	}
+	small, ok := bigResultStubs[p.method]
+	if rt := gjson.Get(res.Raw, "resultType"); !ok || (rt.Exists() && rt.String() != "complete") {
+		return data
+	}
+	w.big[key] = json.RawMessage(data[res.Index : res.Index+len(res.Raw) : res.Index+len(res.Raw)])
+	return stub(small)
 }
 
 // store keeps a result the server marked fresh for a while; private ones
@@ -281,11 +335,4 @@ func withMeta(params json.RawMessage, add map[string]string) (json.RawMessage, e
 	}
 	top["_meta"] = mb
 	return json.Marshal(top)
-}
-
-// complete reports whether a result is final (resultType absent or
-// "complete"), not a request for more input.
-func complete(res json.RawMessage) bool {
-	rt := gjson.GetBytes(res, "resultType")
-	return !rt.Exists() || rt.String() == "complete"
 }

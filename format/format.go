@@ -119,9 +119,6 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 	if err != nil {
 		return err
 	}
-	// Indenting roughly doubles a compact document; the hint saves copying a
-	// large one while its buffer grows.
-	sizeHint := 2 * len(result)
 	media := mediaPass{opts: opts, notes: notes}
 	if err := media.walk(root); err != nil {
 		return err
@@ -134,7 +131,6 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		if root, err = applyQuery(src, opts.Query); err != nil {
 			return err
 		}
-		sizeHint = 0
 	}
 	if opts.Mode == ModeText {
 		var text string
@@ -145,35 +141,65 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		}
 		return writeText(out, notes, text, opts)
 	}
-	return writeJSON(out, notes, root, opts, sizeHint)
+	return writeJSON(out, notes, root, opts)
 }
 
-func writeJSON(out, notes io.Writer, root *node, opts Options, sizeHint int) error {
-	full := escapeHostile(renderAll(root, sizeHint))
-	fullLines := bytes.Count(full, []byte{'\n'})
-	if len(full) <= opts.MaxBytes && fullLines <= opts.MaxLines {
-		_, err := out.Write(full)
-		return err
+func writeJSON(out, notes io.Writer, root *node, opts Options) error {
+	// A rendering that goes over the limits stops there, so a large result
+	// is never rendered whole in memory.
+	r := renderer{limitBytes: opts.MaxBytes - 1, limitLines: opts.MaxLines - 1, budget: -1}
+	r.value(root, 0)
+	if !r.over {
+		full := escapeHostile(append(r.buf, '\n'))
+		if len(full) <= opts.MaxBytes && bytes.Count(full, []byte{'\n'}) <= opts.MaxLines {
+			_, err := out.Write(full)
+			return err
+		}
 	}
-	marker := map[string]any{"truncated": true, "bytes": len(full), "lines": fullLines}
+	// The full rendering streams to the overflow file, measured on the way.
+	var count countWriter
+	render := func(w io.Writer) error {
+		count = countWriter{w: w}
+		r := renderer{limitBytes: -1, limitLines: -1, budget: -1, out: &count}
+		r.value(root, 0)
+		r.write([]byte{'\n'})
+		r.flush()
+		return r.err
+	}
 	path, unsaved := "", "no overflow directory"
 	if opts.Overflow != nil {
 		var err error
-		switch path, err = opts.Overflow.Save("result", ".json", full); {
+		switch path, err = opts.Overflow.SaveStream("result", ".json", render); {
 		case errors.Is(err, ErrTooLarge):
 			unsaved = "larger than the overflow cap"
 		case err != nil:
 			return fmt.Errorf("saving the full result: %w", err)
-		default:
-			marker["file"] = path
 		}
+	} else {
+		render(io.Discard)
+	}
+	marker := map[string]any{"truncated": true, "bytes": count.n, "lines": count.lines}
+	if path != "" {
+		marker["file"] = path
 	}
 	short := escapeHostile(truncateTree(root, opts.MaxBytes, opts.MaxLines, marker))
 	if _, err := out.Write(short); err != nil {
 		return err
 	}
-	noteTruncated(notes, short, len(full), path, unsaved)
+	noteTruncated(notes, short, count.n, path, unsaved)
 	return nil
+}
+
+// countWriter counts the bytes and lines written through it.
+type countWriter struct {
+	w        io.Writer
+	n, lines int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n += len(p)
+	c.lines += bytes.Count(p, []byte{'\n'})
+	return c.w.Write(p)
 }
 
 // writeText bounds text at a line boundary; a cut leaves a last line that says
@@ -191,7 +217,10 @@ func writeText(out, notes io.Writer, text string, opts Options) error {
 	trailer := "… [truncated]\n"
 	if opts.Overflow != nil {
 		var err error
-		switch path, err = opts.Overflow.Save("result", ".txt", []byte(text)); {
+		switch path, err = opts.Overflow.SaveStream("result", ".txt", func(w io.Writer) error {
+			_, err := io.WriteString(w, text)
+			return err
+		}); {
 		case errors.Is(err, ErrTooLarge):
 			unsaved = "larger than the overflow cap"
 		case err != nil:

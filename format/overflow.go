@@ -1,8 +1,10 @@
 package format
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,6 +61,16 @@ func (o *Overflow) Save(prefix, suffix string, data []byte) (string, error) {
 	if int64(len(data)) > o.limit() {
 		return "", ErrTooLarge
 	}
+	return o.SaveStream(prefix, suffix, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// SaveStream is Save for data that write produces, so that it need not be
+// held in memory whole. write always runs to the end; if it writes more
+// than the cap, the file is removed and SaveStream returns ErrTooLarge.
+func (o *Overflow) SaveStream(prefix, suffix string, write func(io.Writer) error) (string, error) {
 	if err := privateDir(o.Dir); err != nil {
 		return "", err
 	}
@@ -71,9 +83,19 @@ func (o *Overflow) Save(prefix, suffix string, data []byte) (string, error) {
 		return "", err
 	}
 	path := f.Name()
-	_, err = f.Write(data)
+	cw := &capWriter{w: bufio.NewWriterSize(f, 64<<10), left: o.limit()}
+	err = write(cw)
+	if err == nil && cw.err != nil {
+		err = cw.err
+	}
+	if err == nil && !cw.over {
+		err = cw.w.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && cw.over {
+		err = ErrTooLarge
 	}
 	if err != nil {
 		os.Remove(path)
@@ -88,6 +110,28 @@ func (o *Overflow) Save(prefix, suffix string, data []byte) (string, error) {
 	// over its cap until a later Save succeeds, so it is not an error here.
 	_ = o.prune()
 	return path, nil
+}
+
+// capWriter writes up to left bytes and then only notes that there was
+// more: the cap holds for every file, and the caller still counts all.
+type capWriter struct {
+	w    *bufio.Writer
+	left int64
+	over bool
+	err  error
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if c.over || c.err != nil {
+		return len(p), nil
+	}
+	if int64(len(p)) > c.left {
+		c.over = true
+		return len(p), nil
+	}
+	c.left -= int64(len(p))
+	_, c.err = c.w.Write(p)
+	return len(p), nil
 }
 
 // privateDir makes dir 0700, or checks an existing one: a real directory

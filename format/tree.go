@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -357,6 +359,11 @@ type renderer struct {
 	buf      []byte
 	newlines int
 
+	// out, when set, receives the rendering as it grows (escapeHostile
+	// applied), so buf stays small; write errors end up in err.
+	out io.Writer
+	err error
+
 	limitBytes int // stop once len(buf) would exceed this; < 0 = no limit
 	limitLines int // stop once newlines would exceed this; < 0 = no limit
 	over       bool
@@ -402,9 +409,35 @@ func (r *renderer) newline(depth int) {
 	}
 }
 
+// flushAt is how much a streaming renderer buffers.
+const flushAt = 64 << 10
+
 func (r *renderer) write(b []byte) {
-	if r.grow(len(b)) {
-		r.buf = append(r.buf, b...)
+	if !r.grow(len(b)) {
+		return
+	}
+	if r.out != nil && len(r.buf)+len(b) > flushAt {
+		r.flush()
+		if len(b) > flushAt {
+			r.emit(b)
+			return
+		}
+	}
+	r.buf = append(r.buf, b...)
+}
+
+// flush hands what buf holds to out. buf holds whole tokens, so no rune is
+// split between two calls.
+func (r *renderer) flush() {
+	if len(r.buf) > 0 {
+		r.emit(r.buf)
+		r.buf = r.buf[:0]
+	}
+}
+
+func (r *renderer) emit(b []byte) {
+	if r.err == nil {
+		_, r.err = r.out.Write(escapeHostile(b))
 	}
 }
 
@@ -497,14 +530,17 @@ func (r *renderer) string(n *node) {
 		r.write(n.raw)
 		return
 	}
-	s := n.str()
-	i, runes, cut := 0, 0, 0
-	for i < len(s) && runes <= whole {
+	// Walk the raw text rune by rune: decoding a long string whole to keep a
+	// few runes of it would copy all of it.
+	raw := n.raw[1 : len(n.raw)-1]
+	i, j, runes, cut := 0, 0, 0, 0
+	for j < len(raw) && runes <= whole {
 		if runes == keep {
-			cut = i
+			cut = j
 		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+		c, size := rawRune(raw[j:])
+		j += size
+		i += utf8.RuneLen(c)
 		runes++
 		if r.limitBytes >= 0 && runes <= keep && i > r.limitBytes {
 			r.over = true
@@ -515,5 +551,58 @@ func (r *renderer) string(n *node) {
 		r.write(n.raw)
 		return
 	}
-	r.write(appendQuoted(nil, s[:cut]+truncatedSuffix))
+	var s string
+	if err := json.Unmarshal(append(n.raw[:cut+1:cut+1], '"'), &s); err != nil {
+		s = "" // cannot happen: the cut is between two runes of a valid string
+	}
+	r.write(appendQuoted(nil, s+truncatedSuffix))
+}
+
+// rawRune decodes the first rune of b, the text of a valid JSON string
+// without its quotes, as encoding/json would (a lone surrogate is U+FFFD),
+// and returns it and how many bytes of b it takes.
+func rawRune(b []byte) (rune, int) {
+	if b[0] != '\\' {
+		return utf8.DecodeRune(b)
+	}
+	switch b[1] {
+	case 'u':
+		r := hex4(b[2:6])
+		if !utf16.IsSurrogate(r) {
+			return r, 6
+		}
+		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if d := utf16.DecodeRune(r, hex4(b[8:12])); d != utf8.RuneError {
+				return d, 12
+			}
+		}
+		return utf8.RuneError, 6
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	}
+	return rune(b[1]), 2 // '"', '\\', '/'
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }

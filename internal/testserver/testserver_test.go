@@ -23,7 +23,7 @@ import (
 
 const testTimeout = 10 * time.Second
 
-var allTools = []string{"add", "app-only", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "region", "remote-ref", "sleep", "types", "unknown-content"}
+var allTools = []string{"add", "app-only", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "many", "region", "remote-ref", "sleep", "types", "unknown-content"}
 
 // binDir holds the server binary, built once for the tests that need a real
 // process (exit codes, process groups, the default stdio path).
@@ -233,7 +233,7 @@ func TestToolsList(t *testing.T) {
 	}
 
 	wantRequired := map[string][]string{
-		"echo": {"text"}, "add": {"a", "b"}, "huge": {"bytes"}, "sleep": {"ms"}, "types": {"s"},
+		"echo": {"text"}, "add": {"a", "b"}, "huge": {"bytes"}, "many": {"count"}, "sleep": {"ms"}, "types": {"s"},
 		"image": nil, "escape": nil, "fail": nil, "app-only": nil, "unknown-content": nil,
 	}
 	for name, want := range wantRequired {
@@ -317,6 +317,17 @@ func TestToolOutputs(t *testing.T) {
 		}
 		if n := len(callTool(t, cs, "image", nil).Content); n != 1 {
 			t.Errorf("default count gave %d images", n)
+		}
+	})
+
+	t.Run("many", func(t *testing.T) {
+		res := callTool(t, cs, "many", map[string]any{"count": 3})
+		var got []string
+		for _, c := range res.Content {
+			got = append(got, c.(*mcp.TextContent).Text)
+		}
+		if !slices.Equal(got, []string{"item 1", "item 2", "item 3"}) {
+			t.Errorf("many 3: got %q", got)
 		}
 	})
 

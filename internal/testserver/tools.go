@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,8 @@ const (
 	// Room for the 60 MiB result bench/run measures; past line 999999 the
 	// numbers grow a digit and the lines stay 64 bytes.
 	maxHugeBytes = 64 << 20
+	// Room for the million content items bench/run measures.
+	maxManyItems = 1 << 20
 	maxSleepMs   = 10 * 60 * 1000
 )
 
@@ -63,6 +66,10 @@ type imageIn struct {
 
 type hugeIn struct {
 	Bytes int `json:"bytes" jsonschema:"exact size of the text in bytes"`
+}
+
+type manyIn struct {
+	Count int `json:"count" jsonschema:"number of text items"`
 }
 
 type failIn struct {
@@ -131,6 +138,21 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		}),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in hugeIn) (*mcp.CallToolResult, any, error) {
 		return textResult(hugeText(in.Bytes)), nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "many",
+		Title:       "Many items",
+		Description: "Return count text items, \"item 1\" to \"item count\".",
+		InputSchema: schemaFor[manyIn](func(sc *jsonschema.Schema) {
+			setRange(sc.Properties["count"], 0, maxManyItems)
+		}),
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in manyIn) (*mcp.CallToolResult, any, error) {
+		res := &mcp.CallToolResult{Content: make([]mcp.Content, in.Count)}
+		for i := range in.Count {
+			res.Content[i] = &mcp.TextContent{Text: "item " + strconv.Itoa(i+1)}
+		}
+		return res, nil, nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{

@@ -1,0 +1,126 @@
+package format
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Bounding a large result streams the full rendering to the overflow file
+// and cuts the long string from its raw text: what it allocates grows with
+// the inline bound, not with the result (which used to be rendered whole,
+// twice its size, and its string decoded whole).
+func TestWriteLargeResultAllocations(t *testing.T) {
+	text := strings.Repeat("line of text\n", 20<<20/13)
+	result, err := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "overflow")
+	var out strings.Builder
+	n := allocated(func() {
+		if err := Write(&out, io.Discard, result, Options{Overflow: &Overflow{Dir: dir}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if limit := uint64(len(result) / 2); n > limit {
+		t.Errorf("bounding a %d-byte result allocated %d bytes, want at most %d", len(result), n, limit)
+	}
+	if !strings.Contains(out.String(), `…[truncated]"`) || out.Len() > DefaultMaxBytes {
+		t.Errorf("output of %d bytes is not cut", out.Len())
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("overflow dir: %v, %v", entries, err)
+	}
+	full, err := os.ReadFile(filepath.Join(dir, entries[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(full, &back); err != nil || len(back.Content) != 1 || back.Content[0].Text != text {
+		t.Errorf("the overflow file does not hold the result: %v", err)
+	}
+}
+
+// rawRune decodes JSON string text as encoding/json does.
+func TestRawRune(t *testing.T) {
+	for _, s := range []string{
+		`plain`, `é中😀`, `\n\t\r\b\f\/\\\"`, `\u00e9\u4e2d`, `\ud83d\ude00`, `\ud83d`, `\ude00x`,
+		`\ud83dx`, `\ud83d\u0041`, `\u0000`, `a\u200eb`, "\x7f",
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &want); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		var got []rune
+		for b := []byte(s); len(b) > 0; {
+			r, size := rawRune(b)
+			got = append(got, r)
+			b = b[size:]
+		}
+		if string(got) != want || len(got) != utf8.RuneCountInString(want) {
+			t.Errorf("rawRune(%s) = %q, want %q", s, string(got), want)
+		}
+	}
+}
+
+// The overflow cap holds for a streamed file too: over it, nothing is kept.
+func TestSaveStreamOverCap(t *testing.T) {
+	o := &Overflow{Dir: filepath.Join(t.TempDir(), "overflow"), CapBytes: 100}
+	_, err := o.SaveStream("result", ".json", func(w io.Writer) error {
+		for range 10 {
+			if _, err := io.WriteString(w, strings.Repeat("x", 30)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != ErrTooLarge {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if entries, _ := os.ReadDir(o.Dir); len(entries) != 0 {
+		t.Errorf("left %d files", len(entries))
+	}
+}
+
+func manyItems(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"content":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":"item ` + strings.Repeat("1", 1+i%6) + `"}`)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkWriteManyItems bounds a result of a million small items.
+func BenchmarkWriteManyItems(b *testing.B) {
+	result := manyItems(1000000)
+	opts := Options{Mode: ModeJSON, Kind: KindCallTool}
+	b.SetBytes(int64(len(result)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Write(io.Discard, io.Discard, result, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
