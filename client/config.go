@@ -56,6 +56,7 @@ type Server struct {
 	Protocol       string            `json:"protocol,omitempty"`
 	Timeout        Duration          `json:"timeout,omitempty"`
 	ProbeTimeout   Duration          `json:"probeTimeout,omitempty"`
+	MaxMessage     Size              `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
 	// ServerStderr is where a stdio server's stderr goes unless
@@ -139,7 +140,7 @@ type File struct {
 
 var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
-	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "description", "disabled"},
+	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "description", "disabled"},
 	"auth":   {"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
 }
 

@@ -36,10 +36,14 @@ type ConnectOptions struct {
 	ServerStderr   io.Writer // where a stdio server's stderr goes; nil hides it
 	ConnectTimeout time.Duration
 	ProbeTimeout   time.Duration // bound of the server/discover probe (0: default)
-	Protocol       string        // overrides the entry's "protocol" when set
-	Version        string        // mcpc's version, sent as clientInfo
-	Memo           *Memo         // era verdicts and cached results; nil: none
-	NoCache        bool          // do not answer requests from cached results
+	MaxMessage     int64         // bytes in one message from the server (0: the entry's, or DefaultMaxMessage)
+	// IdleTimeout bounds each request the server neither answers nor
+	// sends anything on (progress, logs) for that long; 0: no bound.
+	IdleTimeout time.Duration
+	Protocol    string // overrides the entry's "protocol" when set
+	Version     string // mcpc's version, sent as clientInfo
+	Memo        *Memo  // era verdicts and cached results; nil: none
+	NoCache     bool   // do not answer requests from cached results
 	// Verbose receives one line per traced event (--verbose); nil: off.
 	Verbose func(line string)
 	// TraceMeta is added to every request's _meta (W3C trace context).
@@ -79,7 +83,10 @@ type Session struct {
 	proc *process
 	http *httpTransport
 	wire *wire
-	key  string // the server's memo key
+	// maxMessage bounds one message from the server (--max-message).
+	maxMessage int64
+	idle       *idleWatch
+	key        string // the server's memo key
 
 	// For a second connection when a remembered verdict turns out wrong.
 	opts     ConnectOptions
@@ -175,6 +182,7 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
+	o.MaxMessage = messageLimit(e, o)
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = DefaultProbeTimeout
 		if t := time.Duration(e.Server.ProbeTimeout); t > 0 {
@@ -250,7 +258,9 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 	newSession := func() *Session {
 		w := newWire()
 		w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, o.NoCache, o.TraceMeta, o.Verbose
-		return &Session{Entry: e, Label: label, wire: w, key: key, opts: o, pin: pin}
+		idle := &idleWatch{d: o.IdleTimeout}
+		w.activity = idle.touch
+		return &Session{Entry: e, Label: label, wire: w, key: key, opts: o, pin: pin, maxMessage: o.MaxMessage, idle: idle}
 	}
 	s := newSession()
 	version := pin
@@ -463,8 +473,8 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 			return next(ctx, method, req)
 		}
 	})
-	proc.stdout.frame = s.wire.frame
-	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: maxFrame + 1}
+	proc.stdout.frame, proc.stdout.over, proc.stdout.limit = s.wire.frame, s.wire.overLimit, int(s.maxMessage)+1
+	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: int(s.maxMessage) + 2}
 	return s.handshake(ctx, o, client, &wireTransport{inner: t, w: s.wire}, protocol)
 }
 
@@ -540,7 +550,7 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		return err
 	}
 	s.http = newHTTPTransport(base, endpoint, s.Label, headers)
-	s.http.wire = s.wire
+	s.http.wire, s.http.maxMessage = s.wire, s.maxMessage
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = o.Memo.credentialKey(a)
 	} else if o.CredentialID != "" {
@@ -569,6 +579,9 @@ func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err 
 // failure returns a transport-level explanation (process died, garbage on
 // stdout, HTTP refusal) or nil.
 func (s *Session) failure() *fail.Error {
+	if f := s.limitFailure(); f != nil {
+		return f
+	}
 	if s.http != nil {
 		if f := s.http.redirectRefused(); f != nil {
 			return f
@@ -621,6 +634,9 @@ func (s *Session) authFailure() *fail.Error {
 // failureNow is failure without waiting for a dying server's exit: at a
 // deadline the user is waiting.
 func (s *Session) failureNow() *fail.Error {
+	if f := s.limitFailure(); f != nil {
+		return f
+	}
 	if f := s.authFailure(); f != nil {
 		return f
 	}
@@ -698,6 +714,9 @@ func (s *Session) Classify(op string, err error) error {
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	if f := s.limitFailure(); f != nil {
+		return f
 	}
 	if s.http != nil {
 		if f := s.http.redirectRefused(); f != nil {

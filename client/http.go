@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"mime"
@@ -22,10 +21,6 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
-
-// maxBody bounds one HTTP response body; the SDK reads JSON bodies without
-// a limit.
-const maxBody = 64 << 20
 
 // httpTransport adds configured headers to requests for the configured
 // origin only (the SDK has no field for them), refuses redirects that leave
@@ -45,7 +40,8 @@ type httpTransport struct {
 	errText   string         // the start of its body, when it is plain text
 	refused   *fail.Error
 
-	wire *wire // nil: no memo, cache or capture (e.g. a probe)
+	wire       *wire // nil: no memo, cache or capture (e.g. a probe)
+	maxMessage int64 // bytes in one JSON body or event (the SDK reads JSON bodies without a limit)
 
 	cancelSent chan struct{} // closed once a cancellation was delivered
 	cancelOnce sync.Once
@@ -56,7 +52,7 @@ type httpTransport struct {
 }
 
 func newHTTPTransport(base http.RoundTripper, endpoint *url.URL, label string, headers http.Header) *httpTransport {
-	return &httpTransport{base: base, headers: headers, origin: originOf(endpoint), label: label, cancelSent: make(chan struct{})}
+	return &httpTransport{base: base, headers: headers, origin: originOf(endpoint), label: label, cancelSent: make(chan struct{}), maxMessage: DefaultMaxMessage}
 }
 
 // client is the one http.Client of a session: it follows a redirect only
@@ -180,7 +176,7 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
-	var body io.ReadCloser = &limitedBody{rc: resp.Body, left: maxBody}
+	var body io.ReadCloser = resp.Body
 	if resp.StatusCode >= 400 {
 		rpc, data := errorBody(resp, body)
 		body = io.NopCloser(bytes.NewReader(data))
@@ -192,20 +188,27 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.wire != nil && resp.StatusCode < 300 {
 		switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
 		case "application/json":
-			data, err := readAll(body)
+			data, err := readAll(io.LimitReader(body, t.maxMessage+1))
 			body.Close()
 			if err != nil {
 				return nil, err
+			}
+			if int64(len(data)) > t.maxMessage {
+				t.wire.overLimit(errTooLarge)
+				return nil, errTooLarge
 			}
 			if len(data) > bigResult && json.Valid(data) {
 				data = t.wire.frame(data)
 			}
 			if m, err := jsonrpc.DecodeMessage(data); err == nil {
 				t.wire.incoming(m)
+			} else if tooDeep(data) {
+				t.wire.overLimit(errTooDeep)
+				return nil, errTooDeep
 			}
 			body = io.NopCloser(bytes.NewReader(data))
 		case "text/event-stream":
-			body = &sseTap{rc: body, w: t.wire}
+			body = &sseTap{rc: body, w: t.wire, limit: int(t.maxMessage)}
 		}
 	}
 	resp.Body = body
@@ -274,6 +277,7 @@ func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time
 type sseTap struct {
 	rc    io.ReadCloser
 	w     *wire
+	limit int // bytes of data in one event
 	rbuf  []byte
 	line  blockBuf // the line being read
 	other []byte   // the event's lines other than data, as read
@@ -291,7 +295,13 @@ func (s *sseTap) Read(p []byte) (int, error) {
 			s.rbuf = make([]byte, 32<<10)
 		}
 		n, err := s.rc.Read(s.rbuf)
-		s.parse(s.rbuf[:n])
+		if perr := s.parse(s.rbuf[:n]); perr != nil {
+			// The event is dropped and the stream ends: the session
+			// explains why (limitFailure).
+			s.w.overLimit(perr)
+			s.out, s.err = nil, perr
+			return 0, perr
+		}
 		if err != nil {
 			// An event cut short passes as it came: the SDK decides.
 			s.out = append(s.out, s.other...)
@@ -306,20 +316,27 @@ func (s *sseTap) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (s *sseTap) parse(b []byte) {
+func (s *sseTap) parse(b []byte) error {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			s.line.write(b)
-			return
+			i = len(b)
+		}
+		if s.line.n+i+len(s.data) > s.limit+len("data: ") {
+			return errTooLarge
 		}
 		s.line.write(b[:i])
+		if i == len(b) {
+			return nil
+		}
 		b = b[i+1:]
 		line := bytes.TrimSuffix(s.line.bytes(), []byte("\r"))
 		s.line = blockBuf{}
 		switch {
 		case len(line) == 0:
-			s.dispatch()
+			if err := s.dispatch(); err != nil {
+				return err
+			}
 		case bytes.HasPrefix(line, []byte("data:")):
 			d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
 			if s.data == nil {
@@ -331,11 +348,12 @@ func (s *sseTap) parse(b []byte) {
 			s.other = append(append(s.other, line...), '\n')
 		}
 	}
+	return nil
 }
 
 // dispatch shows the wire the event's message and queues the event for
 // the SDK, with the data the wire gave back.
-func (s *sseTap) dispatch() {
+func (s *sseTap) dispatch() error {
 	data := s.data
 	if len(data) > bigResult && json.Valid(data) {
 		data = s.w.frame(data)
@@ -343,12 +361,15 @@ func (s *sseTap) dispatch() {
 	if len(data) > 0 {
 		if m, err := jsonrpc.DecodeMessage(data); err == nil {
 			s.w.incoming(m)
+		} else if tooDeep(data) {
+			return errTooDeep
 		}
 	}
 	s.out = append(s.out, s.other...)
 	s.out = appendData(s.out, data)
 	s.out = append(s.out, '\n')
 	s.other, s.data = s.other[:0], nil
+	return nil
 }
 
 // appendData appends data as SSE data lines.
@@ -470,25 +491,6 @@ func (t *httpTransport) lastErrorText() string {
 	defer t.mu.Unlock()
 	return t.errText
 }
-
-type limitedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, fmt.Errorf("response body exceeds %d MiB", maxBody>>20)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *limitedBody) Close() error { return b.rc.Close() }
 
 // baseTransport is Go's default transport, except that names under
 // .localhost (and localhost itself) reach the loopback address without a

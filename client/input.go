@@ -161,6 +161,7 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
 	c.AddReceivingMiddleware(s.refuseUnoffered)
+	c.AddSendingMiddleware(s.idleBound)
 	c.AddSendingMiddleware(progressToken, s.inputRounds)
 	return c
 }
@@ -183,6 +184,7 @@ func (s *Session) modern() bool { return s.ProtocolVersion() >= "2026-07-28" }
 func (s *Session) handleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	ctx, stop := s.input.withOp(ctx)
 	defer stop()
+	defer s.idle.pause()()
 	res, err := s.input.in.Elicit(ctx, s.Label, req.Params)
 	if err != nil {
 		if ctx.Err() == nil {

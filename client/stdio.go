@@ -14,11 +14,6 @@ import (
 	"time"
 )
 
-// maxFrame bounds one JSON-RPC message from a stdio server. The SDK's
-// default is 16 MiB; results bigger than that are legitimate (mcpc bounds
-// what it prints, not what it receives), so allow more but not unbounded.
-const maxFrame = 64 << 20
-
 // Grace periods for stopping a stdio server: first its stdin is closed (the
 // polite MCP shutdown), then its process group gets SIGTERM, then SIGKILL.
 var (
@@ -71,7 +66,7 @@ func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*p
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.stdout = &lineChecker{r: bufio.NewReaderSize(out, 64<<10), c: out}
+	p.stdout = &lineChecker{r: bufio.NewReaderSize(out, 64<<10), c: out, limit: DefaultMaxMessage}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
@@ -177,11 +172,12 @@ func (e *ProtocolError) Error() string {
 type lineChecker struct {
 	r       *bufio.Reader
 	c       io.Closer
-	frame   func([]byte) []byte
+	limit   int                 // bytes in a line, newline included
+	frame   func([]byte) []byte // the wire's
+	over    func(error)         // told of a line over a limit
 	pending []byte
 	mu      sync.Mutex
 	bad     *ProtocolError
-	tooLong bool
 }
 
 func (l *lineChecker) Read(p []byte) (int, error) {
@@ -190,6 +186,10 @@ func (l *lineChecker) Read(p []byte) (int, error) {
 		if len(line) > 0 {
 			t := bytes.TrimSpace(line)
 			if len(t) > 0 && !json.Valid(t) {
+				if tooDeep(t) {
+					l.tell(errTooDeep)
+					return 0, errTooDeep
+				}
 				show := string(t[:min(len(t), 200)])
 				if len(t) > 200 {
 					show += "…"
@@ -224,17 +224,21 @@ func (l *lineChecker) readLine() ([]byte, error) {
 	}
 	var line blockBuf
 	for {
-		if line.n+len(chunk) > maxFrame {
-			l.mu.Lock()
-			l.tooLong = true
-			l.mu.Unlock()
-			return nil, fmt.Errorf("a message from the server exceeds %d MiB", maxFrame>>20)
+		if line.n+len(chunk) > l.limit {
+			l.tell(errTooLarge)
+			return nil, errTooLarge
 		}
 		line.write(chunk)
 		if err != bufio.ErrBufferFull {
 			return line.bytes(), err
 		}
 		chunk, err = l.r.ReadSlice('\n')
+	}
+}
+
+func (l *lineChecker) tell(err error) {
+	if l.over != nil {
+		l.over(err)
 	}
 }
 

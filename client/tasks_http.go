@@ -134,7 +134,7 @@ func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) 
 // answering the server's requests and passing on its progress on the way.
 func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (json.RawMessage, error) {
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), maxFrame)
+	sc.Buffer(make([]byte, 64<<10), int(s.maxMessage)+len("data: ")+1)
 	var data strings.Builder
 	for sc.Scan() {
 		line := sc.Text()

@@ -145,7 +145,8 @@ func OpenTasks(ctx context.Context, e *Entry, o ConnectOptions, id string) (*Ses
 	key := serverKey(e, o.Cwd)
 	w := newWire()
 	w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, true, o.TraceMeta, o.Verbose
-	s := &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, EraSource: "memo"}
+	s := &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, EraSource: "memo",
+		maxMessage: messageLimit(e, o), idle: &idleWatch{d: o.IdleTimeout}}
 	s.input = &inputState{in: o.Input}
 	if err := s.prepareHTTP(o); err != nil {
 		return nil, err

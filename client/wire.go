@@ -43,6 +43,10 @@ type wire struct {
 	discoverErr  *jsonrpc.Error
 	refusedInit  bool
 
+	limitErr error  // errTooLarge or errTooDeep, once a message broke a limit
+	stray    string // the id of the last response to no request of ours
+	activity func() // told of every message from the server; nil: none
+
 	// tasks carries mcpc's own requests (the task methods) beside the
 	// SDK's; see tasks_wire.go.
 	tasks taskWire
@@ -156,6 +160,9 @@ func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Resp
 
 // incoming sees a message from the server before the SDK does.
 func (w *wire) incoming(msg jsonrpc.Message) {
+	if w.activity != nil {
+		w.activity()
+	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if prefix, ok := listChanged[m.Method]; ok && w.memo != nil {
@@ -167,7 +174,12 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 		p, ok := w.pending[idKey(m.ID)]
 		delete(w.pending, idKey(m.ID))
 		if !ok {
+			w.stray = fmt.Sprint(m.ID.Raw())
+			if _, isString := m.ID.Raw().(string); isString {
+				w.stray = fmt.Sprintf("%q", m.ID.Raw())
+			}
 			w.mu.Unlock()
+			w.trace("← a response to id %s, which mcpc never sent: ignored", w.strayID())
 			return
 		}
 		var rpcErr *jsonrpc.Error
@@ -253,6 +265,14 @@ func (w *wire) frame(data []byte) []byte {
 	}
 	w.big[key] = json.RawMessage(data[res.Index : res.Index+len(res.Raw) : res.Index+len(res.Raw)])
 	return stub(small)
+}
+
+// strayID is the id of the last response that answered no request of
+// mcpc's, or "".
+func (w *wire) strayID() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stray
 }
 
 // store keeps a result the server marked fresh for a while; private ones

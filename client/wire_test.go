@@ -89,7 +89,7 @@ func TestStdioLargeResult(t *testing.T) {
 	w := pendingCall(t, 7)
 	var msgs []jsonrpc.Message
 	n := allocated(func() {
-		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), frame: w.frame}
+		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage, frame: w.frame}
 		msgs = decodeAll(t, w, lc)
 	})
 	checkStubbed(t, w, msgs, result)
@@ -106,7 +106,7 @@ func TestSSELargeResult(t *testing.T) {
 	var out []byte
 	n := allocated(func() {
 		var err error
-		out, err = io.ReadAll(&sseTap{rc: io.NopCloser(strings.NewReader(stream)), w: w})
+		out, err = io.ReadAll(&sseTap{rc: io.NopCloser(strings.NewReader(stream)), w: w, limit: DefaultMaxMessage})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -116,6 +116,8 @@ func (st *state) connectOptions(ctx context.Context, g *globals, entry *client.E
 		Cwd:            g.cwd,
 		ConnectTimeout: connectTimeout,
 		ProbeTimeout:   g.probeTimeout,
+		MaxMessage:     g.maxMessage,
+		IdleTimeout:    g.idleTimeout,
 		Protocol:       g.adhoc.Protocol,
 		Version:        version(),
 		Memo:           client.NewMemo(g.dirs),

@@ -170,8 +170,9 @@ hide, or a file for its stderr); a Streamable HTTP server has "url",
 "clientKeyFile" (PEM files, relative to the config file). HTTPS_PROXY,
 NO_PROXY and SSL_CERT_FILE are honoured as by any Go program. Both may set "protocol" (auto, 2026-07-28,
 2025-11-25 or 2025-06-18), "timeout" (seconds or "90s": start-up and
-handshake) and "probeTimeout" (how long a stdio server gets to answer the
-server/discover probe); an HTTP server also "bearerTokenEnv" and "auth" (see
+handshake), "probeTimeout" (how long a stdio server gets to answer the
+server/discover probe) and "maxMessage" (the largest message accepted from
+the server, bytes or "128MiB"; default 64MiB); an HTTP server also "bearerTokenEnv" and "auth" (see
 'mcpc help auth'). ${VAR} and ${VAR:-default} are expanded in env and
 headers values only. Unknown
 fields and JSON syntax errors are reported with the file, line and column.

@@ -50,8 +50,12 @@ type globals struct {
 	verbose         bool
 	noCache         bool
 	probeTimeout    time.Duration
-	strict          bool
-	input           *inputOptions
+	maxMessage      int64 // 0: the server's "maxMessage" or the default
+	// idleTimeout bounds a request the server is silent on: --idle-timeout,
+	// else the default unless --timeout was given.
+	idleTimeout time.Duration
+	strict      bool
+	input       *inputOptions
 }
 
 const (
@@ -139,6 +143,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
 		&cli.DurationFlag{Name: "probe-timeout", Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (default 10s; per server: \"probeTimeout\")"},
+		&cli.DurationFlag{Name: "idle-timeout", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (default 5m unless --timeout is given; 0: no limit)"},
+		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default 64MiB; per server: \"maxMessage\")"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema"},
@@ -196,8 +202,21 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	if g.maxLines == 0 {
 		g.maxLines = math.MaxInt
 	}
-	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 {
+	switch {
+	case cmd.IsSet("idle-timeout"):
+		g.idleTimeout = cmd.Duration("idle-timeout")
+	case !cmd.IsSet("timeout"):
+		g.idleTimeout = client.DefaultIdleTimeout
+	}
+	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
 		return nil, usagef("", "timeouts cannot be negative")
+	}
+	if v := cmd.String("max-message"); v != "" {
+		n, err := client.ParseSize(v)
+		if err != nil {
+			return nil, usagef("", "--max-message: %v", err)
+		}
+		g.maxMessage = n
 	}
 	if p := g.adhoc.Protocol; p != "" && !slices.Contains(client.Protocols, p) {
 		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(client.Protocols, ", "), p)

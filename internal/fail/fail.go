@@ -23,7 +23,8 @@ const (
 	AuthFailed     Code = "auth_failed"     // credentials sent and refused
 	Connection     Code = "connection"      // cannot start or reach the server
 	ServerExited   Code = "server_exited"   // a stdio server died
-	Protocol       Code = "protocol"        // not MCP, wrong era, over a size limit
+	Protocol       Code = "protocol"        // not MCP, wrong era
+	TooLarge       Code = "too_large"       // a message over --max-message or nested too deep
 	HTTPStatus     Code = "http_status"     // an HTTP error status that is not auth
 	Redirect       Code = "redirect"        // a redirect mcpc refused to follow
 	Timeout        Code = "timeout"         // --timeout or a request bound passed
@@ -64,7 +65,8 @@ var Codes = []struct {
 	{AuthFailed, ExitAuth, "the server refused the credentials"},
 	{Connection, ExitConnection, "the server could not be started or reached"},
 	{ServerExited, ExitConnection, "the stdio server exited"},
-	{Protocol, ExitConnection, "the server broke the protocol or a size limit, or speaks another revision"},
+	{Protocol, ExitConnection, "the server broke the protocol or speaks another revision"},
+	{TooLarge, ExitConnection, "the server sent a message over --max-message or nested too deeply"},
 	{HTTPStatus, ExitConnection, "the server answered with an HTTP error status"},
 	{Redirect, ExitConnection, "the server redirected to another origin or to plain http"},
 	{Timeout, ExitTimeout, "the invocation or a request ran out of time"},

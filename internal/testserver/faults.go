@@ -3,10 +3,12 @@ package testserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -102,6 +104,9 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			continue
 		}
+		if req.Method == "tools/call" && req.IsCall() && c.answerCall(req) {
+			continue
+		}
 		if req.Method != methodDiscover || !req.IsCall() {
 			return msg, nil
 		}
@@ -122,6 +127,31 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// answerCall misbehaves on a tool call, below the SDK, for the faults
+// that do; it reports whether it took the call.
+func (c *faultConn) answerCall(req *jsonrpc.Request) bool {
+	id, err := json.Marshal(req.ID.Raw())
+	if err != nil {
+		return false
+	}
+	var line string
+	switch c.t.opts.fault {
+	case faultNeverAnswer:
+		return true
+	case faultWrongID:
+		line = `{"jsonrpc":"2.0","id":"not-` + strings.Trim(string(id), `"`) + `","result":{"content":[]}}`
+	case faultDeep:
+		line = `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[],"deep":` +
+			strings.Repeat("[", deepNesting) + strings.Repeat("]", deepNesting) + `}}`
+	default:
+		return false
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	io.WriteString(c.t.out, line+"\n")
+	return true
+}
+
 // faultHandler applies the same faults in front of the SDK's Streamable HTTP
 // handler. stop is closed at shutdown to release requests held forever.
 type faultHandler struct {
@@ -136,6 +166,20 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		h.holdForever(r)
 		return
+	}
+	if h.opts.fault == faultNeverAnswer && r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+		if err != nil {
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+			return
+		}
+		if m, err := jsonrpc.DecodeMessage(body); err == nil {
+			if req, ok := m.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+				h.holdForever(r)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil {
 		h.next.ServeHTTP(w, r)

@@ -45,12 +45,19 @@ const (
 	faultSpawnChild     = "spawn-child"
 	faultSpawnDaemon    = "spawn-daemon"
 	faultOddResultType  = "odd-result-type"
+	faultNeverAnswer    = "never-answer"
+	faultWrongID        = "wrong-id"
+	faultDeep           = "deep"
 )
 
 var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
-	faultOddResultType,
+	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep,
 }
+
+// deepNesting is how deeply --fault deep nests its answer: past the
+// 10000 levels Go's JSON decoder accepts.
+const deepNesting = 10001
 
 // What the faults write; tests pin these.
 const (
@@ -83,7 +90,11 @@ flags:
   --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
                        silent-discover, spawn-child, spawn-daemon (setsid),
                        odd-result-type (tool results carry a resultType no
-                       revision defines)
+                       revision defines), never-answer (tool calls are
+                       accepted and never answered), wrong-id (tool calls
+                       are answered with an id the client never sent; stdio),
+                       deep (tool calls are answered with JSON nested 10001
+                       levels deep; stdio)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// DefaultMaxMessage bounds one message from a server: a stdio line, an HTTP
+// JSON body, one event of an event stream. Results bigger than the SDK's
+// 16 MiB are legitimate (mcpc bounds what it prints, not what it
+// receives), so the default is larger, and --max-message raises it.
+const DefaultMaxMessage = 64 << 20
+
+// MaxMaxMessage is the largest --max-message mcpc accepts: a message is
+// held in memory whole.
+const MaxMaxMessage = 4 << 30
+
+// maxDepth is how deeply a message may nest: Go's JSON decoder, which the
+// SDK uses, refuses anything deeper.
+const maxDepth = 10000
+
+// Size is a byte count in config: a number of bytes, or a string such as
+// "128MiB".
+type Size int64
+
+func (z *Size) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(b) > 0 && b[0] == '"' {
+		s = strings.Trim(s, `"`)
+	}
+	n, err := ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*z = Size(n)
+	return nil
+}
+
+func (z Size) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(SizeText(int64(z)))), nil }
+
+// ParseSize reads a byte count: digits, optionally followed by KiB, MiB or
+// GiB.
+func ParseSize(s string) (int64, error) {
+	num, mult := s, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = v, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > MaxMaxMessage/mult {
+		return 0, fmt.Errorf("invalid size %q (use bytes or a size like \"128MiB\", at most 4GiB)", s)
+	}
+	return n * mult, nil
+}
+
+// SizeText writes n the way ParseSize reads it, in the largest whole unit.
+func SizeText(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// messageLimit is the bound on one message from e's server: --max-message,
+// else the entry's "maxMessage", else the default.
+func messageLimit(e *Entry, o ConnectOptions) int64 {
+	switch {
+	case o.MaxMessage > 0:
+		return o.MaxMessage
+	case e.Server.MaxMessage > 0:
+		return int64(e.Server.MaxMessage)
+	}
+	return DefaultMaxMessage
+}
+
+// errTooLarge and errTooDeep are what the transport's reader reports; the
+// session explains them (limitFailure).
+var (
+	errTooLarge = errors.New("a message from the server is over the size limit")
+	errTooDeep  = fmt.Errorf("a message from the server is nested more than %d levels deep", maxDepth)
+)
+
+// overLimit records the first message over a limit.
+func (w *wire) overLimit(err error) {
+	w.mu.Lock()
+	if w.limitErr == nil {
+		w.limitErr = err
+	}
+	w.mu.Unlock()
+	w.trace("%v: the session ends", err)
+}
+
+// limitFailure explains a message over a limit, if one arrived: the
+// connection ends there, which the SDK reports as a closed connection.
+func (s *Session) limitFailure() *fail.Error {
+	s.wire.mu.Lock()
+	err := s.wire.limitErr
+	s.wire.mu.Unlock()
+	switch err {
+	case errTooLarge:
+		hint := fmt.Sprintf("raise the limit with --max-message SIZE (e.g. --max-message %s)", SizeText(2*s.maxMessage))
+		if s.Entry.File != nil {
+			hint += fmt.Sprintf(", or with \"maxMessage\" for %q in %s", s.Entry.Name, s.Entry.File.Path)
+		}
+		return &fail.Error{Code: fail.TooLarge, Err: err, Hint: hint,
+			Msg: fmt.Sprintf("%s sent a message larger than the %s limit", s.Label, SizeText(s.maxMessage))}
+	case errTooDeep:
+		return &fail.Error{Code: fail.TooLarge, Err: err,
+			Hint: fmt.Sprintf("JSON nested deeper than %d levels is refused by the JSON decoder mcpc and its MCP library use; no setting raises it", maxDepth),
+			Msg:  fmt.Sprintf("%s sent a message nested more than %d levels deep", s.Label, maxDepth)}
+	}
+	return nil
+}
+
+// tooDeep reports whether the JSON text b nests deeper than maxDepth.
+func tooDeep(b []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
