@@ -50,6 +50,13 @@ func stopOrphans() {
 	}
 }
 
+// killOrphans is stopOrphans without the grace: SIGKILL at once.
+func killOrphans() {
+	for _, pid := range children() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
 // children lists the live processes whose parent is mcpc.
 func children() []int {
 	// Usually there are none, and waitid says so at once (ECHILD), where

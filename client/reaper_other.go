@@ -11,3 +11,5 @@ func BecomeSubreaper() error { return nil }
 func serverAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func stopOrphans() {}
+
+func killOrphans() {}

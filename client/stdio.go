@@ -66,6 +66,7 @@ func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*p
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	live.add(p)
 	p.stdout = &lineChecker{r: bufio.NewReaderSize(out, 64<<10), c: out, limit: DefaultMaxMessage}
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -143,7 +144,40 @@ func (p *process) stopGraces(stdinGrace, termGrace time.Duration) {
 		// Daemonized descendants left the group; as subreaper mcpc
 		// inherited them.
 		stopOrphans()
+		live.remove(p)
 	})
+}
+
+// live are the servers this process started and has not stopped yet.
+var live = &liveSet{m: map[*process]bool{}}
+
+type liveSet struct {
+	mu sync.Mutex
+	m  map[*process]bool
+}
+
+func (l *liveSet) add(p *process) {
+	l.mu.Lock()
+	l.m[p] = true
+	l.mu.Unlock()
+}
+
+func (l *liveSet) remove(p *process) {
+	l.mu.Lock()
+	delete(l.m, p)
+	l.mu.Unlock()
+}
+
+// KillServers kills every stdio server still running, its whole process
+// group and whatever escaped it, at once and without grace: for a user who
+// interrupted twice and will not wait for a polite teardown.
+func KillServers() {
+	live.mu.Lock()
+	for p := range live.m {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	live.mu.Unlock()
+	killOrphans()
 }
 
 func waitFor(ch <-chan struct{}, d time.Duration) bool {

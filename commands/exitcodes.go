@@ -56,6 +56,10 @@ var errToolError = &fail.Error{Code: fail.ToolError, Msg: "the tool reported an 
 // errInterrupted is the cause of cancelling the invocation on a signal.
 var errInterrupted = &fail.Error{Code: fail.Interrupted, Msg: "interrupted"}
 
+// errInterruptedAgain ends an invocation interrupted a second time while
+// it was tearing down.
+var errInterruptedAgain = &fail.Error{Code: fail.Interrupted, Msg: "interrupted again: stopped without waiting, the server killed"}
+
 // asFailure is the one mapping from any error to the error model. Errors
 // made by mcpc carry their code; the rest are the invocation's own deadline
 // or a bug.

@@ -38,7 +38,8 @@ type Env struct {
 	// Keyring holds stored logins; nil means the OS keyring.
 	Keyring creds.Store
 	// Signals, when non-nil, delivers interrupts; Main cancels the
-	// invocation on the first one.
+	// invocation on the first one, and stops waiting for its teardown on
+	// the second.
 	Signals <-chan os.Signal
 	// notify, when non-nil, starts the delivery to Signals. Main calls it
 	// past the --version shortcut only: os/signal starts a thread of its
@@ -119,12 +120,20 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	finished, again := make(chan struct{}), make(chan struct{})
+	defer close(finished)
 	if env.Signals != nil {
 		go func() {
 			select {
 			case <-env.Signals:
 				cancel(errInterrupted)
-			case <-ctx.Done():
+			case <-finished:
+				return
+			}
+			select {
+			case <-env.Signals:
+				close(again)
+			case <-finished:
 			}
 		}()
 	}
@@ -145,7 +154,17 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// line holds.
 	st.jsonErrors = wantsJSON(args[1:])
 	args = helpArgs(root, args)
-	err := root.Run(ctx, args)
+	done := make(chan error, 1)
+	go func() { done <- root.Run(ctx, args) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-again:
+		// A second interrupt: the user will not wait for the teardown the
+		// first one started. Kill the servers outright and leave.
+		client.KillServers()
+		return report(env.Stderr, errInterruptedAgain, st.jsonErrors)
+	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}

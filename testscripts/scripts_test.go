@@ -482,15 +482,16 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	return env
 }
 
-// interrupt-when FILE TEXT [KILL]: once FILE contains TEXT, send SIGINT to
-// the script's running mcpc, as Ctrl-C in a terminal would (or SIGKILL, as
-// an OOM killer would). Use it right before the command that starts mcpc.
+// interrupt-when FILE TEXT [KILL|TWICE]: once FILE contains TEXT, send
+// SIGINT to the script's running mcpc, as Ctrl-C in a terminal would (or
+// SIGKILL, as an OOM killer would; or SIGINT twice, 200ms apart, as an
+// impatient user would). Use it right before the command that starts mcpc.
 func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || len(args) > 3 || len(args) == 3 && args[2] != "KILL" {
-		ts.Fatalf("usage: interrupt-when FILE TEXT [KILL]")
+	if neg || len(args) < 2 || len(args) > 3 || len(args) == 3 && args[2] != "KILL" && args[2] != "TWICE" {
+		ts.Fatalf("usage: interrupt-when FILE TEXT [KILL|TWICE]")
 	}
-	sig := syscall.SIGINT
-	if len(args) == 3 {
+	sig, twice := syscall.SIGINT, len(args) == 3 && args[2] == "TWICE"
+	if len(args) == 3 && !twice {
 		sig = syscall.SIGKILL
 	}
 	file, text, tag := ts.MkAbs(args[0]), args[1], ts.Getenv("MCPC_TEST_TAG")
@@ -508,6 +509,11 @@ func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
 				for _, p := range tagged(tag) {
 					if p.name == "mcpc" {
 						syscall.Kill(p.pid, sig)
+						if twice {
+							// Well inside the teardown the first one starts.
+							time.Sleep(200 * time.Millisecond)
+							syscall.Kill(p.pid, sig)
+						}
 					}
 				}
 				return

@@ -48,11 +48,12 @@ const (
 	faultNeverAnswer    = "never-answer"
 	faultWrongID        = "wrong-id"
 	faultDeep           = "deep"
+	faultWedged         = "wedged"
 )
 
 var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
-	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep,
+	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged,
 }
 
 // deepNesting is how deeply --fault deep nests its answer: past the
@@ -94,7 +95,9 @@ flags:
                        accepted and never answered), wrong-id (tool calls
                        are answered with an id the client never sent; stdio),
                        deep (tool calls are answered with JSON nested 10001
-                       levels deep; stdio)
+                       levels deep; stdio), wedged (serves, but ignores
+                       SIGTERM and the end of its input: only SIGKILL
+                       stops it; stdio)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
@@ -336,6 +339,12 @@ func serveStdio(ctx context.Context, opts *options, std streams) int {
 		t = &mcp.StdioTransport{}
 	}
 	t = &faultTransport{Transport: t, opts: opts, out: std.out, stderr: std.err}
+	if opts.fault == faultWedged {
+		signal.Ignore(syscall.SIGTERM, os.Interrupt)
+		newServer(opts, std).Run(context.Background(), t)
+		time.Sleep(idleLimit) // until SIGKILL
+		return 0
+	}
 	err := newServer(opts, std).Run(ctx, t)
 	if err != nil && ctx.Err() == nil && !isEOF(err) {
 		fmt.Fprintf(std.err, "testserver: error: %v\n", err)
