@@ -161,6 +161,12 @@ func (s *Session) CloseWithin(d time.Duration) {
 
 // Close ends the session and, for stdio, the server's whole process group.
 func (s *Session) Close() {
+	if s.limitFailure() != nil {
+		// A server that broke a limit may not be reading or may be
+		// blocked writing: no polite wait for it.
+		s.CloseWithin(time.Second)
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		s.CS.Close()

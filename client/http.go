@@ -176,6 +176,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
+	if _, ok := msg.(*jsonrpc.Response); ok && t.wire != nil {
+		t.wire.answered()
+	}
 	var body io.ReadCloser = resp.Body
 	if resp.StatusCode >= 400 {
 		rpc, data := errorBody(resp, body)
@@ -293,6 +296,12 @@ func (s *sseTap) Read(p []byte) (int, error) {
 		}
 		if s.rbuf == nil {
 			s.rbuf = make([]byte, 32<<10)
+		}
+		// The server's requests wait while too many of its earlier ones
+		// are unanswered.
+		if err := s.w.waitRoom(nil); err != nil {
+			s.err = err
+			return 0, err
 		}
 		n, err := s.rc.Read(s.rbuf)
 		if perr := s.parse(s.rbuf[:n]); perr != nil {

@@ -3,8 +3,10 @@ package client
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -118,6 +120,10 @@ func (s *Session) limitFailure() *fail.Error {
 		}
 		return &fail.Error{Code: fail.TooLarge, Err: err, Hint: hint,
 			Msg: fmt.Sprintf("%s sent a message larger than the %s limit", s.Label, SizeText(s.maxMessage))}
+	case errFlood:
+		return &fail.Error{Code: fail.Protocol, Err: err,
+			Hint: "the server must read the answers to its requests; report this to its authors",
+			Msg:  fmt.Sprintf("%s sent more than %d requests without reading mcpc's answers for %s", s.Label, maxServerRequests, floodGrace)}
 	case errTooDeep:
 		return &fail.Error{Code: fail.TooLarge, Err: err,
 			Hint: fmt.Sprintf("JSON nested deeper than %d levels is refused by the JSON decoder mcpc and its MCP library use; no setting raises it", maxDepth),
@@ -152,4 +158,67 @@ func tooDeep(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// maxServerRequests bounds the server's requests mcpc has read and not yet
+// answered: past it mcpc reads nothing more from the server until an
+// answer is delivered, so a server that floods requests and never reads
+// the answers cannot grow mcpc without bound (the SDK queues what it
+// reads). floodGrace is how long mcpc then waits before it gives up.
+const (
+	maxServerRequests = 64
+	floodGrace        = 3 * time.Second
+)
+
+var errFlood = fmt.Errorf("the server sent more than %d requests without reading mcpc's answers", maxServerRequests)
+
+// serverRequest counts a request from the server, answered reports an
+// answer delivered to it.
+func (w *wire) serverRequest() {
+	w.mu.Lock()
+	w.unanswered++
+	w.mu.Unlock()
+}
+
+func (w *wire) answered() {
+	w.mu.Lock()
+	if w.unanswered > 0 {
+		w.unanswered--
+	}
+	if w.room != nil {
+		close(w.room)
+		w.room = nil
+	}
+	w.mu.Unlock()
+}
+
+// waitRoom returns once fewer than maxServerRequests requests of the
+// server's are unanswered, or errFlood after floodGrace without progress.
+func (w *wire) waitRoom(done <-chan struct{}) error {
+	var deadline <-chan time.Time
+	for {
+		w.mu.Lock()
+		if w.unanswered < maxServerRequests {
+			w.mu.Unlock()
+			return nil
+		}
+		if w.room == nil {
+			w.room = make(chan struct{})
+		}
+		room := w.room
+		w.mu.Unlock()
+		if deadline == nil {
+			t := time.NewTimer(floodGrace)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-room:
+		case <-done:
+			return net.ErrClosed
+		case <-deadline:
+			w.overLimit(errFlood)
+			return errFlood
+		}
+	}
 }

@@ -43,9 +43,11 @@ type wire struct {
 	discoverErr  *jsonrpc.Error
 	refusedInit  bool
 
-	limitErr error  // errTooLarge or errTooDeep, once a message broke a limit
-	stray    string // the id of the last response to no request of ours
-	activity func() // told of every message from the server; nil: none
+	limitErr   error         // errTooLarge or errTooDeep, once a message broke a limit
+	stray      string        // the id of the last response to no request of ours
+	activity   func()        // told of every message from the server; nil: none
+	unanswered int           // the server's requests not answered yet
+	room       chan struct{} // closed when an answer is delivered
 
 	// tasks carries mcpc's own requests (the task methods) beside the
 	// SDK's; see tasks_wire.go.
@@ -165,6 +167,9 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
+		if m.ID.IsValid() {
+			w.serverRequest()
+		}
 		if prefix, ok := listChanged[m.Method]; ok && w.memo != nil {
 			w.memo.Invalidate(w.serverKey, prefix)
 		}

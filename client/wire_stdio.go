@@ -80,6 +80,11 @@ func (c *wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, nil
 	default:
 	}
+	// The server's requests wait while too many of its earlier ones are
+	// unanswered (the answers are not being read).
+	if err := c.w.waitRoom(c.done); err != nil {
+		return nil, err
+	}
 	select {
 	case m := <-c.local:
 		return m, nil
@@ -105,7 +110,13 @@ func (c *wireConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return ctx.Err()
 		}
 	}
-	return c.inner.Write(ctx, msg)
+	if err := c.inner.Write(ctx, msg); err != nil {
+		return err
+	}
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		c.w.answered()
+	}
+	return nil
 }
 
 func (c *wireConn) Close() error {

@@ -138,6 +138,15 @@ func (c *faultConn) answerCall(req *jsonrpc.Request) bool {
 	switch c.t.opts.fault {
 	case faultNeverAnswer:
 		return true
+	case faultFlood:
+		go func() {
+			c.writeMu.Lock()
+			defer c.writeMu.Unlock()
+			for i := range floodRequests {
+				fmt.Fprintf(c.t.out, `{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`+"\n", i)
+			}
+		}()
+		select {} // never read again: the answers pile up unread
 	case faultWrongID:
 		line = `{"jsonrpc":"2.0","id":"not-` + strings.Trim(string(id), `"`) + `","result":{"content":[]}}`
 	case faultDeep:

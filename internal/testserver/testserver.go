@@ -49,12 +49,16 @@ const (
 	faultWrongID        = "wrong-id"
 	faultDeep           = "deep"
 	faultWedged         = "wedged"
+	faultFlood          = "flood"
 )
 
 var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
-	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged,
+	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged, faultFlood,
 }
+
+// floodRequests is how many ping requests --fault flood sends.
+const floodRequests = 200000
 
 // deepNesting is how deeply --fault deep nests its answer: past the
 // 10000 levels Go's JSON decoder accepts.
@@ -97,7 +101,9 @@ flags:
                        deep (tool calls are answered with JSON nested 10001
                        levels deep; stdio), wedged (serves, but ignores
                        SIGTERM and the end of its input: only SIGKILL
-                       stops it; stdio)
+                       stops it; stdio), flood (a tool call is answered with
+                       200000 ping requests and the server stops reading
+                       its input; stdio)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
