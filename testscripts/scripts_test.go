@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"math/big"
 	"net"
@@ -74,11 +75,65 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building mcpc-testhooks:", err)
 		os.Exit(1)
 	}
+	// What the suite starts outside a script (test servers, peers, the
+	// keyring) gets a home and a temporary directory of its own, as each
+	// script has $WORK: after the suite nothing may be left in them.
+	suite, err := suiteDirs()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	stopKeyring := startKeyring()
 	code := m.Run()
 	stopKeyring()
 	os.RemoveAll(dir)
+	if f := flag.Lookup("testwork"); f == nil || f.Value.String() != "true" {
+		if left := leftovers(suite); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "files left outside the scripts' own directories after the suite:\n  %s\n", strings.Join(left, "\n  "))
+			code = 1
+		}
+	}
+	os.RemoveAll(suite)
 	os.Exit(code)
+}
+
+// suiteDirs points HOME, the XDG directories and TMPDIR of this process
+// (and so of everything it starts) into a new directory, which it returns.
+// The scripts' own directories ($WORK) are made in its TMPDIR.
+func suiteDirs() (string, error) {
+	suite, err := os.MkdirTemp("", "mcpc-suite-")
+	if err != nil {
+		return "", err
+	}
+	home := filepath.Join(suite, "home")
+	for k, v := range map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
+		"TMPDIR":          filepath.Join(suite, "tmp"),
+	} {
+		if err := os.MkdirAll(v, 0o700); err != nil {
+			return "", err
+		}
+		os.Setenv(k, v)
+	}
+	return suite, nil
+}
+
+// leftovers lists the files under dir (directories the suite made to start
+// with do not count).
+func leftovers(dir string) []string {
+	var left []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			left = append(left, rel)
+		}
+		return nil
+	})
+	return left
 }
 
 func TestScripts(t *testing.T) {
