@@ -115,7 +115,7 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 			return err
 		}
 	}
-	root, err := parseJSON(result)
+	root, err := parse(result, opts)
 	if err != nil {
 		return err
 	}
@@ -142,6 +142,23 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		return writeText(out, notes, text, opts)
 	}
 	return writeJSON(out, notes, root, opts)
+}
+
+// capAbove is the size from which a JSON result is parsed capped.
+const capAbove = 1 << 20
+
+// parse builds the tree Write works on. A large result printed as bounded
+// JSON keeps only the elements of each container a bounded rendering can
+// show (each takes a line) as nodes, when nothing else needs the others:
+// no query, and no media the media pass would move (no "data" or "blob"
+// key, even escaped); and no invalid UTF-8, which parsing repairs.
+func parse(result []byte, opts Options) (*node, error) {
+	if opts.Mode == ModeJSON && opts.Query == "" && len(result) > capAbove && opts.MaxLines < capAbove &&
+		!bytes.Contains(result, []byte(`"data"`)) && !bytes.Contains(result, []byte(`"blob"`)) &&
+		!bytes.Contains(result, []byte(`\u`)) && utf8.Valid(result) {
+		return parseCapped(result, opts.MaxLines+1)
+	}
+	return parseJSON(result)
 }
 
 func writeJSON(out, notes io.Writer, root *node, opts Options) error {

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -122,5 +123,48 @@ func BenchmarkWriteManyItems(b *testing.B) {
 		if err := Write(io.Discard, io.Discard, result, opts); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A result of many small items keeps only the items a bounded rendering
+// can show as a tree: the output is the same as from the whole tree, the
+// overflow file the whole result, and what it allocates is a fraction of
+// the result (the whole tree cost ten times its size).
+func TestWriteManyItems(t *testing.T) {
+	result := manyItems(200000)
+	dir := filepath.Join(t.TempDir(), "overflow")
+	var out bytes.Buffer
+	n := allocated(func() {
+		if err := Write(&out, io.Discard, result, Options{Overflow: &Overflow{Dir: dir}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if limit := uint64(len(result)); n > limit {
+		t.Errorf("bounding a %d-byte result of 200000 items allocated %d bytes, want at most %d", len(result), n, limit)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("overflow dir: %v, %v", entries, err)
+	}
+	path := filepath.Join(dir, entries[0].Name())
+	full, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := json.Indent(&want, result, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	want.WriteByte('\n')
+	if !bytes.Equal(full, want.Bytes()) {
+		t.Errorf("the overflow file (%d bytes) is not the whole result indented (%d bytes)", len(full), want.Len())
+	}
+	root, err := parseJSON(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := map[string]any{"truncated": true, "bytes": want.Len(), "lines": bytes.Count(want.Bytes(), []byte{'\n'}), "file": path}
+	if exp := truncateTree(root, DefaultMaxBytes, DefaultMaxLines, marker); !bytes.Equal(out.Bytes(), exp) {
+		t.Errorf("bounded output differs from the whole tree's:\n%.300s\nwant\n%.300s", out.Bytes(), exp)
 	}
 }

@@ -31,6 +31,9 @@ type node struct {
 	raw  []byte   // literal or string text; strings include their quotes
 	keys [][]byte // object keys as quoted JSON text, parallel to kids
 	kids []*node  // array elements or object values
+	// rest holds, unparsed, the elements after the first few of a long
+	// container (parseCapped). Only a rendering without a budget shows them.
+	rest *rest
 
 	decoded *string // cache of the decoded string, filled on demand
 }
@@ -46,12 +49,130 @@ func parseJSON(data []byte) (*node, error) {
 	return p.value(), nil
 }
 
+// parseCapped is parseJSON keeping at most max elements of each container
+// as nodes, and the others as raw text (node.rest): a result of a million
+// small items would otherwise cost a tree ten times its size, when a
+// bounded rendering shows at most a few thousand of them and a full one
+// can parse them one at a time.
+func parseCapped(data []byte, max int) (*node, error) {
+	if !json.Valid(data) {
+		return nil, ErrInvalidJSON
+	}
+	p := parser{data: data, max: max}
+	return p.value(), nil
+}
+
 // parser reads input that json.Valid has accepted, so it does no error checks.
 // The tree's byte slices point into the input unless they had to be repaired.
 type parser struct {
 	data []byte
 	pos  int
 	slab []node // nodes are carved from chunks: one allocation per value is most of a parse's cost
+	max  int    // > 0: elements kept per container, the rest left raw
+}
+
+// rest is what a capped container keeps of the elements it did not parse:
+// their text, from the comma after the last kid to the closing bracket,
+// and what budgetSpan would have found in them.
+type rest struct {
+	raw      []byte
+	count    int // elements
+	maxLen   int // the most elements of a container among them
+	maxDepth int // the deepest container among them, 1 for an element itself
+	maxStr   int // the largest string span (len/stringRunesPerBudget+1) of a value among them
+}
+
+// capped reports whether container n, with the parser after one of its
+// elements, keeps the rest raw; if so it has skipped them.
+func (p *parser) capped(n *node) bool {
+	if p.max <= 0 || len(n.kids) < p.max {
+		return false
+	}
+	p.skipSpace()
+	if p.data[p.pos] != ',' {
+		return false
+	}
+	r := &rest{}
+	type open struct{ commas, nonEmpty int }
+	var stack []open
+	start, strStart, pendingStr := p.pos, 0, 0
+	inString := false
+	for ; ; p.pos++ {
+		c := p.data[p.pos]
+		if inString {
+			switch c {
+			case '\\':
+				p.pos++
+			case '"':
+				inString = false
+				pendingStr = (p.pos-strStart+1)/stringRunesPerBudget + 1
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case ':':
+			pendingStr = 0 // it was a key
+			continue
+		}
+		r.maxStr, pendingStr = max(r.maxStr, pendingStr), 0
+		if len(stack) > 0 && c != ']' && c != '}' {
+			stack[len(stack)-1].nonEmpty = 1
+		}
+		switch c {
+		case '"':
+			inString, strStart = true, p.pos
+		case '[', '{':
+			stack = append(stack, open{})
+			r.maxDepth = max(r.maxDepth, len(stack))
+		case ',':
+			if len(stack) == 0 {
+				r.count++
+			} else {
+				stack[len(stack)-1].commas++
+			}
+		case ']', '}':
+			if len(stack) == 0 {
+				r.raw = p.data[start:p.pos:p.pos]
+				n.rest = r
+				p.pos++
+				return true
+			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if top.nonEmpty > 0 {
+				r.maxLen = max(r.maxLen, top.commas+1)
+			}
+		}
+	}
+}
+
+// eachRest parses the elements of n.rest one at a time, as a rendering
+// needs them: key is nil for an array's.
+func (n *node) eachRest(f func(key []byte, v *node) bool) {
+	p := parser{data: n.rest.raw}
+	// Each element's nodes are done with once f returns: the next one
+	// reuses them.
+	reuse := make([]node, 64)
+	for {
+		p.slab = reuse
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return
+		}
+		p.pos++ // ','
+		var key []byte
+		if n.kind == nodeObject {
+			p.skipSpace()
+			key = p.stringText()
+			p.skipSpace()
+			p.pos++ // ':'
+		}
+		if !f(key, p.value()) {
+			return
+		}
+	}
 }
 
 func (p *parser) newNode(kind nodeKind) *node {
@@ -60,7 +181,8 @@ func (p *parser) newNode(kind nodeKind) *node {
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	n.kind = kind
+	// A node reused by eachRest keeps the room of its slices.
+	*n = node{kind: kind, keys: n.keys[:0], kids: n.kids[:0]}
 	return n
 }
 
@@ -92,6 +214,9 @@ func (p *parser) value() *node {
 			p.skipSpace()
 			p.pos++ // ':'
 			n.kids = append(n.kids, p.value())
+			if p.capped(n) {
+				return n
+			}
 			p.skipSpace()
 			c := p.data[p.pos]
 			p.pos++
@@ -109,6 +234,9 @@ func (p *parser) value() *node {
 		}
 		for {
 			n.kids = append(n.kids, p.value())
+			if p.capped(n) {
+				return n
+			}
 			p.skipSpace()
 			c := p.data[p.pos]
 			p.pos++
@@ -409,6 +537,19 @@ func (r *renderer) newline(depth int) {
 	}
 }
 
+// The renderer's punctuation, allocated once: a literal passed to write
+// would escape (to out) and be allocated at every use.
+var (
+	tokEmptyArray  = []byte("[]")
+	tokOpenArray   = []byte("[")
+	tokCloseArray  = []byte("]")
+	tokEmptyObject = []byte("{}")
+	tokOpenObject  = []byte("{")
+	tokCloseObject = []byte("}")
+	tokComma       = []byte(",")
+	tokColon       = []byte(": ")
+)
+
 // flushAt is how much a streaming renderer buffers.
 const flushAt = 64 << 10
 
@@ -461,39 +602,41 @@ func (r *renderer) value(n *node, depth int) {
 	case nodeArray:
 		keep := r.keep(len(n.kids), depth)
 		if keep == 0 {
-			r.write([]byte("[]"))
+			r.write(tokEmptyArray)
 			return
 		}
-		r.write([]byte{'['})
+		r.write(tokOpenArray)
 		for i := 0; i < keep && !r.over; i++ {
 			if i > 0 {
-				r.write([]byte{','})
+				r.write(tokComma)
 			}
 			r.newline(depth + 1)
 			r.value(n.kids[i], depth+1)
 		}
+		r.rest(n, depth)
 		r.newline(depth)
-		r.write([]byte{']'})
+		r.write(tokCloseArray)
 	case nodeObject:
 		keep := r.keep(len(n.kids), depth)
 		withMarker := depth == 0 && r.marker != nil
 		if keep == 0 && !withMarker {
-			r.write([]byte("{}"))
+			r.write(tokEmptyObject)
 			return
 		}
-		r.write([]byte{'{'})
+		r.write(tokOpenObject)
 		for i := 0; i < keep && !r.over; i++ {
 			if i > 0 {
-				r.write([]byte{','})
+				r.write(tokComma)
 			}
 			r.newline(depth + 1)
 			r.write(n.keys[i])
-			r.write([]byte(": "))
+			r.write(tokColon)
 			r.value(n.kids[i], depth+1)
 		}
+		r.rest(n, depth)
 		if withMarker && !r.over {
 			if keep > 0 {
-				r.write([]byte{','})
+				r.write(tokComma)
 			}
 			r.newline(depth + 1)
 			r.write([]byte(`"_mcpc": `))
@@ -504,8 +647,27 @@ func (r *renderer) value(n *node, depth int) {
 			}
 		}
 		r.newline(depth)
-		r.write([]byte{'}'})
+		r.write(tokCloseObject)
 	}
+}
+
+// rest renders the elements a capped container keeps raw, when the
+// rendering shows every element. (A budget shows fewer than the kept ones:
+// more would not fit, as each element takes a line.)
+func (r *renderer) rest(n *node, depth int) {
+	if n.rest == nil || r.budget >= 0 {
+		return
+	}
+	n.eachRest(func(key []byte, v *node) bool {
+		r.write(tokComma)
+		r.newline(depth + 1)
+		if key != nil {
+			r.write(key)
+			r.write(tokColon)
+		}
+		r.value(v, depth+1)
+		return !r.over
+	})
 }
 
 // Strings are allowed stringRunesPerBudget runes per unit of budget: short

@@ -120,6 +120,12 @@ func budgetSpan(n *node, depth int) int {
 		for _, k := range n.kids {
 			span = max(span, budgetSpan(k, depth+1))
 		}
+		if r := n.rest; r != nil {
+			span = max(span, len(n.kids)+r.count, r.maxLen, r.maxStr)
+			if r.maxDepth > 0 {
+				span = max(span, depth+r.maxDepth+1)
+			}
+		}
 		return span
 	}
 	return 0

@@ -171,6 +171,18 @@ func FuzzTruncateJSON(f *testing.F) {
 		ml := max(int(maxLines), MinMaxLines)
 		out := TruncateJSON(data, mb, ml, testMarker())
 		checkTruncated(t, data, out, mb, ml)
+
+		// A capped parse (parseCapped) renders in full as the whole tree
+		// does, and bounds the same when it keeps what a bounding shows.
+		whole, _ := parseJSON(data)
+		small, _ := parseCapped(data, 1+int(maxLines)%4)
+		if got, want := renderAll(small, 0), renderAll(whole, 0); !bytes.Equal(got, want) {
+			t.Errorf("capped rendering differs:\n%s\nwant\n%s", got, want)
+		}
+		capped, _ := parseCapped(data, ml+1)
+		if got := truncateTree(capped, mb, ml, testMarker()); !bytes.Equal(got, out) {
+			t.Errorf("capped bounding differs:\n%s\nwant\n%s", got, out)
+		}
 	})
 }
 
