@@ -223,11 +223,15 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // where the rest is, and the whole text goes to the overflow directory.
 func writeText(out, notes io.Writer, text string, opts Options) error {
 	text = StripControl(text)
+	// The final newline is written apart: appending it would copy a large
+	// text whole.
+	nl := ""
 	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
+		nl = "\n"
 	}
-	if len(text) <= opts.MaxBytes && strings.Count(text, "\n") <= opts.MaxLines {
-		_, err := io.WriteString(out, text)
+	size := len(text) + len(nl)
+	if size <= opts.MaxBytes && strings.Count(text, "\n")+len(nl) <= opts.MaxLines {
+		_, err := io.WriteString(out, text+nl)
 		return err
 	}
 	path, unsaved := "", "no overflow directory"
@@ -235,7 +239,15 @@ func writeText(out, notes io.Writer, text string, opts Options) error {
 	if opts.Overflow != nil {
 		var err error
 		switch path, err = opts.Overflow.SaveStream("result", ".txt", func(w io.Writer) error {
-			_, err := io.WriteString(w, text)
+			// In pieces: a writer without WriteString would copy it whole.
+			for s := text; len(s) > 0; {
+				n := min(len(s), 64<<10)
+				if _, err := io.WriteString(w, s[:n]); err != nil {
+					return err
+				}
+				s = s[n:]
+			}
+			_, err := io.WriteString(w, nl)
 			return err
 		}); {
 		case errors.Is(err, ErrTooLarge):
@@ -250,7 +262,7 @@ func writeText(out, notes io.Writer, text string, opts Options) error {
 	if _, err := io.WriteString(out, short); err != nil {
 		return err
 	}
-	noteTruncated(notes, []byte(short), len(text), path, unsaved)
+	noteTruncated(notes, []byte(short), size, path, unsaved)
 	return nil
 }
 

@@ -168,3 +168,16 @@ func TestWriteManyItems(t *testing.T) {
 		t.Errorf("bounded output differs from the whole tree's:\n%.300s\nwant\n%.300s", out.Bytes(), exp)
 	}
 }
+
+// decodeRaw decodes as encoding/json does.
+func TestDecodeRaw(t *testing.T) {
+	for _, s := range []string{``, `plain`, `a\nb`, `\u00e9\ud83d\ude00\n\t\"\\\/ \ud800x`, `\\\\`, `é中😀\u0041`} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &want); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got := decodeRaw([]byte(s)); got != want {
+			t.Errorf("decodeRaw(%s) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -349,8 +350,8 @@ func (n *node) str() string {
 		var s string
 		if bytes.IndexByte(n.raw, '\\') < 0 {
 			s = string(n.raw[1 : len(n.raw)-1])
-		} else if err := json.Unmarshal(n.raw, &s); err != nil {
-			s = string(n.raw[1 : len(n.raw)-1]) // cannot happen for validated input
+		} else {
+			s = decodeRaw(n.raw[1 : len(n.raw)-1])
 		}
 		n.decoded = &s
 	}
@@ -751,6 +752,28 @@ func rawRune(b []byte) (rune, int) {
 		return '\t', 2
 	}
 	return rune(b[1]), 2 // '"', '\\', '/'
+}
+
+// decodeRaw decodes the text of a valid JSON string without its quotes in
+// one copy (encoding/json makes two).
+func decodeRaw(b []byte) string {
+	var s strings.Builder
+	s.Grow(len(b))
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\\')
+		if i != 0 {
+			if i < 0 {
+				i = len(b)
+			}
+			s.Write(b[:i])
+			b = b[i:]
+			continue
+		}
+		r, size := rawRune(b)
+		s.WriteRune(r)
+		b = b[size:]
+	}
+	return s.String()
 }
 
 func hex4(b []byte) rune {
