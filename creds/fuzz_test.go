@@ -1,0 +1,105 @@
+package creds
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// FuzzCallback throws arbitrary requests at the loopback receiver. Only a
+// GET to our Host and path carrying the flow's state and a code or an
+// error may end the flow, at most once, and every answer forbids caching
+// and referrers.
+func FuzzCallback(f *testing.F) {
+	const host, state = "127.0.0.1:5555", "st-123"
+	f.Add("GET", host, callbackPath, "state=st-123&code=abc&iss=https%3A%2F%2Fas.example")
+	f.Add("GET", host, callbackPath, "state=st-123&error=access_denied&error_description=no")
+	f.Add("GET", host, callbackPath, "state=st-12&code=abc")
+	f.Add("GET", host, callbackPath, "state=st-123&state=x&code=abc")
+	f.Add("GET", "localhost:5555", callbackPath, "state=st-123&code=abc")
+	f.Add("POST", host, callbackPath, "state=st-123&code=abc")
+	f.Add("GET", host, "/callback/", "state=st-123&code=abc")
+	f.Add("GET", host, callbackPath, "state=st-123&code=%zz")
+	f.Fuzz(func(t *testing.T, method, reqHost, path, rawQuery string) {
+		r := &receiver{host: host, got: make(chan callbackResult, 1)}
+		r.expect(state)
+		req := &http.Request{Method: method, Host: reqHost, URL: &url.URL{Path: path, RawQuery: rawQuery}, Header: http.Header{}}
+		q := req.URL.Query()
+		valid := method == http.MethodGet && reqHost == host && path == callbackPath &&
+			q.Get("state") == state && (q.Get("code") != "" || q.Get("error") != "")
+		for i := range 2 {
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			h := w.Result().Header
+			if h.Get("Cache-Control") != "no-store" || h.Get("Referrer-Policy") != "no-referrer" {
+				t.Fatalf("answer %d lacks no-store/no-referrer: %v", i, h)
+			}
+			ended := len(r.got) == 1
+			if ended != valid {
+				t.Fatalf("request %d (%s %q %q ?%s): flow ended = %v, want %v", i, method, reqHost, path, rawQuery, ended, valid)
+			}
+			if valid && i == 1 && w.Code != http.StatusConflict {
+				t.Fatalf("a replayed callback got HTTP %d, want 409", w.Code)
+			}
+		}
+		if valid {
+			res := <-r.got
+			if res.err == nil && (res.res == nil || res.res.Code != q.Get("code") || res.res.State != state) {
+				t.Fatalf("the flow ended with %+v, want the code %q", res.res, q.Get("code"))
+			}
+		}
+	})
+}
+
+// FuzzForbiddenChallenge answers a stored login with a 403 carrying an
+// arbitrary WWW-Authenticate header. It must end the invocation with an
+// auth error, never a panic or a login, and remember only whole,
+// distinct scope names.
+func FuzzForbiddenChallenge(f *testing.F) {
+	f.Add(`Bearer error="insufficient_scope", scope="files:read files:write"`)
+	f.Add(`Bearer realm="x", error="insufficient_scope", scope=""`)
+	f.Add(`Bearer error=insufficient_scope, scope="a a  b"`)
+	f.Add(`Basic realm="x", Bearer error="insufficient_scope", scope="\"q\" x"`)
+	f.Add(`Bearer error="invalid_token"`)
+	f.Add(`Bearer ,,,="`)
+	lockDir := f.TempDir()
+	f.Fuzz(func(t *testing.T, header string) {
+		now := time.Now()
+		ctx := context.Background()
+		st := NewMemStore()
+		ref := RefFor("prod", "https://mcp.example.com/mcp", "mcpc login prod", nil)
+		rec := &Record{TokenURL: "https://as.example/token", ClientID: "cid", Resource: "https://mcp.example.com/mcp",
+			AccessToken: "at-0", RefreshToken: "rt-0", Expiry: now.Add(time.Hour), Scopes: []string{"files:read"}}
+		if err := Save(ctx, st, ref, rec, now); err != nil {
+			t.Fatal(err)
+		}
+		o := TokensOptions{Store: st, Ref: ref, LockDir: lockDir, Now: func() time.Time { return now }}
+		tk, err := OpenTokens(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
+		resp := &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{"Www-Authenticate": {header}}, Body: io.NopCloser(strings.NewReader(""))}
+		err = tk.Authorize(ctx, req, resp)
+		if e := fail.As(err); e == nil || e.Code != fail.AuthFailed || !strings.HasSuffix(e.Hint, "mcpc login prod") {
+			t.Fatalf("a 403 with %q gave %#v, want auth_failed naming mcpc login prod", header, err)
+		}
+		after, err := Load(ctx, st, o.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range after.Challenged {
+			if s == "" || strings.ContainsAny(s, " \t\r\n") || slices.Contains(after.Challenged[:i], s) || slices.Contains(after.Scopes, s) {
+				t.Fatalf("challenged scopes %q from %q: empty, split, repeated or already granted", after.Challenged, header)
+			}
+		}
+	})
+}
