@@ -62,7 +62,8 @@ func FuzzCallback(f *testing.F) {
 // FuzzForbiddenChallenge answers a stored login with a 403 carrying an
 // arbitrary WWW-Authenticate header. It must end the invocation with an
 // auth error, never a panic or a login, and remember only whole,
-// distinct scope names.
+// distinct scope names of RFC 6749's alphabet (a seed of invalid UTF-8
+// found that two distinct bytes were stored as one U+FFFD twice).
 func FuzzForbiddenChallenge(f *testing.F) {
 	f.Add(`Bearer error="insufficient_scope", scope="files:read files:write"`)
 	f.Add(`Bearer realm="x", error="insufficient_scope", scope=""`)
@@ -97,7 +98,7 @@ func FuzzForbiddenChallenge(f *testing.F) {
 			t.Fatal(err)
 		}
 		for i, s := range after.Challenged {
-			if s == "" || strings.ContainsAny(s, " \t\r\n") || slices.Contains(after.Challenged[:i], s) || slices.Contains(after.Scopes, s) {
+			if len(scopeTokens(s)) != 1 || slices.Contains(after.Challenged[:i], s) || slices.Contains(after.Scopes, s) {
 				t.Fatalf("challenged scopes %q from %q: empty, split, repeated or already granted", after.Challenged, header)
 			}
 		}

@@ -102,7 +102,7 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden {
 		if param(challenges, "error") == "insufficient_scope" {
-			return t.stepUp(strings.Fields(param(challenges, "scope")))
+			return t.stepUp(scopeTokens(param(challenges, "scope")))
 		}
 		return fail.New(fail.AuthFailed, "check the account's permissions, or log in again with: "+t.o.Ref.Login,
 			"%s refused the stored token (HTTP 403)", t.o.Ref.Server)
@@ -161,6 +161,28 @@ func param(cs []oauthex.Challenge, name string) string {
 	return ""
 }
 
+// scopeTokens splits a challenge's scope parameter into the names RFC
+// 6749 (section 3.3) allows: printable ASCII but space, '"' and '\\'.
+// Anything else from the server is dropped, not stored or printed: the
+// keyring record is JSON, where invalid UTF-8 would merge distinct bytes
+// into one replacement character.
+func scopeTokens(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		ok := true
+		for i := 0; i < len(f); i++ {
+			if c := f[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+				ok = false
+				break
+			}
+		}
+		if ok && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // stepUp remembers the scopes a server challenged for, so the next login
 // asks for them along with the old ones. It never starts a login itself:
 // one login per challenge, chosen by the user, cannot loop.
@@ -179,6 +201,10 @@ func (t *Tokens) stepUp(scopes []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if len(scopes) == 0 {
+		return fail.New(fail.AuthFailed, "log in again, or ask the server's operator which scopes it needs: "+t.o.Ref.Login,
+			"%s needs more permissions than the stored login grants (insufficient_scope, naming no valid scope)", t.o.Ref.Server)
 	}
 	return fail.New(fail.AuthFailed, "log in again to grant them: "+t.o.Ref.Login,
 		"%s needs more permissions than the stored login grants (insufficient_scope: %s)", t.o.Ref.Server, strings.Join(scopes, " "))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -177,5 +178,42 @@ func TestStickyVerdict(t *testing.T) {
 	resp.Body = io.NopCloser(strings.NewReader(""))
 	if err := h.Authorize(context.Background(), nil, resp); err != first || f.calls != 1 {
 		t.Fatalf("second Authorize: %v after %d calls", err, f.calls)
+	}
+}
+
+// Only scope names of RFC 6749's alphabet are taken from a challenge,
+// each once.
+func TestScopeTokens(t *testing.T) {
+	got := scopeTokens("files:read \xbc \x94 a\"b c\\d files:read  e\u00e9 mcp:write\t")
+	if want := []string{"files:read", "mcp:write"}; !slices.Equal(got, want) {
+		t.Errorf("scopeTokens = %q, want %q", got, want)
+	}
+}
+
+// A challenge that names no valid scope still ends in auth_failed, saying
+// so, and remembers nothing.
+func TestStepUpNoValidScope(t *testing.T) {
+	var count atomic.Int32
+	srv := tokenEndpoint(t, &count)
+	defer srv.Close()
+	now := time.Now()
+	st, o := setup(t, srv, now)
+	rec, _ := Load(context.Background(), st, o.Ref)
+	rec.Expiry = now.Add(time.Hour)
+	Save(context.Background(), st, o.Ref, rec, now)
+	tk, err := OpenTokens(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
+	resp := &http.Response{StatusCode: 403, Header: http.Header{"Www-Authenticate": {"Bearer error=\"insufficient_scope\", scope=\"\xbc \x1b[31m\""}}, Body: io.NopCloser(strings.NewReader(""))}
+	err = tk.Authorize(context.Background(), req, resp)
+	e := fail.As(err)
+	if e == nil || e.Code != fail.AuthFailed || e.Msg != "prod needs more permissions than the stored login grants (insufficient_scope, naming no valid scope)" ||
+		e.Hint != "log in again, or ask the server's operator which scopes it needs: mcpc login prod" {
+		t.Fatalf("403 naming no valid scope: %#v", err)
+	}
+	if after, _ := Load(context.Background(), st, o.Ref); len(after.Challenged) != 0 {
+		t.Errorf("remembered %q", after.Challenged)
 	}
 }
