@@ -857,16 +857,18 @@ func alive(pid int) bool {
 func TestStartupFiles(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	_, _, stderr := pipeServer(t, "--pid-file", pidFile, "--stderr-line", "hello from the server")
+	// The stderr line is written before the pid file: wait for both.
+	want := fmt.Sprintf("server %d\n", os.Getpid())
 	deadline := time.Now().Add(testTimeout)
-	for !strings.Contains(stderr.String(), "hello from the server\n") {
+	for {
+		data, err := os.ReadFile(pidFile)
+		if strings.Contains(stderr.String(), "hello from the server\n") && err == nil && string(data) == want {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("stderr = %q", stderr)
+			t.Fatalf("stderr = %q; pid file = %q, %v", stderr, data, err)
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	data, err := os.ReadFile(pidFile)
-	if err != nil || string(data) != fmt.Sprintf("server %d\n", os.Getpid()) {
-		t.Errorf("pid file = %q, %v", data, err)
 	}
 }
 
