@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,6 +76,11 @@ func parseTask(raw json.RawMessage) (*Task, error) {
 	if r.Get("taskId").Type != gjson.String || t.ID == "" {
 		return nil, errors.New("the task has no taskId")
 	}
+	if !printableID(t.ID) {
+		// It would reach the terminal, the shell line mcpc suggests and
+		// the scripts that read it: refused rather than altered.
+		return nil, fmt.Errorf("the task id %q has control characters or is not UTF-8", t.ID)
+	}
 	for _, k := range []string{"ttlMs", "ttl"} {
 		if v := r.Get(k); v.Type == gjson.Number && v.Int() > 0 {
 			t.TTLMs = v.Int()
@@ -92,6 +99,20 @@ func parseTask(raw json.RawMessage) (*Task, error) {
 		return nil, fmt.Errorf("the task has an unknown status %q", t.Status)
 	}
 	return t, nil
+}
+
+// printableID reports whether a task id prints as itself: valid UTF-8
+// without control characters (C0, DEL, C1) or bidirectional overrides.
+func printableID(id string) bool {
+	if !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsControl(r) || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return false
+		}
+	}
+	return true
 }
 
 // createdTask returns the task a tools/call result created, or nil for an
@@ -200,11 +221,15 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 		return nil, err
 	}
 	task, err := s.createdTask(raw)
-	if err != nil || task == nil {
-		if err == nil && o.Detach {
+	if err != nil {
+		s.dropTask(ctx, raw)
+		return nil, err
+	}
+	if task == nil {
+		if o.Detach {
 			s.input.note(fmt.Sprintf("%s answered the call of %q at once, without a task: nothing to detach", s.Label, tool))
 		}
-		return &ToolRun{Result: raw}, err
+		return &ToolRun{Result: raw}, nil
 	}
 	run := &ToolRun{Task: task}
 	if o.Detach {
@@ -217,6 +242,21 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 	}
 	run.Result, err = s.FollowTask(ctx, task, o)
 	return run, err
+}
+
+// dropTask cancels, as far as it can, a task mcpc refused to follow (an
+// invalid task object), so that it is not left running unseen.
+func (s *Session) dropTask(ctx context.Context, raw json.RawMessage) {
+	id := gjson.GetBytes(raw, "task.taskId") // 2025-11-25
+	if s.modern() {
+		id = gjson.GetBytes(raw, "taskId")
+	}
+	if id.Type != gjson.String || id.String() == "" {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelBound)
+	defer cancel()
+	s.taskCall(cctx, "tasks/cancel", id.String(), nil)
 }
 
 // ErrDetachStdio refuses --detach on a stdio server.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,7 +69,7 @@ func (s *Session) send(ctx context.Context, data []byte, method, name string) (*
 	if s.modern() && method != "" {
 		req.Header.Set("Mcp-Method", method)
 		if name != "" {
-			req.Header.Set("Mcp-Name", name)
+			req.Header.Set("Mcp-Name", headerValue(name))
 		}
 	}
 	if h := s.opts.OAuthHandler; h != nil && s.http.headers.Get("Authorization") == "" {
@@ -85,6 +86,24 @@ func (s *Session) send(ctx context.Context, data []byte, method, name string) (*
 		}
 	}
 	return s.http.client().Do(req)
+}
+
+// headerValue encodes a routing header's value as SEP-2243 asks: one with
+// control or non-ASCII characters or blanks at either end, or one that
+// looks encoded already, is sent as =?base64?…?=. A task id is the
+// server's and may be any string.
+func headerValue(s string) string {
+	plain := !strings.HasPrefix(s, "=?base64?") || !strings.HasSuffix(s, "?=")
+	if plain && s != "" {
+		plain = s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ' && s[len(s)-1] != '\t'
+	}
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7e
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }
 
 // sessionID is the 2025 session the requests belong to: the SDK's, or

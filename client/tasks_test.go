@@ -23,6 +23,9 @@ func TestParseTaskBothEras(t *testing.T) {
 		{`{"taskId":7,"status":"working"}`, "", 0, "the task has no taskId"},
 		{`{"taskId":"d","status":"paused"}`, "", 0, `the task has an unknown status "paused"`},
 		{`[1]`, "", 0, "the task is not a JSON object"},
+		{`{"taskId":"e\u001b[2J","status":"working"}`, "", 0, `the task id "e\x1b[2J" has control characters or is not UTF-8`},
+		{`{"taskId":"f\u202e","status":"working"}`, "", 0, `the task id "f\u202e" has control characters or is not UTF-8`},
+		{`{"taskId":"../g h ü","status":"working"}`, "../g h ü", 0, ""},
 	} {
 		got, err := parseTask(json.RawMessage(tc.raw))
 		if tc.err != "" {
@@ -121,5 +124,22 @@ func TestTaskRecordsPruneExpired(t *testing.T) {
 	}
 	if s.taskRecord("gone") != nil {
 		t.Fatal("the expired record is still there")
+	}
+}
+
+// Mcp-Name carries a task id as SEP-2243 encodes header values.
+func TestHeaderValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"task-1":          "task-1",
+		"../a b":          "../a b",
+		"ü":               "=?base64?w7w=?=",
+		" x":              "=?base64?IHg=?=",
+		"x\t":             "=?base64?eAk=?=",
+		"=?base64?eA==?=": "=?base64?PT9iYXNlNjQ/ZUE9PT89?=",
+		"":                "",
+	} {
+		if got := headerValue(in); got != want {
+			t.Errorf("headerValue(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

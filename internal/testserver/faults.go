@@ -203,6 +203,13 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	msg, err := jsonrpc.DecodeMessage(body)
 	req, ok := msg.(*jsonrpc.Request)
 	if ok && err == nil {
+		if resp := h.opts.tasks.nameMismatch(req, r.Header.Get("Mcp-Name")); resp != nil {
+			data, _ := jsonrpc.EncodeMessage(resp)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(data)
+			return
+		}
 		if resp := h.opts.tasks.handle(req); resp != nil {
 			data, err := jsonrpc.EncodeMessage(resp)
 			if err != nil {

@@ -2,8 +2,10 @@ package testserver
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +27,10 @@ var taskTools = map[string]string{
 	"task-endless": "works until cancelled (recorded in --cancel-file)",
 	"task-expire":  "is forgotten at once, as a task whose ttl passed",
 	"task-ask":     "asks for a name (input_required), then greets it",
+	// Hostile ids: one a shell and a file name must survive, one that
+	// must not reach a terminal.
+	"task-odd-id":     "has an id with path separators, a space and a quote, and works until cancelled",
+	"task-hostile-id": "has an id with a terminal escape sequence",
 }
 
 const (
@@ -126,11 +132,44 @@ func (st *taskStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 	return st.poll(req, t)
 }
 
+// nameMismatch checks a task method's Mcp-Name header over HTTP: SEP-2663
+// asks for params.taskId there, encoded as SEP-2243 says when it is not
+// plain ASCII. It returns the -32020 error for a mismatch, nil otherwise.
+func (st *taskStore) nameMismatch(req *jsonrpc.Request, header string) *jsonrpc.Response {
+	if st == nil || !strings.HasPrefix(req.Method, "tasks/") {
+		return nil
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal(req.Params, &p)
+	ok := header == p.TaskID
+	for _, c := range []byte(p.TaskID) {
+		ok = ok && c >= 0x20 && c <= 0x7e // a plain value must be plain ASCII
+	}
+	if enc, wrapped := strings.CutPrefix(header, "=?base64?"); wrapped && strings.HasSuffix(enc, "?=") {
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(enc, "?="))
+		ok = err == nil && string(b) == p.TaskID
+	}
+	if ok {
+		return nil
+	}
+	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32020,
+		Message: fmt.Sprintf("header mismatch: Mcp-Name header value %q does not match the taskId %q", header, p.TaskID)}}
+}
+
 func (st *taskStore) create(tool string) map[string]any {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.seq++
-	t := &serverTask{id: fmt.Sprintf("task-%d", st.seq), tool: tool, status: "working", message: "starting", created: time.Now().UTC()}
+	id := fmt.Sprintf("task-%d", st.seq)
+	switch tool {
+	case "task-odd-id":
+		id = "../../" + id + " it's ü"
+	case "task-hostile-id":
+		id = "\x1b]0;owned\a" + id
+	}
+	t := &serverTask{id: id, tool: tool, status: "working", message: "starting", created: time.Now().UTC()}
 	st.tasks[t.id] = t
 	if st.cancelFile != "" {
 		appendLine(st.cancelFile, "started "+tool)
