@@ -350,7 +350,8 @@ func pollPause(d time.Duration) time.Duration {
 // stopped turns err into what to report when the wait ended because the
 // user stopped it or --timeout passed: the task is cancelled first.
 func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error) error {
-	if ctx.Err() == nil {
+	var silent *silentServer
+	if ctx.Err() == nil && !errors.As(err, &silent) {
 		return err
 	}
 	what := "the task " + t.ID + " is left running on the server"
@@ -362,6 +363,10 @@ func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error
 		if cerr != nil {
 			what = fmt.Sprintf("could not cancel the task %s (%s)", t.ID, s.scrub(cerr))
 		}
+	}
+	if ctx.Err() == nil {
+		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later",
+			Msg: fmt.Sprintf("%s did not answer %s within %s; %s", s.Label, silent.method, taskRequestBound, what), Err: err}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &fail.Error{Code: fail.Timeout, Hint: "raise --timeout, or use --detach on an HTTP server and fetch the result later",
@@ -429,6 +434,11 @@ func (s *Session) taskCancelled(t *Task) error {
 // spec's answer for a task id the server does not know (never created,
 // expired, deleted).
 func (s *Session) taskError(t *Task, err error) error {
+	var silent *silentServer
+	if errors.As(err, &silent) {
+		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
+			Msg: fmt.Sprintf("%s did not answer %s for the task %s within %s", s.Label, silent.method, t.ID, taskRequestBound)}
+	}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && t.Status == "cancel" {
 		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "mcpc task get shows its status",
@@ -492,6 +502,11 @@ func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 			if errors.As(err, &rpc) {
 				return nil, s.rpcFailure(rpc, err)
 			}
+			var silent *silentServer
+			if errors.As(err, &silent) {
+				return nil, &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
+					Msg: fmt.Sprintf("%s did not answer tasks/list within %s", s.Label, taskRequestBound)}
+			}
 			return nil, s.Classify("list the tasks of", err)
 		}
 		pages = append(pages, raw)
@@ -549,11 +564,43 @@ func (s *Session) taskCall(ctx context.Context, method, id string, extra map[str
 	if err != nil {
 		return nil, err
 	}
+	if method == "tasks/result" {
+		// It waits for the task's end, by design: only the invocation's
+		// bound applies.
+		return s.sendTask(ctx, method, id, body)
+	}
+	rctx, cancel := context.WithTimeout(ctx, taskRequestBound)
+	defer cancel()
+	res, err := s.sendTask(rctx, method, id, body)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		return nil, &silentServer{method: method, err: err}
+	}
+	return res, err
+}
+
+func (s *Session) sendTask(ctx context.Context, method, id string, body json.RawMessage) (json.RawMessage, error) {
 	if s.http != nil {
 		return s.post(ctx, method, id, body)
 	}
 	return s.wire.tasks.call(ctx, method, body)
 }
+
+// taskRequestBound bounds each of mcpc's task requests but tasks/result:
+// a poll answered with a stream that never ends, or not at all, must not
+// hold the invocation (which may have no --timeout) for ever.
+var taskRequestBound = 30 * time.Second
+
+// silentServer is a task request that got no answer within its bound.
+type silentServer struct {
+	method string
+	err    error
+}
+
+func (e *silentServer) Error() string {
+	return fmt.Sprintf("no answer to %s within %s", e.method, taskRequestBound)
+}
+
+func (e *silentServer) Unwrap() error { return e.err }
 
 // envelope is the _meta every 2026-07-28 request carries.
 func (s *Session) envelope() map[string]any {

@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
 )
 
 func TestParseTaskBothEras(t *testing.T) {
@@ -141,5 +146,49 @@ func TestHeaderValue(t *testing.T) {
 		if got := headerValue(in); got != want {
 			t.Errorf("headerValue(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A server that answers a poll with an event stream that never ends: each
+// task request is bounded, and a followed task is cancelled.
+func TestTaskRequestsAreBounded(t *testing.T) {
+	defer func(d time.Duration) { taskRequestBound = d }(taskRequestBound)
+	taskRequestBound = 200 * time.Millisecond
+	cancelled := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg, _ := jsonrpc.DecodeMessage(body)
+		req := msg.(*jsonrpc.Request)
+		if req.Method == "tasks/cancel" {
+			cancelled <- gjson.GetBytes(req.Params, "taskId").String()
+			w.Header().Set("Content-Type", "application/json")
+			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)})
+			w.Write(data)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for r.Context().Err() == nil {
+			io.WriteString(w, ": still here\n\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	e := &Entry{Name: "slow", Server: &Server{URL: srv.URL}}
+	s := &Session{Entry: e, Label: `server "slow"`, wire: newWire(), resumed: resumed{version: modernVersion}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
+	s.input = &inputState{}
+	if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.GetTask(context.Background(), "t1")
+	if f := fail.As(err); f == nil || f.Code != fail.Timeout || f.Msg != `server "slow" did not answer tasks/get for the task t1 within 200ms` {
+		t.Fatalf("GetTask: %#v", err)
+	}
+	_, err = s.FollowTask(context.Background(), &Task{ID: "t2", Status: "working"}, TaskOptions{})
+	if f := fail.As(err); f == nil || f.Code != fail.Timeout || f.Msg != `server "slow" did not answer tasks/get within 200ms; cancelled the task t2` {
+		t.Fatalf("FollowTask: %#v", err)
+	}
+	if id := <-cancelled; id != "t2" {
+		t.Fatalf("cancelled %q", id)
 	}
 }
