@@ -89,7 +89,9 @@ func parseTask(raw json.RawMessage) (*Task, error) {
 	}
 	for _, k := range []string{"pollIntervalMs", "pollInterval"} {
 		if v := r.Get(k); v.Type == gjson.Number && v.Int() >= 0 {
-			t.PollInterval = time.Duration(v.Int()) * time.Millisecond
+			// Bounded before the conversion: 1e13 ms would overflow a
+			// Duration and wrap around.
+			t.PollInterval = time.Duration(min(v.Int(), int64(24*time.Hour/time.Millisecond))) * time.Millisecond
 			break
 		}
 	}

@@ -25,6 +25,7 @@ func TestParseTaskBothEras(t *testing.T) {
 		{`{"taskId":"a","status":"working","pollInterval":1000,"ttl":300000}`, "a", time.Second, ""},
 		{`{"taskId":"b","status":"input_required","pollIntervalMs":50,"ttlMs":null}`, "b", 50 * time.Millisecond, ""},
 		{`{"taskId":"c","status":"completed"}`, "c", 0, ""},
+		{`{"taskId":"h","status":"working","pollIntervalMs":1e13}`, "h", 24 * time.Hour, ""},
 		{`{"taskId":7,"status":"working"}`, "", 0, "the task has no taskId"},
 		{`{"taskId":"d","status":"paused"}`, "", 0, `the task has an unknown status "paused"`},
 		{`[1]`, "", 0, "the task is not a JSON object"},
