@@ -492,8 +492,16 @@ func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, e
 // page, and returns the tasks joined in one {"tasks": [...]} document.
 func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 	var pages []json.RawMessage
-	cursor := ""
-	for range 100 {
+	cursor, seen, size := "", map[string]bool{}, int64(0)
+	limit := s.maxMessage // the pages together, as if one message
+	if limit <= 0 {
+		limit = DefaultMaxMessage
+	}
+	for {
+		if len(pages) == maxTaskPages || size > limit {
+			return nil, fail.New(fail.Protocol, "", "%s sent more than %d pages or %d MiB of tasks: mcpc stopped listing them",
+				s.Label, len(pages), limit>>20)
+		}
 		var extra map[string]any
 		if cursor != "" {
 			extra = map[string]any{"cursor": cursor}
@@ -511,13 +519,21 @@ func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 			}
 			return nil, s.Classify("list the tasks of", err)
 		}
-		pages = append(pages, raw)
+		pages, size = append(pages, raw), size+int64(len(raw))
 		if cursor = gjson.GetBytes(raw, "nextCursor").String(); cursor == "" {
 			break
 		}
+		if seen[cursor] {
+			return nil, fail.New(fail.Protocol, "", "%s sent the tasks/list cursor %q twice: its list of tasks does not end", s.Label, cursor)
+		}
+		seen[cursor] = true
 	}
 	return joinPages(pages, "tasks", false), nil
 }
+
+// maxTaskPages bounds tasks/list: a server whose list never ends (fresh
+// cursors for ever) is stopped there.
+const maxTaskPages = 100
 
 // answerTask answers a 2026 task's input requests (each key once) and
 // sends the answers with tasks/update.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -191,5 +192,38 @@ func TestTaskRequestsAreBounded(t *testing.T) {
 	}
 	if id := <-cancelled; id != "t2" {
 		t.Fatalf("cancelled %q", id)
+	}
+}
+
+// tasks/list pages: a cursor sent twice, or a list that never ends, is
+// refused instead of being followed (or cut short silently).
+func TestListTasksEndlessCursor(t *testing.T) {
+	for _, tc := range []struct {
+		cursor func(n int) string
+		want   string
+	}{
+		{func(int) string { return "again" }, `server "loop" sent the tasks/list cursor "again" twice: its list of tasks does not end`},
+		{func(n int) string { return fmt.Sprint("page-", n) }, `server "loop" sent more than 100 pages or 64 MiB of tasks: mcpc stopped listing them`},
+	} {
+		n := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			msg, _ := jsonrpc.DecodeMessage(body)
+			n++
+			res := fmt.Sprintf(`{"tasks":[{"taskId":"t%d","status":"working"}],"nextCursor":%q}`, n, tc.cursor(n))
+			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID, Result: json.RawMessage(res)})
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(data)
+		}))
+		e := &Entry{Name: "loop", Server: &Server{URL: srv.URL}}
+		s := &Session{Entry: e, Label: `server "loop"`, wire: newWire(), resumed: resumed{version: "2025-11-25", sessionID: "s1"}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
+		if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.ListTasks(context.Background())
+		srv.Close()
+		if f := fail.As(err); f == nil || f.Code != fail.Protocol || f.Msg != tc.want {
+			t.Errorf("ListTasks after %d pages: %v, want %q", n, err, tc.want)
+		}
 	}
 }
