@@ -287,8 +287,12 @@ func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.
 		switch t.Status {
 		case "completed", "failed":
 			res, err := s.taskOutcome(ctx, t)
+			if f := fail.As(err); err == nil || f != nil && (f.Code == fail.TaskFailed || f.Code == fail.ToolError) {
+				s.settle(t.ID) // its result is fetched
+			}
 			return res, s.stopped(ctx, t, o, err)
 		case "cancelled":
+			s.settle(t.ID)
 			return nil, s.taskCancelled(t)
 		case "input_required":
 			if !s.modern() {
@@ -331,6 +335,7 @@ func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json
 			if d.err != nil {
 				return nil, s.stopped(ctx, t, o, s.taskError(t, d.err))
 			}
+			s.settle(t.ID)
 			return d.res, s.failedResult(t, d.res)
 		case <-time.After(pollPause(t.PollInterval)):
 			if nt, err := s.GetTask(ctx, t.ID); err == nil {
@@ -464,9 +469,17 @@ func (s *Session) taskError(t *Task, err error) error {
 func (s *Session) GetTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := s.taskCall(ctx, "tasks/get", id, nil)
 	if err != nil {
-		return nil, s.taskError(&Task{ID: id}, err)
+		err = s.taskError(&Task{ID: id}, err)
+		if f := fail.As(err); f != nil && f.Code == fail.TaskGone {
+			s.settle(id) // nothing left to reach
+		}
+		return nil, err
 	}
-	return s.checkTask(parseTask(raw))
+	t, err := s.checkTask(parseTask(raw))
+	if err == nil && t.Status == "cancelled" {
+		s.settle(id)
+	}
+	return t, err
 }
 
 // GetTaskRaw sends tasks/get and returns the task object as it arrived.
@@ -485,6 +498,9 @@ func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, e
 		return nil, s.taskError(&Task{ID: id, Status: "cancel"}, err)
 	}
 	s.MarkCancelled(id)
+	if gjson.GetBytes(raw, "status").String() == "cancelled" {
+		s.settle(id) // 2025-11-25: the server says it is cancelled
+	}
 	return raw, nil
 }
 
@@ -520,6 +536,11 @@ func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 			return nil, s.Classify("list the tasks of", err)
 		}
 		pages, size = append(pages, raw), size+int64(len(raw))
+		for _, t := range gjson.GetBytes(raw, "tasks").Array() {
+			if t.Get("status").String() == "cancelled" {
+				s.settle(t.Get("taskId").String())
+			}
+		}
 		if cursor = gjson.GetBytes(raw, "nextCursor").String(); cursor == "" {
 			break
 		}

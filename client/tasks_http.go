@@ -62,15 +62,42 @@ func (s *Session) send(ctx context.Context, data []byte, method, name string) (*
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", s.ProtocolVersion())
-	if sid := s.sessionID(); sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
 	if s.modern() && method != "" {
 		req.Header.Set("Mcp-Method", method)
 		if name != "" {
 			req.Header.Set("Mcp-Name", headerValue(name))
 		}
+	}
+	return s.do(req, s.sessionID())
+}
+
+// endSession DELETEs a 2025 session (one kept for detached tasks). A
+// server that no longer knows it (404) or does not let clients end
+// sessions (405) leaves nothing to do.
+func (s *Session) endSession(ctx context.Context, sid string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.Entry.Server.URL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := s.do(req, sid)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// do sends one of mcpc's own HTTP requests with the protocol version, the
+// session id and the credentials.
+func (s *Session) do(req *http.Request, sid string) (*http.Response, error) {
+	ctx := req.Context()
+	req.Header.Set("Mcp-Protocol-Version", s.ProtocolVersion())
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
 	}
 	if h := s.opts.OAuthHandler; h != nil && s.http.headers.Get("Authorization") == "" {
 		ts, err := h.TokenSource(ctx)

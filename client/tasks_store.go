@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,13 +17,17 @@ import (
 // scopes it to (a 2025 session, the credential), so later invocations can
 // reach it. It lives in the state dir, one private file per task.
 type TaskRecord struct {
-	TaskID          string    `json:"taskId"`
-	Tool            string    `json:"tool"`
-	ProtocolVersion string    `json:"protocolVersion"`
-	SessionID       string    `json:"sessionId,omitempty"`  // 2025-11-25: the session that holds the task
-	Credential      string    `json:"credential,omitempty"` // keyed hash of the credential in use, never the credential
-	Cancelled       bool      `json:"cancelled,omitempty"`  // by the user, with mcpc task cancel
-	At              time.Time `json:"at"`
+	TaskID          string `json:"taskId"`
+	Tool            string `json:"tool"`
+	ProtocolVersion string `json:"protocolVersion"`
+	SessionID       string `json:"sessionId,omitempty"`  // 2025-11-25: the session that holds the task
+	Credential      string `json:"credential,omitempty"` // keyed hash of the credential in use, never the credential
+	Cancelled       bool   `json:"cancelled,omitempty"`  // by the user, with mcpc task cancel
+	// Settled: the task ended and its result was fetched, or it was
+	// cancelled, or the server no longer knows it: nothing is left to
+	// reach. A 2025 session whose tasks are all settled is ended.
+	Settled bool      `json:"settled,omitempty"`
+	At      time.Time `json:"at"`
 	// TTLMs is the task's lifetime as the server gave it (0: unlimited);
 	// a record outlives it by recordGrace, then is dropped.
 	TTLMs int64 `json:"ttlMs,omitempty"`
@@ -125,10 +130,49 @@ func (s *Session) cancelledByUser(id string) bool {
 	return r != nil && r.Cancelled
 }
 
-// ForgetTask drops the record of a task that has ended.
-func (s *Session) ForgetTask(id string) {
-	if dir := s.tasksDir(); dir != "" {
-		os.Remove(filepath.Join(dir, hashKey("task", id)+".json"))
+// settle notes that nothing is left to reach of a remembered task (see
+// TaskRecord.Settled).
+func (s *Session) settle(id string) {
+	if r := s.taskRecord(id); r != nil && !r.Settled {
+		r.Settled = true
+		writeJSON(s.tasksDir(), hashKey("task", id)+".json", r)
+	}
+}
+
+// sessionEndBound bounds the DELETE of a kept session: the user has their
+// answer already.
+var sessionEndBound = 5 * time.Second
+
+// EndSettledSessions ends (DELETE) each kept 2025 session whose remembered
+// tasks are all settled, and drops their records: mcpc kept the session
+// for them only. A session the server no longer knows counts as ended; one
+// it could not end is kept, and tried again next time.
+func (s *Session) EndSettledSessions(ctx context.Context) {
+	if s.modern() || s.http == nil || ctx.Err() != nil {
+		return
+	}
+	bySession := map[string][]*TaskRecord{}
+	for _, r := range s.TaskRecords() {
+		if r.SessionID != "" {
+			bySession[r.SessionID] = append(bySession[r.SessionID], r)
+		}
+	}
+	for _, sid := range slices.Sorted(maps.Keys(bySession)) {
+		rs := bySession[sid]
+		if slices.ContainsFunc(rs, func(r *TaskRecord) bool { return !r.Settled }) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionEndBound)
+		err := s.endSession(cctx, sid)
+		cancel()
+		if err != nil {
+			trace(s.opts, "could not end the session that held the tasks (%s): kept", s.scrub(err))
+			continue
+		}
+		trace(s.opts, "ended the session that held %d settled task(s)", len(rs))
+		for _, r := range rs {
+			os.Remove(filepath.Join(s.tasksDir(), hashKey("task", r.TaskID)+".json"))
+		}
 	}
 }
 

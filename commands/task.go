@@ -106,6 +106,9 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 	if err != nil {
 		return err
 	}
+	// A 2025 session kept for detached tasks that are all settled now
+	// (result fetched, cancelled, gone) is ended.
+	defer sess.EndSettledSessions(ctx)
 	switch o.op {
 	case "get":
 		t, err := sess.GetTask(ctx, o.id)

@@ -303,11 +303,13 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// serve-everything VAR: start @modelcontextprotocol/server-everything over
-// Streamable HTTP on a free loopback port; $VAR gets its /mcp URL.
+// serve-everything VAR [LOGFILE]: start @modelcontextprotocol/server-everything
+// over Streamable HTTP on a free loopback port; $VAR gets its /mcp URL.
+// LOGFILE gets what the server prints on stdout (a line per session started
+// and ended), else it goes to the script's log.
 func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: serve-everything VAR")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: serve-everything VAR [LOGFILE]")
 	}
 	node, entry := ts.Getenv("MCPC_NODE22"), ts.Getenv("MCPC_EVERYTHING")
 	if node == "" || entry == "" {
@@ -319,6 +321,12 @@ func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()
 	cmd.Stdout = ts.Stderr()
+	if len(args) == 2 {
+		f, err := os.Create(ts.MkAbs(args[1]))
+		ts.Check(err)
+		ts.Defer(func() { f.Close() })
+		cmd.Stdout = f
+	}
 	ts.Check(cmd.Start())
 	stopOnDefer(ts, cmd)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
