@@ -103,6 +103,13 @@ func (s *Session) TaskRecords() []*TaskRecord {
 	return out
 }
 
+// RememberedTasks returns the detached tasks mcpc remembers on the entry's
+// server, oldest first, without reaching it (for shell completion).
+func RememberedTasks(e *Entry, memo *Memo, cwd string) []*TaskRecord {
+	s := &Session{Entry: e, key: serverKey(e, cwd), opts: ConnectOptions{Memo: memo}}
+	return s.TaskRecords()
+}
+
 func (s *Session) taskRecord(id string) *TaskRecord {
 	dir := s.tasksDir()
 	if dir == "" {

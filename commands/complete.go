@@ -30,7 +30,9 @@ func completionCommand(st *state) *cli.Command {
 		Description: `The script completes commands, flags, configured server names, and the
 tool, prompt and resource names of the server named on the line, asked
 for with a short timeout (configured servers only: a --stdio command or a
-URL being typed is never contacted, nor is an untrusted project's server).`,
+URL being typed is never contacted, nor is an untrusted project's server),
+and after 'mcpc task get|result|cancel SERVER' the detached tasks mcpc
+remembers on that server (read from the state directory).`,
 		Metadata: examples(
 			"bash, in ~/.bashrc", "source <(mcpc completion bash)",
 			"zsh, in ~/.zshrc after compinit", "source <(mcpc completion zsh)",
@@ -136,11 +138,16 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 		}
 		return nil
 	case "task":
-		// mcpc task get|result|cancel|list SERVER …: the server's name.
-		if len(r.Path) < 2 || len(pos) > 0 || len(r.Flags["stdio"]) > 0 {
+		// mcpc task get|result|cancel|list SERVER, then TASK_ID.
+		switch {
+		case len(r.Path) < 2 || len(r.Flags["stdio"]) > 0:
 			return nil
+		case len(pos) == 0:
+			return c.servers(r)
+		case len(pos) == 1 && r.Path[1] != "list":
+			return c.taskIDs(r, pos[0])
 		}
-		return c.servers(r)
+		return nil
 	case "list", "call", "read", "prompt":
 	default:
 		return nil
@@ -194,6 +201,25 @@ func (c *completer) servers(r completions.Request) []completions.Candidate {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		e := cfg.Servers[name]
 		out = append(out, completions.Candidate{Value: name, Description: e.Server.Transport() + " server"})
+	}
+	return out
+}
+
+// taskIDs offers the detached tasks mcpc remembers on server (a configured
+// name or a URL), read from the state dir: the server is not contacted.
+func (c *completer) taskIDs(r completions.Request, server string) []completions.Candidate {
+	cfg := c.config(r)
+	if cfg == nil {
+		return nil
+	}
+	e, err := cfg.Resolve(server, client.AdHoc{})
+	if err != nil || e.Server.URL == "" {
+		return nil
+	}
+	g := c.globals(r)
+	var out []completions.Candidate
+	for _, t := range client.RememberedTasks(e, client.NewMemo(g.dirs), g.cwd) {
+		out = append(out, completions.Candidate{Value: t.TaskID, Description: "a task of " + t.Tool})
 	}
 	return out
 }
