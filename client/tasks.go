@@ -204,7 +204,7 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 	toolsCall, _ := s.serverTasks()
 	if !s.modern() {
 		support := s.TaskSupport(tool)
-		asTask := toolsCall && (support == "required" || support == "optional" && o.Ask)
+		asTask := legacyAsTask(toolsCall, support, o)
 		if (o.Ask || o.Detach) && !asTask {
 			return nil, s.notATask(tool, support, toolsCall)
 		}
@@ -244,6 +244,14 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 	}
 	run.Result, err = s.FollowTask(ctx, task, o)
 	return run, err
+}
+
+// legacyAsTask decides whether a 2025-11-25 tools/call asks for a task:
+// the server must declare tasks for tools/call, and the tool require one,
+// or allow one and the user ask for it (--task, or --detach, which only
+// makes sense with one).
+func legacyAsTask(toolsCall bool, support string, o TaskOptions) bool {
+	return toolsCall && (support == "required" || support == "optional" && (o.Ask || o.Detach))
 }
 
 // dropTask cancels, as far as it can, a task mcpc refused to follow (an
@@ -476,6 +484,11 @@ func (s *Session) GetTask(ctx context.Context, id string) (*Task, error) {
 		return nil, err
 	}
 	t, err := s.checkTask(parseTask(raw))
+	if err == nil && t.ID != id {
+		// Following it would poll (and cancel) another task than the
+		// user's.
+		return nil, fail.New(fail.Protocol, "", "%s answered tasks/get for the task %s with the task %s", s.Label, id, t.ID)
+	}
 	if err == nil && t.Status == "cancelled" {
 		s.settle(id)
 	}

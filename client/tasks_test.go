@@ -227,3 +227,48 @@ func TestListTasksEndlessCursor(t *testing.T) {
 		}
 	}
 }
+
+// --detach on a tool whose taskSupport is "optional" asks for a task, as
+// --task does; "forbidden" or an absent field never does.
+func TestLegacyAsTask(t *testing.T) {
+	for _, tc := range []struct {
+		toolsCall bool
+		support   string
+		o         TaskOptions
+		want      bool
+	}{
+		{true, "required", TaskOptions{}, true},
+		{true, "optional", TaskOptions{}, false},
+		{true, "optional", TaskOptions{Ask: true}, true},
+		{true, "optional", TaskOptions{Detach: true}, true},
+		{true, "forbidden", TaskOptions{Detach: true}, false},
+		{true, "", TaskOptions{Ask: true}, false},
+		{false, "required", TaskOptions{Detach: true}, false},
+	} {
+		if got := legacyAsTask(tc.toolsCall, tc.support, tc.o); got != tc.want {
+			t.Errorf("legacyAsTask(%v, %q, %+v) = %v", tc.toolsCall, tc.support, tc.o, got)
+		}
+	}
+}
+
+// A server that answers tasks/get with another task than the one asked
+// for is not followed.
+func TestGetTaskRefusesAnotherTask(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg, _ := jsonrpc.DecodeMessage(body)
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID,
+			Result: json.RawMessage(`{"resultType":"complete","taskId":"other","status":"working"}`)})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(data)
+	}))
+	defer srv.Close()
+	s := &Session{Entry: &Entry{Name: "x", Server: &Server{URL: srv.URL}}, Label: `server "x"`, wire: newWire(), resumed: resumed{version: modernVersion}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
+	if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.GetTask(context.Background(), "mine")
+	if f := fail.As(err); f == nil || f.Code != fail.Protocol || f.Msg != `server "x" answered tasks/get for the task mine with the task other` {
+		t.Fatalf("GetTask: %v", err)
+	}
+}
