@@ -36,10 +36,11 @@ inputSchema before sending (--no-validate skips that). A result with
 isError: true is printed and exits 1.
 
 A tool the server runs as a task (execution.taskSupport "required", or
-"optional" with --task; on a 2026-07-28 server, whenever the server decides)
-is followed to its end: mcpc polls the task, shows its status on a terminal,
-answers what it asks like any other question, and prints the final result
-as a direct call would. Ctrl-C and --timeout cancel the task. With --detach
+"optional" with --task or --detach; on a 2026-07-28 server, whenever the
+server decides) is followed to its end: mcpc polls the task, shows its
+status on a terminal, answers what it asks like any other question, and
+prints the final result as a direct call would. Ctrl-C and --timeout cancel
+the task. With --detach
 (HTTP servers only) mcpc prints the task id and exits once the server has
 accepted the task; 'mcpc task' reaches it later.`,
 		Metadata: examples(

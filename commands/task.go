@@ -63,7 +63,9 @@ func taskCommand(st *state) *cli.Command {
 (mcpc call --detach) and reached from later invocations. mcpc remembers each
 detached task in its state directory with what the server ties it to (the
 2025-11-25 session, the credential), so that later invocations reach the same
-task.`,
+task. A 2025-11-25 session is ended (DELETE), and its tasks forgotten, once
+each of them is settled: its result fetched, cancelled, or unknown to the
+server.`,
 		Metadata: examples(
 			"start a task, then wait for its result", "id=$(mcpc call --text --detach everything simulate-research-query topic=go) && mcpc task result everything \"$id\"",
 			"its status, as JSON", "mcpc task get everything \"$id\" --json",
