@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -139,13 +138,12 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 		if err != nil {
 			return err
 		}
-		if len(gjson.GetBytes(raw, "taskId").String()) == 0 {
-			// A 2026-07-28 server acknowledges with an empty result.
-			raw = json.RawMessage(fmt.Sprintf(`{"taskId":%q,"status":"cancelled"}`, o.id))
-			if g.mode != format.ModeJSON {
-				fmt.Fprintf(st.env.Stdout, "%s cancel requested\n", o.id)
-				return nil
-			}
+		if len(gjson.GetBytes(raw, "taskId").String()) == 0 && g.mode != format.ModeJSON && g.query == "" {
+			// A 2026-07-28 server acknowledges with an empty result: the
+			// cancellation is asked for, not done (the task may still end
+			// otherwise), and --json prints the acknowledgement as sent.
+			fmt.Fprintf(st.env.Stdout, "%s cancel requested\n", format.StripControl(o.id))
+			return nil
 		}
 		if g.mode == format.ModeJSON || g.query != "" {
 			return st.printRaw(g, format.KindGeneric, raw)
