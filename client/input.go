@@ -192,9 +192,32 @@ func (s *Session) handleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mc
 		}
 		// The request it was asked under ends here, so the server learns
 		// that the user did not answer.
-		return &mcp.ElicitResult{Action: "cancel"}, nil
+		return withRelatedTask(req.Params, &mcp.ElicitResult{Action: "cancel"}), nil
 	}
-	return res, nil
+	return withRelatedTask(req.Params, res), nil
+}
+
+// relatedTaskKey is the _meta key that ties a message to a task.
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// withRelatedTask ties mcpc's answer to the task its question was asked
+// under: 2025-11-25 wants every response related to a task to carry the
+// key (the server's question carries it).
+func withRelatedTask(p *mcp.ElicitParams, res *mcp.ElicitResult) *mcp.ElicitResult {
+	if p == nil || res == nil {
+		return res
+	}
+	rt, ok := p.Meta[relatedTaskKey]
+	if !ok {
+		return res
+	}
+	out := *res
+	out.Meta = maps.Clone(res.Meta)
+	if out.Meta == nil {
+		out.Meta = mcp.Meta{}
+	}
+	out.Meta[relatedTaskKey] = rt
+	return &out
 }
 
 func (s *Session) handleLog(_ context.Context, req *mcp.LoggingMessageRequest) {
