@@ -395,8 +395,14 @@ func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, er
 	if s.modern() {
 		if t.Status == "failed" {
 			e := gjson.GetBytes(t.Raw, "error")
-			msg := cmpOr(e.Get("message").String(), t.StatusMessage)
-			return nil, fail.New(fail.TaskFailed, "", "the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label, msg, e.Get("code").Int())
+			msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label)
+			if m := cmpOr(e.Get("message").String(), t.StatusMessage); m != "" {
+				msg += ": " + m
+			}
+			if c := e.Get("code"); c.Type == gjson.Number {
+				msg += fmt.Sprintf(" (JSON-RPC error %d)", c.Int())
+			}
+			return nil, fail.New(fail.TaskFailed, "", "%s", msg)
 		}
 		res := gjson.GetBytes(t.Raw, "result")
 		if !res.IsObject() {

@@ -291,3 +291,23 @@ func TestElicitAnswerNamesItsTask(t *testing.T) {
 		t.Fatalf("an answer outside a task changed: %+v", got)
 	}
 }
+
+// A failed 2026 task is reported with what it carries: the error's message
+// and code, else its status message; no made-up code.
+func TestFailedTaskMessage(t *testing.T) {
+	s := &Session{Label: `server "x"`, resumed: resumed{version: modernVersion}}
+	for raw, want := range map[string]string{
+		`{"taskId":"t","status":"failed","error":{"code":-32603,"message":"gone"}}`: `the task t failed on server "x": gone (JSON-RPC error -32603)`,
+		`{"taskId":"t","status":"failed","statusMessage":"boom"}`:                   `the task t failed on server "x": boom`,
+		`{"taskId":"t","status":"failed"}`:                                          `the task t failed on server "x"`,
+	} {
+		task, err := parseTask(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.taskOutcome(context.Background(), task)
+		if f := fail.As(err); f == nil || f.Code != fail.TaskFailed || f.Msg != want {
+			t.Errorf("%s: %v, want %q", raw, err, want)
+		}
+	}
+}
