@@ -29,7 +29,8 @@ type TaskRecord struct {
 	Settled bool      `json:"settled,omitempty"`
 	At      time.Time `json:"at"`
 	// TTLMs is the task's lifetime as the server gave it (0: unlimited);
-	// a record outlives it by recordGrace, then is dropped.
+	// a record outlives it by recordGrace, then is dropped; a settled one
+	// is dropped recordGrace after the task started.
 	TTLMs int64 `json:"ttlMs,omitempty"`
 }
 
@@ -38,6 +39,11 @@ type TaskRecord struct {
 var recordGrace = 24 * time.Hour
 
 func (r *TaskRecord) expired(now time.Time) bool {
+	if r.Settled && now.After(r.At.Add(recordGrace)) {
+		// Nothing left to reach, and a ttl of null (unlimited) would keep
+		// it for ever.
+		return true
+	}
 	return r.TTLMs > 0 && now.After(r.At.Add(time.Duration(r.TTLMs)*time.Millisecond+recordGrace))
 }
 

@@ -108,7 +108,8 @@ func TestTaskWireClaimsOwnAnswers(t *testing.T) {
 	}
 }
 
-// A record outlives its task's ttl by a grace period, then is dropped; a
+// A record outlives its task's ttl by a grace period, then is dropped (a
+// settled one a grace period after its task started); a
 // task without a ttl keeps its record.
 func TestTaskRecordsPruneExpired(t *testing.T) {
 	dir := t.TempDir()
@@ -118,6 +119,8 @@ func TestTaskRecordsPruneExpired(t *testing.T) {
 		{TaskID: "fresh", At: time.Now(), TTLMs: 1000},
 		{TaskID: "gone", At: old, TTLMs: 1000},
 		{TaskID: "forever", At: old},
+		{TaskID: "settled", At: old, Settled: true},
+		{TaskID: "settled-today", At: time.Now(), Settled: true},
 	} {
 		if err := writeJSON(s.tasksDir(), hashKey("task", r.TaskID)+".json", r); err != nil {
 			t.Fatal(err)
@@ -127,7 +130,7 @@ func TestTaskRecordsPruneExpired(t *testing.T) {
 	for _, r := range s.TaskRecords() {
 		ids = append(ids, r.TaskID)
 	}
-	if len(ids) != 2 || ids[0] != "forever" || ids[1] != "fresh" {
+	if len(ids) != 3 || ids[0] != "forever" || ids[1] != "fresh" || ids[2] != "settled-today" {
 		t.Fatalf("records = %v", ids)
 	}
 	if s.taskRecord("gone") != nil {
