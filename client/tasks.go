@@ -331,7 +331,9 @@ func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
+		// It waits for the task's end, by design: only the invocation's
+		// bound applies.
+		res, err := s.taskRequest(ctx, "tasks/result", t.ID, nil, false)
 		done <- outcome{res, err}
 	}()
 	for {
@@ -369,8 +371,15 @@ func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error
 	if ctx.Err() == nil && !errors.As(err, &silent) {
 		return err
 	}
+	if t.Terminal() && ctx.Err() == nil {
+		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
+			Msg: fmt.Sprintf("%s reported the task %s %s, but did not answer %s within %s", s.Label, t.ID, t.Status, silent.method, taskRequestBound)}
+	}
 	what := "the task " + t.ID + " is left running on the server"
-	if !o.Keep {
+	switch {
+	case t.Terminal():
+		what = "the task " + t.ID + " had ended"
+	case !o.Keep:
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelBound)
 		_, cerr := s.taskCall(cctx, "tasks/cancel", t.ID, nil)
 		cancel()
@@ -610,6 +619,12 @@ func (s *Session) answerTask(ctx context.Context, t *Task, answered map[string]b
 // taskCall sends one task method with the task id (when id is not "")
 // and extra params, over the layer below the SDK.
 func (s *Session) taskCall(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
+	return s.taskRequest(ctx, method, id, extra, true)
+}
+
+// taskRequest is taskCall, bounded by taskRequestBound or not (the
+// tasks/result that waits for a 2025 task needing input to end).
+func (s *Session) taskRequest(ctx context.Context, method, id string, extra map[string]any, bounded bool) (json.RawMessage, error) {
 	params := map[string]any{}
 	maps.Copy(params, extra)
 	if id != "" {
@@ -622,9 +637,7 @@ func (s *Session) taskCall(ctx context.Context, method, id string, extra map[str
 	if err != nil {
 		return nil, err
 	}
-	if method == "tasks/result" {
-		// It waits for the task's end, by design: only the invocation's
-		// bound applies.
+	if !bounded {
 		return s.sendTask(ctx, method, id, body)
 	}
 	rctx, cancel := context.WithTimeout(ctx, taskRequestBound)
@@ -643,9 +656,11 @@ func (s *Session) sendTask(ctx context.Context, method, id string, body json.Raw
 	return s.wire.tasks.call(ctx, method, body)
 }
 
-// taskRequestBound bounds each of mcpc's task requests but tasks/result:
-// a poll answered with a stream that never ends, or not at all, must not
-// hold the invocation (which may have no --timeout) for ever.
+// taskRequestBound bounds each of mcpc's task requests but the tasks/result
+// that waits for a task's end: a poll answered with a stream that never
+// ends, or not at all, must not hold the invocation (which may have no
+// --timeout) for ever; nor a tasks/result for a task the server said had
+// ended, which must answer at once.
 var taskRequestBound = 30 * time.Second
 
 // silentServer is a task request that got no answer within its bound.

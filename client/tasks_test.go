@@ -161,7 +161,7 @@ func TestTaskRequestsAreBounded(t *testing.T) {
 	defer func(d time.Duration) { taskRequestBound = d }(taskRequestBound)
 	taskRequestBound = 200 * time.Millisecond
 	cancelled := make(chan string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := httpTaskSession(t, "slow", modernVersion, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		msg, _ := jsonrpc.DecodeMessage(body)
 		req := msg.(*jsonrpc.Request)
@@ -178,14 +178,7 @@ func TestTaskRequestsAreBounded(t *testing.T) {
 			w.(http.Flusher).Flush()
 			time.Sleep(20 * time.Millisecond)
 		}
-	}))
-	defer srv.Close()
-	e := &Entry{Name: "slow", Server: &Server{URL: srv.URL}}
-	s := &Session{Entry: e, Label: `server "slow"`, wire: newWire(), resumed: resumed{version: modernVersion}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
-	s.input = &inputState{}
-	if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	_, err := s.GetTask(context.Background(), "t1")
 	if f := fail.As(err); f == nil || f.Code != fail.Timeout || f.Msg != `server "slow" did not answer tasks/get for the task t1 within 200ms` {
 		t.Fatalf("GetTask: %#v", err)
@@ -210,7 +203,7 @@ func TestListTasksEndlessCursor(t *testing.T) {
 		{func(n int) string { return fmt.Sprint("page-", n) }, `server "loop" sent more than 100 pages or 64 MiB of tasks: mcpc stopped listing them`},
 	} {
 		n := 0
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := httpTaskSession(t, "loop", "2025-11-25", func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			msg, _ := jsonrpc.DecodeMessage(body)
 			n++
@@ -218,14 +211,8 @@ func TestListTasksEndlessCursor(t *testing.T) {
 			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID, Result: json.RawMessage(res)})
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(data)
-		}))
-		e := &Entry{Name: "loop", Server: &Server{URL: srv.URL}}
-		s := &Session{Entry: e, Label: `server "loop"`, wire: newWire(), resumed: resumed{version: "2025-11-25", sessionID: "s1"}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
-		if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
-			t.Fatal(err)
-		}
+		})
 		_, err := s.ListTasks(context.Background())
-		srv.Close()
 		if f := fail.As(err); f == nil || f.Code != fail.Protocol || f.Msg != tc.want {
 			t.Errorf("ListTasks after %d pages: %v, want %q", n, err, tc.want)
 		}
@@ -258,19 +245,14 @@ func TestLegacyAsTask(t *testing.T) {
 // A server that answers tasks/get with another task than the one asked
 // for is not followed.
 func TestGetTaskRefusesAnotherTask(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := httpTaskSession(t, "x", modernVersion, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		msg, _ := jsonrpc.DecodeMessage(body)
 		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID,
 			Result: json.RawMessage(`{"resultType":"complete","taskId":"other","status":"working"}`)})
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(data)
-	}))
-	defer srv.Close()
-	s := &Session{Entry: &Entry{Name: "x", Server: &Server{URL: srv.URL}}, Label: `server "x"`, wire: newWire(), resumed: resumed{version: modernVersion}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
-	if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	_, err := s.GetTask(context.Background(), "mine")
 	if f := fail.As(err); f == nil || f.Code != fail.Protocol || f.Msg != `server "x" answered tasks/get for the task mine with the task other` {
 		t.Fatalf("GetTask: %v", err)
@@ -313,4 +295,47 @@ func TestFailedTaskMessage(t *testing.T) {
 			t.Errorf("%s: %v, want %q", raw, err, want)
 		}
 	}
+}
+
+// A 2025 server that reports a task completed, then holds tasks/result
+// (which must answer at once for an ended task): bounded, and the ended
+// task is not cancelled.
+func TestEndedTaskResultIsBounded(t *testing.T) {
+	defer func(d time.Duration) { taskRequestBound = d }(taskRequestBound)
+	taskRequestBound = 200 * time.Millisecond
+	methods := make(chan string, 10)
+	s := httpTaskSession(t, "x", "2025-11-25", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg, _ := jsonrpc.DecodeMessage(body)
+		methods <- msg.(*jsonrpc.Request).Method
+		<-r.Context().Done()
+	})
+	_, err := s.FollowTask(context.Background(), &Task{ID: "t1", Status: "completed"}, TaskOptions{})
+	if f := fail.As(err); f == nil || f.Code != fail.Timeout || f.Msg != `server "x" reported the task t1 completed, but did not answer tasks/result within 200ms` {
+		t.Fatalf("FollowTask: %v", err)
+	}
+	var got []string
+	for len(methods) > 0 {
+		got = append(got, <-methods)
+	}
+	if len(got) != 1 || got[0] != "tasks/result" {
+		t.Fatalf("requests = %v", got)
+	}
+}
+
+// httpTaskSession is a session opened for tasks (as OpenTasks opens one) on
+// the HTTP server h, named name, speaking version (in session "s1" when it
+// is 2025-11-25).
+func httpTaskSession(t *testing.T, name, version string, h http.HandlerFunc) *Session {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	s := &Session{Entry: &Entry{Name: name, Server: &Server{URL: srv.URL}}, Label: fmt.Sprintf("server %q", name),
+		wire: newWire(), resumed: resumed{version: version}, input: &inputState{}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
+	if version < modernVersion {
+		s.resumed.sessionID = "s1"
+	}
+	if err := s.prepareHTTP(ConnectOptions{Getenv: func(string) string { return "" }}); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
