@@ -342,6 +342,15 @@ func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json
 			if f := s.input.failedNow(); f != nil && ctx.Err() == nil {
 				return nil, f
 			}
+			var rpc *jsonrpc.Error
+			if errors.As(d.err, &rpc) && rpc.Code != jsonrpc.CodeInvalidParams && ctx.Err() == nil {
+				// tasks/result answers with the underlying request's own
+				// error when the task failed: the task's status says so.
+				if nt, err := s.GetTask(ctx, t.ID); err == nil && nt.Status == "failed" {
+					s.settle(t.ID)
+					return nil, s.taskFailedRPC(nt, rpc, d.err)
+				}
+			}
 			if d.err != nil {
 				return nil, s.stopped(ctx, t, o, s.taskError(t, d.err))
 			}
@@ -422,14 +431,19 @@ func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, er
 	res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
 	var rpc *jsonrpc.Error
 	if t.Status == "failed" && errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeInvalidParams {
-		// The underlying request's own error, as tasks/result returns it.
-		return nil, &fail.Error{Code: fail.TaskFailed, Err: err,
-			Msg: fmt.Sprintf("the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label, rpc.Message, rpc.Code)}
+		return nil, s.taskFailedRPC(t, rpc, err)
 	}
 	if err != nil {
 		return nil, s.taskError(t, err)
 	}
 	return res, s.failedResult(t, res)
+}
+
+// taskFailedRPC reports a 2025 task that failed with the underlying
+// request's own JSON-RPC error, as tasks/result returns it.
+func (s *Session) taskFailedRPC(t *Task, rpc *jsonrpc.Error, err error) error {
+	return &fail.Error{Code: fail.TaskFailed, Err: err,
+		Msg: fmt.Sprintf("the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label, rpc.Message, rpc.Code)}
 }
 
 // failedResult is the error for a 2025 task that failed but still has a

@@ -339,3 +339,25 @@ func httpTaskSession(t *testing.T, name, version string, h http.HandlerFunc) *Se
 	}
 	return s
 }
+
+// A 2025 task that needed input, then failed with a JSON-RPC error: the
+// error tasks/result returns is the task's failure (1), not a rejection
+// of tasks/result (7).
+func TestAskingTaskThatFails(t *testing.T) {
+	s := httpTaskSession(t, "x", "2025-11-25", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg, _ := jsonrpc.DecodeMessage(body)
+		req := msg.(*jsonrpc.Request)
+		resp := &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"taskId":"t1","status":"failed","statusMessage":"the backend died"}`)}
+		if req.Method == "tasks/result" {
+			resp = &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32000, Message: "backend died"}}
+		}
+		data, _ := jsonrpc.EncodeMessage(resp)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(data)
+	})
+	_, err := s.FollowTask(context.Background(), &Task{ID: "t1", Status: "input_required"}, TaskOptions{})
+	if f := fail.As(err); f == nil || f.Code != fail.TaskFailed || f.Msg != `the task t1 failed on server "x": backend died (JSON-RPC error -32000)` {
+		t.Fatalf("FollowTask: %v", err)
+	}
+}
