@@ -159,7 +159,7 @@ var sessionEndBound = 5 * time.Second
 // EndSettledSessions ends (DELETE) each kept 2025 session whose remembered
 // tasks are all settled, and drops their records: mcpc kept the session
 // for them only. A session the server no longer knows counts as ended; one
-// it could not end is kept, and tried again next time.
+// it could not end is kept, and tried again next time (with the rest).
 func (s *Session) EndSettledSessions(ctx context.Context) {
 	if s.modern() || s.http == nil || ctx.Err() != nil {
 		return
@@ -179,8 +179,10 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 		err := s.endSession(cctx, sid)
 		cancel()
 		if err != nil {
+			// The others wait for next time too: a server that does not
+			// answer must not cost sessionEndBound for each.
 			trace(s.opts, "could not end the session that held the tasks (%s): kept", s.scrub(err))
-			continue
+			return
 		}
 		trace(s.opts, "ended the session that held %d settled task(s)", len(rs))
 		for _, r := range rs {
