@@ -133,6 +133,11 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		}
 	}
 	if opts.Mode == ModeText {
+		if opts.Query == "" && opts.Kind == KindCallTool {
+			if ok, err := writeCallTool(out, notes, root, opts); ok {
+				return err
+			}
+		}
 		var text string
 		if opts.Query != "" {
 			text = queryText(root)
@@ -148,12 +153,13 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 const capAbove = 1 << 20
 
 // parse builds the tree Write works on. A large result printed as bounded
-// JSON keeps only the elements of each container a bounded rendering can
-// show (each takes a line) as nodes, when nothing else needs the others:
+// JSON, or as the text of a tool's result, keeps only the elements of each
+// container a bounded rendering can show (each takes a line) as nodes,
+// when nothing else needs the others:
 // no query, and no media the media pass would move (no "data" or "blob"
 // key, even escaped); and no invalid UTF-8, which parsing repairs.
 func parse(result []byte, opts Options) (*node, error) {
-	if opts.Mode == ModeJSON && opts.Query == "" && len(result) > capAbove && opts.MaxLines < capAbove &&
+	if (opts.Mode == ModeJSON || opts.Kind == KindCallTool) && opts.Query == "" && len(result) > capAbove && opts.MaxLines < capAbove &&
 		!bytes.Contains(result, []byte(`"data"`)) && !bytes.Contains(result, []byte(`"blob"`)) &&
 		!bytes.Contains(result, []byte(`\u`)) && utf8.Valid(result) {
 		return parseCapped(result, opts.MaxLines+1)
@@ -223,22 +229,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // where the rest is, and the whole text goes to the overflow directory.
 func writeText(out, notes io.Writer, text string, opts Options) error {
 	text = StripControl(text)
-	// The final newline is written apart: appending it would copy a large
-	// text whole.
-	nl := ""
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		nl = "\n"
-	}
-	size := len(text) + len(nl)
-	if size <= opts.MaxBytes && strings.Count(text, "\n")+len(nl) <= opts.MaxLines {
-		_, err := io.WriteString(out, text+nl)
-		return err
-	}
-	path, unsaved := "", "no overflow directory"
-	trailer := "… [truncated]\n"
-	if opts.Overflow != nil {
-		var err error
-		switch path, err = opts.Overflow.SaveStream("result", ".txt", func(w io.Writer) error {
+	return writeBounded(out, notes, text, len(text), strings.Count(text, "\n"), strings.HasSuffix(text, "\n"),
+		func(w io.Writer) error {
 			// In pieces: a writer without WriteString would copy it whole.
 			for s := text; len(s) > 0; {
 				n := min(len(s), 64<<10)
@@ -246,6 +238,34 @@ func writeText(out, notes io.Writer, text string, opts Options) error {
 					return err
 				}
 				s = s[n:]
+			}
+			return nil
+		}, opts)
+}
+
+// writeBounded is writeText for a text of size bytes and lines newlines,
+// ending with one or not, that whole writes out; head is its first
+// opts.MaxBytes bytes (or all of it), all that is printed of it.
+func writeBounded(out, notes io.Writer, head string, size, lines int, endsLine bool,
+	whole func(io.Writer) error, opts Options) error {
+	// The final newline is written apart: appending it would copy a large
+	// text whole.
+	nl := ""
+	if size > 0 && !endsLine {
+		nl = "\n"
+	}
+	size += len(nl)
+	if size <= opts.MaxBytes && lines+len(nl) <= opts.MaxLines {
+		_, err := io.WriteString(out, head+nl)
+		return err
+	}
+	path, unsaved := "", "no overflow directory"
+	trailer := "… [truncated]\n"
+	if opts.Overflow != nil {
+		var err error
+		switch path, err = opts.Overflow.SaveStream("result", ".txt", func(w io.Writer) error {
+			if err := whole(w); err != nil {
+				return err
 			}
 			_, err := io.WriteString(w, nl)
 			return err
@@ -258,7 +278,7 @@ func writeText(out, notes io.Writer, text string, opts Options) error {
 			trailer = "… [truncated: full output in " + StripControl(path) + "]\n"
 		}
 	}
-	short := cutLines(text, opts.MaxBytes-len(trailer), opts.MaxLines-1) + trailer
+	short := cutLines(head, opts.MaxBytes-len(trailer), opts.MaxLines-1) + trailer
 	if _, err := io.WriteString(out, short); err != nil {
 		return err
 	}

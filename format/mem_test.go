@@ -45,18 +45,26 @@ func TestWriteLargeResultAllocations(t *testing.T) {
 	if !strings.Contains(out.String(), `…[truncated]"`) || out.Len() > DefaultMaxBytes {
 		t.Errorf("output of %d bytes is not cut", out.Len())
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("overflow dir: %v, %v", entries, err)
-	}
-	full, err := os.ReadFile(filepath.Join(dir, entries[0].Name()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, full := onlyFile(t, dir)
 	var back struct{ Content []struct{ Text string } }
 	if err := json.Unmarshal(full, &back); err != nil || len(back.Content) != 1 || back.Content[0].Text != text {
 		t.Errorf("the overflow file does not hold the result: %v", err)
 	}
+}
+
+// onlyFile returns the path and content of the one file in dir.
+func onlyFile(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("overflow dir: %v, %v", entries, err)
+	}
+	path := filepath.Join(dir, entries[0].Name())
+	full, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, full
 }
 
 // rawRune decodes JSON string text as encoding/json does.
@@ -142,15 +150,7 @@ func TestWriteManyItems(t *testing.T) {
 	if limit := uint64(len(result)); n > limit {
 		t.Errorf("bounding a %d-byte result of 200000 items allocated %d bytes, want at most %d", len(result), n, limit)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("overflow dir: %v, %v", entries, err)
-	}
-	path := filepath.Join(dir, entries[0].Name())
-	full, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, full := onlyFile(t, dir)
 	var want bytes.Buffer
 	if err := json.Indent(&want, result, "", "  "); err != nil {
 		t.Fatal(err)
@@ -180,4 +180,78 @@ func TestDecodeRaw(t *testing.T) {
 			t.Errorf("decodeRaw(%s) = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// writeTextWhole is how text mode wrote a tool's result before it streamed:
+// the whole tree rendered into one string, then bounded.
+func writeTextWhole(t *testing.T, out, notes io.Writer, result []byte, opts Options) {
+	t.Helper()
+	root, err := parseJSON(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if !callToolText(&b, root) {
+		t.Fatal("not a CallToolResult")
+	}
+	if err := writeText(out, notes, b.String(), opts.normalized()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkTextBounded bounds result, a CallToolResult, as text: what it
+// allocates is at most limit, the output and notes are what the whole text
+// bounded gives, and the overflow file holds the whole text.
+func checkTextBounded(t *testing.T, result []byte, limit uint64) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "overflow")
+	opts := Options{Mode: ModeText, Kind: KindCallTool}
+	var out bytes.Buffer
+	n := allocated(func() {
+		o := opts
+		o.Overflow = &Overflow{Dir: dir}
+		if err := Write(&out, io.Discard, result, o); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("bounding a %d-byte result as text allocated %d bytes", len(result), n)
+	if n > limit {
+		t.Errorf("bounding a %d-byte result as text allocated %d bytes, want at most %d", len(result), n, limit)
+	}
+	_, full := onlyFile(t, dir)
+	var whole strings.Builder
+	root, _ := parseJSON(result)
+	callToolText(&whole, root)
+	if want := strings.TrimSuffix(whole.String(), "\n") + "\n"; string(full) != want {
+		t.Errorf("the overflow file (%d bytes) is not the whole text (%d bytes)", len(full), len(want))
+	}
+	// Without an overflow file the trailer names no path, so the output
+	// can be compared with the whole text's.
+	var got, gotNotes, want, wantNotes bytes.Buffer
+	if err := Write(&got, &gotNotes, result, opts); err != nil {
+		t.Fatal(err)
+	}
+	writeTextWhole(t, &want, &wantNotes, result, opts)
+	if !bytes.Equal(got.Bytes(), want.Bytes()) || gotNotes.String() != wantNotes.String() {
+		t.Errorf("bounded text differs from the whole text's:\n%.300s%s\nwant\n%.300s%s", got.Bytes(), gotNotes.String(), want.Bytes(), wantNotes.String())
+	}
+}
+
+// A long text is measured, cut and saved a chunk at a time, from the raw
+// result: never decoded or rendered whole (which cost twice its size).
+func TestWriteTextLargeResultAllocations(t *testing.T) {
+	text := strings.Repeat("line of text\n", 20<<20/13)
+	result, err := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTextBounded(t, result, uint64(len(result)/8))
+}
+
+// A result of many small items is parsed capped in text mode too: the
+// items after the first few are rendered one at a time (the whole tree
+// and text cost fourteen times the result).
+func TestWriteTextManyItems(t *testing.T) {
+	result := manyItems(200000)
+	checkTextBounded(t, result, uint64(len(result)/2))
 }

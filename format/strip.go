@@ -79,7 +79,7 @@ func StripControl(s string) string {
 
 // cleanPrefix returns the length of the longest prefix of s that StripControl
 // leaves as it is, so that clean text is returned without copying.
-func cleanPrefix(s string) int {
+func cleanPrefix[T string | []byte](s T) int {
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -90,13 +90,20 @@ func cleanPrefix(s string) int {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s[i:])
 		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r <= 0x9f) || isBidiControl(r) {
 			return i
 		}
 		i += size
 	}
 	return i
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	if b, ok := any(s).([]byte); ok {
+		return utf8.DecodeRune(b)
+	}
+	return utf8.DecodeRuneInString(string(s))
 }
 
 func isBidiControl(r rune) bool {

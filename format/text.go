@@ -140,30 +140,9 @@ func writeLine(b *strings.Builder, s string) {
 	}
 }
 
+// callToolText renders a CallToolResult whole (see callToolPieces).
 func callToolText(b *strings.Builder, root *node) bool {
-	content, ok := root.getArray("content")
-	structured := root.get("structuredContent")
-	if root.kind != nodeObject || (!ok && root.get("content") != nil) || (!ok && structured == nil) {
-		return false
-	}
-	if len(content) == 0 {
-		if structured != nil {
-			b.Write(renderAll(structured, 0))
-		}
-		return true
-	}
-	for _, item := range content {
-		// A text block that only repeats structuredContent as JSON is
-		// shown once, below, pretty-printed.
-		if structured != nil && repeats(item, structured) {
-			continue
-		}
-		writeLine(b, blockText(item))
-	}
-	if structured != nil {
-		b.Write(renderAll(structured, 0))
-	}
-	return true
+	return callToolPieces(root, &pieces{emit: func(s []byte) { b.Write(s) }})
 }
 
 // repeats reports whether a text content block holds the same JSON value

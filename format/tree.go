@@ -377,7 +377,17 @@ func (n *node) get(name string) *node {
 			return n.kids[i]
 		}
 	}
-	return nil
+	// An object parsed capped has the keys after the first few raw.
+	var found *node
+	if n.rest != nil {
+		n.eachRest(func(key []byte, v *node) bool {
+			if keyIs(key, name) {
+				found = v
+			}
+			return found == nil
+		})
+	}
+	return found
 }
 
 // getString returns the decoded string under name, and whether it is a string.
@@ -452,8 +462,9 @@ func appendQuoted(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendCompact appends n without insignificant whitespace; gjson reads this
-// after the media pass has changed the tree.
+// appendCompact appends n without insignificant whitespace (but for the
+// elements a capped container keeps raw, as sent); gjson reads this after
+// the media pass has changed the tree.
 func appendCompact(dst []byte, n *node) []byte {
 	switch n.kind {
 	case nodeObject:
@@ -466,6 +477,9 @@ func appendCompact(dst []byte, n *node) []byte {
 			dst = append(dst, ':')
 			dst = appendCompact(dst, n.kids[i])
 		}
+		if n.rest != nil {
+			dst = append(dst, n.rest.raw...)
+		}
 		return append(dst, '}')
 	case nodeArray:
 		dst = append(dst, '[')
@@ -474,6 +488,9 @@ func appendCompact(dst []byte, n *node) []byte {
 				dst = append(dst, ',')
 			}
 			dst = appendCompact(dst, k)
+		}
+		if n.rest != nil {
+			dst = append(dst, n.rest.raw...)
 		}
 		return append(dst, ']')
 	default:
