@@ -1,6 +1,9 @@
 package client
 
-import "path/filepath"
+import (
+	"os/user"
+	"path/filepath"
+)
 
 // Dirs are the per-user directories mcpc reads and writes. They are computed
 // from an injected getenv so tests never touch the real home directory.
@@ -13,9 +16,19 @@ type Dirs struct {
 
 // DirsFrom resolves the XDG base directories, falling back to the usual
 // locations under HOME when a variable is unset or not absolute (as the XDG
-// spec requires).
+// spec requires). A HOME that is unset or relative (cron, some service
+// managers) is replaced by the home directory in the user database, and
+// failing that by "/", as container runtimes do for a user without an
+// entry: the state and cache directories must never land relative to the
+// directory mcpc happens to run in.
 func DirsFrom(getenv func(string) string) Dirs {
 	home := getenv("HOME")
+	if !filepath.IsAbs(home) {
+		home = "/"
+		if h := userHome(); filepath.IsAbs(h) {
+			home = h
+		}
+	}
 	base := func(env, fallback string) string {
 		if v := getenv(env); v != "" && filepath.IsAbs(v) {
 			return filepath.Join(v, "mcpc")
@@ -35,3 +48,13 @@ func (d Dirs) UserConfigFile() string { return filepath.Join(d.Config, "config.j
 
 // OverflowDir holds full results that were too big to print inline.
 func (d Dirs) OverflowDir() string { return filepath.Join(d.Cache, "overflow") }
+
+// userHome is the current user's home directory from the user database
+// (/etc/passwd in the static build), or "" when there is no entry.
+var userHome = func() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
+}
