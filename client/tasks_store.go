@@ -186,7 +186,17 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 		}
 		trace(s.opts, "ended the session that held %d settled task(s)", len(rs))
 		for _, r := range rs {
-			os.Remove(filepath.Join(s.tasksDir(), hashKey("task", r.TaskID)+".json"))
+			name := hashKey("task", r.TaskID) + ".json"
+			if r.Cancelled {
+				// Kept, without its session, until recordGrace after
+				// the task started: a later task get or result still
+				// says the user cancelled it (130), not that the server
+				// lost it.
+				r.SessionID = ""
+				writeJSON(s.tasksDir(), name, r)
+				continue
+			}
+			os.Remove(filepath.Join(s.tasksDir(), name))
 		}
 	}
 }
@@ -214,10 +224,20 @@ func OpenTasks(ctx context.Context, e *Entry, o ConnectOptions, id string) (*Ses
 	if id != "" {
 		rec = s.taskRecord(id)
 	}
-	if rs := s.TaskRecords(); rec == nil && len(rs) > 0 {
+	if rec != nil && rec.Cancelled && rec.SessionID == "" && rec.ProtocolVersion < modernVersion {
+		// Its session was ended once every task in it was settled; the
+		// record stayed to say whose end it was.
+		return nil, fail.New(fail.Interrupted, "", "the task %s was cancelled (mcpc task cancel)", id)
+	}
+	if rec == nil {
 		// An id mcpc did not start: the server judges it in the latest
-		// session.
-		rec = rs[len(rs)-1]
+		// session still held (a cancelled task's record has none left).
+		rs := s.TaskRecords()
+		for i := len(rs) - 1; i >= 0 && rec == nil; i-- {
+			if rs[i].SessionID != "" || rs[i].ProtocolVersion >= modernVersion {
+				rec = rs[i]
+			}
+		}
 	}
 	s.record = rec
 	switch {

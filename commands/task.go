@@ -64,7 +64,8 @@ detached task in its state directory with what the server ties it to (the
 2025-11-25 session, the credential), so that later invocations reach the same
 task. A 2025-11-25 session is ended (DELETE), and its tasks forgotten, once
 each of them is settled: its result fetched, cancelled, or unknown to the
-server.`,
+server. A task you cancelled is remembered as such for a day: task get and
+task result then exit 130.`,
 		Metadata: examples(
 			"start a task, then wait for its result", "id=$(mcpc call --text --detach everything simulate-research-query topic=go) && mcpc task result everything \"$id\"",
 			"its status, as JSON", "mcpc task get everything \"$id\" --json",
