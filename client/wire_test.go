@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -71,16 +71,6 @@ func checkStubbed(t *testing.T, w *wire, msgs []jsonrpc.Message, result []byte) 
 	}
 }
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // A large result over stdio is read once into a buffer of its own and kept
 // there; the SDK reads a stub. Gathering the line costs about twice its
 // size (blocks, then the line): an append-grown buffer costs five times.
@@ -88,7 +78,7 @@ func TestStdioLargeResult(t *testing.T) {
 	msg, result := bigResponse(7, 20<<20)
 	w := pendingCall(t, 7)
 	var msgs []jsonrpc.Message
-	n := allocated(func() {
+	n := memtest.Allocated(func() {
 		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage, frame: w.frame}
 		msgs = decodeAll(t, w, lc)
 	})
@@ -104,7 +94,7 @@ func TestSSELargeResult(t *testing.T) {
 	w := pendingCall(t, 3)
 	stream := "event: message\nid: 1\ndata: " + string(msg) + "\n\n"
 	var out []byte
-	n := allocated(func() {
+	n := memtest.Allocated(func() {
 		var err error
 		out, err = io.ReadAll(&sseTap{rc: io.NopCloser(strings.NewReader(stream)), w: w, limit: DefaultMaxMessage})
 		if err != nil {

@@ -6,21 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"github.com/mcpc-dev/mcpc/internal/memtest"
+)
 
 // Bounding a large result streams the full rendering to the overflow file
 // and cuts the long string from its raw text: what it allocates grows with
@@ -34,7 +25,7 @@ func TestWriteLargeResultAllocations(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "overflow")
 	var out strings.Builder
-	n := allocated(func() {
+	n := memtest.Allocated(func() {
 		if err := Write(&out, io.Discard, result, Options{Overflow: &Overflow{Dir: dir}}); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +133,7 @@ func TestWriteManyItems(t *testing.T) {
 	result := manyItems(200000)
 	dir := filepath.Join(t.TempDir(), "overflow")
 	var out bytes.Buffer
-	n := allocated(func() {
+	n := memtest.Allocated(func() {
 		if err := Write(&out, io.Discard, result, Options{Overflow: &Overflow{Dir: dir}}); err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +198,7 @@ func checkTextBounded(t *testing.T, result []byte, limit uint64) {
 	dir := filepath.Join(t.TempDir(), "overflow")
 	opts := Options{Mode: ModeText, Kind: KindCallTool}
 	var out bytes.Buffer
-	n := allocated(func() {
+	n := memtest.Allocated(func() {
 		o := opts
 		o.Overflow = &Overflow{Dir: dir}
 		if err := Write(&out, io.Discard, result, o); err != nil {
