@@ -114,9 +114,15 @@ func (s *Session) limitFailure() *fail.Error {
 	s.wire.mu.Unlock()
 	switch err {
 	case errTooLarge:
-		hint := fmt.Sprintf("raise the limit with --max-message SIZE (e.g. --max-message %s)", SizeText(2*s.maxMessage))
-		if s.Entry.File != nil {
-			hint += fmt.Sprintf(", or with \"maxMessage\" for %q in %s", s.Entry.Name, s.Entry.File.Path)
+		var hint string
+		if s.maxMessage >= MaxMaxMessage {
+			// Nothing raises it: never suggest a size ParseSize refuses.
+			hint = fmt.Sprintf("%s is the largest limit mcpc accepts (a message is held in memory whole)", SizeText(MaxMaxMessage))
+		} else {
+			hint = fmt.Sprintf("raise the limit with --max-message SIZE (e.g. --max-message %s)", SizeText(min(2*s.maxMessage, MaxMaxMessage)))
+			if s.Entry.File != nil {
+				hint += fmt.Sprintf(", or with \"maxMessage\" for %q in %s", s.Entry.Name, s.Entry.File.Path)
+			}
 		}
 		return &fail.Error{Code: fail.TooLarge, Err: err, Hint: hint,
 			Msg: fmt.Sprintf("%s sent a message larger than the %s limit", s.Label, SizeText(s.maxMessage))}

@@ -1,0 +1,33 @@
+package client
+
+import (
+	"testing"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// The hint for a message over the limit suggests a size --max-message
+// accepts: twice the limit, at most MaxMaxMessage, and none at the top.
+func TestTooLargeHintIsAcceptable(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		hint  string
+	}{
+		{1 << 20, "raise the limit with --max-message SIZE (e.g. --max-message 2MiB)"},
+		{3 << 30, "raise the limit with --max-message SIZE (e.g. --max-message 4GiB)"},
+		{MaxMaxMessage, "4GiB is the largest limit mcpc accepts (a message is held in memory whole)"},
+	} {
+		w := newWire()
+		w.limitErr = errTooLarge
+		s := &Session{Entry: &Entry{Name: "big", Server: &Server{}}, Label: `server "big"`, wire: w, maxMessage: tc.limit}
+		f := s.limitFailure()
+		if f == nil || f.Code != fail.TooLarge || f.Hint != tc.hint {
+			t.Fatalf("limit %d: got %+v, want code %v and hint %q", tc.limit, f, fail.TooLarge, tc.hint)
+		}
+		if tc.limit < MaxMaxMessage {
+			if _, err := ParseSize(tc.hint[len(tc.hint)-5 : len(tc.hint)-1]); err != nil {
+				t.Errorf("limit %d: the suggested size is refused: %v", tc.limit, err)
+			}
+		}
+	}
+}
