@@ -179,12 +179,13 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 		p, ok := w.pending[idKey(m.ID)]
 		delete(w.pending, idKey(m.ID))
 		if !ok {
-			w.stray = fmt.Sprint(m.ID.Raw())
-			if _, isString := m.ID.Raw().(string); isString {
-				w.stray = fmt.Sprintf("%q", m.ID.Raw())
+			stray := fmt.Sprint(m.ID.Raw())
+			if id, isString := m.ID.Raw().(string); isString {
+				stray = fmt.Sprintf("%q", id)
 			}
+			w.stray = stray
 			w.mu.Unlock()
-			w.trace("← a response to id %s, which mcpc never sent: ignored", w.strayID())
+			w.trace("← a response to id %s, which mcpc never sent: ignored", stray)
 			return
 		}
 		var rpcErr *jsonrpc.Error
