@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -359,5 +362,21 @@ func TestAskingTaskThatFails(t *testing.T) {
 	_, err := s.FollowTask(context.Background(), &Task{ID: "t1", Status: "input_required"}, TaskOptions{})
 	if f := fail.As(err); f == nil || f.Code != fail.TaskFailed || f.Msg != `the task t1 failed on server "x": backend died (JSON-RPC error -32000)` {
 		t.Fatalf("FollowTask: %v", err)
+	}
+}
+
+// A detached task that cannot be recorded (the state directory is not
+// writable) is a config failure that names the task and where.
+func TestRememberTaskUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tasks"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{key: "k", wire: newWire(), resumed: resumed{version: "2026-07-28"}, opts: ConnectOptions{Memo: &Memo{EraDir: filepath.Join(dir, "eras")}}}
+	_, err := s.rememberTask(&Task{ID: "t-1"}, "slow")
+	fe := fail.As(err)
+	want := fmt.Sprintf("cannot remember the task t-1 in %s", s.tasksDir())
+	if fe == nil || fe.Code != fail.Config || fe.Code.Exit() != fail.ExitConfig || !strings.HasPrefix(fe.Msg, want+": ") || fe.Hint != "check that the state directory is writable" {
+		t.Fatalf("got %#v, want a config failure %q", fe, want)
 	}
 }
