@@ -131,6 +131,29 @@ func TestOverflowDirIsPrivateAndReal(t *testing.T) {
 	}
 }
 
+// An overflow directory another user owns is refused, with its path and
+// what to do, and nothing is written in it. Changing a directory's owner
+// needs root.
+func TestOverflowDirOfAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory to another user")
+	}
+	dir := filepath.Join(t.TempDir(), "overflow")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	want := "overflow directory " + dir + " belongs to another user; remove it"
+	if _, err := (&Overflow{Dir: dir}).Save("result", ".txt", []byte("x")); err == nil || err.Error() != want {
+		t.Errorf("Save in another user's directory = %v, want %q", err, want)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("files written in another user's directory: %v", names)
+	}
+}
+
 func TestOverflowDefaultCap(t *testing.T) {
 	dir := t.TempDir()
 	writeAged(t, dir, "old", 1000, time.Hour)
