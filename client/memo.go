@@ -226,15 +226,22 @@ func (m *Memo) credentialKey(credential string) string {
 }
 
 // writeFileExcl creates path (0600) with data unless it exists: of two
-// invocations creating the key at once, the first wins and the second reads it.
+// invocations creating the key at once, the first wins and the second reads
+// it. The data is written to a private temporary file first and linked into
+// place, so a reader never sees the file half-written.
 func writeFileExcl(dir, path string, data []byte) error {
 	if err := privateDir(dir); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	f, err := os.CreateTemp(dir, ".tmp-key-")
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
 	_, werr := f.Write(data)
-	return errors.Join(werr, f.Close())
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return err
+	}
+	return os.Link(tmp, path)
 }

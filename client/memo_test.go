@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -58,5 +59,29 @@ func TestCachedEntries(t *testing.T) {
 		if got := m.Cached("srv", "tools-list"); got != nil {
 			t.Errorf("%q: got %s, want a miss", bad, got)
 		}
+	}
+}
+
+// Invocations creating the cache key at the same moment agree on it: the
+// key file appears whole or not at all.
+func TestCredentialKeyConcurrentFirstUse(t *testing.T) {
+	dirs := DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	keys := make([]string, 20)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keys[i] = NewMemo(dirs).credentialKey("Bearer tok")
+		}()
+	}
+	wg.Wait()
+	for i, k := range keys {
+		if k != keys[0] || k == hashKey("credential", "Bearer tok") {
+			t.Fatalf("invocation %d got key %s, invocation 0 %s (unsalted: %s)", i, k, keys[0], hashKey("credential", "Bearer tok"))
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dirs.State, ".tmp-key-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
