@@ -209,6 +209,7 @@ func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 		return err
 	}
 	e := fail.Wrap(fail.AuthFailed, err, "", "cannot log in to %s", h.l.o.Ref.Server)
+	e.Msg = withoutTokenBody(e.Msg, err)
 	if h.l.o.Redact != nil {
 		e.Msg = h.l.o.Redact(e.Msg)
 	}
@@ -388,4 +389,19 @@ func clientErrorCode(err error) string {
 		return ce.code
 	}
 	return ""
+}
+
+// withoutTokenBody drops the body an oauth2.RetrieveError without an error
+// code quotes ("Response: ..."): a failing token endpoint may echo the
+// request, and with it the code, the PKCE verifier or the client secret.
+func withoutTokenBody(msg string, err error) string {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) || re.ErrorCode != "" {
+		return msg
+	}
+	status := "an error"
+	if re.Response != nil {
+		status = "HTTP " + re.Response.Status
+	}
+	return strings.Replace(msg, re.Error(), "the token endpoint answered "+status+" (its body is not shown, since it may hold a secret)", 1)
 }
