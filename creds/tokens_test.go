@@ -43,33 +43,36 @@ func tokenEndpoint(t *testing.T, count *atomic.Int32) *httptest.Server {
 	}))
 }
 
-func setup(t *testing.T, srv *httptest.Server, now time.Time) (*MemStore, TokensOptions) {
-	st := NewMemStore()
+// setup starts a token endpoint and stores a stale login for it; count
+// counts the endpoint's requests.
+func setup(t *testing.T) (st *MemStore, o TokensOptions, count *atomic.Int32, now time.Time) {
+	count = new(atomic.Int32)
+	srv := tokenEndpoint(t, count)
+	t.Cleanup(srv.Close)
+	now = time.Now()
+	st = NewMemStore()
 	ref := RefFor("prod", "https://mcp.example.com/mcp", "mcpc login prod", nil)
 	rec := &Record{TokenURL: srv.URL, ClientID: "cid", Resource: "https://mcp.example.com/mcp",
 		AccessToken: "at-0", RefreshToken: "rt-0", Expiry: now.Add(-time.Minute)}
 	if err := Save(context.Background(), st, ref, rec, now); err != nil {
 		t.Fatal(err)
 	}
-	return st, TokensOptions{Store: st, Ref: ref, LockDir: t.TempDir(), Now: func() time.Time { return now }}
+	return st, TokensOptions{Store: st, Ref: ref, LockDir: t.TempDir(), Now: func() time.Time { return now }}, count, now
+}
+
+func openTokens(t *testing.T, o TokensOptions) *Tokens {
+	tk, err := OpenTokens(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
 }
 
 func TestRefreshOnceAndAdopt(t *testing.T) {
-	var count atomic.Int32
-	srv := tokenEndpoint(t, &count)
-	defer srv.Close()
-	now := time.Now()
-	st, o := setup(t, srv, now)
+	st, o, count, _ := setup(t)
 	ctx := context.Background()
 	// Two "processes" read the same stale record before either refreshes.
-	a, err := OpenTokens(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := OpenTokens(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := openTokens(t, o), openTokens(t, o)
 	ta, err := a.Token()
 	if err != nil || ta.AccessToken != "at-1" {
 		t.Fatalf("first refresh: %v, %v", ta, err)
@@ -88,19 +91,12 @@ func TestRefreshOnceAndAdopt(t *testing.T) {
 }
 
 func TestRefreshRefused(t *testing.T) {
-	var count atomic.Int32
-	srv := tokenEndpoint(t, &count)
-	defer srv.Close()
-	now := time.Now()
-	st, o := setup(t, srv, now)
+	st, o, _, now := setup(t)
 	rec, _ := Load(context.Background(), st, o.Ref)
 	rec.RefreshToken = "rt-revoked"
 	Save(context.Background(), st, o.Ref, rec, now)
-	tk, err := OpenTokens(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tk.Token()
+	tk := openTokens(t, o)
+	_, err := tk.Token()
 	e := fail.As(err)
 	if e == nil || e.Code != fail.AuthRequired || e.Hint != "mcpc login prod" ||
 		e.Msg != "the stored login for prod has expired or was revoked (the refresh was refused: invalid_grant)" {
@@ -109,15 +105,8 @@ func TestRefreshRefused(t *testing.T) {
 }
 
 func TestRejectedTwice(t *testing.T) {
-	var count atomic.Int32
-	srv := tokenEndpoint(t, &count)
-	defer srv.Close()
-	now := time.Now()
-	_, o := setup(t, srv, now)
-	tk, err := OpenTokens(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, o, count, _ := setup(t)
+	tk := openTokens(t, o)
 	tok, err := tk.Token()
 	if err != nil {
 		t.Fatal(err)
@@ -193,21 +182,14 @@ func TestScopeTokens(t *testing.T) {
 // A challenge that names no valid scope still ends in auth_failed, saying
 // so, and remembers nothing.
 func TestStepUpNoValidScope(t *testing.T) {
-	var count atomic.Int32
-	srv := tokenEndpoint(t, &count)
-	defer srv.Close()
-	now := time.Now()
-	st, o := setup(t, srv, now)
+	st, o, _, now := setup(t)
 	rec, _ := Load(context.Background(), st, o.Ref)
 	rec.Expiry = now.Add(time.Hour)
 	Save(context.Background(), st, o.Ref, rec, now)
-	tk, err := OpenTokens(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := openTokens(t, o)
 	req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
 	resp := &http.Response{StatusCode: 403, Header: http.Header{"Www-Authenticate": {"Bearer error=\"insufficient_scope\", scope=\"\xbc \x1b[31m\""}}, Body: io.NopCloser(strings.NewReader(""))}
-	err = tk.Authorize(context.Background(), req, resp)
+	err := tk.Authorize(context.Background(), req, resp)
 	e := fail.As(err)
 	if e == nil || e.Code != fail.AuthFailed || e.Msg != "prod needs more permissions than the stored login grants (insufficient_scope, naming no valid scope)" ||
 		e.Hint != "log in again, or ask the server's operator which scopes it needs: mcpc login prod" {
