@@ -199,3 +199,57 @@ func TestStepUpNoValidScope(t *testing.T) {
 		t.Errorf("remembered %q", after.Challenged)
 	}
 }
+
+// A failing token endpoint ends the refresh in auth_failed, saying how it
+// failed but never quoting its body, and the stored login is kept.
+func TestRefreshEndpointFailures(t *testing.T) {
+	for _, c := range []struct {
+		name, ct string
+		status   int
+		body     string
+		want     string
+	}{
+		{"server error", "text/html", 500, "<html>echo: rt-0</html>", "the token endpoint answered HTTP 500"},
+		{"oauth error", "application/json", 400, `{"error":"invalid_request","error_description":"no"}`, "the token endpoint answered HTTP 400: invalid_request (no)"},
+		{"no access token", "application/json", 200, `{"token_type":"Bearer","refresh_token":"rt-x"}`, "the token endpoint answered without an access_token"},
+		{"not JSON", "text/html", 200, "<html>echo: rt-0</html>", "the token endpoint answered HTTP 200 with a body that is not JSON"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, o, _, now := setup(t)
+			as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", c.ct)
+				w.WriteHeader(c.status)
+				io.WriteString(w, c.body)
+			}))
+			t.Cleanup(as.Close)
+			rec, _ := Load(context.Background(), st, o.Ref)
+			rec.TokenURL = as.URL
+			Save(context.Background(), st, o.Ref, rec, now)
+			_, err := openTokens(t, o).Token()
+			e := fail.As(err)
+			if e == nil || e.Code != fail.AuthFailed || e.Hint != "mcpc login prod" || e.Msg != "cannot refresh the token for prod: "+c.want {
+				t.Fatalf("got %#v", err)
+			}
+			if after, _ := Load(context.Background(), st, o.Ref); after.AccessToken != "at-0" || after.RefreshToken != "rt-0" {
+				t.Errorf("the stored login changed: %q, %q", after.AccessToken, after.RefreshToken)
+			}
+		})
+	}
+}
+
+// A 403 that asks for no scope is the account's permissions, not the
+// token: auth_failed, and nothing is refreshed.
+func TestForbidden(t *testing.T) {
+	_, o, count, _ := setup(t)
+	req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
+	resp := &http.Response{StatusCode: 403, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(""))}
+	err := openTokens(t, o).Authorize(context.Background(), req, resp)
+	e := fail.As(err)
+	if e == nil || e.Code != fail.AuthFailed || e.Msg != "prod refused the stored token (HTTP 403)" ||
+		e.Hint != "check the account's permissions, or log in again with: mcpc login prod" {
+		t.Fatalf("403: %#v", err)
+	}
+	if n := count.Load(); n != 0 {
+		t.Errorf("%d refresh requests, want 0", n)
+	}
+}
