@@ -399,11 +399,7 @@ func cmdOAuthWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: oauth-wait URL GRANT N")
 	}
-	v, ok := oauthServers.Load(args[0])
-	if !ok {
-		ts.Fatalf("no oauth-server at %s", args[0])
-	}
-	s := v.(*oauthServer)
+	s := oauthServerAt(ts, args[0])
 	want, err := strconv.Atoi(args[2])
 	ts.Check(err)
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -425,11 +421,7 @@ func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: oauth-count URL GRANT N")
 	}
-	v, ok := oauthServers.Load(args[0])
-	if !ok {
-		ts.Fatalf("no oauth-server at %s", args[0])
-	}
-	s := v.(*oauthServer)
+	s := oauthServerAt(ts, args[0])
 	s.mu.Lock()
 	got, last := s.counts[args[1]], s.lastRT
 	s.mu.Unlock()
