@@ -152,9 +152,11 @@ func (c *ClientCredentials) metadata() (*asMetadata, error) {
 	if c.meta != nil {
 		return c.meta, nil
 	}
+	// The metadata names where the secret or assertion goes: fetched
+	// over plain HTTP, anyone on the path could name their own endpoint.
 	u, err := url.Parse(c.o.Issuer)
-	if err != nil || u.Host == "" {
-		return nil, fail.New(fail.Config, "", "%s: invalid issuer %q", c.o.Server, c.o.Issuer)
+	if err != nil || checkEndpoint(c.o.Issuer) != nil {
+		return nil, fail.New(fail.Config, `"issuer" must be an https URL (http only on loopback)`, "%s: invalid issuer %q", c.o.Server, c.o.Issuer)
 	}
 	path := strings.TrimRight(u.Path, "/")
 	var candidates []string
