@@ -3,6 +3,7 @@ package creds
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,5 +30,24 @@ func TestLoginErrorHidesTokenBody(t *testing.T) {
 	msg := fail.Wrap(fail.AuthFailed, coded, "", "cannot log in to prod").Msg
 	if got := withoutTokenBody(msg, coded); got != `cannot log in to prod: token exchange failed: oauth2: "invalid_grant"` {
 		t.Errorf("coded: %q", got)
+	}
+}
+
+// --paste: a line that is not this flow's redirect URL gets a note that
+// does not quote it, and stdin ending ends the wait with a reason.
+func TestPasteEnds(t *testing.T) {
+	var notes []string
+	l := &Login{o: LoginOptions{
+		Paste: strings.NewReader("\nhttp://127.0.0.1:1/callback?state=other&code=SECRET-CODE\n"),
+		Note:  func(msg string) { notes = append(notes, msg) },
+	}}
+	out := make(chan callbackResult, 1)
+	l.readPaste("state-1", out)
+	r := <-out
+	if r.res != nil || r.err == nil || r.err.Error() != "stdin ended before a redirect URL was pasted" {
+		t.Fatalf("got %+v", r)
+	}
+	if want := []string{"that is not the redirect URL of this login (paste the whole address the browser was sent to)"}; !slices.Equal(notes, want) {
+		t.Errorf("notes = %q, want %q", notes, want)
 	}
 }
