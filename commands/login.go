@@ -115,6 +115,12 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
 					"%q needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
 			}
+			// Without an issuer the secret would go to whichever
+			// authorization server the MCP server names.
+			if a.Issuer == "" {
+				return fail.New(fail.Config, `add "issuer" to the server's "auth" block: the authorization server the client was registered with`,
+					"%q has a client secret but no \"issuer\": any authorization server the MCP server names could receive it", shownName(e))
+			}
 		}
 	}
 	if o.paste {
