@@ -77,11 +77,7 @@ func oneServer(g *globals, args []string, verb string) (string, error) {
 // httpEntry resolves SERVER and requires an HTTP server that logs in with
 // OAuth.
 func (st *state) httpEntry(g *globals, server, verb string) (*client.Entry, error) {
-	cfg, err := g.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	e, err := cfg.Resolve(server, g.adhoc)
+	e, err := st.resolve(g, server)
 	if err != nil {
 		return nil, err
 	}
