@@ -27,7 +27,8 @@ func exitCodesHelp() string {
    4  authentication required or failed
    5  connection, transport or protocol failure: the server did not start,
       crashed, wrote something that is not JSON-RPC, or speaks another protocol
-   6  timeout (--timeout, --connect-timeout; a task poll unanswered for 30s)
+   6  timeout (--timeout, --connect-timeout, --idle-timeout for a silent server;
+      a task poll unanswered for 30s)
    7  the server rejected the request (JSON-RPC error: unknown tool, invalid params),
       or cancelled or lost a task (expired ttl, unknown id)
  130  interrupted (Ctrl-C or SIGTERM; a task in flight is cancelled)
