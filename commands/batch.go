@@ -79,15 +79,11 @@ func readBatch(src string, stdin io.Reader, cwd string) ([]batchCall, error) {
 // others, unless the connection itself is gone. The exit status is the
 // highest of the calls'.
 func (st *state) runBatch(ctx context.Context, g *globals, server string, calls []batchCall, noValidate bool) error {
-	sess, closeFn, err := st.open(ctx, g, server)
+	sess, tools, closeFn, err := st.openTools(ctx, g, server)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	tools, err := sess.ListTools(ctx)
-	if err != nil {
-		return err
-	}
 	var worst *fail.Error
 	for _, c := range calls {
 		res, err := func() (json.RawMessage, error) {

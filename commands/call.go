@@ -97,18 +97,11 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 			return client.ErrDetachStdio
 		}
 	}
-	sess, closeFn, err := st.open(ctx, g, o.server)
+	sess, tools, closeFn, err := st.openTools(ctx, g, o.server)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	// Listing first finds app-only tools (refused), lets key=value words
-	// take the schema's types, and lets a modern HTTP session send the
-	// tool's Mcp-Param headers.
-	tools, err := sess.ListTools(ctx)
-	if err != nil {
-		return err
-	}
 	tool, err := sess.FindTool(tools, o.tool)
 	if err != nil {
 		return err
@@ -129,6 +122,23 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		return st.printDetached(g, sess, run)
 	}
 	return st.printToolResult(g, tool, run.Result, err)
+}
+
+// openTools connects to server and lists its tools before any call:
+// listing first finds app-only tools (refused), lets key=value words take
+// the schema's types, and lets a modern HTTP session send the tool's
+// Mcp-Param headers.
+func (st *state) openTools(ctx context.Context, g *globals, server string) (*client.Session, []*mcp.Tool, func(), error) {
+	sess, closeFn, err := st.open(ctx, g, server)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tools, err := sess.ListTools(ctx)
+	if err != nil {
+		closeFn()
+		return nil, nil, nil, err
+	}
+	return sess, tools, closeFn, nil
 }
 
 // printToolResult prints a call's final result and returns the exit
