@@ -168,21 +168,20 @@ A stdio server has "command", "args", "env", "cwd" and "serverStderr" (show,
 hide, or a file for its stderr); a Streamable HTTP server has "url",
 "headers", and for a private CA or mutual TLS "caFile", "clientCertFile" and
 "clientKeyFile" (PEM files, relative to the config file). HTTPS_PROXY,
-NO_PROXY and SSL_CERT_FILE are honoured as by any Go program. Both may set "protocol" (auto, 2026-07-28,
-2025-11-25 or 2025-06-18), "timeout" (seconds or "90s": start-up and
-handshake), "probeTimeout" (how long a stdio server gets to answer the
-server/discover probe) and "maxMessage" (the largest message accepted from
-the server, bytes or "128MiB"; default 64MiB); an HTTP server also "bearerTokenEnv" and "auth" (see
-'mcpc help auth'). ${VAR} and ${VAR:-default} are expanded in env and
-headers values only. Unknown
+NO_PROXY and SSL_CERT_FILE are honoured as by any Go program. Both may set
+"protocol" (auto, 2026-07-28, 2025-11-25 or 2025-06-18), "timeout" (seconds
+or "90s": start-up and handshake), "probeTimeout" (how long a stdio server
+gets to answer the server/discover probe) and "maxMessage" (the largest
+message accepted from the server, bytes or "128MiB"; default 64MiB); an HTTP
+server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 
 A project .mcp.json names commands mcpc would run and URLs it would send
 credentials to, so its servers are ignored until 'mcpc trust' records the
 file's path and SHA-256; any change makes it untrusted again.
 
-${VAR} is expanded in "env" and "headers" values only, never by a shell.
-URLs must be https, or http on a loopback host.
+${VAR} and ${VAR:-default} are expanded in "env" and "headers" values only,
+never by a shell. URLs must be https, or http on a loopback host.
 
 'mcpc config' prints the merged result and the file each server came from;
 'mcpc list' shows every configured server with its status. 'mcpc config add'
