@@ -10,6 +10,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
 )
 
 // run calls Main in-process with a fake environment rooted at home.
@@ -151,5 +155,29 @@ func TestVersionShortcut(t *testing.T) {
 	}
 	if !slices.Equal(got, rootEnv) {
 		t.Errorf("root flags read %q; rootEnv says %q", got, rootEnv)
+	}
+}
+
+// TestHelpDefaultsMatchClient keeps the defaults --help states for the
+// flags whose default lives in the client package equal to that default.
+func TestHelpDefaultsMatchClient(t *testing.T) {
+	want := map[string]time.Duration{
+		"probe-timeout": client.DefaultProbeTimeout,
+		"idle-timeout":  client.DefaultIdleTimeout,
+	}
+	for _, f := range globalFlags() {
+		d, ok := f.(*cli.DurationFlag)
+		if !ok || want[d.Name] == 0 {
+			continue
+		}
+		stated, _, _ := strings.Cut(d.DefaultText, ",")
+		got, err := time.ParseDuration(stated)
+		if err != nil || got != want[d.Name] {
+			t.Errorf("--%s help states default %q, the client uses %v", d.Name, d.DefaultText, want[d.Name])
+		}
+		delete(want, d.Name)
+	}
+	for name := range want {
+		t.Errorf("no --%s flag", name)
 	}
 }
