@@ -31,7 +31,8 @@ func exitCodesHelp() string {
       a task poll unanswered for 30s)
    7  the server rejected the request (JSON-RPC error: unknown tool, invalid params),
       or cancelled or lost a task (expired ttl, unknown id)
- 130  interrupted (Ctrl-C or SIGTERM; a task in flight is cancelled)
+ 130  interrupted (Ctrl-C or SIGTERM; the task mcpc call follows is cancelled,
+      the one mcpc task result waits for is left running)
 
 With --json, a failure also prints one JSON object on stderr:
   {"error":{"code":"auth_required","message":"…","hint":"…","exit":4}}
