@@ -79,7 +79,11 @@ func readBatch(src string, stdin io.Reader, cwd string) ([]batchCall, error) {
 // others, unless the connection itself is gone. The exit status is the
 // highest of the calls'.
 func (st *state) runBatch(ctx context.Context, g *globals, server string, calls []batchCall, noValidate bool) error {
-	sess, tools, closeFn, err := st.openTools(ctx, g, server)
+	entry, err := st.resolve(g, server)
+	if err != nil {
+		return err
+	}
+	sess, tools, closeFn, err := st.openTools(ctx, g, entry)
 	if err != nil {
 		return err
 	}

@@ -87,17 +87,15 @@ accepted the task; 'mcpc task' reaches it later.`,
 }
 
 func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error {
-	if o.detach {
-		// Refused before a stdio server is started for nothing.
-		entry, err := st.resolve(g, o.server)
-		if err != nil {
-			return err
-		}
-		if entry.Server.URL == "" {
-			return client.ErrDetachStdio
-		}
+	entry, err := st.resolve(g, o.server)
+	if err != nil {
+		return err
 	}
-	sess, tools, closeFn, err := st.openTools(ctx, g, o.server)
+	if o.detach && entry.Server.URL == "" {
+		// Refused before a stdio server is started for nothing.
+		return client.ErrDetachStdio
+	}
+	sess, tools, closeFn, err := st.openTools(ctx, g, entry)
 	if err != nil {
 		return err
 	}
@@ -124,12 +122,12 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	return st.printToolResult(g, tool, run.Result, err)
 }
 
-// openTools connects to server and lists its tools before any call:
+// openTools connects to entry's server and lists its tools before any call:
 // listing first finds app-only tools (refused), lets key=value words take
 // the schema's types, and lets a modern HTTP session send the tool's
 // Mcp-Param headers.
-func (st *state) openTools(ctx context.Context, g *globals, server string) (*client.Session, []*mcp.Tool, func(), error) {
-	sess, closeFn, err := st.open(ctx, g, server)
+func (st *state) openTools(ctx context.Context, g *globals, entry *client.Entry) (*client.Session, []*mcp.Tool, func(), error) {
+	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return nil, nil, nil, err
 	}

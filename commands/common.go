@@ -42,7 +42,13 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 	if err != nil {
 		return nil, nil, err
 	}
+	return st.openEntry(ctx, g, entry)
+}
+
+// openEntry connects to a server resolve has found, as open does.
+func (st *state) openEntry(ctx context.Context, g *globals, entry *client.Entry) (*client.Session, func(), error) {
 	var sw *stderrWriter
+	var err error
 	if entry.Server.URL == "" {
 		dest, dir, fromConfig := g.serverStderr, g.cwd, false
 		if s := entry.Server.ServerStderr; s != "" && !g.serverStderrSet && entry.File != nil {

@@ -39,16 +39,12 @@ Example:
 }
 
 func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptions) error {
-	cfg, err := g.loadConfig()
-	if err != nil {
-		return err
-	}
-	entry, err := cfg.Resolve(o.server, g.adhoc)
+	entry, err := st.resolve(g, o.server)
 	if err != nil {
 		return err
 	}
 	client.NewMemo(g.dirs).ForgetServer(entry, g.cwd)
-	sess, closeFn, err := st.open(ctx, g, o.server)
+	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return err
 	}
