@@ -2,12 +2,14 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 )
 
@@ -139,12 +141,35 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 		}
 	}
 	sortRows(rows)
+	// A keyring that fails (one that never answers costs its 10s bound)
+	// is asked once, not once per server.
+	keyring := st.env.Keyring
+	st.env.Keyring = &stickyStore{Store: st.keyring()}
+	defer func() { st.env.Keyring = keyring }()
 	for i, r := range rows {
 		if r.Active {
 			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
 		}
 	}
 	return st.print(g, format.KindServerList, map[string]any{"servers": rows})
+}
+
+// stickyStore answers every read after one that failed, other than for a
+// missing record, with that failure.
+type stickyStore struct {
+	creds.Store
+	err error
+}
+
+func (s *stickyStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	b, err := s.Store.Get(ctx, key)
+	if err != nil && !errors.Is(err, creds.ErrNotFound) {
+		s.err = err
+	}
+	return b, err
 }
 
 // sortRows orders rows by name, keeping precedence order within a name.

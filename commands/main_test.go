@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/creds"
 )
 
 // run calls Main in-process with a fake environment rooted at home.
@@ -179,5 +181,57 @@ func TestHelpDefaultsMatchClient(t *testing.T) {
 	}
 	for name := range want {
 		t.Errorf("no --%s flag", name)
+	}
+}
+
+// hungKeyring fails every read as a keyring that never answers does.
+type hungKeyring struct {
+	creds.Store
+	gets int
+}
+
+func (k *hungKeyring) Get(context.Context, string) ([]byte, error) {
+	k.gets++
+	return nil, errors.New("the keyring did not answer within 10s (read)")
+}
+
+// TestListAsksAFailingKeyringOnce: mcpc list pays a hung keyring's bound
+// once, not once per server.
+func TestListAsksAFailingKeyringOnce(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".config", "mcpc", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {
+  "a": {"url": "https://a.example/mcp", "auth": {"type": "oauth"}},
+  "b": {"url": "https://b.example/mcp", "auth": {"type": "oauth"}},
+  "c": {"url": "https://c.example/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kr := &hungKeyring{}
+	var stdout, stderr strings.Builder
+	env := Env{
+		Stdin:   strings.NewReader(""),
+		Stdout:  &stdout,
+		Stderr:  &stderr,
+		Getenv:  func(k string) string { return map[string]string{"HOME": home}[k] },
+		Environ: func() []string { return nil },
+		Getwd:   func() (string, error) { return home, nil },
+		Now:     time.Now,
+		Keyring: kr,
+	}
+	if code := Main(context.Background(), []string{"mcpc", "list", "--text"}, env); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if kr.gets != 1 {
+		t.Errorf("the keyring was asked %d times, want 1", kr.gets)
+	}
+	want := "NAME  TRANSPORT  STATUS  AUTH                 SOURCE\n" +
+		"a     http       active  keyring unavailable  " + cfg + "\n" +
+		"b     http       active  keyring unavailable  " + cfg + "\n" +
+		"c     http       active  -                    " + cfg + "\n"
+	if stdout.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout.String(), want)
 	}
 }
