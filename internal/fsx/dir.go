@@ -1,0 +1,39 @@
+package fsx
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// PrivateDir makes dir (0700, parents too), or checks an existing one: a
+// real directory (a symlink in its place could point writes and pruning at
+// someone else's files), owned by the user, and private (a mode that lets
+// others in is tightened).
+func PrivateDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		st, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory (%s); remove it", dir, FileKind(st.Mode()))
+	}
+	if !ownedByUser(st) {
+		return fmt.Errorf("%s belongs to another user; remove it", dir)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+//go:build unix
+
+package fsx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadFileRefusesWhatIsNotASmallRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, make([]byte, 2<<20+1), 0o600)
+	small := filepath.Join(dir, "small")
+	os.WriteFile(small, []byte("hello"), 0o600)
+	for _, c := range []struct {
+		path, want string
+	}{
+		{fifo, "read " + fifo + ": not a regular file (a named pipe)"},
+		{"/dev/zero", "read /dev/zero: not a regular file (a device)"},
+		{dir, "read " + dir + ": not a regular file (a directory)"},
+		{big, "read " + big + ": larger than the 2 MiB limit"},
+	} {
+		_, err := ReadFile(c.path, 2<<20)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("ReadFile(%s) = %v, want %q", c.path, err, c.want)
+		}
+	}
+	if _, err := ReadFile(small, 4); err == nil || err.Error() != "read "+small+": larger than the 4-byte limit" || !IsTooLarge(err) {
+		t.Errorf("over a small limit: %v", err)
+	}
+	if b, err := ReadFile(small, 5); err != nil || string(b) != "hello" {
+		t.Errorf("ReadFile(small) = %q, %v", b, err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "none"), 5); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestWriteFileThroughASymlinkKeepsTheLinkAndTheMode(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "config.json")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	os.WriteFile(target, []byte("old"), 0o640)
+	link := filepath.Join(dir, "config.json")
+	if err := os.Symlink("dotfiles/config.json", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o600, Follow); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", st.Mode(), err)
+	}
+	b, _ := os.ReadFile(target)
+	st, _ := os.Stat(target)
+	if string(b) != "new" || st.Mode().Perm() != 0o640 {
+		t.Errorf("target = %q mode %v, want \"new\" mode 0640", b, st.Mode().Perm())
+	}
+	err := WriteFile(link, []byte("x"), 0o600, Refuse)
+	if err == nil || err.Error() != "write "+link+": is a symbolic link; refusing to write through it" {
+		t.Errorf("Refuse: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(target))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	if err := WriteFile(fresh, []byte("a"), 0o600, Refuse); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(fresh); st.Mode().Perm() != 0o600 {
+		t.Errorf("a new file's mode = %v", st.Mode().Perm())
+	}
+}
+
+func TestCreateExclFirstWins(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "key")
+	if err := CreateExcl(path, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateExcl(path, []byte("two"), 0o600); !errors.Is(err, os.ErrExist) {
+		t.Errorf("second CreateExcl: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one" {
+		t.Errorf("content %q", b)
+	}
+}
+
+func TestPrivateDir(t *testing.T) {
+	base := t.TempDir()
+	d := filepath.Join(base, "a", "b")
+	if err := PrivateDir(d); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(d, 0o755)
+	if err := PrivateDir(d); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(d); st.Mode().Perm() != 0o700 {
+		t.Errorf("mode %v not tightened", st.Mode().Perm())
+	}
+	link := filepath.Join(base, "link")
+	os.Symlink(d, link)
+	if err := PrivateDir(link); err == nil || err.Error() != link+" is not a directory (a symbolic link); remove it" {
+		t.Errorf("symlink: %v", err)
+	}
+}
+
+func TestLockSerializes(t *testing.T) {
+	dir := t.TempDir()
+	counter := filepath.Join(dir, "n")
+	os.WriteFile(counter, []byte("0"), 0o600)
+	lock := LockPath(filepath.Join(dir, "locks"), counter)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			unlock, err := Lock(ctx, lock)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer unlock()
+			b, _ := ReadFile(counter, 100)
+			n, _ := strconv.Atoi(string(b))
+			if err := WriteFile(counter, []byte(strconv.Itoa(n+1)), 0o600, Refuse); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if b, _ := os.ReadFile(counter); string(b) != "20" {
+		t.Errorf("counter = %s, want 20", b)
+	}
+}

@@ -1,0 +1,16 @@
+package fsx
+
+import (
+	"io/fs"
+	"os"
+)
+
+// ownedByUser is true on Windows: a user's profile directories are already
+// private by their ACLs, and ownership is not a uid to compare.
+func ownedByUser(fs.FileInfo) bool { return true }
+
+// OwnedByUser reports whether path exists; see ownedByUser.
+func OwnedByUser(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
