@@ -211,11 +211,21 @@ func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) 
 	// Only a verdict this attempt relied on can be stale: under a pin, that
 	// is a replayed discover result.
 	usedRec := rec != nil && (pin == "" || pin >= modernVersion && rec.Version == pin && len(rec.Discover) > 0)
+	if err != nil && usedRec && rec.died() && fail.CodeOf(err) == fail.ServerExited {
+		// A server that exits on the probe, now exiting before it answers
+		// initialize too: probing it again would only start it twice more
+		// to learn the same.
+		trace(o, "the server exited before answering initialize; it %s before, so it is not probed", rec.Verdict)
+		if rec.Verdict != verdictDiedAtStart {
+			rememberDeath(o, key)
+		}
+		return nil, err
+	}
 	if err != nil && usedRec && ctx.Err() == nil && eraSuspect(err) {
 		// The server is not what it was: forget it and probe afresh.
 		o.Memo.Forget(key)
 		trace(o, "the remembered verdict (%s) failed; probing afresh", rec.Version)
-		s, err = connectOnce(ctx, e, o, pin, key, nil)
+		s, err = reprobe(ctx, e, o, pin, key, err)
 	}
 	if err != nil {
 		return nil, err
@@ -319,13 +329,18 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 			// invocation starts it once.
 			s.proc.stop()
 			trace(o, "the server exited on the probe: starting it again with initialize")
-			s2 := newSession()
-			s2.EraSource = "probe"
-			if err2 := s2.connectStdio(ctx, o, legacyVersion); err2 == nil {
-				s2.remember("died on the probe")
-				return s2, nil
-			} else if s2.proc != nil {
-				s2.proc.stop()
+			s = newSession()
+			s.EraSource = "probe"
+			// The second start's failure is the one reported: its stderr
+			// is the one shown.
+			if err = s.connectStdio(ctx, o, legacyVersion); err == nil {
+				s.remember(verdictDiedOnProbe)
+				return s, nil
+			}
+			if fail.CodeOf(err) == fail.ServerExited {
+				// It died before answering either handshake. Remembered,
+				// the next invocation starts it once, with initialize.
+				rememberDeath(o, key)
 			}
 		}
 	}
@@ -336,15 +351,21 @@ func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key strin
 		}
 		return nil, err
 	}
-	if s.EraSource == "pin" && s.wire.discover == nil && s.ProtocolVersion() >= modernVersion {
-		s.remember("probe")
-	}
-	if s.EraSource == "probe" {
-		verdict := "probe"
+	switch {
+	case s.EraSource == "probe":
+		verdict := verdictProbe
 		if s.ProtocolVersion() < modernVersion {
-			verdict = "initialize"
+			verdict = verdictInitialize
 		}
 		s.remember(verdict)
+	case s.EraSource == "pin" && s.wire.discover == nil && s.ProtocolVersion() >= modernVersion:
+		s.remember(verdictProbe)
+	case rec != nil && rec.Verdict == verdictDiedAtStart:
+		// The server that died at start answers now, in the 2025 era; no
+		// probe says whether it speaks 2026-07-28 too, so the next
+		// invocation probes rather than remember a guess.
+		o.Memo.Forget(key)
+		trace(o, "the server remembered as dying at start answered initialize: the next invocation probes its era")
 	}
 	return s, nil
 }
@@ -357,17 +378,28 @@ const (
 // remember stores the verdict of a probe. A modern server's discover result
 // is kept so the next invocation can replay it instead of asking.
 func (s *Session) remember(verdict string) {
-	if s.opts.Memo == nil {
-		return
-	}
 	rec := &EraRecord{Version: s.ProtocolVersion(), Verdict: verdict}
 	if rec.Version >= modernVersion {
 		s.wire.mu.Lock()
 		rec.Discover = s.wire.lastDiscover
 		s.wire.mu.Unlock()
 	}
-	s.opts.Memo.SetEra(s.key, rec)
-	trace(s.opts, "era verdict remembered: %s (%s)", rec.Version, verdict)
+	rememberEra(s.opts, s.key, rec)
+}
+
+// rememberDeath stores that a stdio server exits before answering either
+// handshake. No session holds a version: the record's is the one to start
+// it with next time.
+func rememberDeath(o ConnectOptions, key string) {
+	rememberEra(o, key, &EraRecord{Version: legacyVersion, Verdict: verdictDiedAtStart})
+}
+
+func rememberEra(o ConnectOptions, key string, rec *EraRecord) {
+	if o.Memo == nil {
+		return
+	}
+	o.Memo.SetEra(key, rec)
+	trace(o, "era verdict remembered: %s (%s)", rec.Version, rec.Verdict)
 }
 
 // eraSuspect reports whether a failure may come from speaking the wrong
@@ -404,6 +436,32 @@ func oneLineJSON(raw string) string {
 	return b.String()
 }
 
+// reprobe connects afresh, without the remembered verdict, after an
+// attempt that relied on it failed with err. When that attempt's server
+// died, its stderr has been shown: the new attempt's is held until the
+// outcome is known and dropped if the server dies again (its last words are
+// in the error), so one death is shown once.
+func reprobe(ctx context.Context, e *Entry, o ConnectOptions, pin, key string, err error) (*Session, error) {
+	if o.ServerStderr == nil || e.Server.URL != "" || fail.CodeOf(err) != fail.ServerExited {
+		return connectOnce(ctx, e, o, pin, key, nil)
+	}
+	gate := &gateWriter{out: o.ServerStderr}
+	po := o
+	po.ServerStderr = gate
+	s, err := connectOnce(ctx, e, po, pin, key, nil)
+	if err != nil {
+		if fail.CodeOf(err) == fail.ServerExited {
+			gate.discard()
+		} else {
+			gate.release()
+		}
+		return nil, err
+	}
+	gate.release()
+	s.opts.ServerStderr = o.ServerStderr
+	return s, nil
+}
+
 // verify runs a session's first request. When a remembered verdict turns
 // out wrong (the server answers as the other era), the verdict is dropped,
 // the server reached afresh with a probe, and the request run again.
@@ -423,7 +481,7 @@ func (s *Session) verify(ctx context.Context, op func() error) error {
 	trace(s.opts, "the first request failed (%s): the remembered verdict may be stale; probing afresh", s.scrub(err))
 	s.opts.Memo.Forget(s.key)
 	s.Close()
-	s2, err2 := connectOnce(ctx, s.Entry, s.opts, s.pin, s.key, nil)
+	s2, err2 := reprobe(ctx, s.Entry, s.opts, s.pin, s.key, err)
 	if err2 != nil {
 		return err2
 	}

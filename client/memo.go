@@ -35,14 +35,32 @@ func NewMemo(d Dirs) *Memo {
 type EraRecord struct {
 	// Version is the revision the last connection negotiated.
 	Version string `json:"protocolVersion"`
-	// How the verdict was reached: "probe" (server/discover answered),
-	// "initialize" (the probe failed or timed out, initialize worked),
-	// "died on the probe" (a stdio server exited on server/discover).
+	// How the verdict was reached: one of the verdict constants.
 	Verdict string `json:"verdict"`
 	// Discover is the server's last server/discover result, replayed to the
 	// SDK so a remembered modern server is not asked again.
 	Discover json.RawMessage `json:"discover,omitempty"`
 	At       time.Time       `json:"at"`
+}
+
+// How an era verdict was reached.
+const (
+	verdictProbe      = "probe"      // server/discover answered
+	verdictInitialize = "initialize" // the probe failed or timed out, initialize worked
+	// A stdio server exited on server/discover and initialize then
+	// worked: the next invocation starts it once, with initialize.
+	verdictDiedOnProbe = "died on the probe"
+	// A stdio server exited before answering either handshake. Its
+	// Version is the 2025 revision, the one to start it with next time
+	// (once, not probe first and start again); what it speaks is not
+	// known, so the first success drops the verdict.
+	verdictDiedAtStart = "died at start"
+)
+
+// died reports whether the verdict records a stdio server that exits on
+// the probe: it is not probed again, only started with initialize.
+func (r *EraRecord) died() bool {
+	return r != nil && (r.Verdict == verdictDiedOnProbe || r.Verdict == verdictDiedAtStart)
 }
 
 // hashKey turns any identifying parts into a file-name-safe key.
