@@ -6,17 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // Source says where a server definition came from; it decides precedence and
@@ -54,9 +53,9 @@ type Server struct {
 	URL            string            `json:"url,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	Protocol       string            `json:"protocol,omitempty"`
-	Timeout        Duration          `json:"timeout,omitempty"`
-	ProbeTimeout   Duration          `json:"probeTimeout,omitempty"`
-	MaxMessage     Size              `json:"maxMessage,omitempty"`
+	Timeout        units.Duration    `json:"timeout,omitempty"`
+	ProbeTimeout   units.Duration    `json:"probeTimeout,omitempty"`
+	MaxMessage     units.Size        `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
 	// ServerStderr is where a stdio server's stderr goes unless
@@ -94,35 +93,6 @@ func (s *Server) Transport() string {
 		return "http"
 	}
 	return "stdio"
-}
-
-// Duration accepts either a number of seconds or a Go duration string
-// ("90s", "2m"), because both spellings appear in the configs users copy.
-type Duration time.Duration
-
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		v, err := time.ParseDuration(s)
-		if err != nil || v < 0 {
-			return fmt.Errorf("invalid duration %q (use seconds or a duration like \"90s\")", s)
-		}
-		*d = Duration(v)
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || f < 0 {
-		return fmt.Errorf("invalid timeout %s (use seconds or a duration like \"90s\")", b)
-	}
-	*d = Duration(f * float64(time.Second))
-	return nil
-}
-
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
 }
 
 // Protocols a config may pin. "auto" (or empty) lets mcpc pick.
@@ -662,16 +632,16 @@ func CheckURL(raw string) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("invalid URL %q: %v", RedactURL(raw), err)
+		return fmt.Errorf("invalid URL %q: %v", urlx.Redact(raw), err)
 	}
 	if u.User != nil {
-		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", redactURL(u))
+		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", urlx.Redact(raw))
 	}
-	raw = redactURL(u)
+	raw = urlx.Redact(raw)
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !isLoopback(u.Hostname()) {
+		if !urlx.IsLoopback(u.Hostname()) {
 			return fmt.Errorf("URL %q uses plain http on a non-loopback host; use https", raw)
 		}
 	default:
@@ -681,47 +651,6 @@ func CheckURL(raw string) error {
 		return fmt.Errorf("URL %q has no host", raw)
 	}
 	return nil
-}
-
-func redactURL(u *url.URL) string {
-	c := *u
-	if c.User != nil {
-		c.User = url.User("REDACTED")
-	}
-	if c.RawQuery != "" {
-		// Any query value may be a secret (api_key=…, token=…): keep the
-		// names, which say what the URL is, and hide every value.
-		q := c.Query()
-		for k, vs := range q {
-			for i := range vs {
-				vs[i] = "REDACTED"
-			}
-			q[k] = vs
-		}
-		c.RawQuery = q.Encode()
-	}
-	return c.String()
-}
-
-// RedactURL is raw as it may be printed: credentials and query values
-// replaced by REDACTED. Every URL that reaches the user goes through it.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?#"); i >= 0 {
-			return raw[:i] + "?REDACTED"
-		}
-		return raw
-	}
-	return redactURL(u)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // readConfigFile reads and parses path; a missing file yields (nil, nil).

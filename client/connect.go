@@ -26,6 +26,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // ConnectOptions are the per-invocation settings for reaching a server.
@@ -245,7 +246,7 @@ func serverKey(e *Entry, cwd string) string {
 		if err != nil {
 			return hashKey("http", srv.URL)
 		}
-		return hashKey("http", originOf(u)+u.EscapedPath())
+		return hashKey("http", urlx.Origin(u)+u.EscapedPath())
 	}
 	parts := append([]string{"stdio", e.Dir(cwd), srv.Cwd, srv.Command}, srv.Args...)
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
@@ -259,7 +260,7 @@ func serverKey(e *Entry, cwd string) string {
 func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
 	label := fmt.Sprintf("server %q", e.Name)
 	if e.File == nil && e.Server.URL != "" {
-		label = "server at " + RedactURL(e.Server.URL)
+		label = "server at " + urlx.Redact(e.Server.URL)
 	}
 	newSession := func() *Session {
 		w := newWire()
@@ -689,7 +690,7 @@ func (s *Session) statusFailure() *fail.Error {
 	if rpc := s.http.lastRPCError(); rpc != nil {
 		return s.rpcFailure(rpc, rpc)
 	}
-	hint := "check that " + RedactURL(s.Entry.Server.URL) + " is the server's MCP endpoint"
+	hint := "check that " + urlx.Redact(s.Entry.Server.URL) + " is the server's MCP endpoint"
 	if status >= 500 || status == http.StatusTooManyRequests {
 		hint = "the server failed; try again later or look at its logs"
 	}
@@ -751,7 +752,7 @@ func (s *Session) Classify(op string, err error) error {
 		if opErr != nil {
 			why = opErr.Err.Error()
 		}
-		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + RedactURL(s.Entry.Server.URL) + "?",
+		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + urlx.Redact(s.Entry.Server.URL) + "?",
 			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
 	}
 	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, s.scrub(err))}
@@ -763,7 +764,7 @@ func (s *Session) Classify(op string, err error) error {
 func (s *Session) scrub(err error) string {
 	msg := err.Error()
 	if u := s.Entry.Server.URL; u != "" {
-		msg = strings.ReplaceAll(msg, u, RedactURL(u))
+		msg = strings.ReplaceAll(msg, u, urlx.Redact(u))
 	}
 	return msg
 }
@@ -774,7 +775,7 @@ func (s *Session) ListHint() string {
 	case s.Entry.File != nil:
 		return "mcpc list " + s.Entry.Name
 	case s.Entry.Server.URL != "":
-		return "mcpc list " + RedactURL(s.Entry.Server.URL)
+		return "mcpc list " + urlx.Redact(s.Entry.Server.URL)
 	}
 	return "mcpc list --stdio " + shellQuote(s.Entry.Name)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // The hint for a message over the limit suggests a size --max-message
@@ -26,7 +27,7 @@ func TestTooLargeHintIsAcceptable(t *testing.T) {
 			t.Fatalf("limit %d: got %+v, want code %v and hint %q", tc.limit, f, fail.TooLarge, tc.hint)
 		}
 		if tc.size != "" {
-			if _, err := ParseSize(tc.size); err != nil {
+			if _, err := units.ParseSize(tc.size); err != nil {
 				t.Errorf("limit %d: the suggested size is refused: %v", tc.limit, err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // TaskRecord is what mcpc remembers of a detached task: what the server
@@ -276,7 +277,7 @@ func (m *Memo) eraOf(key string) string {
 // serverLabel is how messages name the entry's server.
 func serverLabel(e *Entry) string {
 	if e.File == nil && e.Server.URL != "" {
-		return "server at " + RedactURL(e.Server.URL)
+		return "server at " + urlx.Redact(e.Server.URL)
 	}
 	return fmt.Sprintf("server %q", e.Name)
 }

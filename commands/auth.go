@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // keyring is the credential store: the injected one in tests, else the
@@ -38,7 +39,7 @@ func credRef(e *client.Entry) creds.Ref {
 // with any query values redacted (they may be secrets).
 func shownName(e *client.Entry) string {
 	if e.File == nil && e.Server.URL != "" {
-		return client.RedactURL(e.Name)
+		return urlx.Redact(e.Name)
 	}
 	return e.Name
 }

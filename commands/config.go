@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 const redacted = "<redacted>"
@@ -62,7 +63,7 @@ func (st *state) runConfig(g *globals) error {
 func redact(s *client.Server) *client.Server {
 	c := *s
 	if c.URL != "" {
-		c.URL = client.RedactURL(c.URL)
+		c.URL = urlx.Redact(c.URL)
 	}
 	if len(s.Env) > 0 {
 		c.Env = map[string]string{}

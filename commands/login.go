@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // defaultLoginTimeout bounds a login when --timeout is not given: someone
@@ -172,7 +173,7 @@ func queryRedactor(raw string) func(string) string {
 	if err != nil || u.RawQuery == "" {
 		return nil
 	}
-	r, _ := url.Parse(client.RedactURL(raw))
+	r, _ := url.Parse(urlx.Redact(raw))
 	return strings.NewReplacer(u.RawQuery, r.RawQuery, url.QueryEscape(u.RawQuery), url.QueryEscape(r.RawQuery)).Replace
 }
 

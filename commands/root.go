@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // state carries what Main knows into the actions.
@@ -212,7 +213,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		return nil, usagef("", "timeouts cannot be negative")
 	}
 	if v := cmd.String("max-message"); v != "" {
-		n, err := client.ParseSize(v)
+		n, err := units.ParseSize(v)
 		if err != nil {
 			return nil, usagef("", "--max-message: %v", err)
 		}
