@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -655,7 +656,7 @@ func CheckURL(raw string) error {
 
 // readConfigFile reads and parses path; a missing file yields (nil, nil).
 func readConfigFile(path string, src Source) (*File, error) {
-	data, err := ReadSmallFile(path, MaxConfigFile)
+	data, err := fsx.ReadFile(path, MaxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

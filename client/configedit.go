@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // member is one "key": value pair of a JSON object, as byte offsets.
@@ -212,7 +213,7 @@ func quote(s string) string {
 // writes the result atomically, after checking it is still a valid config
 // file. A new file is private to the user.
 func EditFile(path string, src Source, edit func([]byte) ([]byte, error)) (*File, error) {
-	data, err := ReadSmallFile(path, MaxConfigFile)
+	data, err := fsx.ReadFile(path, MaxConfigFile)
 	perm := os.FileMode(0o600)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // Memo is what mcpc remembers about servers between invocations: the era
@@ -211,12 +213,12 @@ func (m *Memo) credentialKey(credential string) string {
 	}
 	dir := filepath.Dir(m.EraDir)
 	path := filepath.Join(dir, "cache-key")
-	salt, err := ReadSmallFile(path, 1024)
+	salt, err := fsx.ReadFile(path, 1024)
 	if err != nil || len(salt) < 32 {
 		fresh := make([]byte, 32)
 		if _, err := rand.Read(fresh); err == nil && writeFileExcl(dir, path, fresh) == nil {
 			salt = fresh
-		} else if salt, err = ReadSmallFile(path, 1024); err != nil || len(salt) < 32 {
+		} else if salt, err = fsx.ReadFile(path, 1024); err != nil || len(salt) < 32 {
 			return hashKey("credential", credential)
 		}
 	}
