@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -75,7 +76,7 @@ const DefaultProbeTimeout = 10 * time.Second
 // to explain failures.
 type Session struct {
 	CS    *mcp.ClientSession
-	Entry *Entry
+	Entry *config.Entry
 	Label string // how messages name the server
 	// EraSource says where the protocol revision came from: "pin",
 	// "memo" or "probe".
@@ -185,7 +186,7 @@ func (s *Session) Close() {
 // handshake within the connect timeout. In auto mode the era verdict
 // remembered for this server picks the handshake; without one, mcpc probes
 // and remembers what it found.
-func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) {
+func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, error) {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -239,7 +240,7 @@ func trace(o ConnectOptions, format string, args ...any) {
 // serverKey identifies a server for the memo: for stdio its command line,
 // configured environment and working directory; for HTTP its origin and
 // path. A different key is a different server, never a stale verdict.
-func serverKey(e *Entry, cwd string) string {
+func serverKey(e *config.Entry, cwd string) string {
 	srv := e.Server
 	if srv.URL != "" {
 		u, err := url.Parse(srv.URL)
@@ -257,7 +258,7 @@ func serverKey(e *Entry, cwd string) string {
 
 // connectOnce makes one connection attempt with the revision chosen by the
 // pin, the remembered verdict rec, or a probe.
-func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
+func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
 	label := fmt.Sprintf("server %q", e.Name)
 	if e.File == nil && e.Server.URL != "" {
 		label = "server at " + urlx.Redact(e.Server.URL)
@@ -438,7 +439,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	argv := append([]string{srv.Command}, srv.Args...)
 	env := append([]string(nil), o.Environ...)
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
-		v, err := Expand(srv.Env[k], o.Getenv)
+		v, err := config.Expand(srv.Env[k], o.Getenv)
 		if err != nil {
 			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: env %q: %v", s.Label, k, err)
@@ -520,7 +521,7 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 	srv := s.Entry.Server
 	headers := http.Header{}
 	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
-		v, err := Expand(srv.Headers[k], o.Getenv)
+		v, err := config.Expand(srv.Headers[k], o.Getenv)
 		if err != nil {
 			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: header %q: %v", s.Label, k, err)
@@ -533,7 +534,7 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		}
 		headers.Set(k, v)
 	}
-	for k, v := range srv.literalHeaders {
+	for k, v := range srv.LiteralHeaders() {
 		if !validHeaderValue(v) {
 			return fail.New(fail.Usage, "header values must be one line of printable text",
 				"--header %q: its value contains a control character such as CR or LF", k)

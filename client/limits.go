@@ -6,6 +6,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
@@ -26,7 +27,7 @@ const maxDepth = 10000
 
 // messageLimit is the bound on one message from e's server: --max-message,
 // else the entry's "maxMessage", else the default.
-func messageLimit(e *Entry, o ConnectOptions) int64 {
+func messageLimit(e *config.Entry, o ConnectOptions) int64 {
 	switch {
 	case o.MaxMessage > 0:
 		return o.MaxMessage

@@ -3,6 +3,7 @@ package client
 import (
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
@@ -21,7 +22,7 @@ func TestTooLargeHintIsAcceptable(t *testing.T) {
 	} {
 		w := newWire()
 		w.limitErr = errTooLarge
-		s := &Session{Entry: &Entry{Name: "big", Server: &Server{}}, Label: `server "big"`, wire: w, maxMessage: tc.limit}
+		s := &Session{Entry: &config.Entry{Name: "big", Server: &config.Server{}}, Label: `server "big"`, wire: w, maxMessage: tc.limit}
 		f := s.limitFailure()
 		if f == nil || f.Code != fail.TooLarge || f.Hint != tc.hint {
 			t.Fatalf("limit %d: got %+v, want code %v and hint %q", tc.limit, f, fail.TooLarge, tc.hint)

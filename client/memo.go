@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
@@ -29,7 +30,7 @@ type Memo struct {
 }
 
 // NewMemo places the memo under dirs.
-func NewMemo(d Dirs) *Memo {
+func NewMemo(d config.Dirs) *Memo {
 	return &Memo{EraDir: filepath.Join(d.State, "eras"), CacheDir: filepath.Join(d.Cache, "results"), Now: time.Now}
 }
 
@@ -198,7 +199,7 @@ func privateDir(dir string) error {
 // ForgetServer drops everything remembered about the entry's server: its
 // era verdict and cached results (credentials and detached tasks are kept
 // elsewhere and stay).
-func (m *Memo) ForgetServer(e *Entry, cwd string) {
+func (m *Memo) ForgetServer(e *config.Entry, cwd string) {
 	m.Forget(serverKey(e, cwd))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -77,7 +78,7 @@ func oneServer(g *globals, args []string, verb string) (string, error) {
 
 // httpEntry resolves SERVER and requires an HTTP server that logs in with
 // OAuth.
-func (st *state) httpEntry(g *globals, server, verb string) (*client.Entry, error) {
+func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, error) {
 	e, err := st.resolve(g, server)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"bytes"
@@ -95,6 +95,9 @@ func (s *Server) Transport() string {
 	}
 	return "stdio"
 }
+
+// LiteralHeaders are the --header values, which are sent as given.
+func (s *Server) LiteralHeaders() map[string]string { return s.literalHeaders }
 
 // Protocols a config may pin. "auto" (or empty) lets mcpc pick.
 var Protocols = []string{"auto", "2026-07-28", "2025-11-25", "2025-06-18"}
