@@ -213,8 +213,12 @@ func (t *trailingData) Error() string { return "unexpected data after the top-le
 type walker struct {
 	path string
 	data []byte
-	dec  *json.Decoder
+	dec  *json.Decoder // reads data[base:]
+	base int64
 }
+
+// offset is where the decoder is in data.
+func (w *walker) offset() int64 { return w.base + w.dec.InputOffset() }
 
 func (w *walker) errAt(off int64, format string, args ...any) error {
 	return configErr(w.path, w.data, off, format, args...)
@@ -231,7 +235,7 @@ func (w *walker) keyStart(end int64) int64 {
 }
 
 func (w *walker) valueStart() int64 {
-	off := w.dec.InputOffset()
+	off := w.offset()
 	for off < int64(len(w.data)) {
 		switch w.data[off] {
 		case ' ', '\t', '\r', '\n', ':', ',':
@@ -262,10 +266,10 @@ func (w *walker) expectDelim(want json.Delim, what string) error {
 func (w *walker) key() (string, int64, error) {
 	tok, err := w.dec.Token()
 	if err != nil {
-		return "", 0, w.errAt(w.dec.InputOffset(), "invalid JSON: %v", err)
+		return "", 0, w.errAt(w.offset(), "invalid JSON: %v", err)
 	}
 	k, _ := tok.(string)
-	return k, w.keyStart(w.dec.InputOffset()), nil
+	return k, w.keyStart(w.offset()), nil
 }
 
 func (w *walker) skip() error {
@@ -375,7 +379,7 @@ func (w *walker) server(name string) (*Server, error) {
 	// The keys are known good: decode the whole object through the struct's
 	// tags at once, and only when that fails each field alone, to name the
 	// one at fault (a decode per field costs as much as the rest of Load).
-	if err := json.Unmarshal(w.data[start:w.dec.InputOffset()], s); err == nil {
+	if err := json.Unmarshal(w.data[start:w.offset()], s); err == nil {
 		return s, nil
 	}
 	one := &Server{}
@@ -406,7 +410,7 @@ func (w *walker) auth(where string) (*Auth, error) {
 		}
 	}
 	w.dec.Token()
-	end := w.dec.InputOffset()
+	end := w.offset()
 	var a Auth
 	if err := json.Unmarshal(w.data[start:end], &a); err != nil {
 		return nil, w.errAt(start, "%s: %s", where, typeErrText(err))
