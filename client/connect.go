@@ -25,7 +25,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // ConnectOptions are the per-invocation settings for reaching a server.
@@ -74,7 +76,7 @@ const DefaultProbeTimeout = 10 * time.Second
 // to explain failures.
 type Session struct {
 	CS    *mcp.ClientSession
-	Entry *Entry
+	Entry *config.Entry
 	Label string // how messages name the server
 	// EraSource says where the protocol revision came from: "pin",
 	// "memo" or "probe".
@@ -184,7 +186,7 @@ func (s *Session) Close() {
 // handshake within the connect timeout. In auto mode the era verdict
 // remembered for this server picks the handshake; without one, mcpc probes
 // and remembers what it found.
-func Connect(ctx context.Context, e *Entry, o ConnectOptions) (*Session, error) {
+func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, error) {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -248,14 +250,14 @@ func trace(o ConnectOptions, format string, args ...any) {
 // serverKey identifies a server for the memo: for stdio its command line,
 // configured environment and working directory; for HTTP its origin and
 // path. A different key is a different server, never a stale verdict.
-func serverKey(e *Entry, cwd string) string {
+func serverKey(e *config.Entry, cwd string) string {
 	srv := e.Server
 	if srv.URL != "" {
 		u, err := url.Parse(srv.URL)
 		if err != nil {
 			return hashKey("http", srv.URL)
 		}
-		return hashKey("http", originOf(u)+u.EscapedPath())
+		return hashKey("http", urlx.Origin(u)+u.EscapedPath())
 	}
 	parts := append([]string{"stdio", e.Dir(cwd), srv.Cwd, srv.Command}, srv.Args...)
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
@@ -266,10 +268,10 @@ func serverKey(e *Entry, cwd string) string {
 
 // connectOnce makes one connection attempt with the revision chosen by the
 // pin, the remembered verdict rec, or a probe.
-func connectOnce(ctx context.Context, e *Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
+func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
 	label := fmt.Sprintf("server %q", e.Name)
 	if e.File == nil && e.Server.URL != "" {
-		label = "server at " + RedactURL(e.Server.URL)
+		label = "server at " + urlx.Redact(e.Server.URL)
 	}
 	newSession := func() *Session {
 		w := newWire()
@@ -495,7 +497,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	argv := append([]string{srv.Command}, srv.Args...)
 	env := append([]string(nil), o.Environ...)
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
-		v, err := Expand(srv.Env[k], o.Getenv)
+		v, err := config.Expand(srv.Env[k], o.Getenv)
 		if err != nil {
 			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: env %q: %v", s.Label, k, err)
@@ -577,7 +579,7 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 	srv := s.Entry.Server
 	headers := http.Header{}
 	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
-		v, err := Expand(srv.Headers[k], o.Getenv)
+		v, err := config.Expand(srv.Headers[k], o.Getenv)
 		if err != nil {
 			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
 				"%s: header %q: %v", s.Label, k, err)
@@ -590,7 +592,7 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		}
 		headers.Set(k, v)
 	}
-	for k, v := range srv.literalHeaders {
+	for k, v := range srv.LiteralHeaders() {
 		if !validHeaderValue(v) {
 			return fail.New(fail.Usage, "header values must be one line of printable text",
 				"--header %q: its value contains a control character such as CR or LF", k)
@@ -747,7 +749,7 @@ func (s *Session) statusFailure() *fail.Error {
 	if rpc := s.http.lastRPCError(); rpc != nil {
 		return s.rpcFailure(rpc, rpc)
 	}
-	hint := "check that " + RedactURL(s.Entry.Server.URL) + " is the server's MCP endpoint"
+	hint := "check that " + urlx.Redact(s.Entry.Server.URL) + " is the server's MCP endpoint"
 	if status >= 500 || status == http.StatusTooManyRequests {
 		hint = "the server failed; try again later or look at its logs"
 	}
@@ -809,7 +811,7 @@ func (s *Session) Classify(op string, err error) error {
 		if opErr != nil {
 			why = opErr.Err.Error()
 		}
-		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + RedactURL(s.Entry.Server.URL) + "?",
+		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + urlx.Redact(s.Entry.Server.URL) + "?",
 			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
 	}
 	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, s.scrub(err))}
@@ -821,7 +823,7 @@ func (s *Session) Classify(op string, err error) error {
 func (s *Session) scrub(err error) string {
 	msg := err.Error()
 	if u := s.Entry.Server.URL; u != "" {
-		msg = strings.ReplaceAll(msg, u, RedactURL(u))
+		msg = strings.ReplaceAll(msg, u, urlx.Redact(u))
 	}
 	return msg
 }
@@ -832,7 +834,7 @@ func (s *Session) ListHint() string {
 	case s.Entry.File != nil:
 		return "mcpc list " + s.Entry.Name
 	case s.Entry.Server.URL != "":
-		return "mcpc list " + RedactURL(s.Entry.Server.URL)
+		return "mcpc list " + urlx.Redact(s.Entry.Server.URL)
 	}
 	return "mcpc list --stdio " + shellQuote(s.Entry.Name)
 }

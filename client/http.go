@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -52,7 +53,7 @@ type httpTransport struct {
 }
 
 func newHTTPTransport(base http.RoundTripper, endpoint *url.URL, label string, headers http.Header) *httpTransport {
-	return &httpTransport{base: base, headers: headers, origin: originOf(endpoint), label: label, cancelSent: make(chan struct{}), maxMessage: DefaultMaxMessage}
+	return &httpTransport{base: base, headers: headers, origin: urlx.Origin(endpoint), label: label, cancelSent: make(chan struct{}), maxMessage: DefaultMaxMessage}
 }
 
 // client is the one http.Client of a session: it follows a redirect only
@@ -66,8 +67,8 @@ func (t *httpTransport) client() *http.Client {
 // and a downgrade to plain http off loopback would expose them on the wire.
 func (t *httpTransport) checkRedirect(req *http.Request, via []*http.Request) error {
 	var e *fail.Error
-	switch to := originOf(req.URL); {
-	case req.URL.Scheme == "http" && !isLoopback(req.URL.Hostname()):
+	switch to := urlx.Origin(req.URL); {
+	case req.URL.Scheme == "http" && !urlx.IsLoopback(req.URL.Hostname()):
 		e = fail.New(fail.Redirect, "mcpc never sends a request over plain http off loopback; ask the server's operator to fix the redirect",
 			"%s redirected to plain http on a non-loopback host (%s → %s); refused", t.label, t.origin, to)
 	case to != t.origin:
@@ -97,23 +98,13 @@ func (t *httpTransport) redirectRefused() *fail.Error {
 	return t.refused
 }
 
-// originOf is an URL's origin, with the scheme's default port made
-// explicit so that https://h and https://h:443 compare equal.
-func originOf(u *url.URL) string {
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(host, port)
-}
-
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodDelete && t.keepSession.Load() {
 		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
 	}
 	req = req.Clone(req.Context())
-	if originOf(req.URL) == t.origin {
+	if urlx.Origin(req.URL) == t.origin {
 		for k, vs := range t.headers {
 			req.Header[k] = vs
 		}
@@ -270,7 +261,7 @@ func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time
 		}
 		return strings.Join(parts, "; ")
 	}
-	t.wire.trace("http %s %s → %d (%s) [request %s] [response %s]", req.Method, RedactURL(req.URL.String()),
+	t.wire.trace("http %s %s → %d (%s) [request %s] [response %s]", req.Method, urlx.Redact(req.URL.String()),
 		resp.StatusCode, d.Round(100*time.Microsecond), show(req.Header), show(resp.Header))
 }
 

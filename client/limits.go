@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // DefaultMaxMessage bounds one message from a server: a stdio line, an HTTP
@@ -19,67 +19,15 @@ const DefaultMaxMessage = 64 << 20
 
 // MaxMaxMessage is the largest --max-message mcpc accepts: a message is
 // held in memory whole.
-const MaxMaxMessage = 4 << 30
+const MaxMaxMessage = units.MaxSize
 
 // maxDepth is how deeply a message may nest: Go's JSON decoder, which the
 // SDK uses, refuses anything deeper.
 const maxDepth = 10000
 
-// Size is a byte count in config: a number of bytes, or a string such as
-// "128MiB".
-type Size int64
-
-func (z *Size) UnmarshalJSON(b []byte) error {
-	s := string(b)
-	if len(b) > 0 && b[0] == '"' {
-		s = strings.Trim(s, `"`)
-	}
-	n, err := ParseSize(s)
-	if err != nil {
-		return err
-	}
-	*z = Size(n)
-	return nil
-}
-
-func (z Size) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(SizeText(int64(z)))), nil }
-
-// ParseSize reads a byte count: digits, optionally followed by KiB, MiB or
-// GiB.
-func ParseSize(s string) (int64, error) {
-	num, mult := s, int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
-		if v, ok := strings.CutSuffix(s, u.suffix); ok {
-			num, mult = v, u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if err != nil || n <= 0 || n > MaxMaxMessage/mult {
-		return 0, fmt.Errorf("invalid size %q (use bytes or a size like \"128MiB\", at most 4GiB)", s)
-	}
-	return n * mult, nil
-}
-
-// SizeText writes n the way ParseSize reads it, in the largest whole unit.
-func SizeText(n int64) string {
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.mult && n%u.mult == 0 {
-			return strconv.FormatInt(n/u.mult, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
-
 // messageLimit is the bound on one message from e's server: --max-message,
 // else the entry's "maxMessage", else the default.
-func messageLimit(e *Entry, o ConnectOptions) int64 {
+func messageLimit(e *config.Entry, o ConnectOptions) int64 {
 	switch {
 	case o.MaxMessage > 0:
 		return o.MaxMessage
@@ -117,15 +65,15 @@ func (s *Session) limitFailure() *fail.Error {
 		var hint string
 		if s.maxMessage >= MaxMaxMessage {
 			// Nothing raises it: never suggest a size ParseSize refuses.
-			hint = fmt.Sprintf("%s is the largest limit mcpc accepts (a message is held in memory whole)", SizeText(MaxMaxMessage))
+			hint = fmt.Sprintf("%s is the largest limit mcpc accepts (a message is held in memory whole)", units.SizeText(MaxMaxMessage))
 		} else {
-			hint = fmt.Sprintf("raise the limit with --max-message SIZE (e.g. --max-message %s)", SizeText(min(2*s.maxMessage, MaxMaxMessage)))
+			hint = fmt.Sprintf("raise the limit with --max-message SIZE (e.g. --max-message %s)", units.SizeText(min(2*s.maxMessage, MaxMaxMessage)))
 			if s.Entry.File != nil {
 				hint += fmt.Sprintf(", or with \"maxMessage\" for %q in %s", s.Entry.Name, s.Entry.File.Path)
 			}
 		}
 		return &fail.Error{Code: fail.TooLarge, Err: err, Hint: hint,
-			Msg: fmt.Sprintf("%s sent a message larger than the %s limit", s.Label, SizeText(s.maxMessage))}
+			Msg: fmt.Sprintf("%s sent a message larger than the %s limit", s.Label, units.SizeText(s.maxMessage))}
 	case errFlood:
 		return &fail.Error{Code: fail.Protocol, Err: err,
 			Hint: "the server must read the answers to its requests; report this to its authors",

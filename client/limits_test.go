@@ -3,7 +3,9 @@ package client
 import (
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // The hint for a message over the limit suggests a size --max-message
@@ -20,13 +22,13 @@ func TestTooLargeHintIsAcceptable(t *testing.T) {
 	} {
 		w := newWire()
 		w.limitErr = errTooLarge
-		s := &Session{Entry: &Entry{Name: "big", Server: &Server{}}, Label: `server "big"`, wire: w, maxMessage: tc.limit}
+		s := &Session{Entry: &config.Entry{Name: "big", Server: &config.Server{}}, Label: `server "big"`, wire: w, maxMessage: tc.limit}
 		f := s.limitFailure()
 		if f == nil || f.Code != fail.TooLarge || f.Hint != tc.hint {
 			t.Fatalf("limit %d: got %+v, want code %v and hint %q", tc.limit, f, fail.TooLarge, tc.hint)
 		}
 		if tc.size != "" {
-			if _, err := ParseSize(tc.size); err != nil {
+			if _, err := units.ParseSize(tc.size); err != nil {
 				t.Errorf("limit %d: the suggested size is refused: %v", tc.limit, err)
 			}
 		}

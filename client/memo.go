@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // Memo is what mcpc remembers about servers between invocations: the era
@@ -27,7 +30,7 @@ type Memo struct {
 }
 
 // NewMemo places the memo under dirs.
-func NewMemo(d Dirs) *Memo {
+func NewMemo(d config.Dirs) *Memo {
 	return &Memo{EraDir: filepath.Join(d.State, "eras"), CacheDir: filepath.Join(d.Cache, "results"), Now: time.Now}
 }
 
@@ -214,7 +217,7 @@ func privateDir(dir string) error {
 // ForgetServer drops everything remembered about the entry's server: its
 // era verdict and cached results (credentials and detached tasks are kept
 // elsewhere and stay).
-func (m *Memo) ForgetServer(e *Entry, cwd string) {
+func (m *Memo) ForgetServer(e *config.Entry, cwd string) {
 	m.Forget(serverKey(e, cwd))
 }
 
@@ -229,12 +232,12 @@ func (m *Memo) credentialKey(credential string) string {
 	}
 	dir := filepath.Dir(m.EraDir)
 	path := filepath.Join(dir, "cache-key")
-	salt, err := ReadSmallFile(path, 1024)
+	salt, err := fsx.ReadFile(path, 1024)
 	if err != nil || len(salt) < 32 {
 		fresh := make([]byte, 32)
 		if _, err := rand.Read(fresh); err == nil && writeFileExcl(dir, path, fresh) == nil {
 			salt = fresh
-		} else if salt, err = ReadSmallFile(path, 1024); err != nil || len(salt) < 32 {
+		} else if salt, err = fsx.ReadFile(path, 1024); err != nil || len(salt) < 32 {
 			return hashKey("credential", credential)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/client/config"
 )
 
 // BenchmarkMemoRead is what a warm invocation reads before it sends
@@ -53,7 +55,7 @@ func BenchmarkMemoWrite(b *testing.B) {
 // benchMemo is a memo under a fresh HOME.
 func benchMemo(b *testing.B) *Memo {
 	home := b.TempDir()
-	return NewMemo(DirsFrom(func(k string) string {
+	return NewMemo(config.DirsFrom(func(k string) string {
 		if k == "HOME" {
 			return home
 		}

@@ -8,12 +8,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/client/config"
 )
 
 // A credential's name in cache files is keyed with a private per-user
 // secret: stable for one user, not a plain hash of the token.
 func TestCredentialKeyIsKeyed(t *testing.T) {
-	dirs := DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	dirs := config.DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
 	m := NewMemo(dirs)
 	a, b := m.credentialKey("Bearer tok"), m.credentialKey("Bearer tok")
 	if a != b || a == hashKey("credential", "Bearer tok") || a == m.credentialKey("Bearer other") {
@@ -31,7 +33,7 @@ func TestCredentialKeyIsKeyed(t *testing.T) {
 // A cached result comes back byte for byte while fresh; a stale, broken or
 // incomplete entry is a miss.
 func TestCachedEntries(t *testing.T) {
-	dirs := DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	dirs := config.DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := NewMemo(dirs)
 	m.Now = func() time.Time { return now }
@@ -65,7 +67,7 @@ func TestCachedEntries(t *testing.T) {
 // Invocations creating the cache key at the same moment agree on it: the
 // key file appears whole or not at all.
 func TestCredentialKeyConcurrentFirstUse(t *testing.T) {
-	dirs := DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	dirs := config.DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
 	keys := make([]string, 20)
 	var wg sync.WaitGroup
 	for i := range keys {

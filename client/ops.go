@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -176,7 +177,7 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 		names = append(names, t.Name)
 	}
 	hint := "list the tools with: " + s.ListHint()
-	if c := closest(name, names); c != "" {
+	if c := config.Closest(name, names); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c) + hint
 	}
 	return nil, fail.New(fail.Rejected, hint, "%s has no tool named %q", s.Label, name)

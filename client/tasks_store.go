@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // TaskRecord is what mcpc remembers of a detached task: what the server
@@ -111,7 +113,7 @@ func (s *Session) TaskRecords() []*TaskRecord {
 
 // RememberedTasks returns the detached tasks mcpc remembers on the entry's
 // server, oldest first, without reaching it (for shell completion).
-func RememberedTasks(e *Entry, memo *Memo, cwd string) []*TaskRecord {
+func RememberedTasks(e *config.Entry, memo *Memo, cwd string) []*TaskRecord {
 	s := &Session{Entry: e, key: serverKey(e, cwd), opts: ConnectOptions{Memo: memo}}
 	return s.TaskRecords()
 }
@@ -206,7 +208,7 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 // them, which the SDK cannot resume, so mcpc speaks with the remembered
 // session id itself; a 2026-07-28 server needs no session. id names the
 // task ("" for all remembered ones, as tasks/list wants).
-func OpenTasks(ctx context.Context, e *Entry, o ConnectOptions, id string) (*Session, error) {
+func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string) (*Session, error) {
 	if e.Server.URL == "" {
 		return nil, fail.New(fail.Usage, "run the call without --detach to wait for its result",
 			"%s is a stdio server: its tasks end with the invocation that starts them, so there are none to reach later", serverLabel(e))
@@ -274,9 +276,9 @@ func (m *Memo) eraOf(key string) string {
 }
 
 // serverLabel is how messages name the entry's server.
-func serverLabel(e *Entry) string {
+func serverLabel(e *config.Entry) string {
 	if e.File == nil && e.Server.URL != "" {
-		return "server at " + RedactURL(e.Server.URL)
+		return "server at " + urlx.Redact(e.Server.URL)
 	}
 	return fmt.Sprintf("server %q", e.Name)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -332,7 +333,7 @@ func TestEndedTaskResultIsBounded(t *testing.T) {
 func httpTaskSession(t *testing.T, name, version string, h http.HandlerFunc) *Session {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	s := &Session{Entry: &Entry{Name: name, Server: &Server{URL: srv.URL}}, Label: fmt.Sprintf("server %q", name),
+	s := &Session{Entry: &config.Entry{Name: name, Server: &config.Server{URL: srv.URL}}, Label: fmt.Sprintf("server %q", name),
 		wire: newWire(), resumed: resumed{version: version}, input: &inputState{}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
 	if version < modernVersion {
 		s.resumed.sessionID = "s1"

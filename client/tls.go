@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -14,7 +15,7 @@ import (
 // HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE work as for any Go program) the
 // server's own CA file and client certificate when its entry names them.
 // dir is where relative paths in the entry start.
-func withServerTLS(base http.RoundTripper, e *Entry, dir string) (http.RoundTripper, error) {
+func withServerTLS(base http.RoundTripper, e *config.Entry, dir string) (http.RoundTripper, error) {
 	srv := e.Server
 	if srv.CAFile == "" && srv.ClientCertFile == "" {
 		return base, nil

@@ -10,8 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // keyring is the credential store: the injected one in tests, else the
@@ -25,10 +27,10 @@ func (st *state) keyring() creds.Store {
 
 // credRef names the keyring record of an HTTP server. A server without an
 // "auth" block uses the defaults, as `mcpc login` does for it.
-func credRef(e *client.Entry) creds.Ref {
+func credRef(e *config.Entry) creds.Ref {
 	var settings any = e.Server.Auth
 	if e.Server.Auth == nil {
-		settings = &client.Auth{Type: "oauth"}
+		settings = &config.Auth{Type: "oauth"}
 	}
 	name := shownName(e)
 	return creds.RefFor(name, e.Server.URL, "mcpc login "+name, settings)
@@ -36,9 +38,9 @@ func credRef(e *client.Entry) creds.Ref {
 
 // shownName is how messages name a server: its configured name, or its URL
 // with any query values redacted (they may be secrets).
-func shownName(e *client.Entry) string {
+func shownName(e *config.Entry) string {
 	if e.File == nil && e.Server.URL != "" {
-		return client.RedactURL(e.Name)
+		return urlx.Redact(e.Name)
 	}
 	return e.Name
 }
@@ -50,7 +52,7 @@ func lockDir(g *globals) string { return filepath.Join(g.dirs.State, "locks") }
 // authenticates otherwise (or not at all). A server configured for OAuth
 // without a stored login fails here, before anything connects: no
 // interactive flow ever starts outside `mcpc login`.
-func (st *state) authHandler(ctx context.Context, g *globals, e *client.Entry, opts *client.ConnectOptions) error {
+func (st *state) authHandler(ctx context.Context, g *globals, e *config.Entry, opts *client.ConnectOptions) error {
 	srv := e.Server
 	if srv.URL == "" || srv.BearerTokenEnv != "" {
 		return nil
@@ -71,7 +73,7 @@ func (st *state) authHandler(ctx context.Context, g *globals, e *client.Entry, o
 
 // storedLogin serves the server's stored login; nil when there is none
 // and the server is not configured for OAuth.
-func (st *state) storedLogin(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
+func (st *state) storedLogin(ctx context.Context, g *globals, e *config.Entry) (auth.OAuthHandler, error) {
 	a := e.Server.Auth
 	secret := ""
 	if a != nil && a.ClientSecretEnv != "" {
@@ -97,7 +99,7 @@ func (st *state) storedLogin(ctx context.Context, g *globals, e *client.Entry) (
 
 // clientCredentials reads the secret from its variable at connect time
 // (missing: exit 4 naming it) or the key file for a JWT assertion.
-func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.Entry) (auth.OAuthHandler, error) {
+func (st *state) clientCredentials(ctx context.Context, g *globals, e *config.Entry) (auth.OAuthHandler, error) {
 	a := e.Server.Auth
 	o := creds.ClientCredentialsOptions{
 		Server:   shownName(e),
@@ -130,7 +132,7 @@ func (st *state) clientCredentials(ctx context.Context, g *globals, e *client.En
 // authState says, for `mcpc list`, how a configured HTTP server
 // authenticates and whether that is ready; "" for stdio servers and for
 // HTTP servers with no credentials at all. It never contacts the server.
-func (st *state) authState(ctx context.Context, g *globals, cfg *client.Config, name string) string {
+func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, name string) string {
 	e, err := cfg.Lookup(name)
 	if err != nil || e.Server.URL == "" {
 		return ""

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -126,7 +127,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 // listing first finds app-only tools (refused), lets key=value words take
 // the schema's types, and lets a modern HTTP session send the tool's
 // Mcp-Param headers.
-func (st *state) openTools(ctx context.Context, g *globals, entry *client.Entry) (*client.Session, []*mcp.Tool, func(), error) {
+func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry) (*client.Session, []*mcp.Tool, func(), error) {
 	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return nil, nil, nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -23,7 +24,7 @@ import (
 // With --stdio or -- the server is on the command line, so no SERVER word.
 func target(g *globals, args []string) (server string, rest []string, err error) {
 	if g.adhoc.IsStdio() {
-		if len(args) > 0 && client.IsURL(args[0]) {
+		if len(args) > 0 && config.IsURL(args[0]) {
 			return "", nil, usagef("", "give either a server URL or a --stdio command, not both")
 		}
 		return "", args, nil
@@ -46,7 +47,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 }
 
 // openEntry connects to a server resolve has found, as open does.
-func (st *state) openEntry(ctx context.Context, g *globals, entry *client.Entry) (*client.Session, func(), error) {
+func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (*client.Session, func(), error) {
 	var sw *stderrWriter
 	var err error
 	if entry.Server.URL == "" {
@@ -95,7 +96,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *client.Entry)
 
 // resolve finds the named server in the configuration (or on the command
 // line).
-func (st *state) resolve(g *globals, server string) (*client.Entry, error) {
+func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func (st *state) resolve(g *globals, server string) (*client.Entry, error) {
 }
 
 // connectOptions are the settings for reaching entry's server.
-func (st *state) connectOptions(ctx context.Context, g *globals, entry *client.Entry) (client.ConnectOptions, error) {
+func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.Entry) (client.ConnectOptions, error) {
 	connectTimeout := g.connectTimeout
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t

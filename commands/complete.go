@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/completions"
 	"github.com/mcpc-dev/mcpc/format"
 )
@@ -95,7 +96,7 @@ func (c *completer) FlagValues(r completions.Request, flag string) []completions
 		return []completions.Candidate{{Value: "show", Description: "pass it to stderr"}, {Value: "hide", Description: "drop it"}}
 	case "protocol":
 		var out []completions.Candidate
-		for _, p := range client.Protocols {
+		for _, p := range config.Protocols {
 			out = append(out, completions.Candidate{Value: p})
 		}
 		return out
@@ -160,7 +161,7 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 	if len(pos) == 0 {
 		return c.servers(r)
 	}
-	if client.IsURL(pos[0]) {
+	if config.IsURL(pos[0]) {
 		return nil
 	}
 	return c.names(r)
@@ -176,7 +177,7 @@ func (c *completer) globals(r completions.Request) *globals {
 	}
 	return &globals{
 		cwd:             cwd,
-		dirs:            client.DirsFrom(c.st.env.Getenv),
+		dirs:            config.DirsFrom(c.st.env.Getenv),
 		configFiles:     files,
 		connectTimeout:  completeTimeout,
 		serverStderr:    "hide",
@@ -184,7 +185,7 @@ func (c *completer) globals(r completions.Request) *globals {
 	}
 }
 
-func (c *completer) config(r completions.Request) *client.Config {
+func (c *completer) config(r completions.Request) *config.Config {
 	cfg, err := c.globals(r).loadConfig()
 	if err != nil {
 		return nil
@@ -212,7 +213,7 @@ func (c *completer) taskIDs(r completions.Request, server string) []completions.
 	if cfg == nil {
 		return nil
 	}
-	e, err := cfg.Resolve(server, client.AdHoc{})
+	e, err := cfg.Resolve(server, config.AdHoc{})
 	if err != nil || e.Server.URL == "" {
 		return nil
 	}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 const redacted = "<redacted>"
@@ -17,7 +18,7 @@ const redacted = "<redacted>"
 type configRow struct {
 	Name   string         `json:"name"`
 	Source string         `json:"source"`
-	Server *client.Server `json:"server"`
+	Server *config.Server `json:"server"`
 }
 
 func configCommand(st *state) *cli.Command {
@@ -53,16 +54,16 @@ func (st *state) runConfig(g *globals) error {
 		e := cfg.Servers[name]
 		rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
 	}
-	if p := cfg.Project; p != nil && cfg.ProjectTrust != client.Trusted {
+	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
 	}
 	return st.print(g, format.KindConfig, map[string]any{"servers": rows})
 }
 
-func redact(s *client.Server) *client.Server {
+func redact(s *config.Server) *config.Server {
 	c := *s
 	if c.URL != "" {
-		c.URL = client.RedactURL(c.URL)
+		c.URL = urlx.Redact(c.URL)
 	}
 	if len(s.Env) > 0 {
 		c.Env = map[string]string{}

@@ -8,14 +8,14 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 type configAddOptions struct {
 	name    string
-	server  client.Server
+	server  config.Server
 	project bool
 }
 
@@ -66,7 +66,7 @@ func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
 	s := &o.server
 	switch {
 	case len(args) == 2 && !g.adhoc.IsStdio():
-		if !client.IsURL(args[1]) {
+		if !config.IsURL(args[1]) {
 			return o, usagef("give a URL, or the command after --", "%q is not an http(s) URL", args[1])
 		}
 		s.URL = args[1]
@@ -77,7 +77,7 @@ func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
 	case len(g.adhoc.Argv) > 0:
 		s.Command, s.Args = g.adhoc.Argv[0], g.adhoc.Argv[1:]
 	case g.adhoc.Stdio != "":
-		argv, err := client.SplitCommand(g.adhoc.Stdio)
+		argv, err := config.SplitCommand(g.adhoc.Stdio)
 		if err != nil || len(argv) == 0 {
 			return o, usagef("", "--stdio: cannot split %q", g.adhoc.Stdio)
 		}
@@ -97,7 +97,7 @@ func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
 		s.Env[k] = v
 	}
 	for _, h := range g.adhoc.Headers {
-		k, v, err := client.ParseHeader(h)
+		k, v, err := config.ParseHeader(h)
 		if err != nil {
 			return o, err
 		}
@@ -135,20 +135,20 @@ its bytes. The file is written atomically.`,
 // editTarget is the file config add/remove edit, and whether it was a
 // trusted project file (which the edit must keep trusted: the user made
 // the change).
-func (st *state) editTarget(g *globals, project bool) (path string, src client.Source, trusted bool, err error) {
+func (st *state) editTarget(g *globals, project bool) (path string, src config.Source, trusted bool, err error) {
 	if !project {
-		return g.dirs.UserConfigFile(), client.SourceUser, false, nil
+		return g.dirs.UserConfigFile(), config.SourceUser, false, nil
 	}
-	path = client.FindProjectFile(g.cwd, g.dirs.Home)
+	path = config.FindProjectFile(g.cwd, g.dirs.Home)
 	if path == "" {
-		return filepath.Join(g.cwd, ".mcp.json"), client.SourceProject, true, nil
+		return filepath.Join(g.cwd, ".mcp.json"), config.SourceProject, true, nil
 	}
-	hash, err := client.HashFile(path)
+	hash, err := config.HashFile(path)
 	if err != nil {
 		return "", 0, false, fail.Wrap(fail.Config, err, "", "cannot read %s", path)
 	}
-	state, err := client.TrustStore{Dir: g.dirs.State}.State(path, hash)
-	return path, client.SourceProject, state == client.Trusted, err
+	state, err := config.TrustStore{Dir: g.dirs.State}.State(path, hash)
+	return path, config.SourceProject, state == config.Trusted, err
 }
 
 func (st *state) runConfigAdd(g *globals, o configAddOptions) error {
@@ -156,8 +156,8 @@ func (st *state) runConfigAdd(g *globals, o configAddOptions) error {
 	if err != nil {
 		return err
 	}
-	f, err := client.EditFile(path, src, func(data []byte) ([]byte, error) {
-		return client.SetServer(data, o.name, &o.server)
+	f, err := config.EditFile(path, src, func(data []byte) ([]byte, error) {
+		return config.SetServer(data, o.name, &o.server)
 	})
 	if err != nil {
 		return err
@@ -171,8 +171,8 @@ func (st *state) runConfigRemove(g *globals, o configRemoveOptions) error {
 		return err
 	}
 	found := false
-	f, err := client.EditFile(path, src, func(data []byte) ([]byte, error) {
-		out, ok, err := client.RemoveServer(data, o.name)
+	f, err := config.EditFile(path, src, func(data []byte) ([]byte, error) {
+		out, ok, err := config.RemoveServer(data, o.name)
 		found = ok
 		return out, err
 	})
@@ -187,10 +187,10 @@ func (st *state) runConfigRemove(g *globals, o configRemoveOptions) error {
 
 // edited re-trusts a project file the user just changed through mcpc, and
 // says what was done.
-func (st *state) edited(g *globals, f *client.File, trusted bool, what, name string) error {
-	if f.Source == client.SourceProject {
+func (st *state) edited(g *globals, f *config.File, trusted bool, what, name string) error {
+	if f.Source == config.SourceProject {
 		if trusted {
-			if _, err := (client.TrustStore{Dir: g.dirs.State}).Set(f.Path, f.Hash, st.env.Now()); err != nil {
+			if _, err := (config.TrustStore{Dir: g.dirs.State}).Set(f.Path, f.Hash, st.env.Now()); err != nil {
 				return err
 			}
 		} else {

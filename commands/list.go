@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 )
@@ -135,7 +135,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 			seen[name] = true
 		}
 	}
-	if p := cfg.Project; p != nil && cfg.ProjectTrust != client.Trusted && p.Err == nil {
+	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
 		for _, name := range p.Names {
 			rows = append(rows, serverRow{Name: name, Transport: p.Servers[name].Transport(), Source: p.Path, Trusted: false})
 		}

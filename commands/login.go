@@ -13,9 +13,11 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // defaultLoginTimeout bounds a login when --timeout is not given: someone
@@ -76,7 +78,7 @@ func oneServer(g *globals, args []string, verb string) (string, error) {
 
 // httpEntry resolves SERVER and requires an HTTP server that logs in with
 // OAuth.
-func (st *state) httpEntry(g *globals, server, verb string) (*client.Entry, error) {
+func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, error) {
 	e, err := st.resolve(g, server)
 	if err != nil {
 		return nil, err
@@ -172,7 +174,7 @@ func queryRedactor(raw string) func(string) string {
 	if err != nil || u.RawQuery == "" {
 		return nil
 	}
-	r, _ := url.Parse(client.RedactURL(raw))
+	r, _ := url.Parse(urlx.Redact(raw))
 	return strings.NewReplacer(u.RawQuery, r.RawQuery, url.QueryEscape(u.RawQuery), url.QueryEscape(r.RawQuery)).Replace
 }
 

@@ -14,8 +14,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // state carries what Main knows into the actions.
@@ -40,13 +42,13 @@ type globals struct {
 	// "timeout" from config.
 	connectTimeoutSet bool
 	configFiles       []string
-	adhoc             client.AdHoc
+	adhoc             config.AdHoc
 	serverStderr      string
 	// serverStderrSet says --server-stderr was given, so it beats a
 	// server's "serverStderr" from config.
 	serverStderrSet bool
 	cwd             string
-	dirs            client.Dirs
+	dirs            config.Dirs
 	verbose         bool
 	noCache         bool
 	probeTimeout    time.Duration
@@ -168,7 +170,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		probeTimeout:      cmd.Duration("probe-timeout"),
 		strict:            cmd.Bool("strict"),
 		serverStderrSet:   cmd.IsSet("server-stderr"),
-		adhoc: client.AdHoc{
+		adhoc: config.AdHoc{
 			Stdio:     cmd.String("stdio"),
 			Argv:      st.dashArgs,
 			Headers:   cmd.StringSlice("header"),
@@ -212,14 +214,14 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		return nil, usagef("", "timeouts cannot be negative")
 	}
 	if v := cmd.String("max-message"); v != "" {
-		n, err := client.ParseSize(v)
+		n, err := units.ParseSize(v)
 		if err != nil {
 			return nil, usagef("", "--max-message: %v", err)
 		}
 		g.maxMessage = n
 	}
-	if p := g.adhoc.Protocol; p != "" && !slices.Contains(client.Protocols, p) {
-		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(client.Protocols, ", "), p)
+	if p := g.adhoc.Protocol; p != "" && !slices.Contains(config.Protocols, p) {
+		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
 	}
 	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
 		for _, p := range filepath.SplitList(v) {
@@ -233,7 +235,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		return nil, fmt.Errorf("cannot determine the working directory: %w", err)
 	}
 	g.cwd = cwd
-	g.dirs = client.DirsFrom(st.env.Getenv)
+	g.dirs = config.DirsFrom(st.env.Getenv)
 	if g.input, err = st.readInput(cmd, cwd); err != nil {
 		return nil, err
 	}
@@ -249,8 +251,8 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 }
 
 // loadConfig reads every config source.
-func (g *globals) loadConfig() (*client.Config, error) {
-	return client.Load(client.LoadOptions{Dirs: g.dirs, Cwd: g.cwd, ConfigFiles: g.configFiles})
+func (g *globals) loadConfig() (*config.Config, error) {
+	return config.Load(config.LoadOptions{Dirs: g.dirs, Cwd: g.cwd, ConfigFiles: g.configFiles})
 }
 
 // serverStderrWriter returns where a stdio server's stderr goes: dest is

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 type taskOptions struct {
@@ -223,7 +224,7 @@ func (st *state) onTaskStatus(t *client.Task) {
 func (st *state) printDetached(g *globals, sess *client.Session, run *client.ToolRun) error {
 	server := sess.Entry.Name
 	if sess.Entry.File == nil {
-		server = client.RedactURL(sess.Entry.Server.URL)
+		server = urlx.Redact(sess.Entry.Server.URL)
 	}
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
 		oneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))

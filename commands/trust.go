@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -47,7 +47,7 @@ FILE defaults to the .mcp.json found from the working directory upwards.`
 			}
 			path := cmd.Args().First()
 			if path == "" {
-				path = client.FindProjectFile(g.cwd, g.dirs.Home)
+				path = config.FindProjectFile(g.cwd, g.dirs.Home)
 				if path == "" {
 					return &fail.Error{Code: fail.Config, Msg: "no .mcp.json found in " + g.cwd + " or above", Hint: "name the file: mcpc " + name + " FILE"}
 				}
@@ -70,15 +70,15 @@ type trustOptions struct {
 
 func (st *state) runTrust(g *globals, o trustOptions) error {
 	path, trust := o.path, o.trust
-	store := client.TrustStore{Dir: g.dirs.State}
+	store := config.TrustStore{Dir: g.dirs.State}
 	res := trustResult{File: path, Servers: []string{}}
-	var f *client.File
+	var f *config.File
 	if trust {
 		data, err := readFile(path)
 		if err != nil {
 			return err
 		}
-		f = client.ParseFile(path, client.SourceProject, data)
+		f = config.ParseFile(path, config.SourceProject, data)
 		if f.Err != nil {
 			return &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Hint: "fix the file before trusting it", Err: f.Err}
 		}

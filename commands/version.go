@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 )
 
 // Version and Commit are stamped in at link time by the release script
@@ -59,7 +59,7 @@ func commit() string {
 // printVersion answers --version: enough to reproduce a bug report.
 func printVersion(w io.Writer) error {
 	var revs []string
-	for _, p := range client.Protocols {
+	for _, p := range config.Protocols {
 		if p != "auto" {
 			revs = append(revs, p)
 		}

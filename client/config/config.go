@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"bytes"
@@ -6,17 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/units"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // Source says where a server definition came from; it decides precedence and
@@ -54,9 +54,9 @@ type Server struct {
 	URL            string            `json:"url,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	Protocol       string            `json:"protocol,omitempty"`
-	Timeout        Duration          `json:"timeout,omitempty"`
-	ProbeTimeout   Duration          `json:"probeTimeout,omitempty"`
-	MaxMessage     Size              `json:"maxMessage,omitempty"`
+	Timeout        units.Duration    `json:"timeout,omitempty"`
+	ProbeTimeout   units.Duration    `json:"probeTimeout,omitempty"`
+	MaxMessage     units.Size        `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
 	// ServerStderr is where a stdio server's stderr goes unless
@@ -96,34 +96,8 @@ func (s *Server) Transport() string {
 	return "stdio"
 }
 
-// Duration accepts either a number of seconds or a Go duration string
-// ("90s", "2m"), because both spellings appear in the configs users copy.
-type Duration time.Duration
-
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		v, err := time.ParseDuration(s)
-		if err != nil || v < 0 {
-			return fmt.Errorf("invalid duration %q (use seconds or a duration like \"90s\")", s)
-		}
-		*d = Duration(v)
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || f < 0 {
-		return fmt.Errorf("invalid timeout %s (use seconds or a duration like \"90s\")", b)
-	}
-	*d = Duration(f * float64(time.Second))
-	return nil
-}
-
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
-}
+// LiteralHeaders are the --header values, which are sent as given.
+func (s *Server) LiteralHeaders() map[string]string { return s.literalHeaders }
 
 // Protocols a config may pin. "auto" (or empty) lets mcpc pick.
 var Protocols = []string{"auto", "2026-07-28", "2025-11-25", "2025-06-18"}
@@ -239,8 +213,12 @@ func (t *trailingData) Error() string { return "unexpected data after the top-le
 type walker struct {
 	path string
 	data []byte
-	dec  *json.Decoder
+	dec  *json.Decoder // reads data[base:]
+	base int64
 }
+
+// offset is where the decoder is in data.
+func (w *walker) offset() int64 { return w.base + w.dec.InputOffset() }
 
 func (w *walker) errAt(off int64, format string, args ...any) error {
 	return configErr(w.path, w.data, off, format, args...)
@@ -257,7 +235,7 @@ func (w *walker) keyStart(end int64) int64 {
 }
 
 func (w *walker) valueStart() int64 {
-	off := w.dec.InputOffset()
+	off := w.offset()
 	for off < int64(len(w.data)) {
 		switch w.data[off] {
 		case ' ', '\t', '\r', '\n', ':', ',':
@@ -288,10 +266,10 @@ func (w *walker) expectDelim(want json.Delim, what string) error {
 func (w *walker) key() (string, int64, error) {
 	tok, err := w.dec.Token()
 	if err != nil {
-		return "", 0, w.errAt(w.dec.InputOffset(), "invalid JSON: %v", err)
+		return "", 0, w.errAt(w.offset(), "invalid JSON: %v", err)
 	}
 	k, _ := tok.(string)
-	return k, w.keyStart(w.dec.InputOffset()), nil
+	return k, w.keyStart(w.offset()), nil
 }
 
 func (w *walker) skip() error {
@@ -401,7 +379,7 @@ func (w *walker) server(name string) (*Server, error) {
 	// The keys are known good: decode the whole object through the struct's
 	// tags at once, and only when that fails each field alone, to name the
 	// one at fault (a decode per field costs as much as the rest of Load).
-	if err := json.Unmarshal(w.data[start:w.dec.InputOffset()], s); err == nil {
+	if err := json.Unmarshal(w.data[start:w.offset()], s); err == nil {
 		return s, nil
 	}
 	one := &Server{}
@@ -432,7 +410,7 @@ func (w *walker) auth(where string) (*Auth, error) {
 		}
 	}
 	w.dec.Token()
-	end := w.dec.InputOffset()
+	end := w.offset()
 	var a Auth
 	if err := json.Unmarshal(w.data[start:end], &a); err != nil {
 		return nil, w.errAt(start, "%s: %s", where, typeErrText(err))
@@ -662,16 +640,16 @@ func CheckURL(raw string) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("invalid URL %q: %v", RedactURL(raw), err)
+		return fmt.Errorf("invalid URL %q: %v", urlx.Redact(raw), err)
 	}
 	if u.User != nil {
-		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", redactURL(u))
+		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", urlx.Redact(raw))
 	}
-	raw = redactURL(u)
+	raw = urlx.Redact(raw)
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !isLoopback(u.Hostname()) {
+		if !urlx.IsLoopback(u.Hostname()) {
 			return fmt.Errorf("URL %q uses plain http on a non-loopback host; use https", raw)
 		}
 	default:
@@ -683,50 +661,9 @@ func CheckURL(raw string) error {
 	return nil
 }
 
-func redactURL(u *url.URL) string {
-	c := *u
-	if c.User != nil {
-		c.User = url.User("REDACTED")
-	}
-	if c.RawQuery != "" {
-		// Any query value may be a secret (api_key=…, token=…): keep the
-		// names, which say what the URL is, and hide every value.
-		q := c.Query()
-		for k, vs := range q {
-			for i := range vs {
-				vs[i] = "REDACTED"
-			}
-			q[k] = vs
-		}
-		c.RawQuery = q.Encode()
-	}
-	return c.String()
-}
-
-// RedactURL is raw as it may be printed: credentials and query values
-// replaced by REDACTED. Every URL that reaches the user goes through it.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?#"); i >= 0 {
-			return raw[:i] + "?REDACTED"
-		}
-		return raw
-	}
-	return redactURL(u)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // readConfigFile reads and parses path; a missing file yields (nil, nil).
 func readConfigFile(path string, src Source) (*File, error) {
-	data, err := ReadSmallFile(path, MaxConfigFile)
+	data, err := fsx.ReadFile(path, MaxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // member is one "key": value pair of a JSON object, as byte offsets.
 type member struct {
-	key              string
-	keyStart, valEnd int64
+	key                        string
+	keyStart, valStart, valEnd int64
 }
 
 // object is a JSON object's members and the offsets of its braces.
@@ -23,32 +24,29 @@ type object struct {
 	members     []member
 }
 
-// scanObject reads the object starting at data[at] (a '{').
+// scanObject reads the object starting at data[at] (a '{'), locating its
+// members with the walker that locates ParseFile's errors.
 func scanObject(data []byte, at int64) (*object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data[at:]))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	w := &walker{data: data, dec: json.NewDecoder(bytes.NewReader(data[at:])), base: at}
+	if t, err := w.dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
 	}
 	o := &object{open: at}
-	for dec.More() {
-		start := at + dec.InputOffset()
-		for start < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[start]) >= 0 {
-			start++
-		}
-		t, err := dec.Token()
+	for w.dec.More() {
+		key, start, err := w.key()
 		if err != nil {
 			return nil, err
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		val := w.valueStart()
+		if err := w.skip(); err != nil {
 			return nil, err
 		}
-		o.members = append(o.members, member{key: t.(string), keyStart: start, valEnd: at + dec.InputOffset()})
+		o.members = append(o.members, member{key: key, keyStart: start, valStart: val, valEnd: w.offset()})
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := w.dec.Token(); err != nil {
 		return nil, err
 	}
-	o.close = at + dec.InputOffset() - 1
+	o.close = w.offset() - 1
 	return o, nil
 }
 
@@ -59,26 +57,6 @@ func (o *object) find(key string) int {
 		}
 	}
 	return -1
-}
-
-// valueStart is the offset of member i's value.
-func valueStart(data []byte, m member) int64 {
-	i := m.keyStart + 1
-	for data[i] != '"' {
-		if data[i] == '\\' {
-			i++
-		}
-		i++
-	}
-	i++
-	for data[i] != ':' {
-		i++
-	}
-	i++
-	for strings.IndexByte(" \t\r\n", data[i]) >= 0 {
-		i++
-	}
-	return i
 }
 
 // indentOf is the run of blanks that starts the line holding offset.
@@ -151,15 +129,13 @@ func SetServer(data []byte, name string, s *Server) ([]byte, error) {
 			return []byte("{\n" + indent + unit + quote(name) + ": " + string(entry(indent+unit, unit)) + "\n" + indent + "}")
 		}), nil
 	}
-	vs := valueStart(data, top.members[i])
-	servers, err := scanObject(data, vs)
+	servers, err := scanObject(data, top.members[i].valStart)
 	if err != nil {
 		return nil, errors.New(`"mcpServers" is not an object`)
 	}
 	if j := servers.find(name); j >= 0 {
 		m := servers.members[j]
-		v := valueStart(data, m)
-		out := append([]byte{}, data[:v]...)
+		out := append([]byte{}, data[:m.valStart]...)
 		ind := indentOf(data, m.keyStart)
 		unit := strings.TrimPrefix(ind, indentOf(data, servers.open))
 		if unit == "" {
@@ -181,7 +157,7 @@ func RemoveServer(data []byte, name string) ([]byte, bool, error) {
 	if i < 0 {
 		return data, false, nil
 	}
-	servers, err := scanObject(data, valueStart(data, top.members[i]))
+	servers, err := scanObject(data, top.members[i].valStart)
 	if err != nil {
 		return nil, false, errors.New(`"mcpServers" is not an object`)
 	}
@@ -212,7 +188,7 @@ func quote(s string) string {
 // writes the result atomically, after checking it is still a valid config
 // file. A new file is private to the user.
 func EditFile(path string, src Source, edit func([]byte) ([]byte, error)) (*File, error) {
-	data, err := ReadSmallFile(path, MaxConfigFile)
+	data, err := fsx.ReadFile(path, MaxConfigFile)
 	perm := os.FileMode(0o600)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"fmt"
@@ -194,15 +194,15 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 	hint := "add it to " + c.UserFile + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"
 	if len(names) > 0 {
 		hint = "configured servers: " + strings.Join(names, ", ")
-		if s := closest(name, names); s != "" {
+		if s := Closest(name, names); s != "" {
 			hint = fmt.Sprintf("did you mean %q? ", s) + hint
 		}
 	}
 	return nil, fail.New(fail.Config, hint, "unknown server %q", name)
 }
 
-// closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, cands []string) string {
+// Closest returns the candidate within edit distance 2 of s, if any.
+func Closest(s string, cands []string) string {
 	best, bestD := "", 3
 	for _, c := range cands {
 		if d := editDistance(s, c); d < bestD {

@@ -1,9 +1,10 @@
-package client
+package config
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -53,7 +54,7 @@ func FuzzSplitCommand(f *testing.F) {
 		}
 		var quoted []string
 		for _, w := range words {
-			quoted = append(quoted, shellQuote(w))
+			quoted = append(quoted, format.ShellQuote(w))
 		}
 		again, err := SplitCommand(strings.Join(quoted, " "))
 		if err != nil || strings.Join(again, "\x00") != strings.Join(words, "\x00") {

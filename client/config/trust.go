@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // TrustState is what the trust store says about one project file.
@@ -51,7 +52,7 @@ func (t TrustStore) path() string { return filepath.Join(t.Dir, "trust.json") }
 
 func (t TrustStore) load() (*trustFile, error) {
 	tf := &trustFile{Version: 1, Files: map[string]trustRecord{}}
-	data, err := ReadSmallFile(t.path(), MaxConfigFile)
+	data, err := fsx.ReadFile(t.path(), MaxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return tf, nil
 	}
@@ -142,7 +143,7 @@ func hashBytes(b []byte) string {
 
 // HashFile returns the SHA-256 of the file's current content.
 func HashFile(path string) (string, error) {
-	data, err := ReadSmallFile(path, MaxConfigFile)
+	data, err := fsx.ReadFile(path, MaxConfigFile)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package client
+package config
 
 import "testing"
 
@@ -18,6 +18,11 @@ func TestSetServer(t *testing.T) {
 			"replaced in place",
 			"{\"mcpServers\": {\n  \"web\": {\"url\": \"https://old.example.com/mcp\"},\n  \"b\": {\"command\": \"y\"}\n}}",
 			"{\"mcpServers\": {\n  \"web\": {\n    \"url\": \"https://mcp.example.com/mcp\"\n  },\n  \"b\": {\"command\": \"y\"}\n}}",
+		},
+		{
+			"keys with escapes, blanks around the colons",
+			`{"mcpServers" :{"a\"\\": {"command": "x"} ,"web"  :  {"url": "https://old.example.com/mcp"}}}`,
+			`{"mcpServers" :{"a\"\\": {"command": "x"} ,"web"  :  {"url":"https://mcp.example.com/mcp"}}}`,
 		},
 	} {
 		got, err := SetServer([]byte(tc.in), "web", web)

@@ -1,14 +1,11 @@
-package client
+package config
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // benchConfig writes a user config and a trusted project file with n
@@ -77,46 +74,6 @@ func BenchmarkExpand(b *testing.B) {
 	for b.Loop() {
 		if _, err := Expand("Bearer ${TOKEN} team=${TEAM:-core}", getenv); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// benchTool has the kind of inputSchema real servers send: several typed
-// properties, required ones, bounds and a nested object.
-func benchTool(b *testing.B) *mcp.Tool {
-	b.Helper()
-	var schema map[string]any
-	err := json.Unmarshal([]byte(`{"type":"object","required":["q","limit"],"properties":{
-		"q":{"type":"string","minLength":1},
-		"limit":{"type":"integer","minimum":1,"maximum":100},
-		"state":{"type":"string","enum":["open","closed","all"]},
-		"labels":{"type":"array","items":{"type":"string"}},
-		"draft":{"type":"boolean"},
-		"sort":{"type":"object","properties":{"by":{"type":"string"},"desc":{"type":"boolean"}}}}}`), &schema)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &mcp.Tool{Name: "search", InputSchema: schema}
-}
-
-// BenchmarkValidateArgs checks arguments against the tool's inputSchema, as
-// every mcpc call does before sending.
-func BenchmarkValidateArgs(b *testing.B) {
-	tool := benchTool(b)
-	args := map[string]any{"q": "bug", "limit": json.Number("20"), "state": "open",
-		"labels": []any{"a", "b"}, "sort": map[string]any{"by": "updated", "desc": true}}
-	for b.Loop() {
-		if skipped, err := ValidateArgs(tool, args); err != nil || skipped != "" {
-			b.Fatal(skipped, err)
-		}
-	}
-}
-
-func BenchmarkPropertyTypes(b *testing.B) {
-	tool := benchTool(b)
-	for b.Loop() {
-		if len(PropertyTypes(tool)) != 6 {
-			b.Fatal("wrong property count")
 		}
 	}
 }
