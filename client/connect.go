@@ -443,7 +443,7 @@ func oneLineJSON(raw string) string {
 // died, its stderr has been shown: the new attempt's is held until the
 // outcome is known and dropped if the server dies again (its last words are
 // in the error), so one death is shown once.
-func reprobe(ctx context.Context, e *Entry, o ConnectOptions, pin, key string, err error) (*Session, error) {
+func reprobe(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, err error) (*Session, error) {
 	if o.ServerStderr == nil || e.Server.URL != "" || fail.CodeOf(err) != fail.ServerExited {
 		return connectOnce(ctx, e, o, pin, key, nil)
 	}
