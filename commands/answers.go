@@ -114,7 +114,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 			return a.elicit(ctx, server, p)
 		},
 		Log:         a.log,
-		Note:        func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(msg)) },
+		Note:        func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(msg)) },
 		LogLevel:    g.input.logLevel,
 		Interactive: a.term != nil && !g.input.yes,
 	}
@@ -146,7 +146,7 @@ func (a *answerer) log(level, logger string, data any) {
 	if logger != "" {
 		who += " (" + logger + ")"
 	}
-	fmt.Fprintf(a.stderr, "mcpc: %s: %s\n", oneLine(who), oneLine(text))
+	fmt.Fprintf(a.stderr, "mcpc: %s: %s\n", format.OneLine(who), format.OneLine(text))
 }
 
 func (a *answerer) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -253,8 +253,8 @@ func (a *answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) 
 		}})
 		fmt.Fprintf(a.stderr, "%s\n", b)
 	} else {
-		fmt.Fprintf(a.stderr, "mcpc: %s asks you to open a URL: %s\n", server, oneLine(msg))
-		fmt.Fprintf(a.stderr, "mcpc:   %s\n", oneLine(u))
+		fmt.Fprintf(a.stderr, "mcpc: %s asks you to open a URL: %s\n", server, format.OneLine(msg))
+		fmt.Fprintf(a.stderr, "mcpc:   %s\n", format.OneLine(u))
 	}
 	switch {
 	case a.opts.yes:
@@ -275,7 +275,7 @@ func (a *answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) 
 
 // describe prints what the server asks, one line per field.
 func (a *answerer) describe(server, message string, fields []*field) {
-	fmt.Fprintf(a.stderr, "mcpc: %s asks: %s\n", server, oneLine(format.StripControl(message)))
+	fmt.Fprintf(a.stderr, "mcpc: %s asks: %s\n", server, format.OneLine(format.StripControl(message)))
 	for _, f := range fields {
 		fmt.Fprintf(a.stderr, "mcpc:   %s\n", f.line())
 	}
@@ -489,7 +489,7 @@ func (f *field) line() string {
 	if len(about) > 0 {
 		s += ": " + strings.Join(about, " — ")
 	}
-	return oneLine(format.StripControl(s))
+	return format.OneLine(format.StripControl(s))
 }
 
 // answerFlag is the --answer flag that would answer the field.

@@ -148,7 +148,7 @@ func (p *progress) draw() {
 func (p *progress) text() string {
 	var parts []string
 	if n := p.last; n != nil {
-		if m := strings.Join(strings.Fields(format.StripControl(n.Message)), " "); m != "" {
+		if m := format.OneLine(n.Message); m != "" {
 			parts = append(parts, m)
 		}
 		switch {

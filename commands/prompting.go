@@ -91,7 +91,7 @@ func (p *prompter) confirm(ctx context.Context, question string, def bool) (bool
 // schema before taking it, and asks before sending.
 func (p *prompter) form(ctx context.Context, server, message string, fields []*field, content map[string]any, missing []*field) (*mcp.ElicitResult, error) {
 	decline := &mcp.ElicitResult{Action: "decline"}
-	fmt.Fprintf(p.out, "mcpc: %s asks: %s\n", server, oneLine(format.StripControl(message)))
+	fmt.Fprintf(p.out, "mcpc: %s asks: %s\n", server, format.OneLine(format.StripControl(message)))
 	fmt.Fprintln(p.out, "mcpc: (Enter takes the [default]; Ctrl-D declines; Ctrl-C cancels)")
 	for _, f := range missing {
 		fmt.Fprintln(p.out, f.line())
@@ -102,7 +102,7 @@ func (p *prompter) form(ctx context.Context, server, message string, fields []*f
 				if c.title != "" {
 					s = strconv.Itoa(i+1) + ") " + c.title + " (" + c.value + ")"
 				}
-				cs = append(cs, oneLine(s))
+				cs = append(cs, format.OneLine(s))
 			}
 			fmt.Fprintf(p.out, "  %s\n", strings.Join(cs, "  "))
 		}
@@ -154,7 +154,7 @@ func (f *field) promptHint() string {
 		parts = append(parts, "y/n")
 	}
 	if f.def != nil {
-		parts = append(parts, "["+oneLine(display(f.def))+"]")
+		parts = append(parts, "["+format.OneLine(display(f.def))+"]")
 	}
 	if len(parts) == 0 {
 		return ""

@@ -164,7 +164,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session
 		for _, r := range sess.TaskRecords() {
 			t, err := sess.GetTask(ctx, r.TaskID)
 			if err != nil {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(err.Error()))
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(err.Error()))
 				continue
 			}
 			items = append(items, string(t.Raw))
@@ -174,7 +174,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session
 			sess.UseSession(sid)
 			raw, err := sess.ListTasks(ctx)
 			if err != nil {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(err.Error()))
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(err.Error()))
 				continue
 			}
 			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
@@ -196,7 +196,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session
 func taskLine(t *client.Task) string {
 	line := t.ID + "  " + t.Status
 	if t.StatusMessage != "" {
-		line += "  " + oneLine(t.StatusMessage)
+		line += "  " + format.OneLine(t.StatusMessage)
 	}
 	return format.StripControl(line)
 }
@@ -226,7 +226,7 @@ func (st *state) printDetached(g *globals, sess *client.Session, run *client.Too
 		server = client.RedactURL(sess.Entry.Server.URL)
 	}
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
-		oneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
+		format.OneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}
