@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // target splits positional arguments into the SERVER argument and the rest.
@@ -47,7 +48,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 
 // openEntry connects to a server resolve has found, as open does.
 func (st *state) openEntry(ctx context.Context, g *globals, entry *client.Entry) (*client.Session, func(), error) {
-	var sw *stderrWriter
+	var sw *termui.StderrWriter
 	var err error
 	if entry.Server.URL == "" {
 		dest, dir, fromConfig := g.serverStderr, g.cwd, false
@@ -62,7 +63,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *client.Entry)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
+	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
 	sess, err := client.Connect(ctx, entry, opts)

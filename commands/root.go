@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // state carries what Main knows into the actions.
@@ -256,10 +257,10 @@ func (g *globals) loadConfig() (*client.Config, error) {
 // serverStderrWriter returns where a stdio server's stderr goes: dest is
 // show, hide or a file, relative to dir. fromConfig says dest is a
 // server's "serverStderr" rather than the flag.
-func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *stderrWriter, err error) {
+func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *termui.StderrWriter, err error) {
 	switch dest {
 	case "show":
-		return &stderrWriter{out: st.env.Stderr, strip: true}, nil
+		return termui.NewStderrWriter(st.env.Stderr, nil, true), nil
 	case "hide":
 		return nil, nil
 	case "":
@@ -276,5 +277,5 @@ func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *stder
 		}
 		return nil, usagef("", "cannot open --server-stderr file: %v", err)
 	}
-	return &stderrWriter{out: f, closer: f}, nil
+	return termui.NewStderrWriter(f, f, false), nil
 }
