@@ -108,8 +108,8 @@ func (st *state) clientInput(g *globals) *client.Input {
 			// The live progress line (a long task's status) stays away
 			// from the question.
 			if pr := st.progress.Load(); pr != nil {
-				pr.pause()
-				defer pr.resume()
+				pr.Pause()
+				defer pr.Resume()
 			}
 			return a.elicit(ctx, server, p)
 		},

@@ -207,13 +207,8 @@ func (st *state) onTaskStatus(t *client.Task) {
 	if msg == "" {
 		msg = t.Status
 	}
-	if p := st.progress.Load(); p != nil {
-		p.mu.Lock()
-		same := p.last != nil && p.last.Message == msg
-		p.mu.Unlock()
-		if same {
-			return
-		}
+	if p := st.progress.Load(); p != nil && p.Shows(msg) {
+		return
 	}
 	st.onProgress(&mcp.ProgressNotificationParams{Message: msg})
 }
