@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpc-dev/mcpc/format"
 )
@@ -127,9 +126,7 @@ func (p *Progress) draw() {
 		return
 	}
 	line := spinner[p.tick%len(spinner)] + " " + p.text()
-	if utf8.RuneCountInString(line) > p.width-1 {
-		line = string([]rune(line)[:p.width-2]) + "…"
-	}
+	line = format.Clip(line, p.width-1) // the last column would wrap on some terminals
 	if p.color {
 		line = "\x1b[36m" + line[:1] + "\x1b[0m" + line[1:]
 	}
