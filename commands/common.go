@@ -18,6 +18,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // target splits positional arguments into the SERVER argument and the rest.
@@ -48,7 +49,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 
 // openEntry connects to a server resolve has found, as open does.
 func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (*client.Session, func(), error) {
-	var sw *stderrWriter
+	var sw *termui.StderrWriter
 	var err error
 	if entry.Server.URL == "" {
 		dest, dir, fromConfig := g.serverStderr, g.cwd, false
@@ -63,7 +64,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sw != nil { // a nil *stderrWriter must not become a non-nil io.Writer
+	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
 	sess, err := client.Connect(ctx, entry, opts)

@@ -69,7 +69,7 @@ func completeCommand(st *state) *cli.Command {
 				if utf8.RuneCountInString(desc) > 60 {
 					desc = string([]rune(desc)[:57]) + "..."
 				}
-				v := strings.Join(strings.Fields(format.StripControl(c.Value)), " ")
+				v := format.OneLine(c.Value)
 				if desc == "" {
 					fmt.Fprintln(st.env.Stdout, v)
 				} else {

@@ -92,7 +92,7 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 	if e.Code == fail.ToolError {
 		return code
 	}
-	msg, hint := oneLine(e.Msg), oneLine(e.Hint)
+	msg, hint := format.OneLine(e.Msg), format.OneLine(e.Hint)
 	fmt.Fprintf(stderr, "mcpc: error: %s\n", msg)
 	if hint != "" {
 		fmt.Fprintf(stderr, "mcpc: hint: %s\n", hint)
@@ -103,16 +103,10 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 	return code
 }
 
-// oneLine strips escape sequences (messages quote server-provided text)
-// and folds the message onto one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(format.StripControl(s)), " ")
-}
-
 // errorObject is the JSON form of a failure: the object --json prints on
 // stderr, and --batch prints in place of a failed call's result.
 func errorObject(e *fail.Error) []byte {
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"code": e.Code, "message": oneLine(e.Msg), "hint": oneLine(e.Hint), "exit": e.Code.Exit()}})
+		"code": e.Code, "message": format.OneLine(e.Msg), "hint": format.OneLine(e.Hint), "exit": e.Code.Exit()}})
 	return b
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -258,10 +259,10 @@ func (g *globals) loadConfig() (*config.Config, error) {
 // serverStderrWriter returns where a stdio server's stderr goes: dest is
 // show, hide or a file, relative to dir. fromConfig says dest is a
 // server's "serverStderr" rather than the flag.
-func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *stderrWriter, err error) {
+func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *termui.StderrWriter, err error) {
 	switch dest {
 	case "show":
-		return &stderrWriter{out: st.env.Stderr, strip: true}, nil
+		return termui.NewStderrWriter(st.env.Stderr, nil, true), nil
 	case "hide":
 		return nil, nil
 	case "":
@@ -278,5 +279,5 @@ func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *stder
 		}
 		return nil, usagef("", "cannot open --server-stderr file: %v", err)
 	}
-	return &stderrWriter{out: f, closer: f}, nil
+	return termui.NewStderrWriter(f, f, false), nil
 }

@@ -165,7 +165,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session
 		for _, r := range sess.TaskRecords() {
 			t, err := sess.GetTask(ctx, r.TaskID)
 			if err != nil {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(err.Error()))
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(err.Error()))
 				continue
 			}
 			items = append(items, string(t.Raw))
@@ -175,7 +175,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session
 			sess.UseSession(sid)
 			raw, err := sess.ListTasks(ctx)
 			if err != nil {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", oneLine(err.Error()))
+				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(err.Error()))
 				continue
 			}
 			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
@@ -197,7 +197,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session
 func taskLine(t *client.Task) string {
 	line := t.ID + "  " + t.Status
 	if t.StatusMessage != "" {
-		line += "  " + oneLine(t.StatusMessage)
+		line += "  " + format.OneLine(t.StatusMessage)
 	}
 	return format.StripControl(line)
 }
@@ -208,13 +208,8 @@ func (st *state) onTaskStatus(t *client.Task) {
 	if msg == "" {
 		msg = t.Status
 	}
-	if p := st.progress.Load(); p != nil {
-		p.mu.Lock()
-		same := p.last != nil && p.last.Message == msg
-		p.mu.Unlock()
-		if same {
-			return
-		}
+	if p := st.progress.Load(); p != nil && p.Shows(msg) {
+		return
 	}
 	st.onProgress(&mcp.ProgressNotificationParams{Message: msg})
 }
@@ -227,7 +222,7 @@ func (st *state) printDetached(g *globals, sess *client.Session, run *client.Too
 		server = urlx.Redact(sess.Entry.Server.URL)
 	}
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
-		oneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
+		format.OneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}

@@ -60,7 +60,7 @@ func describeTool(b *strings.Builder, t *node, opts Options) bool {
 			args = append(args, p.example())
 		}
 	}
-	b.WriteString("\nExample:\n  " + cell(opts.Example.line("call", name, args)) + "\n")
+	b.WriteString("\nExample:\n  " + OneLine(opts.Example.line("call", name, args)) + "\n")
 	return true
 }
 
@@ -74,7 +74,7 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 	var rows [][]string
 	var args []string
 	for _, a := range list {
-		n := cell(str(a, "name"))
+		n := OneLine(str(a, "name"))
 		rows = append(rows, []string{n, yesNo(a.isTrue("required")), dash(summary(str(a, "description")))})
 		if a.isTrue("required") {
 			args = append(args, ShellQuote(n+"="+strings.ToUpper(n)))
@@ -85,7 +85,7 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 	} else {
 		b.WriteString("\n" + table([]string{"ARGUMENT", "REQUIRED", "DESCRIPTION"}, rows, opts.Width))
 	}
-	b.WriteString("\nExample:\n  " + cell(opts.Example.line("prompt", name, args)) + "\n")
+	b.WriteString("\nExample:\n  " + OneLine(opts.Example.line("prompt", name, args)) + "\n")
 	return true
 }
 
@@ -98,9 +98,9 @@ func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 		return false
 	}
 	heading(b, str(t, "name"), str(t, "title"), str(t, "description"))
-	b.WriteString("\nURI template: " + cell(tmpl) + "\n")
+	b.WriteString("\nURI template: " + OneLine(tmpl) + "\n")
 	if mt := str(t, "mimeType"); mt != "" {
-		b.WriteString("MIME type: " + cell(mt) + "\n")
+		b.WriteString("MIME type: " + OneLine(mt) + "\n")
 	}
 	// {id} becomes ID: the spot to fill in is plain to see. Query
 	// expansions ({?q}) are optional and left out.
@@ -110,14 +110,14 @@ func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 		}
 		return strings.ToUpper(strings.TrimLeft(v[1:len(v)-1], "+#./;"))
 	})
-	b.WriteString("\nExample:\n  " + cell(opts.Example.line("read", uri, nil)) + "\n")
+	b.WriteString("\nExample:\n  " + OneLine(opts.Example.line("read", uri, nil)) + "\n")
 	return true
 }
 
 // heading writes "name: title" and the whole description.
 func heading(b *strings.Builder, name, title, desc string) {
-	h := cell(name)
-	if title = cell(title); title != "" && title != h {
+	h := OneLine(name)
+	if title = OneLine(title); title != "" && title != h {
 		h += ": " + title
 	}
 	b.WriteString(h + "\n")
@@ -201,18 +201,18 @@ func schemaParams(schema *node) []param {
 		kn := &node{kind: nodeString, raw: k}
 		p := props.kids[i]
 		pr := param{
-			name:     cell(kn.str()),
+			name:     OneLine(kn.str()),
 			typ:      schemaType(p),
 			required: required[kn.str()],
 			desc:     summary(str(p, "description")),
 		}
 		if d := p.get("default"); d != nil {
-			pr.def = cell(plain(d))
+			pr.def = OneLine(plain(d))
 		}
 		if e, ok := p.getArray("enum"); ok {
 			var vals []string
 			for _, v := range e {
-				vals = append(vals, cell(plain(v)))
+				vals = append(vals, OneLine(plain(v)))
 			}
 			pr.enum = strings.Join(vals, "|")
 			if len(vals) > 0 {

@@ -2,7 +2,6 @@ package format
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // tableGap is the blank space between two columns.
@@ -22,7 +21,7 @@ func table(header []string, rows [][]string, width int) string {
 	all := append([][]string{header}, rows...)
 	for _, r := range all {
 		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			widths[i] = max(widths[i], Width(c))
 		}
 	}
 	if width > 0 {
@@ -32,10 +31,10 @@ func table(header []string, rows [][]string, width int) string {
 	for _, r := range all {
 		var line strings.Builder
 		for i, c := range r {
-			c = clip(c, widths[i])
+			c = Clip(c, widths[i])
 			line.WriteString(c)
 			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+tableGap))
+				line.WriteString(strings.Repeat(" ", widths[i]-Width(c)+tableGap))
 			}
 		}
 		b.WriteString(strings.TrimRight(line.String(), " "))
@@ -44,7 +43,7 @@ func table(header []string, rows [][]string, width int) string {
 	return b.String()
 }
 
-// fit narrows the widest column, one rune at a time, until the row fits
+// fit narrows the widest column, one column at a time, until the row fits
 // width or every column is at minColumn.
 func fit(widths []int, width int) {
 	total := func() int {
@@ -66,16 +65,4 @@ func fit(widths []int, width int) {
 		}
 		widths[widest]--
 	}
-}
-
-// clip cuts s to at most n runes, ending in "…" when it cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 1 {
-		return "…"
-	}
-	runes := []rune(s)
-	return strings.TrimRight(string(runes[:n-1]), " ") + "…"
 }

@@ -86,3 +86,49 @@ func TestDescribePromptAndTemplate(t *testing.T) {
 		t.Errorf("template: got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Columns line up by display width, not rune count: a CJK character takes
+// two columns, an emoji sequence two, a combining accent none.
+func TestTableWideCharacters(t *testing.T) {
+	header := []string{"NAME", "DESCRIPTION"}
+	rows := [][]string{
+		{"日本語", "three wide"},
+		{"e\u0301te\u0301", "combining accents"},
+		{"👩‍💻", "one emoji"},
+	}
+	got := table(header, rows, 0)
+	want := "NAME    DESCRIPTION\n" +
+		"日本語  three wide\n" +
+		"e\u0301te\u0301     combining accents\n" +
+		"👩‍💻      one emoji\n"
+	if got != want {
+		t.Errorf("piped:\n%s\nwant\n%s", got, want)
+	}
+	// Cut to a terminal: no line is wider than it, and a wide character
+	// is never split.
+	got = table([]string{"A", "B"}, [][]string{{"日本語の説明がとても長い", "x"}}, 12)
+	if want := "A          B\n日本語の…  x\n"; got != want {
+		t.Errorf("width 12: %q, want %q", got, want)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello world", 8, "hello w…"},
+		{"hello world", 7, "hello…"}, // no blank before the ellipsis
+		{"日本語", 6, "日本語"},
+		{"日本語", 5, "日本…"},
+		{"日本語", 4, "日…"}, // a wide character is not split: one column stays empty
+		{"👩‍💻👩‍💻", 3, "👩‍💻…"},
+		{"abc", 1, "…"},
+	} {
+		if got := Clip(c.in, c.n); got != c.want || Width(got) > c.n {
+			t.Errorf("Clip(%q, %d) = %q (width %d), want %q", c.in, c.n, got, Width(got), c.want)
+		}
+	}
+}

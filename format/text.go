@@ -264,7 +264,7 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 	for _, item := range items {
 		cells := row(item)
 		for i, c := range cells {
-			cells[i] = cell(c)
+			cells[i] = OneLine(c)
 		}
 		rows = append(rows, cells)
 	}
@@ -274,7 +274,7 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 
 // cell makes s a single table cell: controls stripped, all whitespace runs
 // (including newlines and tabs, which would break the layout) made one space.
-func cell(s string) string {
+func OneLine(s string) string {
 	return strings.Join(strings.Fields(StripControl(s)), " ")
 }
 
@@ -282,7 +282,7 @@ func cell(s string) string {
 // cuts it further to fit a terminal, and never when piped.
 func summary(s string) string {
 	for _, line := range strings.Split(StripControl(s), "\n") {
-		if line = cell(line); line != "" {
+		if line = OneLine(line); line != "" {
 			return line
 		}
 	}

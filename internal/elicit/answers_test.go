@@ -1,8 +1,9 @@
-package commands
+package elicit
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,6 +49,21 @@ func TestFormFieldsOrder(t *testing.T) {
 	}
 }
 
+// word stands in for the key=value word reader the commands give: enough
+// of it to type an integer.
+func word(s string, types []string) any {
+	if len(types) == 1 && types[0] == "integer" {
+		return json.Number(s)
+	}
+	return s
+}
+
+// given answers with fixed values, numbers as exact json.Numbers, as the
+// commands' key=value words come.
+func given(values map[string]any) func(map[string][]string) map[string]any {
+	return func(map[string][]string) map[string]any { return values }
+}
+
 func TestFieldParse(t *testing.T) {
 	fields, _ := formFields(testSchema)
 	byName := map[string]*field{}
@@ -72,7 +88,7 @@ func TestFieldParse(t *testing.T) {
 		{"pick", "c", nil, false, `"c" is not one of the choices`},
 		{"multi", "2, x", []any{"y", "x"}, false, ""},
 	} {
-		v, skip, err := byName[c.field].parse(c.in)
+		v, skip, err := byName[c.field].parse(c.in, word)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s %q: err = %v, want %q", c.field, c.in, err, c.err)
@@ -103,22 +119,20 @@ func TestDeclineHint(t *testing.T) {
 // The order of answers: flags, then --yes, then (no terminal) decline.
 func TestAnswererForm(t *testing.T) {
 	params := &mcp.ElicitParams{Message: "hi", RequestedSchema: testSchema}
-	pairs, _ := parsePairs([]string{"name=Ann", "ok=true", "n=5"})
 	var stderr bytes.Buffer
-	a := &answerer{opts: &inputOptions{pairs: pairs}, stderr: &stderr}
-	res, err := a.elicit(context.Background(), "server", params)
+	a := NewAnswerer(&Answers{Given: given(map[string]any{"name": "Ann", "ok": true, "n": json.Number("5")})}, nil, &stderr, false)
+	res, err := a.Elicit(context.Background(), "server", params)
 	if err != nil || res.Action != "accept" || !reflect.DeepEqual(res.Content, map[string]any{"name": "Ann", "ok": true, "n": 5.0}) {
 		t.Fatalf("answers: %+v, %v", res, err)
 	}
 
-	pairs, _ = parsePairs([]string{"ok=false"})
-	a = &answerer{opts: &inputOptions{pairs: pairs, yes: true}, stderr: &stderr}
-	if _, err := a.elicit(context.Background(), "server", params); fail.CodeOf(err) != fail.Usage || !strings.Contains(err.Error(), `field "name", which has no default`) {
+	a = NewAnswerer(&Answers{Given: given(map[string]any{"ok": false}), Yes: true}, nil, &stderr, false)
+	if _, err := a.Elicit(context.Background(), "server", params); fail.CodeOf(err) != fail.Usage || !strings.Contains(err.Error(), `field "name", which has no default`) {
 		t.Fatalf("--yes without name: %v", err)
 	}
 
-	a = &answerer{opts: &inputOptions{}, stderr: &stderr}
-	res, err = a.elicit(context.Background(), "server", params)
+	a = NewAnswerer(&Answers{}, nil, &stderr, false)
+	res, err = a.Elicit(context.Background(), "server", params)
 	if err != nil || res.Action != "decline" || !strings.Contains(stderr.String(), "mcpc: server asks: hi\n") {
 		t.Fatalf("decline: %+v, %v, %q", res, err, stderr.String())
 	}

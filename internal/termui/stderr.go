@@ -1,4 +1,4 @@
-package commands
+package termui
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 )
 
-// stderrWriter forwards a server's stderr line by line. On our own stderr
+// StderrWriter forwards a server's stderr line by line. On our own stderr
 // (a terminal, usually) escape sequences are stripped: server output must
 // not be able to rewrite the user's screen.
-type stderrWriter struct {
+type StderrWriter struct {
 	mu     sync.Mutex
 	out    io.Writer
 	closer io.Closer
@@ -19,7 +19,13 @@ type stderrWriter struct {
 	buf    []byte
 }
 
-func (w *stderrWriter) Write(p []byte) (int, error) {
+// NewStderrWriter forwards to out, stripping escape sequences when strip
+// is set (out is a terminal); closer, if not nil, is closed with it.
+func NewStderrWriter(out io.Writer, closer io.Closer, strip bool) *StderrWriter {
+	return &StderrWriter{out: out, closer: closer, strip: strip}
+}
+
+func (w *StderrWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.strip {
@@ -42,7 +48,7 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 }
 
 // Close flushes a partial last line and closes a file target.
-func (w *stderrWriter) Close() {
+func (w *StderrWriter) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 {

@@ -1,4 +1,4 @@
-package commands
+package elicit
 
 import (
 	"bufio"
@@ -16,12 +16,13 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 )
 
-// prompter asks a person at the terminal, field by field. Lines are read
+// Prompter asks a person at the terminal, field by field. Lines are read
 // in cooked mode, so the terminal does the editing and Ctrl-C reaches mcpc
 // as SIGINT, which cancels the invocation (exit 130); Ctrl-D declines.
-type prompter struct {
+type Prompter struct {
 	in    io.Reader
 	out   io.Writer
+	word  func(s string, types []string) any
 	once  sync.Once
 	lines chan line
 }
@@ -31,14 +32,17 @@ type line struct {
 	err  error
 }
 
-func newPrompter(in io.Reader, out io.Writer) *prompter {
-	return &prompter{in: in, out: out, lines: make(chan line)}
+// NewPrompter asks on out and reads the answers from in; word reads a
+// typed answer of the given JSON Schema types as a key=value word would be
+// read, so the two agree.
+func NewPrompter(in io.Reader, out io.Writer, word func(s string, types []string) any) *Prompter {
+	return &Prompter{in: in, out: out, word: word, lines: make(chan line)}
 }
 
 // readLine returns the next line typed, io.EOF on Ctrl-D, or the context's
 // error. The read itself cannot be interrupted, so it runs on its own
 // goroutine for the life of the process.
-func (p *prompter) readLine(ctx context.Context) (string, error) {
+func (p *Prompter) readLine(ctx context.Context) (string, error) {
 	p.once.Do(func() {
 		go func() {
 			r := bufio.NewReader(p.in)
@@ -66,7 +70,7 @@ func (p *prompter) readLine(ctx context.Context) (string, error) {
 }
 
 // confirm asks a yes/no question; Enter gives def, Ctrl-D no.
-func (p *prompter) confirm(ctx context.Context, question string, def bool) (bool, error) {
+func (p *Prompter) confirm(ctx context.Context, question string, def bool) (bool, error) {
 	for {
 		fmt.Fprint(p.out, question)
 		s, err := p.readLine(ctx)
@@ -89,9 +93,9 @@ func (p *prompter) confirm(ctx context.Context, question string, def bool) (bool
 
 // form asks for each missing field, checks every answer against its
 // schema before taking it, and asks before sending.
-func (p *prompter) form(ctx context.Context, server, message string, fields []*field, content map[string]any, missing []*field) (*mcp.ElicitResult, error) {
+func (p *Prompter) form(ctx context.Context, server, message string, fields []*field, content map[string]any, missing []*field) (*mcp.ElicitResult, error) {
 	decline := &mcp.ElicitResult{Action: "decline"}
-	fmt.Fprintf(p.out, "mcpc: %s asks: %s\n", server, oneLine(format.StripControl(message)))
+	fmt.Fprintf(p.out, "mcpc: %s asks: %s\n", server, format.OneLine(format.StripControl(message)))
 	fmt.Fprintln(p.out, "mcpc: (Enter takes the [default]; Ctrl-D declines; Ctrl-C cancels)")
 	for _, f := range missing {
 		fmt.Fprintln(p.out, f.line())
@@ -102,7 +106,7 @@ func (p *prompter) form(ctx context.Context, server, message string, fields []*f
 				if c.title != "" {
 					s = strconv.Itoa(i+1) + ") " + c.title + " (" + c.value + ")"
 				}
-				cs = append(cs, oneLine(s))
+				cs = append(cs, format.OneLine(s))
 			}
 			fmt.Fprintf(p.out, "  %s\n", strings.Join(cs, "  "))
 		}
@@ -116,7 +120,7 @@ func (p *prompter) form(ctx context.Context, server, message string, fields []*f
 			if err != nil {
 				return nil, err
 			}
-			v, skip, err := f.parse(s)
+			v, skip, err := f.parse(s, p.word)
 			if err == nil && !skip {
 				err = f.check(v)
 			}
@@ -154,7 +158,7 @@ func (f *field) promptHint() string {
 		parts = append(parts, "y/n")
 	}
 	if f.def != nil {
-		parts = append(parts, "["+oneLine(display(f.def))+"]")
+		parts = append(parts, "["+format.OneLine(display(f.def))+"]")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -187,7 +191,7 @@ func (f *field) isBool() bool {
 // comma-separated, for a multi-select), y/n for a boolean, and otherwise
 // as a key=value word would be read. Empty input takes the default, skips
 // an optional field, or is refused for a required one.
-func (f *field) parse(s string) (v any, skip bool, err error) {
+func (f *field) parse(s string, word func(string, []string) any) (v any, skip bool, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		switch {
@@ -218,7 +222,7 @@ func (f *field) parse(s string) (v any, skip bool, err error) {
 		}
 		return nil, false, errors.New("answer y or n")
 	}
-	return plainJSON(coerce(s, f.types)), false, nil
+	return plainJSON(word(s, f.types)), false, nil
 }
 
 // pick finds a choice by its number in the list or by its value.

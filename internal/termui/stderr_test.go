@@ -1,4 +1,4 @@
-package commands
+package termui
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // partial last line is not lost.
 func TestStderrWriter(t *testing.T) {
 	var out strings.Builder
-	w := &stderrWriter{out: &out, strip: true}
+	w := &StderrWriter{out: &out, strip: true}
 	for _, chunk := range []string{"start\x1b[31m", "ed\x1b[0m\nsec", "ond\x1b]0;title\x07 line\nunterminated"} {
 		if n, err := w.Write([]byte(chunk)); n != len(chunk) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", chunk, n, err)
@@ -25,7 +25,7 @@ func TestStderrWriter(t *testing.T) {
 
 	// To a file, bytes pass unchanged.
 	var raw strings.Builder
-	f := &stderrWriter{out: &raw}
+	f := &StderrWriter{out: &raw}
 	f.Write([]byte("a\x1b[31mb"))
 	f.Close()
 	if raw.String() != "a\x1b[31mb" {
