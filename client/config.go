@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // Source says where a server definition came from; it decides precedence and
@@ -726,7 +727,7 @@ func isLoopback(host string) bool {
 
 // readConfigFile reads and parses path; a missing file yields (nil, nil).
 func readConfigFile(path string, src Source) (*File, error) {
-	data, err := ReadSmallFile(path, MaxConfigFile)
+	data, err := fsx.ReadFile(path, MaxConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

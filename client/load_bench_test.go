@@ -1,8 +1,10 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,11 +36,12 @@ func benchConfig(b *testing.B, n int) LoadOptions {
 	write(b, filepath.Join(repo, ".git", "HEAD"), "ref: main\n")
 	proj := filepath.Join(repo, ".mcp.json")
 	write(b, proj, servers("proj-"))
-	hash, err := HashFile(proj)
+	data, err := os.ReadFile(proj)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := (TrustStore{dirs.State}).Set(proj, hash, time.Now()); err != nil {
+	hash := hashBytes(data)
+	if _, err := (TrustStore{dirs.State}).Set(context.Background(), proj, hash, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	return LoadOptions{Dirs: dirs, Cwd: repo}

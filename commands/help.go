@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/urfave/cli/v3"
 )
 
@@ -137,7 +138,7 @@ func setHelp(root *cli.Command) {
 }
 
 func readFile(path string) ([]byte, error) {
-	data, err := client.ReadSmallFile(path, client.MaxConfigFile)
+	data, err := fsx.ReadFile(path, client.MaxConfigFile)
 	if err != nil {
 		return nil, &fail.Error{Code: fail.Config, Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
 	}
