@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -171,47 +169,18 @@ func readMemoFile(path string) []byte {
 	return data
 }
 
-// writeJSON writes v to dir/name atomically: a private temp file in the same
-// directory, renamed over the old record.
+// writeJSON writes v to dir/name, in a private directory of mcpc's state,
+// atomically: a concurrent reader sees the old record or the new one. A
+// symlink there was planted, so it is refused, not written through.
 func writeJSON(dir, name string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if err := privateDir(dir); err != nil {
+	if err := fsx.PrivateDir(dir); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-"+name+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
-
-// privateDir makes dir (0700) unless it exists as a directory; a symlink or
-// a file in its place is refused rather than followed.
-func privateDir(dir string) error {
-	st, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return os.MkdirAll(dir, 0o700)
-	}
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return &fs.PathError{Op: "mkdir", Path: dir, Err: errors.New("exists and is not a directory")}
-	}
-	return nil
+	return fsx.WriteFile(filepath.Join(dir, name), data, 0o600, fsx.Refuse)
 }
 
 // ForgetServer drops everything remembered about the entry's server: its
@@ -234,8 +203,10 @@ func (m *Memo) credentialKey(credential string) string {
 	path := filepath.Join(dir, "cache-key")
 	salt, err := fsx.ReadFile(path, 1024)
 	if err != nil || len(salt) < 32 {
+		// Of two invocations making the key at once, the first wins
+		// (fsx.CreateExcl) and the second reads it.
 		fresh := make([]byte, 32)
-		if _, err := rand.Read(fresh); err == nil && writeFileExcl(dir, path, fresh) == nil {
+		if _, err := rand.Read(fresh); err == nil && fsx.PrivateDir(dir) == nil && fsx.CreateExcl(path, fresh, 0o600) == nil {
 			salt = fresh
 		} else if salt, err = fsx.ReadFile(path, 1024); err != nil || len(salt) < 32 {
 			return hashKey("credential", credential)
@@ -244,25 +215,4 @@ func (m *Memo) credentialKey(credential string) string {
 	mac := hmac.New(sha256.New, salt)
 	mac.Write([]byte(credential))
 	return hex.EncodeToString(mac.Sum(nil))[:32]
-}
-
-// writeFileExcl creates path (0600) with data unless it exists: of two
-// invocations creating the key at once, the first wins and the second reads
-// it. The data is written to a private temporary file first and linked into
-// place, so a reader never sees the file half-written.
-func writeFileExcl(dir, path string, data []byte) error {
-	if err := privateDir(dir); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-key-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return err
-	}
-	return os.Link(tmp, path)
 }

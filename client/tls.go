@@ -4,12 +4,16 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"
-	"os"
 	"path/filepath"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
+
+// maxPEMFile bounds a CA, certificate or key file: a bundle of every public
+// CA is a few hundred KiB, and the file is named by a config file.
+const maxPEMFile = 1 << 20
 
 // withServerTLS gives base (a transport from baseTransport, where
 // HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE work as for any Go program) the
@@ -32,7 +36,7 @@ func withServerTLS(base http.RoundTripper, e *config.Entry, dir string) (http.Ro
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if srv.CAFile != "" {
-		pem, err := os.ReadFile(abs(srv.CAFile))
+		pem, err := fsx.ReadFile(abs(srv.CAFile), maxPEMFile)
 		if err != nil {
 			return nil, fail.Wrap(fail.Config, err, "check \"caFile\" in "+e.SourceName(), "%s: cannot read caFile", e.Name)
 		}
@@ -48,7 +52,7 @@ func withServerTLS(base http.RoundTripper, e *config.Entry, dir string) (http.Ro
 		cfg.RootCAs = pool
 	}
 	if srv.ClientCertFile != "" {
-		cert, err := tls.LoadX509KeyPair(abs(srv.ClientCertFile), abs(srv.ClientKeyFile))
+		cert, err := loadKeyPair(abs(srv.ClientCertFile), abs(srv.ClientKeyFile))
 		if err != nil {
 			return nil, fail.Wrap(fail.Config, err, "clientCertFile and clientKeyFile must be a PEM certificate and its private key", "%s: cannot load the client certificate", e.Name)
 		}
@@ -57,4 +61,18 @@ func withServerTLS(base http.RoundTripper, e *config.Entry, dir string) (http.Ro
 	t := bt.Clone()
 	t.TLSClientConfig = cfg
 	return t, nil
+}
+
+// loadKeyPair is tls.LoadX509KeyPair with the files read by fsx.ReadFile:
+// bounded, and never a FIFO or a device.
+func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := fsx.ReadFile(certFile, maxPEMFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := fsx.ReadFile(keyFile, maxPEMFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(cert, key)
 }

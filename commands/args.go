@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // argPair is one key=value (string) or key:=json (typed) word.
@@ -101,6 +102,11 @@ func readArgsFlag(v string, stdin io.Reader, cwd string) (map[string]any, error)
 	return readObjectFlag("--args", `'{"q":"bug"}'`, v, stdin, cwd)
 }
 
+// maxObjectFlag bounds what --args and --answers read from a file or
+// stdin: /dev/zero or a mistyped path to a disk image must be refused, not
+// read until memory runs out.
+const maxObjectFlag = 64 << 20
+
 // readObjectFlag reads a flag whose value is a JSON object given inline,
 // as @FILE, or as - for stdin. example shows a valid value in hints.
 func readObjectFlag(flag, example, v string, stdin io.Reader, cwd string) (map[string]any, error) {
@@ -111,9 +117,12 @@ func readObjectFlag(flag, example, v string, stdin io.Reader, cwd string) (map[s
 	data, where := []byte(v), flag
 	switch {
 	case v == "-":
-		b, err := io.ReadAll(io.LimitReader(stdin, 64<<20))
+		b, err := io.ReadAll(io.LimitReader(stdin, maxObjectFlag+1))
 		if err != nil {
 			return nil, usagef("", "cannot read %s from stdin: %v", flag, err)
+		}
+		if len(b) > maxObjectFlag {
+			return nil, usagef("", "%s from stdin is %v", flag, &fsx.TooLargeError{Limit: maxObjectFlag})
 		}
 		data, where = b, flag+" from stdin"
 	case strings.HasPrefix(v, "@"):
@@ -121,9 +130,15 @@ func readObjectFlag(flag, example, v string, stdin io.Reader, cwd string) (map[s
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cwd, path)
 		}
-		b, err := os.ReadFile(path)
+		b, err := fsx.ReadFile(path, maxObjectFlag)
 		if err != nil {
-			return nil, usagef("", "cannot read %s file: %v", flag, err)
+			var nr *fsx.NotRegularError
+			h := ""
+			if errors.As(err, &nr) {
+				// A pipe can still be given: stdin is read as a stream.
+				h = "give a regular file, or pass the object on stdin with " + flag + " -"
+			}
+			return nil, usagef(h, "cannot read %s file: %v", flag, err)
 		}
 		data, where = b, flag+" file "+v[1:]
 	}

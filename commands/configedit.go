@@ -35,8 +35,9 @@ func configAddCommand(st *state) *cli.Command {
 the rest of the file keeps its bytes. Headers (-H), a bearer token variable
 (--bearer-env) and a protocol (--protocol) go with a URL; --env with a
 command. Values may hold ${VAR}, expanded when the server is used (quote
-them from the shell). The file is written atomically. With --project, a
-trusted project file stays trusted.`,
+them from the shell). The file is written atomically and under a lock
+(concurrent edits all land); a symlink stays one, its target is written.
+With --project, a trusted project file stays trusted.`,
 		Metadata: examples(
 			"an HTTP server whose token is in $GITHUB_TOKEN", "mcpc config add github https://api.githubcopilot.com/mcp/ --bearer-env GITHUB_TOKEN",
 			"a stdio server started with npx", "mcpc config add everything -- npx -y @modelcontextprotocol/server-everything",
@@ -51,7 +52,7 @@ trusted project file stays trusted.`,
 			if err != nil {
 				return err
 			}
-			return st.runConfigAdd(g, o)
+			return st.runConfigAdd(ctx, g, o)
 		}),
 	}
 }
@@ -117,7 +118,8 @@ func configRemoveCommand(st *state) *cli.Command {
 		Usage:     "remove a server from the user config file (or the project's)",
 		ArgsUsage: "NAME",
 		Description: `Deletes the server's entry from the config file; the rest of the file keeps
-its bytes. The file is written atomically.`,
+its bytes. The file is written atomically, under a lock, and through a
+symlink.`,
 		Metadata: examples("forget a server", "mcpc config remove everything"),
 		Flags:    []cli.Flag{projectFlag},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
@@ -127,51 +129,38 @@ its bytes. The file is written atomically.`,
 				}
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			return st.runConfigRemove(g, configRemoveOptions{name: cmd.Args().First(), project: cmd.Bool("project")})
+			return st.runConfigRemove(ctx, g, configRemoveOptions{name: cmd.Args().First(), project: cmd.Bool("project")})
 		}),
 	}
 }
 
-// editTarget is the file config add/remove edit, and whether it was a
-// trusted project file (which the edit must keep trusted: the user made
-// the change).
-func (st *state) editTarget(g *globals, project bool) (path string, src config.Source, trusted bool, err error) {
-	if !project {
-		return g.dirs.UserConfigFile(), config.SourceUser, false, nil
+// editTarget is the file config add/remove edit: the user file, or the
+// project's (found upwards, else a new one here).
+func (st *state) editTarget(g *globals, project bool) config.ConfigEdit {
+	e := config.ConfigEdit{Path: g.dirs.UserConfigFile(), Source: config.SourceUser, Dirs: g.dirs, Now: st.env.Now()}
+	if project {
+		e.Source = config.SourceProject
+		if e.Path = config.FindProjectFile(g.cwd, g.dirs.Home); e.Path == "" {
+			e.Path = filepath.Join(g.cwd, ".mcp.json")
+		}
 	}
-	path = config.FindProjectFile(g.cwd, g.dirs.Home)
-	if path == "" {
-		return filepath.Join(g.cwd, ".mcp.json"), config.SourceProject, true, nil
-	}
-	hash, err := config.HashFile(path)
-	if err != nil {
-		return "", 0, false, fail.Wrap(fail.Config, err, "", "cannot read %s", path)
-	}
-	state, err := config.TrustStore{Dir: g.dirs.State}.State(path, hash)
-	return path, config.SourceProject, state == config.Trusted, err
+	return e
 }
 
-func (st *state) runConfigAdd(g *globals, o configAddOptions) error {
-	path, src, trusted, err := st.editTarget(g, o.project)
-	if err != nil {
-		return err
-	}
-	f, err := config.EditFile(path, src, func(data []byte) ([]byte, error) {
+func (st *state) runConfigAdd(ctx context.Context, g *globals, o configAddOptions) error {
+	f, err := config.EditFile(ctx, st.editTarget(g, o.project), func(data []byte) ([]byte, error) {
 		return config.SetServer(data, o.name, &o.server)
 	})
 	if err != nil {
 		return err
 	}
-	return st.edited(g, f, trusted, "added", o.name)
+	return st.edited(g, f, "added", o.name)
 }
 
-func (st *state) runConfigRemove(g *globals, o configRemoveOptions) error {
-	path, src, trusted, err := st.editTarget(g, o.project)
-	if err != nil {
-		return err
-	}
+func (st *state) runConfigRemove(ctx context.Context, g *globals, o configRemoveOptions) error {
 	found := false
-	f, err := config.EditFile(path, src, func(data []byte) ([]byte, error) {
+	e := st.editTarget(g, o.project)
+	f, err := config.EditFile(ctx, e, func(data []byte) ([]byte, error) {
 		out, ok, err := config.RemoveServer(data, o.name)
 		found = ok
 		return out, err
@@ -180,22 +169,16 @@ func (st *state) runConfigRemove(g *globals, o configRemoveOptions) error {
 		return err
 	}
 	if !found {
-		return fail.New(fail.Config, "see the servers with: mcpc config", "%s has no server %q", path, o.name)
+		return fail.New(fail.Config, "see the servers with: mcpc config", "%s has no server %q", e.Path, o.name)
 	}
-	return st.edited(g, f, trusted, "removed", o.name)
+	return st.edited(g, f, "removed", o.name)
 }
 
-// edited re-trusts a project file the user just changed through mcpc, and
-// says what was done.
-func (st *state) edited(g *globals, f *config.File, trusted bool, what, name string) error {
-	if f.Source == config.SourceProject {
-		if trusted {
-			if _, err := (config.TrustStore{Dir: g.dirs.State}).Set(f.Path, f.Hash, st.env.Now()); err != nil {
-				return err
-			}
-		} else {
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s is not trusted; its servers are ignored until 'mcpc trust'\n", f.Path)
-		}
+// edited says what was done, and notes that a project file the user edited
+// but never trusted still is not (EditFile kept a trusted one trusted).
+func (st *state) edited(g *globals, f *config.Edited, what, name string) error {
+	if f.Source == config.SourceProject && !f.Trusted {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s is not trusted; its servers are ignored until 'mcpc trust'\n", f.Path)
 	}
 	res := map[string]any{what: name, "file": f.Path}
 	if g.mode == format.ModeJSON || g.query != "" {

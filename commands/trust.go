@@ -58,7 +58,7 @@ FILE defaults to the .mcp.json found from the working directory upwards.`
 			// Trusted by the path the user named (a symlink stays a
 			// symlink): that is the path the project search finds.
 			path = filepath.Clean(path)
-			return st.runTrust(g, trustOptions{path: path, trust: trust})
+			return st.runTrust(ctx, g, trustOptions{path: path, trust: trust})
 		}),
 	}
 }
@@ -68,7 +68,7 @@ type trustOptions struct {
 	trust bool   // false: untrust
 }
 
-func (st *state) runTrust(g *globals, o trustOptions) error {
+func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error {
 	path, trust := o.path, o.trust
 	store := config.TrustStore{Dir: g.dirs.State}
 	res := trustResult{File: path, Servers: []string{}}
@@ -83,11 +83,11 @@ func (st *state) runTrust(g *globals, o trustOptions) error {
 			return &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Hint: "fix the file before trusting it", Err: f.Err}
 		}
 		res.SHA256, res.Trusted, res.Servers = f.Hash, true, f.Names
-		if _, err := store.Set(path, f.Hash, st.env.Now()); err != nil {
+		if _, err := store.Set(ctx, path, f.Hash, st.env.Now()); err != nil {
 			return err
 		}
 	} else {
-		had, err := store.Set(path, "", st.env.Now())
+		had, err := store.Set(ctx, path, "", st.env.Now())
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // ClientCredentialsOptions configure the client_credentials grant (the MCP
@@ -60,6 +60,10 @@ type ClientCredentials struct {
 
 var _ auth.OAuthHandler = (*ClientCredentials)(nil)
 
+// maxKeyFile bounds the client assertion key file: a PEM private key is a
+// few KiB, and the file is named by a config file mcpc may not have written.
+const maxKeyFile = 1 << 20
+
 // NewClientCredentials checks the settings and reads the key file; nothing
 // is sent until the first request needs a token.
 func NewClientCredentials(ctx context.Context, o ClientCredentialsOptions) (*ClientCredentials, error) {
@@ -71,9 +75,9 @@ func NewClientCredentials(ctx context.Context, o ClientCredentialsOptions) (*Cli
 	}
 	c := &ClientCredentials{o: o, ctx: ctx}
 	if o.KeyFile != "" {
-		pem, err := os.ReadFile(o.KeyFile)
+		pem, err := fsx.ReadFile(o.KeyFile, maxKeyFile)
 		if err != nil {
-			return nil, fail.Wrap(fail.Config, err, "", "cannot read the client assertion key of %s", o.Server)
+			return nil, fail.Wrap(fail.Config, err, `check "clientAssertionKeyFile" of `+o.Server, "cannot read the client assertion key of %s", o.Server)
 		}
 		if c.alg, c.key, err = parseKey(o.Alg, pem); err != nil {
 			return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // defaultLockWait bounds how long a process waits for another one's
@@ -27,11 +26,7 @@ const lockGiveUpEarly = 250 * time.Millisecond
 // whom it waited for. Locks are never stolen by age: the kernel releases a
 // dead holder's flock, so a stale-looking file is never a stuck lock.
 func (t *Tokens) withLock(f func() error) error {
-	if err := os.MkdirAll(t.o.LockDir, 0o700); err != nil {
-		return fail.Wrap(fail.AuthFailed, err, "", "cannot create the lock directory")
-	}
 	path := filepath.Join(t.o.LockDir, t.o.Ref.Key+".lock")
-	fl := flock.New(path, flock.SetPermissions(0o600))
 	// Give up a little before the invocation's own deadline, so the
 	// failure names the holder instead of being a bare timeout.
 	wait := t.o.LockWait
@@ -40,11 +35,11 @@ func (t *Tokens) withLock(f func() error) error {
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, max(wait, 0))
 	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
-	if !ok && ctx.Err() == nil {
+	unlock, err := fsx.Lock(ctx, path)
+	if err != nil && ctx.Err() == nil {
 		return fail.Wrap(fail.AuthFailed, err, "", "cannot take the token refresh lock")
 	}
-	if !ok {
+	if err != nil {
 		if t.ctx.Err() != nil && !errors.Is(t.ctx.Err(), context.DeadlineExceeded) {
 			return t.ctx.Err()
 		}
@@ -55,14 +50,16 @@ func (t *Tokens) withLock(f func() error) error {
 		return fail.New(fail.Timeout, "if that process is stuck, end it; the lock is freed when it exits",
 			"gave up waiting for the token refresh of %s held by %s", t.o.Ref.Server, holder)
 	}
-	defer fl.Unlock()
+	defer unlock()
+	// Written in place, not by fsx.WriteFile: the lock is held on this
+	// inode, and a file renamed over it would be one nobody holds.
 	note := fmt.Sprintf("pid %d since %s\n", os.Getpid(), t.o.Now().UTC().Format(time.RFC3339))
 	_ = os.WriteFile(path, []byte(note), 0o600)
 	return f()
 }
 
 func readHolder(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := fsx.ReadFile(path, 1024)
 	if err != nil {
 		return ""
 	}

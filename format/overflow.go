@@ -12,8 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // DefaultOverflowCap is the total size an overflow directory is pruned to.
@@ -71,7 +72,7 @@ func (o *Overflow) Save(prefix, suffix string, data []byte) (string, error) {
 // held in memory whole. write always runs to the end; if it writes more
 // than the cap, the file is removed and SaveStream returns ErrTooLarge.
 func (o *Overflow) SaveStream(prefix, suffix string, write func(io.Writer) error) (string, error) {
-	if err := privateDir(o.Dir); err != nil {
+	if err := overflowDir(o.Dir); err != nil {
 		return "", err
 	}
 	// The timestamp makes names sort by age for a person listing the
@@ -134,34 +135,16 @@ func (c *capWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// privateDir makes dir 0700, or checks an existing one: a real directory
-// (not a symlink, which could point pruning at someone else's files), owned
-// by the user, and private (a mode that lets others in is tightened).
-func privateDir(dir string) error {
-	st, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-			return err
-		}
-		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		if st, err = os.Lstat(dir); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
+// overflowDir is fsx.PrivateDir (a real directory, not a symlink that
+// could point pruning at someone else's files; the user's; private), its
+// refusals naming the directory as the overflow directory.
+func overflowDir(dir string) error {
+	err := fsx.PrivateDir(dir)
+	var pe *fs.PathError
+	if err == nil || errors.As(err, &pe) {
+		return err // a failed mkdir or lstat names its path and operation
 	}
-	if !st.IsDir() {
-		return fmt.Errorf("overflow directory %s is not a directory (%s); remove it", dir, st.Mode().Type())
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
-		return fmt.Errorf("overflow directory %s belongs to another user; remove it", dir)
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return os.Chmod(dir, 0o700)
-	}
-	return nil
+	return fmt.Errorf("overflow directory %w", err)
 }
 
 // prune deletes the oldest files mcpc wrote in o.Dir until the total size is

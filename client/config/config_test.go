@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -75,7 +76,7 @@ func TestPrecedenceAndTrust(t *testing.T) {
 	}
 
 	store := TrustStore{Dir: opts.Dirs.State}
-	if _, err := store.Set(proj, c.Project.Hash, time.Now()); err != nil {
+	if _, err := store.Set(context.Background(), proj, c.Project.Hash, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c, err = Load(opts)
@@ -111,7 +112,7 @@ func TestPrecedenceAndTrust(t *testing.T) {
 	if _, err := c.Lookup("c"); err == nil || !strings.Contains(err.Error(), "changed since it was trusted") {
 		t.Fatalf("Lookup(c) after change = %v", err)
 	}
-	had, err := store.Set(proj, "", time.Now())
+	had, err := store.Set(context.Background(), proj, "", time.Now())
 	if err != nil || !had {
 		t.Fatalf("untrust = %v, %v", had, err)
 	}

@@ -2,11 +2,14 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
@@ -149,6 +152,9 @@ func SetServer(data []byte, name string, s *Server) ([]byte, error) {
 
 // RemoveServer returns data without server name, and whether it was there.
 func RemoveServer(data []byte, name string) ([]byte, bool, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return data, false, nil // no file yet: no server in it
+	}
 	top, err := scanObject(data, int64(bytes.IndexByte(data, '{')))
 	if err != nil {
 		return nil, false, err
@@ -184,37 +190,117 @@ func quote(s string) string {
 	return string(b)
 }
 
-// EditFile applies edit to the config file at path (absent: empty) and
-// writes the result atomically, after checking it is still a valid config
-// file. A new file is private to the user.
-func EditFile(path string, src Source, edit func([]byte) ([]byte, error)) (*File, error) {
+// ConfigEdit names the config file an edit changes.
+type ConfigEdit struct {
+	Path   string
+	Source Source
+	Dirs   Dirs      // the state directory holds the edit lock and the trust records
+	Now    time.Time // when a project file is trusted as edited
+}
+
+// Edited is what EditFile wrote.
+type Edited struct {
+	*File // as written: File.Hash is the SHA-256 of the bytes written
+	// Trusted: a project file that was trusted before the edit (or is new),
+	// and so is trusted as written.
+	Trusted bool
+}
+
+// EditFile applies edit to the config file (absent: empty) under the
+// file's edit lock: the file is read under the lock, so each of concurrent
+// edits starts from what the one before wrote, and nothing is lost. The
+// result must still be a valid config file; it is written atomically, and
+// through a symlink (a config linked from a dotfiles repository stays a
+// link, its target changes and keeps its mode); a new file is private to
+// the user. A project file trusted before the edit, or made by it, is
+// trusted as written, under the same lock and by the hash of the very
+// bytes written: the user made the change through mcpc.
+func EditFile(ctx context.Context, e ConfigEdit, edit func([]byte) ([]byte, error)) (*Edited, error) {
+	var res *Edited
+	err := withEditLock(ctx, e.Dirs.LockDir(), e.Path, func() error {
+		var err error
+		res, err = editLocked(ctx, e, edit)
+		return err
+	})
+	return res, err
+}
+
+func editLocked(ctx context.Context, e ConfigEdit, edit func([]byte) ([]byte, error)) (*Edited, error) {
+	path, src := e.Path, e.Source
 	data, err := fsx.ReadFile(path, MaxConfigFile)
-	perm := os.FileMode(0o600)
+	existed := err == nil
+	before := &File{Path: path, Source: src}
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fail.Wrap(fail.Config, err, "", "cannot create %s", filepath.Dir(path))
-		}
+	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fail.Wrap(fail.Config, err, "", "cannot read %s", path)
 	default:
-		if fi, err := os.Stat(path); err == nil {
-			perm = fi.Mode().Perm()
+		if before = ParseFile(path, src, data); before.Err != nil {
+			return nil, &fail.Error{Code: fail.Config, Msg: before.Err.Error(), Hint: "fix the file first", Err: before.Err}
 		}
-		if f := ParseFile(path, src, data); f.Err != nil {
-			return nil, &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Hint: "fix the file first", Err: f.Err}
+	}
+	store := TrustStore{Dir: e.Dirs.State}
+	trusted := src == SourceProject && !existed
+	if src == SourceProject && existed {
+		// Judged by the bytes being edited, read under the lock: a file
+		// changed behind mcpc's back since it was trusted must not be
+		// trusted now because mcpc added a server to it.
+		state, err := store.State(path, hashBytes(data))
+		if err != nil {
+			return nil, err
 		}
+		trusted = state == Trusted
 	}
 	out, err := edit(data)
 	if err != nil {
 		return nil, fail.Wrap(fail.Config, err, "fix the file first", "cannot edit %s", path)
 	}
+	// Nothing changed (a remove of a name that is not there): the file,
+	// and its trust, are left as they are; a missing file is not made.
+	if bytes.Equal(out, data) {
+		return &Edited{File: before, Trusted: trusted && existed}, nil
+	}
 	f := ParseFile(path, src, out)
 	if f.Err != nil {
 		return nil, &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Err: f.Err}
 	}
-	if err := writeFileAtomic(path, out, perm); err != nil {
+	if !existed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fail.Wrap(fail.Config, err, "", "cannot create %s", filepath.Dir(path))
+		}
+	}
+	if err := fsx.WriteFile(path, out, 0o600, fsx.Follow); err != nil {
 		return nil, fail.Wrap(fail.Config, err, "", "cannot write %s", path)
 	}
-	return f, nil
+	if trusted {
+		if _, err := store.Set(ctx, path, f.Hash, e.Now); err != nil {
+			return nil, err
+		}
+	}
+	return &Edited{File: f, Trusted: trusted}, nil
+}
+
+// editLockWait bounds the wait for another invocation's edit of the same
+// file: an edit is a read and a write, so a holder this slow is stuck.
+const editLockWait = 30 * time.Second
+
+// withEditLock runs f holding the lock that stands for path, in lockDir
+// (fsx.LockPath: the file itself is replaced by rename, so it cannot carry
+// the lock). The kernel frees the lock of a process that dies.
+func withEditLock(ctx context.Context, lockDir, path string, f func() error) error {
+	lctx, cancel := context.WithTimeout(ctx, editLockWait)
+	defer cancel()
+	unlock, err := fsx.Lock(lctx, fsx.LockPath(lockDir, path))
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case lctx.Err() != nil:
+		return fail.New(fail.Timeout, "another mcpc is editing it; if that process is stuck, end it (its lock is freed when it exits)",
+			"gave up waiting to edit %s after %s", path, editLockWait)
+	default:
+		return fail.Wrap(fail.Config, err, "check that the state directory is writable", "cannot lock %s for editing", path)
+	}
+	defer unlock()
+	return f()
 }

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,11 +33,12 @@ func benchConfig(b *testing.B, n int) LoadOptions {
 	write(b, filepath.Join(repo, ".git", "HEAD"), "ref: main\n")
 	proj := filepath.Join(repo, ".mcp.json")
 	write(b, proj, servers("proj-"))
-	hash, err := HashFile(proj)
+	data, err := os.ReadFile(proj)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := (TrustStore{dirs.State}).Set(proj, hash, time.Now()); err != nil {
+	hash := hashBytes(data)
+	if _, err := (TrustStore{dirs.State}).Set(context.Background(), proj, hash, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	return LoadOptions{Dirs: dirs, Cwd: repo}

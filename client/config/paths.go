@@ -46,6 +46,10 @@ func DirsFrom(getenv func(string) string) Dirs {
 // UserConfigFile is the lowest-precedence config source.
 func (d Dirs) UserConfigFile() string { return filepath.Join(d.Config, "config.json") }
 
+// LockDir holds the lock files of config edits, of the trust records and
+// of token refreshes.
+func (d Dirs) LockDir() string { return filepath.Join(d.State, "locks") }
+
 // OverflowDir holds full results that were too big to print inline.
 func (d Dirs) OverflowDir() string { return filepath.Join(d.Cache, "overflow") }
 

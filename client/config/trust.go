@@ -1,16 +1,15 @@
 package config
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
@@ -53,7 +52,7 @@ func (t TrustStore) path() string { return filepath.Join(t.Dir, "trust.json") }
 func (t TrustStore) load() (*trustFile, error) {
 	tf := &trustFile{Version: 1, Files: map[string]trustRecord{}}
 	data, err := fsx.ReadFile(t.path(), MaxConfigFile)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return tf, nil
 	}
 	if err != nil {
@@ -85,67 +84,36 @@ func (t TrustStore) State(abs, hash string) (TrustState, error) {
 }
 
 // Set records (hash != "") or forgets (hash == "") the trust of abs. The
-// read-modify-write runs under a file lock so concurrent invocations don't
-// lose each other's records.
-func (t TrustStore) Set(abs, hash string, now time.Time) (bool, error) {
-	if err := os.MkdirAll(t.Dir, 0o700); err != nil {
-		return false, fail.Wrap(fail.Config, err, "", "cannot create state directory")
-	}
-	lock := flock.New(t.path() + ".lock")
-	if err := lock.Lock(); err != nil {
-		return false, fail.Wrap(fail.Config, err, "", "cannot lock trust records")
-	}
-	defer lock.Unlock()
-	tf, err := t.load()
-	if err != nil {
-		return false, err
-	}
-	_, had := tf.Files[abs]
-	if hash == "" {
-		delete(tf.Files, abs)
-	} else {
-		tf.Files[abs] = trustRecord{SHA256: hash, TrustedAt: now.UTC().Truncate(time.Second)}
-	}
-	data, err := json.MarshalIndent(tf, "", "  ")
-	if err != nil {
-		return false, err
-	}
-	if err := writeFileAtomic(t.path(), append(data, '\n'), 0o600); err != nil {
-		return false, fail.Wrap(fail.Config, err, "", "cannot write trust records")
-	}
-	return had, nil
-}
-
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// read-modify-write runs under the trust records' edit lock, so concurrent
+// invocations don't lose each other's records.
+func (t TrustStore) Set(ctx context.Context, abs, hash string, now time.Time) (bool, error) {
+	had := false
+	err := withEditLock(ctx, Dirs{State: t.Dir}.LockDir(), t.path(), func() error {
+		tf, err := t.load()
+		if err != nil {
+			return err
+		}
+		_, had = tf.Files[abs]
+		if hash == "" {
+			delete(tf.Files, abs)
+		} else {
+			tf.Files[abs] = trustRecord{SHA256: hash, TrustedAt: now.UTC().Truncate(time.Second)}
+		}
+		data, err := json.MarshalIndent(tf, "", "  ")
+		if err != nil {
+			return err
+		}
+		// State: a symlink in the state directory was planted, not made
+		// by the user, so it is refused rather than written through.
+		if err := fsx.WriteFile(t.path(), append(data, '\n'), 0o600, fsx.Refuse); err != nil {
+			return fail.Wrap(fail.Config, err, "", "cannot write trust records")
+		}
+		return nil
+	})
+	return had, err
 }
 
 func hashBytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// HashFile returns the SHA-256 of the file's current content.
-func HashFile(path string) (string, error) {
-	data, err := fsx.ReadFile(path, MaxConfigFile)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %w", path, err)
-	}
-	return hashBytes(data), nil
 }
