@@ -12,8 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // DefaultOverflowCap is the total size an overflow directory is pruned to.
@@ -155,7 +156,7 @@ func privateDir(dir string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("overflow directory %s is not a directory (%s); remove it", dir, st.Mode().Type())
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+	if !fsx.OwnedByUser(dir) { // st is a directory, not a link: the same file
 		return fmt.Errorf("overflow directory %s belongs to another user; remove it", dir)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
