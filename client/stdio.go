@@ -15,13 +15,15 @@ import (
 )
 
 // Grace periods for stopping a stdio server: first its stdin is closed (the
-// polite MCP shutdown), then its process group gets SIGTERM, then SIGKILL.
+// polite MCP shutdown), then its process tree is asked to stop (SIGTERM to
+// the group; CTRL_BREAK on Windows), then killed.
 var (
 	stdinGrace = 1 * time.Second
 	termGrace  = 2 * time.Second
 )
 
-// process is a running stdio server in its own process group.
+// process is a running stdio server in its own process group (in a Job
+// object on Windows).
 type process struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
@@ -29,6 +31,7 @@ type process struct {
 	waitErr error
 	tail    *tailBuffer
 	stdout  *lineChecker
+	tree    *tree // the server and what it starts: see contain
 	// cancelSent is closed once a notifications/cancelled message has been
 	// written to the server: the SDK sends it from a goroutine, and tearing
 	// the server down before it is written would hide the cancellation.
@@ -64,6 +67,11 @@ func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*p
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	if p.tree, err = contain(cmd); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
 		return nil, err
 	}
 	live.add(p)
@@ -108,39 +116,16 @@ func (p *process) stopWithin(d time.Duration) { p.stopGraces(d/3, d/3) }
 
 func (p *process) stopGraces(stdinGrace, termGrace time.Duration) {
 	p.stopOnce.Do(func() {
-		pgid := p.cmd.Process.Pid
 		p.stdin.Close()
 		if !waitFor(p.done, stdinGrace) {
-			syscall.Kill(-pgid, syscall.SIGTERM)
+			p.tree.terminate()
 			if !waitFor(p.done, termGrace) {
-				syscall.Kill(-pgid, syscall.SIGKILL)
+				p.tree.kill()
 				<-p.done
 			}
 		}
-		// The leader is gone; members of its group (grandchildren) may not
-		// be. Ask them to leave, then make sure.
-		if syscall.Kill(-pgid, syscall.SIGTERM) == nil {
-			deadline := time.Now().Add(termGrace)
-			for time.Now().Before(deadline) && syscall.Kill(-pgid, 0) == nil {
-				// As subreaper mcpc inherits the group's orphans; their
-				// zombies would keep the group "alive" until reaped.
-				for {
-					if pid, _ := syscall.Wait4(-pgid, nil, syscall.WNOHANG, nil); pid <= 0 {
-						break
-					}
-				}
-				if syscall.Kill(-pgid, 0) != nil {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			for {
-				if pid, _ := syscall.Wait4(-pgid, nil, syscall.WNOHANG, nil); pid <= 0 {
-					break
-				}
-			}
-		}
+		// The leader is gone; what it started may not be.
+		p.tree.release(termGrace)
 		// Daemonized descendants left the group; as subreaper mcpc
 		// inherited them.
 		stopOrphans()
@@ -169,12 +154,12 @@ func (l *liveSet) remove(p *process) {
 }
 
 // KillServers kills every stdio server still running, its whole process
-// group and whatever escaped it, at once and without grace: for a user who
+// tree and whatever escaped it, at once and without grace: for a user who
 // interrupted twice and will not wait for a polite teardown.
 func KillServers() {
 	live.mu.Lock()
 	for p := range live.m {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.tree.kill()
 	}
 	live.mu.Unlock()
 	killOrphans()

@@ -20,7 +20,10 @@ import (
 // must not let the D-Bus library autolaunch a bus (and a keyring daemon)
 // that would outlive the invocation.
 func OSStore(getenv func(string) string) Store {
-	return &secretStore{noBus: getenv("DBUS_SESSION_BUS_ADDRESS") == ""}
+	if getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		return noStore{"there is no keyring: DBUS_SESSION_BUS_ADDRESS is not set, so the Secret Service cannot be reached"}
+	}
+	return &secretStore{}
 }
 
 // attrApp marks mcpc's items so keyring tools can find them all.
@@ -38,7 +41,7 @@ var (
 	ssMu sync.Mutex
 )
 
-type secretStore struct{ noBus bool }
+type secretStore struct{}
 
 // newSession replaces the encrypted session. The library derives the AES
 // key from the DH shared secret without its leading zero bytes, unlike the
@@ -85,10 +88,6 @@ func searchAttrs(key string) secretservice.Attributes {
 
 // call runs f on the shared connection, bounded and serialized.
 func call[T any](ctx context.Context, s *secretStore, what string, f func(*secretservice.SecretService, *secretservice.Session) (T, error)) (T, error) {
-	if s.noBus {
-		var zero T
-		return zero, unavailable(nil, "there is no keyring: DBUS_SESSION_BUS_ADDRESS is not set, so the Secret Service cannot be reached")
-	}
 	return bounded(ctx, what, func() (T, error) {
 		ssMu.Lock()
 		defer ssMu.Unlock()

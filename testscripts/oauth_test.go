@@ -1,3 +1,7 @@
+//go:build unix
+
+// The harness signals processes and process groups: unix only.
+
 package testscripts
 
 import (

@@ -1,3 +1,8 @@
+//go:build linux
+
+// The bench measures on Linux only: it reads /proc, and wait4's rusage and
+// the uname it reports have no portable equivalent.
+
 // Command harness runs the rows of bench/run: each group's commands run
 // alternately (A B C … A B C …) after a warm-up round, so machine noise hits
 // them alike, and it reports median wall time, median CPU time and peak RSS

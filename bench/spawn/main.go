@@ -1,3 +1,8 @@
+//go:build linux
+
+// The bench measures on Linux only: it reads /proc, and wait4's rusage and
+// the uname it reports have no portable equivalent.
+
 // Command spawn starts the commands bench/harness measures and reports their
 // wall time, CPU time and peak RSS. It exists because a child's peak RSS
 // (wait4's maxrss) includes the peak RSS of the process that forked it: the

@@ -382,7 +382,7 @@ func spawnChild(std streams, daemon bool) (int, error) {
 	if daemon {
 		// A daemon leaves our process group and session, and holds none of
 		// our pipes: only a subreaper can still find it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.SysProcAttr = daemonAttr()
 		if err := cmd.Start(); err != nil {
 			return 0, err
 		}
