@@ -125,7 +125,10 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 		if res != nil {
 			var perr error
 			if line, perr = st.batchLine(g, res); perr != nil {
-				return perr
+				// The same --query is applied to every result: one it
+				// fails on ends the batch rather than throw away the
+				// results of every call after it.
+				return outputError(perr)
 			}
 		}
 		if err != nil {

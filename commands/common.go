@@ -182,13 +182,20 @@ func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(
 			// The reader has what it wanted (… | head): not a failure.
 			return nil
 		}
-		var qe *format.QueryError
-		if errors.As(err, &qe) {
-			return usagef("see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query: %v", err)
-		}
-		return err
+		return outputError(err)
 	}
 	return nil
+}
+
+// outputError is the one mapping of what format.Write refuses to the
+// error model: a --query that fails (before any work, or on a result it
+// yields no JSON from) is a usage error.
+func outputError(err error) error {
+	var qe *format.QueryError
+	if errors.As(err, &qe) {
+		return usagef("see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query %q: %s", qe.Query, qe.Reason)
+	}
+	return err
 }
 
 // ctxErr turns an invocation-level cancellation into the error to report.

@@ -105,6 +105,19 @@ func versionOnly(args []string, getenv func(string) string) bool {
 	return true
 }
 
+// checkRootEnv checks the variables of rootEnv as their flags would be:
+// urfave/cli reads them before any action and returns a bad one as a bare
+// error, past OnUsageError, which would be reported as an internal failure.
+// Help reads no value, so a line asking for it is not checked.
+func checkRootEnv(getenv func(string) string) error {
+	if v := getenv("MCPC_TIMEOUT"); v != "" {
+		if _, err := time.ParseDuration(v); err != nil {
+			return usagef("set MCPC_TIMEOUT to a duration such as 90s or 5m, or unset it", "MCPC_TIMEOUT=%q is not a duration", v)
+		}
+	}
+	return nil
+}
+
 // Main runs one invocation and returns its exit code. args includes the
 // program name, as os.Args does.
 func Main(ctx context.Context, args []string, env Env) int {
@@ -154,6 +167,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// line holds.
 	st.jsonErrors = wantsJSON(args[1:])
 	args = helpArgs(root, args)
+	if args[len(args)-1] != "--help" {
+		if err := checkRootEnv(env.Getenv); err != nil {
+			return report(env.Stderr, err, st.jsonErrors)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- root.Run(ctx, args) }()
 	var err error

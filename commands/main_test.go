@@ -144,8 +144,8 @@ func TestVersionShortcut(t *testing.T) {
 	// from the process environment).
 	t.Setenv("MCPC_TIMEOUT", "soon")
 	e, out, errOut := env(map[string]string{"MCPC_TIMEOUT": "soon"})
-	if code := Main(context.Background(), []string{"mcpc", "--version"}, e); code != 5 || out.Len() != 0 ||
-		!strings.HasPrefix(errOut.String(), `mcpc: error: could not parse "soon"`) {
+	if code := Main(context.Background(), []string{"mcpc", "--version"}, e); code != 2 || out.Len() != 0 ||
+		!strings.HasPrefix(errOut.String(), `mcpc: error: MCPC_TIMEOUT="soon" is not a duration`) {
 		t.Errorf("MCPC_TIMEOUT=soon --version: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// rootEnv names every variable the root command's flags read.

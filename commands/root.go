@@ -193,6 +193,13 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	default:
 		g.mode = format.ModeJSON
 	}
+	// A path that cannot select anything fails here, before a server is
+	// started: the tool must not run only for its result to be thrown away.
+	if g.query != "" {
+		if err := format.CheckQuery(g.query); err != nil {
+			return nil, outputError(err)
+		}
+	}
 	if g.maxBytes < 0 || g.maxBytes > 0 && g.maxBytes < 256 {
 		return nil, usagef("", "--max-bytes must be 0 (no limit) or at least 256, not %d", g.maxBytes)
 	}

@@ -111,7 +111,7 @@ func (o Options) normalized() Options {
 func Write(out, notes io.Writer, result []byte, opts Options) error {
 	opts = opts.normalized()
 	if opts.Query != "" {
-		if err := checkQuery(opts.Query); err != nil {
+		if err := CheckQuery(opts.Query); err != nil {
 			return err
 		}
 	}

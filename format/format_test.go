@@ -104,7 +104,7 @@ func TestWriteQuery(t *testing.T) {
 
 func TestWriteQueryErrors(t *testing.T) {
 	for _, q := range []string{
-		"a..b", "a.", ".a", "|a", "a|", `a\`, "a.#(b==1", "a.#(b==1))", "{a,b", "a]", `a.#(b=="x)`, "[a}", "..",
+		"a..b", "a.", ".a", "|a", "a|", `a\`, "!1e", "[!1e]", "a.#(b==1", "a.#(b==1))", "{a,b", "a]", `a.#(b=="x)`, "[a}", "..",
 	} {
 		var out bytes.Buffer
 		err := Write(&out, nil, []byte(`{"a":1}`), Options{Query: q})
@@ -121,15 +121,19 @@ func TestWriteQueryErrors(t *testing.T) {
 		}
 	}
 	for _, q := range []string{
-		"a", "a.b.0", "a|b", `a\.b`, "a.#", `a.#(b=="x.y")#.c`, "{a,b}", `[a,"k":b]`, "@this", `@pretty:{"indent":"."}`, "..0", "a*.b?",
+		"a", "a.b.0", "a|b", `a\.b`, "a.#", `a.#(b=="x.y")#.c`, "{a,b}", `[a,"k":b]`, "@this", `@pretty:{"indent":"."}`, "..0", "a*.b?", "!true", "[!1,a]", "a|!1e",
 	} {
-		if err := checkQuery(q); err != nil {
+		if err := CheckQuery(q); err != nil {
 			t.Errorf("query %q rejected: %v", q, err)
 		}
 	}
-	want := `invalid query "a..b": empty path component at offset 2`
-	if err := checkQuery("a..b"); err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
+	for q, want := range map[string]string{
+		"a..b":  `invalid query "a..b": empty path component at offset 2`,
+		"[!1e]": `invalid query "[!1e]": it yields "[1e]", which is not valid JSON`,
+	} {
+		if err := CheckQuery(q); err == nil || err.Error() != want {
+			t.Errorf("got %v, want %s", err, want)
+		}
 	}
 }
 

@@ -20,11 +20,32 @@ func (e *QueryError) Error() string {
 	return fmt.Sprintf("invalid query %q: %s", e.Query, e.Reason)
 }
 
-// checkQuery rejects paths with unbalanced brackets or quotes, a dangling
-// escape, or an empty component ("a..b", "a.", "|a"). Inside brackets (queries
-// such as #(name=="x") and multipaths) only balance and quoting are checked,
-// since their contents follow gjson's own richer grammar.
-func checkQuery(q string) error {
+// CheckQuery reports, as a *QueryError, a path that is malformed whatever
+// the result: unbalanced brackets or quotes, a dangling escape, an empty
+// component ("a..b", "a.", "|a"), or a literal that is not JSON ("!1e",
+// "[!1e]"). gjson v1 has no validity check of its own (a path it cannot
+// read matches nothing), so this one is run before any server is started:
+// a typo must not cost the user a tool call whose result is then thrown
+// away. Inside brackets (queries such as #(name=="x") and multipaths) only
+// balance and quoting are checked, since their contents follow gjson's own
+// richer grammar.
+func CheckQuery(q string) error {
+	if err := checkSyntax(q); err != nil {
+		return err
+	}
+	// What a path yields from nothing at all comes from the path alone (a
+	// literal, a multipath of literals): when that is not JSON, no result
+	// can make it so.
+	if res := gjson.Get("null", q); res.Exists() && !json.Valid([]byte(res.Raw)) {
+		// No longer than the path itself, which the message quotes too.
+		return &QueryError{Query: q, Reason: fmt.Sprintf("it yields %q, which is not valid JSON", res.Raw)}
+	}
+	return nil
+}
+
+// checkSyntax is CheckQuery's look at the path's brackets, quotes, escapes
+// and components.
+func checkSyntax(q string) error {
 	fail := func(format string, args ...any) error {
 		return &QueryError{Query: q, Reason: fmt.Sprintf(format, args...)}
 	}
