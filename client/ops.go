@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -306,41 +304,12 @@ func validate(schema any, instance []byte, noun string) (mismatch, skipped strin
 		return "", err.Error()
 	}
 	if err := res.Validate(inst); err != nil {
-		return cleanSchemaMsg(err.Error(), noun), ""
+		// Worded from the schema as plain JSON: raw, which just parsed.
+		var tree any
+		_ = json.Unmarshal(raw, &tree)
+		return schemamsg.Mismatch(err, tree, inst, noun), ""
 	}
 	return "", ""
-}
-
-// Compiled on first use: only a failed validation needs them.
-var (
-	schemaPathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating (/[^:]*): `) })
-	missingRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`required: missing properties: \[(.*)\]`) })
-)
-
-// cleanSchemaMsg turns the validator's wording ("validating root:
-// validating /properties/n: type: …") into one naming the argument.
-func cleanSchemaMsg(s, noun string) string {
-	s = strings.ReplaceAll(s, "validating root: ", "")
-	// jsonschema-go prints a JSON null as an invalid reflect.Value.
-	s = strings.ReplaceAll(s, "<invalid reflect.Value>", "null")
-	field := ""
-	for _, m := range schemaPathRE().FindAllStringSubmatch(s, -1) {
-		field = strings.ReplaceAll(strings.TrimPrefix(m[1], "/properties/"), "/properties/", ".")
-	}
-	s = schemaPathRE().ReplaceAllString(s, "")
-	if m := missingRE().FindStringSubmatch(s); m != nil {
-		names := strings.ReplaceAll(m[1], ",", ", ")
-		where := ""
-		if field != "" {
-			where = " in " + strconv.Quote(field)
-		}
-		return "missing required " + noun + " " + names + where
-	}
-	s = strings.TrimPrefix(s, "type: ")
-	if field != "" {
-		return fmt.Sprintf("%s %q: %s", noun, field, s)
-	}
-	return s
 }
 
 // PropertyTypes maps each top-level property of a tool's inputSchema to its

@@ -54,10 +54,10 @@ func (st *state) runConfig(g *globals) error {
 		e := cfg.Servers[name]
 		rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
 	}
-	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted {
+	if p := cfg.Project; p != nil && p.Err == nil && cfg.ProjectTrust != config.Trusted {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
 	}
-	return st.print(g, format.KindConfig, map[string]any{"servers": rows})
+	return st.print(g, format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
 }
 
 func redact(s *config.Server) *config.Server {

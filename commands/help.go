@@ -179,7 +179,13 @@ fields and JSON syntax errors are reported with the file, line and column.
 
 A project .mcp.json names commands mcpc would run and URLs it would send
 credentials to, so its servers are ignored until 'mcpc trust' records the
-file's path and SHA-256; any change makes it untrusted again.
+file's path and SHA-256; any change makes it untrusted again. One mcpc
+cannot use (invalid, or not a small regular file) is skipped: 'mcpc list'
+and 'mcpc config' name it and the reason in a note, and with --json add
+"errors": [{"file": ..., "message": ...}] beside "servers" (only when there
+is one); a server found nowhere else is then exit 3 with that reason.
+An error in the user file or a --config file stops every command that
+reads the configuration, with exit 3.
 
 ${VAR} and ${VAR:-default} are expanded in "env" and "headers" values only,
 never by a shell. URLs must be https, or http on a loopback host.

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -151,7 +152,22 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
 		}
 	}
-	return st.print(g, format.KindServerList, map[string]any{"servers": rows})
+	return st.print(g, format.KindServerList, st.withUnusable(cfg, map[string]any{"servers": rows}))
+}
+
+// withUnusable adds to a listing the config files that were found but
+// cannot be used: a note on stderr for each and, in the result, an
+// "errors" array beside "servers" (absent when there is none, so that a
+// listing without problems reads as it always has).
+func (st *state) withUnusable(cfg *config.Config, result map[string]any) map[string]any {
+	bad := cfg.Unusable()
+	for _, u := range bad {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", u.Note())
+	}
+	if len(bad) > 0 {
+		result["errors"] = bad
+	}
+	return result
 }
 
 // stickyStore answers every read after one that failed, other than for a

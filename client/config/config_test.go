@@ -270,17 +270,51 @@ func TestLookupExplains(t *testing.T) {
 		t.Fatalf("Lookup on empty config = %#v, want hint %q", err, want)
 	}
 
-	// An untrusted project file that does not parse never fails the load,
-	// but an unknown name says why the file could not help.
+	// A project file that does not parse never fails the load; it is
+	// named as unusable, and a name found nowhere else gets its reason.
 	write(t, proj, `{"mcpServers": {"c": {"command": "x",}}}`)
 	c, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	reason := proj + ":1:38: invalid JSON: invalid character '}' looking for beginning of object key string"
+	if got := c.Unusable(); len(got) != 1 || got[0] != (UnusableFile{File: proj, Message: reason}) {
+		t.Fatalf("Unusable() = %#v", got)
+	}
 	_, err = c.Lookup("c")
-	if !errors.As(err, &e) || !strings.HasPrefix(e.Msg, `unknown server "c" (the untrusted project file could not be read: `+proj+":1:38: invalid JSON") ||
+	if !errors.As(err, &e) || e.Code != fail.Config || e.Msg != `server "c": cannot use project file `+reason ||
 		e.Hint != "fix the file, then run: mcpc trust "+proj {
 		t.Fatalf("Lookup(c) = %#v", err)
+	}
+	// The user's own servers still resolve.
+	if _, err := c.Lookup("a"); err != nil {
+		t.Fatalf("Lookup(a) = %v", err)
+	}
+
+	// Nor does one that cannot be read: the reason follows the path once.
+	if err := os.WriteFile(proj, make([]byte, MaxConfigFile+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Unusable(); len(got) != 1 || got[0].Message != proj+": larger than the 4 MiB limit" {
+		t.Fatalf("Unusable() for an oversized file = %#v", got)
+	}
+
+	// Nor one trusted as it is (trusted before a stricter mcpc).
+	broken := `{"mcpServers": {"c": {"command": "x", "new": 1}}}`
+	write(t, proj, broken)
+	if _, err := (TrustStore{Dir: opts.Dirs.State}).Set(context.Background(), proj, hashBytes([]byte(broken)), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(opts)
+	if err != nil {
+		t.Fatalf("Load with a trusted but unusable project file = %v", err)
+	}
+	if got := c.Unusable(); len(got) != 1 || got[0].Message != proj+`:1:39: unknown field "new" in server "c"` {
+		t.Fatalf("Unusable() for a trusted file = %#v", got)
 	}
 }
 

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -88,9 +90,12 @@ func FindProjectFile(cwd, home string) string {
 	}
 }
 
-// Load reads every source. Errors in trusted files (user, --config, a
-// trusted project file) fail the load; an untrusted project file is parsed
-// only so its server names can be mentioned, and never fails the load.
+// Load reads every source. An error in a file the user chose (their own
+// config file, --config, MCPC_CONFIG) fails the load. A project file is
+// only found, and may be written for another MCP client or be no file at
+// all (a FIFO): one mcpc cannot read or parse never fails the load; its
+// reason is kept in Project.Err, for Unusable and Lookup. An untrusted
+// project file is parsed only so its server names can be mentioned.
 func Load(opts LoadOptions) (*Config, error) {
 	c := &Config{UserFile: opts.Dirs.UserConfigFile(), Servers: map[string]*Entry{}}
 	add := func(f *File) error {
@@ -117,12 +122,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
-		proj, err := readConfigFile(p, SourceProject)
-		if err != nil {
-			return nil, err
-		}
+		proj := readProjectFile(p)
 		c.Project = proj
-		if proj != nil {
+		if proj != nil && proj.Err == nil {
 			c.ProjectTrust, err = TrustStore{opts.Dirs.State}.State(p, proj.Hash)
 			if err != nil {
 				return nil, err
@@ -152,6 +154,41 @@ func Load(opts LoadOptions) (*Config, error) {
 	return c, nil
 }
 
+// readProjectFile reads the project file at p; nil when it vanished since
+// the search. A read error is kept in the File, worded as ParseFile words
+// its errors ("PATH: reason", "PATH:LINE:COL: reason"), so that every
+// Project.Err begins with the path: the read error's own path and
+// operation ("cannot read config file P: read P: …") would repeat it.
+func readProjectFile(p string) *File {
+	f, err := readConfigFile(p, SourceProject)
+	if err == nil {
+		return f
+	}
+	reason := err
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		reason = pe.Err
+	}
+	return &File{Path: p, Source: SourceProject, Err: fail.Wrap(fail.Config, reason, "", "%s", p)}
+}
+
+// UnusableFile is a config file that was found but not loaded, and why.
+type UnusableFile struct {
+	File    string `json:"file"`
+	Message string `json:"message"` // begins with File, as a config error does
+}
+
+// Unusable lists the files found but not loaded because they cannot be
+// used. Only a project file can be one: any other that fails fails Load.
+func (c *Config) Unusable() []UnusableFile {
+	if c.Project == nil || c.Project.Err == nil {
+		return nil
+	}
+	return []UnusableFile{{File: c.Project.Path, Message: c.Project.Err.Error()}}
+}
+
+// Note names the file and why it is not used, for a "mcpc: note:" line.
+func (u UnusableFile) Note() string { return "ignoring project file " + u.Message }
+
 // projectDefines reports whether the (untrusted) project file names server.
 func (c *Config) projectDefines(name string) bool {
 	if c.Project == nil || c.Project.Err != nil {
@@ -177,18 +214,19 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 	if e, ok := c.Servers[name]; ok {
 		return e, nil
 	}
-	if c.Project != nil && c.ProjectTrust != Trusted {
-		if c.projectDefines(name) {
-			hint := "review the file, then run: mcpc trust " + c.Project.Path
-			if c.ProjectTrust == Changed {
-				return nil, fail.New(fail.Untrusted, hint, "project file %s changed since it was trusted; server %q will not be started until it is trusted again", c.Project.Path, name)
-			}
-			return nil, fail.New(fail.Untrusted, hint, "server %q is defined in the untrusted project file %s", name, c.Project.Path)
+	if c.ProjectTrust != Trusted && c.projectDefines(name) {
+		hint := "review the file, then run: mcpc trust " + c.Project.Path
+		if c.ProjectTrust == Changed {
+			return nil, fail.New(fail.Untrusted, hint, "project file %s changed since it was trusted; server %q will not be started until it is trusted again", c.Project.Path, name)
 		}
-		if c.Project.Err != nil {
-			return nil, fail.New(fail.Config, "fix the file, then run: mcpc trust "+c.Project.Path,
-				"unknown server %q (the untrusted project file could not be read: %s)", name, c.Project.Err)
-		}
+		return nil, fail.New(fail.Untrusted, hint, "server %q is defined in the untrusted project file %s", name, c.Project.Path)
+	}
+	if c.Project != nil && c.Project.Err != nil {
+		// The name may be the broken file's: its reason, not "unknown
+		// server", says what to do.
+		return nil, &fail.Error{Code: fail.Config, Err: c.Project.Err,
+			Msg:  fmt.Sprintf("server %q: cannot use project file %s", name, c.Project.Err),
+			Hint: "fix the file, then run: mcpc trust " + c.Project.Path}
 	}
 	names := slices.Sorted(maps.Keys(c.Servers))
 	hint := "add it to " + c.UserFile + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"
