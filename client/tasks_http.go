@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -179,24 +178,25 @@ func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) 
 // readStream reads an event stream until the response to request id,
 // answering the server's requests and passing on its progress on the way.
 func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (json.RawMessage, error) {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), int(s.maxMessage)+len("data: ")+1)
-	var data strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		if v, ok := strings.CutPrefix(line, "data:"); ok {
-			if data.Len() > 0 {
-				data.WriteByte('\n')
+	events := newEventReader(body, int(s.maxMessage))
+	for {
+		ev, err := events.next()
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return nil, context.Cause(ctx)
+			case err == io.EOF:
+				return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
+			case err == errTooLarge || err == errTooDeep:
+				s.wire.overLimit(err) // the session explains it (limitFailure)
+				return nil, err
 			}
-			data.WriteString(strings.TrimPrefix(v, " "))
+			return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
+		}
+		if len(ev.data) == 0 {
 			continue
 		}
-		if line != "" || data.Len() == 0 {
-			continue
-		}
-		payload := []byte(data.String())
-		data.Reset()
-		msg, err := jsonrpc.DecodeMessage(payload)
+		msg, err := jsonrpc.DecodeMessage(ev.data)
 		if err != nil {
 			return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an event that is not JSON-RPC", s.Label)
 		}
@@ -214,16 +214,6 @@ func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID)
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
-	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	}
-	return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
 }
 
 // serverRequest handles what a 2025 server sends on the stream of one of
