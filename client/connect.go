@@ -8,22 +8,18 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -546,11 +542,11 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 
 // handshake connects the session within the connect timeout.
 func (s *Session) handshake(ctx context.Context, o ConnectOptions, c *mcp.Client, t mcp.Transport, protocol string) error {
-	cctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, errConnectTimeout)
 	defer cancel()
 	cs, err := c.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
-		return s.connectError(ctx, cctx, o, err)
+		return s.connectError(ctx, cctx, err)
 	}
 	s.CS = cs
 	s.afterConnect(cctx)
@@ -616,216 +612,13 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		return err
 	}
 	s.http = newHTTPTransport(base, endpoint, s.Label, headers)
-	s.http.wire, s.http.maxMessage = s.wire, s.maxMessage
+	s.http.wire, s.http.maxMessage, s.http.oauth = s.wire, s.maxMessage, o.OAuthHandler != nil
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = o.Memo.credentialKey(a)
 	} else if o.CredentialID != "" {
 		s.wire.credKey = hashKey("credential", o.CredentialID)
 	}
 	return nil
-}
-
-func (s *Session) connectError(ctx, cctx context.Context, o ConnectOptions, err error) error {
-	if fe := fail.As(err); fe != nil { // made by the OAuth handler: already precise
-		return fe
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if f := s.pinRefusal(); f != nil {
-		return f
-	}
-	if errors.Is(cctx.Err(), context.DeadlineExceeded) && s.failureNow() == nil {
-		return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s) if the server is slow to start", o.ConnectTimeout),
-			"%s did not complete the MCP handshake within %s", s.Label, o.ConnectTimeout)
-	}
-	return s.Classify("connect to", err)
-}
-
-// failure returns a transport-level explanation (process died, garbage on
-// stdout, HTTP refusal) or nil.
-func (s *Session) failure() *fail.Error {
-	if f := s.limitFailure(); f != nil {
-		return f
-	}
-	if s.http != nil {
-		if f := s.http.redirectRefused(); f != nil {
-			return f
-		}
-	}
-	if f := s.authFailure(); f != nil {
-		return f
-	}
-	if f := s.procFailure(); f != nil {
-		return f
-	}
-	return s.statusFailure()
-}
-
-func (s *Session) authFailure() *fail.Error {
-	if s.http == nil {
-		return nil
-	}
-	status, _ := s.http.lastError()
-	if status != http.StatusUnauthorized && status != http.StatusForbidden {
-		return nil
-	}
-	hint := "pass --bearer-env VAR, naming the environment variable that holds its token"
-	if s.Entry.File != nil {
-		hint = fmt.Sprintf("name the variable holding its token with \"bearerTokenEnv\" for %q in %s, or pass --bearer-env VAR", s.Entry.Name, s.Entry.File.Path)
-	}
-	code := fail.AuthRequired
-	msg := fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, status)
-	if s.http.sentCredentials() {
-		code = fail.AuthFailed
-		msg = fmt.Sprintf("%s rejected the credentials that were sent (HTTP %d)", s.Label, status)
-		hint = "check that the token is current and meant for this server"
-	}
-	if status == http.StatusForbidden {
-		code = fail.AuthFailed
-		msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
-		if !s.http.sentCredentials() {
-			// Nothing was sent to refuse: the server forbids the request.
-			code = fail.AuthRequired
-			msg = fmt.Sprintf("%s refused the request (HTTP 403 Forbidden)", s.Label)
-		}
-	}
-	// A 403 body says why (a 401's is the challenge's business).
-	if text := s.http.lastErrorText(); status == http.StatusForbidden && text != "" && !strings.HasPrefix(text, "403 ") {
-		msg += ": " + text
-	}
-	return &fail.Error{Code: code, Msg: msg, Hint: hint}
-}
-
-// failureNow is failure without waiting for a dying server's exit: at a
-// deadline the user is waiting.
-func (s *Session) failureNow() *fail.Error {
-	if f := s.limitFailure(); f != nil {
-		return f
-	}
-	if f := s.authFailure(); f != nil {
-		return f
-	}
-	if s.proc != nil && (s.proc.stdout.protocolError() != nil || s.proc.exited()) {
-		return s.procFailure()
-	}
-	return s.statusFailure()
-}
-
-func (s *Session) procFailure() *fail.Error {
-	if s.proc == nil {
-		return nil
-	}
-	if pe := s.proc.stdout.protocolError(); pe != nil {
-		return &fail.Error{Code: fail.Protocol, Err: pe,
-			Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, strings.TrimPrefix(pe.Error(), "the server ")),
-			Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
-	}
-	// Give the exit a moment to be noticed: a crash usually shows up as a
-	// closed pipe a little before Wait returns.
-	waitFor(s.proc.done, 200*time.Millisecond)
-	if !s.proc.exited() {
-		return nil
-	}
-	e := &fail.Error{Code: fail.ServerExited, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
-	if lines := s.proc.tail.Lines(); len(lines) > 0 {
-		e.Hint = "its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
-	} else {
-		e.Hint = "run the server command by hand to see why it stops"
-	}
-	return e
-}
-
-func (s *Session) statusFailure() *fail.Error {
-	if s.http == nil {
-		return nil
-	}
-	status, method := s.http.lastError()
-	if status == 0 {
-		return nil
-	}
-	// A 2026-07-28 server explains a 4xx with a JSON-RPC error in the body
-	// (-32022, -32020, -32601): report that, not the status.
-	if rpc := s.http.lastRPCError(); rpc != nil {
-		return s.rpcFailure(rpc, rpc)
-	}
-	hint := "check that " + urlx.Redact(s.Entry.Server.URL) + " is the server's MCP endpoint"
-	if status >= 500 || status == http.StatusTooManyRequests {
-		hint = "the server failed; try again later or look at its logs"
-	}
-	msg := fmt.Sprintf("%s answered HTTP %d %s", s.Label, status, http.StatusText(status))
-	if method != "" {
-		msg += " to " + method
-	}
-	// A body that starts with the status ("404 page not found") only
-	// repeats it.
-	if text := s.http.lastErrorText(); text != "" && !strings.HasPrefix(text, strconv.Itoa(status)+" ") {
-		msg += ": " + text
-	}
-	return &fail.Error{Code: fail.HTTPStatus, Hint: hint, Msg: msg}
-}
-
-// codeRejectedByTransport is the SDK's code for "the request never got a
-// JSON-RPC answer" (network error, HTTP error status): not a server verdict.
-const codeRejectedByTransport = -32005
-
-// Classify turns an error from the SDK into an *fail.Error with a Kind. op says
-// what mcpc was doing ("call tool \"x\" on").
-func (s *Session) Classify(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if e := fail.As(err); e != nil {
-		return e
-	}
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
-	if f := s.limitFailure(); f != nil {
-		return f
-	}
-	if s.http != nil {
-		if f := s.http.redirectRefused(); f != nil {
-			return f
-		}
-	}
-	if f := s.authFailure(); f != nil {
-		return f
-	}
-	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && rpc.Code != codeRejectedByTransport {
-		return s.rpcFailure(rpc, err)
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &fail.Error{Code: fail.Timeout, Msg: fmt.Sprintf("timed out trying to %s %s", op, s.Label), Hint: "raise --timeout", Err: err}
-	}
-	if f := s.procFailure(); f != nil {
-		return f
-	}
-	if f := s.statusFailure(); f != nil {
-		return f
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
-		why := rootCause(err)
-		if opErr != nil {
-			why = opErr.Err.Error()
-		}
-		return &fail.Error{Code: fail.Connection, Err: err, Hint: "is the server running at " + urlx.Redact(s.Entry.Server.URL) + "?",
-			Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, why)}
-	}
-	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("cannot %s %s: %s", op, s.Label, s.scrub(err))}
-}
-
-// scrub is err's text with the server's URL redacted wherever it is
-// quoted: Go's HTTP client quotes the whole request URL, query string
-// included, and the SDK passes its error on as text.
-func (s *Session) scrub(err error) string {
-	msg := err.Error()
-	if u := s.Entry.Server.URL; u != "" {
-		msg = strings.ReplaceAll(msg, u, urlx.Redact(u))
-	}
-	return msg
 }
 
 // ListHint is the command that lists this server's tools.
@@ -841,86 +634,6 @@ func (s *Session) ListHint() string {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func rootCause(err error) string {
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			return err.Error()
-		}
-		err = u
-	}
-}
-
-// pinRefusal explains a server that cannot speak a pinned 2026-07-28: the
-// SDK tried to fall back to initialize, which the wire refused.
-func (s *Session) pinRefusal() *fail.Error {
-	w := s.wire
-	w.mu.Lock()
-	refused, derr, disc := w.refusedInit, w.discoverErr, w.lastDiscover
-	w.mu.Unlock()
-	if !refused {
-		return nil
-	}
-	why := "it did not answer server/discover"
-	switch {
-	case derr != nil && derr.Code == codeUnsupportedVersion:
-		why = "it answered server/discover with JSON-RPC error -32022 (unsupported version)"
-		if v := supportedVersions(derr.Data); v != "" {
-			why += "; it supports " + v
-		}
-	case derr != nil:
-		why = fmt.Sprintf("it answered server/discover with JSON-RPC error %d (%s)", derr.Code, derr.Message)
-	case disc != nil:
-		why = "it offers " + cmpOr(strings.Join(jsonStrings(disc, "supportedVersions"), ", "), "no versions")
-	default:
-		if s.http != nil {
-			if status, _ := s.http.lastError(); status != 0 {
-				why = fmt.Sprintf("it answered server/discover with HTTP %d", status)
-			}
-		}
-	}
-	return fail.New(fail.Protocol, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
-		"%s does not speak MCP 2026-07-28, which is pinned: %s", s.Label, why)
-}
-
-// supportedVersions reads data.supported of a -32022 error.
-func supportedVersions(data json.RawMessage) string {
-	return strings.Join(jsonStrings(data, "supported"), ", ")
-}
-
-func jsonStrings(doc json.RawMessage, path string) []string {
-	var out []string
-	for _, v := range gjson.GetBytes(doc, path).Array() {
-		out = append(out, v.String())
-	}
-	return out
-}
-
-// rpcFailure reports a JSON-RPC error the server answered with.
-func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
-	hint := ""
-	switch rpc.Code {
-	case codeUnsupportedVersion:
-		hint := "use --protocol auto to let mcpc pick"
-		if v := supportedVersions(rpc.Data); v != "" {
-			hint = "it supports " + v + "; use --protocol auto, or pin one of those"
-		}
-		return &fail.Error{Code: fail.Protocol, Err: err, Hint: hint,
-			Msg: fmt.Sprintf("%s does not support the pinned protocol version (JSON-RPC error -32022)", s.Label)}
-	case codeMissingCapability:
-		hint = "the server needs a client capability mcpc does not declare for this request"
-		if caps := gjson.GetBytes(rpc.Data, "requiredCapabilities"); caps.Exists() {
-			hint += " (" + oneLineJSON(caps.Raw) + ")"
-		}
-	case jsonrpc.CodeMethodNotFound:
-		hint = "the server does not implement this request"
-	case jsonrpc.CodeInvalidParams:
-		hint = "check the name and arguments (" + s.ListHint() + ")"
-	}
-	return &fail.Error{Code: fail.Rejected, Err: err, Hint: hint,
-		Msg: fmt.Sprintf("%s rejected the request: %s (JSON-RPC error %d)", s.Label, rpc.Message, rpc.Code)}
 }
 
 // gateWriter holds a probing server's stderr until the probe's outcome is

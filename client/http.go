@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"maps"
 	"mime"
@@ -25,23 +24,23 @@ import (
 
 // httpTransport adds configured headers to requests for the configured
 // origin only (the SDK has no field for them), refuses redirects that leave
-// that origin, caps response bodies, and remembers the last HTTP error
-// status so a refusal can be reported as what it was (authentication, wrong
-// endpoint, server failure) rather than as the SDK's transport error.
+// that origin, and caps response bodies. An answer that neither the SDK
+// nor mcpc can use comes back as an *httpError carrying what it saw, in
+// the error of the request it answered (see roundTrip).
 type httpTransport struct {
 	base    http.RoundTripper
 	headers http.Header
 	origin  string // scheme://host:port of the configured endpoint
 	label   string // how messages name the server
+	// oauth says the SDK has an OAuth handler, which answers a 401 or
+	// 403 challenge itself (then retries the request once).
+	oauth bool
 
-	mu        sync.Mutex
-	errStatus int            // last status >= 400
-	errMethod string         // its Mcp-Method header, when the request had one
-	errRPC    *jsonrpc.Error // the JSON-RPC error in its body, if any
-	errText   string         // the start of its body, when it is plain text
-	refused   *fail.Error
+	mu         sync.Mutex
+	challenged map[string]bool // calls whose challenge went to the OAuth handler, by id
+	discover   *httpError      // the answer to server/discover, when it was not one (pinRefusal)
 
-	wire       *wire // nil: no memo, cache or capture (e.g. a probe)
+	wire       *wire
 	maxMessage int64 // bytes in one JSON body or event (the SDK reads JSON bodies without a limit)
 
 	cancelSent chan struct{} // closed once a cancellation was delivered
@@ -53,52 +52,53 @@ type httpTransport struct {
 }
 
 func newHTTPTransport(base http.RoundTripper, endpoint *url.URL, label string, headers http.Header) *httpTransport {
-	return &httpTransport{base: base, headers: headers, origin: urlx.Origin(endpoint), label: label, cancelSent: make(chan struct{}), maxMessage: DefaultMaxMessage}
+	return &httpTransport{base: base, headers: headers, origin: urlx.Origin(endpoint), label: label, cancelSent: make(chan struct{}),
+		maxMessage: DefaultMaxMessage, challenged: map[string]bool{}}
 }
 
-// client is the one http.Client of a session: it follows a redirect only
-// within the configured origin.
+// client is the http.Client the SDK sends through: it follows a redirect
+// only within the configured origin.
 func (t *httpTransport) client() *http.Client {
 	return &http.Client{Transport: t, CheckRedirect: t.checkRedirect}
+}
+
+// ownClient is client for mcpc's own requests (tasks, beside the SDK):
+// every answer they cannot use is an error, since no SDK is there to act
+// on a challenge or an ended session.
+func (t *httpTransport) ownClient() *http.Client {
+	return &http.Client{Transport: ownRequests{t}, CheckRedirect: t.checkRedirect}
+}
+
+type ownRequests struct{ t *httpTransport }
+
+func (o ownRequests) RoundTrip(req *http.Request) (*http.Response, error) {
+	return o.t.roundTrip(req, true)
 }
 
 // checkRedirect lets a redirect through only when it stays on the
 // configured origin: headers and tokens were configured for that origin,
 // and a downgrade to plain http off loopback would expose them on the wire.
+// Its refusal reaches the request's caller inside Go's *url.Error.
 func (t *httpTransport) checkRedirect(req *http.Request, via []*http.Request) error {
-	var e *fail.Error
 	switch to := urlx.Origin(req.URL); {
 	case req.URL.Scheme == "http" && !urlx.IsLoopback(req.URL.Hostname()):
-		e = fail.New(fail.Redirect, "mcpc never sends a request over plain http off loopback; ask the server's operator to fix the redirect",
+		return fail.New(fail.Redirect, "mcpc never sends a request over plain http off loopback; ask the server's operator to fix the redirect",
 			"%s redirected to plain http on a non-loopback host (%s → %s); refused", t.label, t.origin, to)
 	case to != t.origin:
-		e = fail.New(fail.Redirect, "credentials and headers go only to the configured origin; if you trust "+to+", use the URL it redirects to",
+		return fail.New(fail.Redirect, "credentials and headers go only to the configured origin; if you trust "+to+", use the URL it redirects to",
 			"%s redirected to another origin (%s → %s); refused", t.label, t.origin, to)
 	case len(via) >= 10:
-		e = fail.New(fail.Redirect, "", "%s redirected more than 10 times", t.label)
-	default:
-		return nil
+		return fail.New(fail.Redirect, "", "%s redirected more than 10 times", t.label)
 	}
-	t.mu.Lock()
-	t.refused = e
-	t.mu.Unlock()
-	return e
-}
-
-// sentCredentials reports whether requests carry a configured
-// Authorization header, so a 401 means "rejected", not "missing".
-func (t *httpTransport) sentCredentials() bool {
-	return t.headers.Get("Authorization") != ""
-}
-
-// redirectRefused is the refusal of the last redirect, or nil.
-func (t *httpTransport) redirectRefused() *fail.Error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.refused
+	return nil
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.roundTrip(req, false)
+}
+
+// roundTrip sends one request; own says it is mcpc's own, not the SDK's.
+func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	if req.Method == http.MethodDelete && t.keepSession.Load() {
 		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
@@ -110,7 +110,8 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	var msg jsonrpc.Message
-	if req.Method == http.MethodPost && req.GetBody != nil && t.wire != nil {
+	var call *jsonrpc.Request // the request, when it expects an answer
+	if req.Method == http.MethodPost && req.GetBody != nil {
 		body, err := readBody(req)
 		if err != nil {
 			return nil, err
@@ -135,6 +136,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				}
 				setBody(req, body)
 			}
+		}
+		if r, ok := msg.(*jsonrpc.Request); ok && r.ID.IsValid() {
+			call = r
 		}
 	}
 	start := time.Now()
@@ -167,46 +171,140 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
-	if _, ok := msg.(*jsonrpc.Response); ok && t.wire != nil {
+	if _, ok := msg.(*jsonrpc.Response); ok {
 		t.wire.answered()
 	}
-	var body io.ReadCloser = resp.Body
-	if resp.StatusCode >= 400 {
-		rpc, data := errorBody(resp, body)
-		body = io.NopCloser(bytes.NewReader(data))
-		t.mu.Lock()
-		t.errStatus, t.errMethod, t.errRPC = resp.StatusCode, req.Header.Get("Mcp-Method"), rpc
-		t.errText = plainText(resp, data)
-		t.mu.Unlock()
+	switch {
+	case req.Method == http.MethodPost && resp.StatusCode >= 400:
+		return t.refused(req, resp, call, own)
+	case resp.StatusCode < 200 || resp.StatusCode >= 300:
+		// A redirect is Go's client's to follow; the standalone GET's 405
+		// (no stream offered) and a DELETE's answer are the SDK's.
+		return resp, nil
 	}
-	if t.wire != nil && resp.StatusCode < 300 {
-		switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
-		case "application/json":
-			data, err := readAll(io.LimitReader(body, t.maxMessage+1))
-			body.Close()
-			if err != nil {
-				return nil, err
-			}
-			if int64(len(data)) > t.maxMessage {
-				t.wire.overLimit(errTooLarge)
-				return nil, errTooLarge
-			}
-			if len(data) > bigResult && json.Valid(data) {
-				data = t.wire.frame(data)
-			}
-			if m, err := jsonrpc.DecodeMessage(data); err == nil {
-				t.wire.incoming(m)
-			} else if tooDeep(data) {
-				t.wire.overLimit(errTooDeep)
-				return nil, errTooDeep
-			}
-			body = io.NopCloser(bytes.NewReader(data))
-		case "text/event-stream":
-			body = &sseTap{rc: body, w: t.wire, limit: int(t.maxMessage)}
+	t.settled(call)
+	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
+	case "application/json":
+		data, err := readAll(io.LimitReader(resp.Body, t.maxMessage+1))
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > t.maxMessage {
+			t.wire.overLimit(errTooLarge)
+			return nil, errTooLarge
+		}
+		if len(data) > bigResult && json.Valid(data) {
+			data = t.wire.frame(data)
+		}
+		m, err := jsonrpc.DecodeMessage(data)
+		switch {
+		case err == nil:
+			t.wire.incoming(m)
+		case tooDeep(data):
+			t.wire.overLimit(errTooDeep)
+			return nil, errTooDeep
+		case call != nil:
+			// Empty, not JSON, or JSON that is not JSON-RPC.
+			return nil, t.unusable(req, resp, call, data)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+	case "text/event-stream":
+		resp.Body = newSSETap(resp.Body, t.wire, int(t.maxMessage))
+	default:
+		if call != nil {
+			// An HTML page, an empty 202, anything but the two answers a
+			// request may have.
+			return nil, t.unusable(req, resp, call, readEvidence(resp.Body))
 		}
 	}
-	resp.Body = body
 	return resp, nil
+}
+
+// refused handles an HTTP error answer to a POST. The SDK is given what it
+// acts on itself: a challenge its OAuth handler answers (the first for a
+// request: the retry's is the server's verdict), the 404 that ends a
+// session, and a JSON-RPC error in a 4xx body, which it returns as the
+// request's error (and negotiates a revision on, for -32022). Anything
+// else, and anything for mcpc's own requests, is an *httpError.
+func (t *httpTransport) refused(req *http.Request, resp *http.Response, call *jsonrpc.Request, own bool) (*http.Response, error) {
+	data := readEvidence(resp.Body)
+	e := newHTTPError(req, resp, data)
+	t.noteDiscover(call, e)
+	sdk := false
+	switch status := resp.StatusCode; {
+	case own:
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		// Without a handler, a challenge is the verdict (whatever the
+		// body says).
+		if t.oauth && t.challenge(call) {
+			resp.Body = io.NopCloser(bytes.NewReader(data))
+			return resp, nil
+		}
+	case status == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "":
+		sdk = true // the SDK reports ErrSessionMissing and sends no DELETE
+	case status < 500 && e.rpc != nil:
+		sdk = true
+	}
+	t.settled(call)
+	if !sdk {
+		return nil, e
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return resp, nil
+}
+
+// unusable is the *httpError for a 2xx answer to call that is not a
+// JSON-RPC message; data is (the start of) its body.
+func (t *httpTransport) unusable(req *http.Request, resp *http.Response, call *jsonrpc.Request, data []byte) error {
+	e := newHTTPError(req, resp, data)
+	t.noteDiscover(call, e)
+	return e
+}
+
+// noteDiscover keeps what server/discover was answered with when that was
+// not a result: under a 2026-07-28 pin, the SDK's fallback to initialize
+// is refused (wire.outgoing), and the refusal names it.
+func (t *httpTransport) noteDiscover(call *jsonrpc.Request, e *httpError) {
+	if call != nil && call.Method == "server/discover" {
+		t.mu.Lock()
+		t.discover = e
+		t.mu.Unlock()
+	}
+}
+
+func (t *httpTransport) discoverAnswer() *httpError {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.discover
+}
+
+// challenge reports whether a 401 or 403 to call goes to the SDK's OAuth
+// handler: the first for each request does (and is marked); the second is
+// the answer to the handler's retry. (A notification has no id: its
+// challenges always go to the handler.)
+func (t *httpTransport) challenge(call *jsonrpc.Request) bool {
+	if call == nil {
+		return true
+	}
+	k := idKey(call.ID)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.challenged[k] {
+		return false
+	}
+	t.challenged[k] = true
+	return true
+}
+
+// settled forgets call's challenge once it has an answer that is not one.
+func (t *httpTransport) settled(call *jsonrpc.Request) {
+	if call == nil || !t.oauth {
+		return
+	}
+	t.mu.Lock()
+	delete(t.challenged, idKey(call.ID))
+	t.mu.Unlock()
 }
 
 // readBody reads a request body the SDK gave as a re-readable buffer.
@@ -244,7 +342,7 @@ func jsonResponse(req *http.Request, msg *jsonrpc.Response) (*http.Response, err
 // traceHTTP writes one --verbose line per HTTP exchange. Header values
 // that may carry secrets are never shown.
 func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time.Duration) {
-	if t.wire == nil || t.wire.verbose == nil {
+	if t.wire.verbose == nil {
 		return
 	}
 	show := func(h http.Header) string {
@@ -263,233 +361,6 @@ func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time
 	}
 	t.wire.trace("http %s %s → %d (%s) [request %s] [response %s]", req.Method, urlx.Redact(req.URL.String()),
 		resp.StatusCode, d.Round(100*time.Microsecond), show(req.Header), show(resp.Header))
-}
-
-// sseTap passes an event stream through to the SDK one event at a time,
-// after the wire has seen its message: the wire may keep a large result
-// and hand the SDK a stub in its place (wire.frame).
-type sseTap struct {
-	rc    io.ReadCloser
-	w     *wire
-	limit int // bytes of data in one event
-	rbuf  []byte
-	line  blockBuf // the line being read
-	other []byte   // the event's lines other than data, as read
-	data  []byte   // the event's data, lines joined by \n
-	out   []byte   // ready for the SDK
-	err   error
-}
-
-func (s *sseTap) Read(p []byte) (int, error) {
-	for len(s.out) == 0 {
-		if s.err != nil {
-			return 0, s.err
-		}
-		if s.rbuf == nil {
-			s.rbuf = make([]byte, 32<<10)
-		}
-		// The server's requests wait while too many of its earlier ones
-		// are unanswered.
-		if err := s.w.waitRoom(nil); err != nil {
-			s.err = err
-			return 0, err
-		}
-		n, err := s.rc.Read(s.rbuf)
-		if perr := s.parse(s.rbuf[:n]); perr != nil {
-			// The event is dropped and the stream ends: the session
-			// explains why (limitFailure).
-			s.w.overLimit(perr)
-			s.out, s.err = nil, perr
-			return 0, perr
-		}
-		if err != nil {
-			// An event cut short passes as it came: the SDK decides.
-			s.out = append(s.out, s.other...)
-			s.out = appendData(s.out, s.data)
-			s.out = append(s.out, s.line.bytes()...)
-			s.other, s.data, s.line = nil, nil, blockBuf{}
-			s.err = err
-		}
-	}
-	n := copy(p, s.out)
-	s.out = s.out[n:]
-	return n, nil
-}
-
-func (s *sseTap) parse(b []byte) error {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			i = len(b)
-		}
-		if s.line.n+i+len(s.data) > s.limit+len("data: ") {
-			return errTooLarge
-		}
-		s.line.write(b[:i])
-		if i == len(b) {
-			return nil
-		}
-		b = b[i+1:]
-		line := bytes.TrimSuffix(s.line.bytes(), []byte("\r"))
-		s.line = blockBuf{}
-		switch {
-		case len(line) == 0:
-			if err := s.dispatch(); err != nil {
-				return err
-			}
-		case bytes.HasPrefix(line, []byte("data:")):
-			d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
-			if s.data == nil {
-				s.data = d
-			} else {
-				s.data = append(append(s.data, '\n'), d...)
-			}
-		default:
-			s.other = append(append(s.other, line...), '\n')
-		}
-	}
-	return nil
-}
-
-// dispatch shows the wire the event's message and queues the event for
-// the SDK, with the data the wire gave back.
-func (s *sseTap) dispatch() error {
-	data := s.data
-	if len(data) > bigResult && json.Valid(data) {
-		data = s.w.frame(data)
-	}
-	if len(data) > 0 {
-		if m, err := jsonrpc.DecodeMessage(data); err == nil {
-			s.w.incoming(m)
-		} else if tooDeep(data) {
-			return errTooDeep
-		}
-	}
-	s.out = append(s.out, s.other...)
-	s.out = appendData(s.out, data)
-	s.out = append(s.out, '\n')
-	s.other, s.data = s.other[:0], nil
-	return nil
-}
-
-// appendData appends data as SSE data lines.
-func appendData(out, data []byte) []byte {
-	if data == nil {
-		return out
-	}
-	for {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break
-		}
-		out = append(append(append(out, "data: "...), data[:i]...), '\n')
-		data = data[i+1:]
-	}
-	return append(append(append(out, "data: "...), data...), '\n')
-}
-
-func (s *sseTap) Close() error { return s.rc.Close() }
-
-// blockBuf gathers bytes in blocks and joins them once: a buffer grown by
-// append would allocate several times a large message.
-type blockBuf struct {
-	blocks [][]byte
-	cur    []byte
-	n      int
-}
-
-func (b *blockBuf) write(p []byte) {
-	for len(p) > 0 {
-		if len(b.cur) == cap(b.cur) {
-			if b.cur != nil {
-				b.blocks = append(b.blocks, b.cur)
-			}
-			b.cur = make([]byte, 0, min(max(4<<10, b.n), 1<<20))
-		}
-		k := min(len(p), cap(b.cur)-len(b.cur))
-		b.cur = append(b.cur, p[:k]...)
-		p = p[k:]
-		b.n += k
-	}
-}
-
-// bytes returns everything written, in a buffer of its exact size when it
-// took more than one block.
-func (b *blockBuf) bytes() []byte {
-	if len(b.blocks) == 0 {
-		return b.cur
-	}
-	out := make([]byte, 0, b.n)
-	for _, blk := range b.blocks {
-		out = append(out, blk...)
-	}
-	return append(out, b.cur...)
-}
-
-// readAll is io.ReadAll through a blockBuf.
-func readAll(r io.Reader) ([]byte, error) {
-	var b blockBuf
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		b.write(buf[:n])
-		if err == io.EOF {
-			return b.bytes(), nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-}
-
-// errorBody reads (a bounded part of) an error response and the JSON-RPC
-// error in it, if it holds one.
-func errorBody(resp *http.Response, body io.ReadCloser) (*jsonrpc.Error, []byte) {
-	data, _ := io.ReadAll(io.LimitReader(body, 1<<20))
-	body.Close()
-	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "application/json" {
-		return nil, data
-	}
-	m, err := jsonrpc.DecodeMessage(data)
-	if err != nil {
-		return nil, data
-	}
-	var rpc *jsonrpc.Error
-	if r, ok := m.(*jsonrpc.Response); ok && errors.As(r.Error, &rpc) {
-		return rpc, data
-	}
-	return nil, data
-}
-
-// plainText is the first line of a plain-text error body, shortened: what
-// the server said about the failure.
-func plainText(resp *http.Response, data []byte) string {
-	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/plain" {
-		return ""
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-	if len(line) > 200 {
-		line = line[:200] + "…"
-	}
-	return line
-}
-
-func (t *httpTransport) lastRPCError() *jsonrpc.Error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.errRPC
-}
-
-func (t *httpTransport) lastError() (int, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.errStatus, t.errMethod
-}
-
-func (t *httpTransport) lastErrorText() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.errText
 }
 
 // baseTransport is Go's default transport, except that names under

@@ -28,7 +28,7 @@ func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 		s.wire.Results("tools/list")
 		for t, err := range s.CS.Tools(ctx, nil) {
 			if err != nil {
-				return s.Classify("list tools of", err)
+				return s.explain(ctx, "list tools of", err)
 			}
 			if !appOnly(t) {
 				out = append(out, t)
@@ -94,7 +94,7 @@ func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, er
 			err = drain(s.CS.Prompts(ctx, nil))
 		}
 		if err != nil {
-			return s.Classify(k.op, err)
+			return s.explain(ctx, k.op, err)
 		}
 		pages = s.wire.Results(k.method)
 		return nil
@@ -192,11 +192,11 @@ func (s *Session) CallTool(ctx context.Context, tool string, args map[string]any
 		var err error
 		res, err = s.CS.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		raw = last(s.wire.Results("tools/call"))
-		if err != nil && raw != nil && s.undecodable(err) {
+		if err != nil && raw != nil && s.undecodable(ctx, err) {
 			res, err = nil, nil
 		}
 		if err != nil {
-			return s.Classify(fmt.Sprintf("call tool %q on", tool), err)
+			return s.explain(ctx, fmt.Sprintf("call tool %q on", tool), err)
 		}
 		return nil
 	})
@@ -204,11 +204,12 @@ func (s *Session) CallTool(ctx context.Context, tool string, args map[string]any
 }
 
 // undecodable reports whether err is the SDK failing to decode a result
-// that did arrive: not a JSON-RPC error, not a transport failure, not a
-// verdict of mcpc's own (such as an answer that does not fit).
-func (s *Session) undecodable(err error) bool {
+// that did arrive: an error explain knows no cause for (not a JSON-RPC
+// error, not a transport failure, not a verdict of mcpc's own such as an
+// answer that does not fit), and not the SDK's refusal to send.
+func (s *Session) undecodable(ctx context.Context, err error) bool {
 	var rpc *jsonrpc.Error
-	return !errors.As(err, &rpc) && fail.As(err) == nil && s.failure() == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return !errors.As(err, &rpc) && s.cause(ctx, "", err) == nil
 }
 
 func last(rs []json.RawMessage) json.RawMessage {
@@ -225,8 +226,8 @@ func (s *Session) ReadResource(ctx context.Context, uri string) (json.RawMessage
 		s.wire.Results("resources/read")
 		_, err := s.CS.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		raw = last(s.wire.Results("resources/read"))
-		if err != nil && !(raw != nil && s.undecodable(err)) {
-			return s.Classify(fmt.Sprintf("read %s from", uri), err)
+		if err != nil && !(raw != nil && s.undecodable(ctx, err)) {
+			return s.explain(ctx, fmt.Sprintf("read %s from", uri), err)
 		}
 		return nil
 	})
@@ -240,8 +241,8 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 		s.wire.Results("prompts/get")
 		_, err := s.CS.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 		raw = last(s.wire.Results("prompts/get"))
-		if err != nil && !(raw != nil && s.undecodable(err)) {
-			return s.Classify(fmt.Sprintf("get prompt %q from", name), err)
+		if err != nil && !(raw != nil && s.undecodable(ctx, err)) {
+			return s.explain(ctx, fmt.Sprintf("get prompt %q from", name), err)
 		}
 		return nil
 	})

@@ -352,7 +352,7 @@ func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json
 				}
 			}
 			if d.err != nil {
-				return nil, s.stopped(ctx, t, o, s.taskError(t, d.err))
+				return nil, s.stopped(ctx, t, o, s.taskError(ctx, t, d.err))
 			}
 			s.settle(t.ID)
 			return d.res, s.failedResult(t, d.res)
@@ -434,7 +434,7 @@ func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, er
 		return nil, s.taskFailedRPC(t, rpc, err)
 	}
 	if err != nil {
-		return nil, s.taskError(t, err)
+		return nil, s.taskError(ctx, t, err)
 	}
 	return res, s.failedResult(t, res)
 }
@@ -477,7 +477,7 @@ func (s *Session) taskCancelled(t *Task) error {
 // taskError reports a JSON-RPC error to a task method. -32602 is the
 // spec's answer for a task id the server does not know (never created,
 // expired, deleted).
-func (s *Session) taskError(t *Task, err error) error {
+func (s *Session) taskError(ctx context.Context, t *Task, err error) error {
 	var silent *silentServer
 	if errors.As(err, &silent) {
 		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
@@ -492,21 +492,14 @@ func (s *Session) taskError(t *Task, err error) error {
 		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as their ttl; start the call again",
 			Msg: fmt.Sprintf("%s no longer knows the task %s: %s", s.Label, t.ID, rpc.Message)}
 	}
-	if errors.As(err, &rpc) {
-		var f *fail.Error
-		if f = fail.As(err); f == nil {
-			f = s.rpcFailure(rpc, err)
-		}
-		return f
-	}
-	return s.Classify("follow the task "+t.ID+" on", err)
+	return s.explain(ctx, "follow the task "+t.ID+" on", err)
 }
 
 // GetTask sends tasks/get.
 func (s *Session) GetTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := s.taskCall(ctx, "tasks/get", id, nil)
 	if err != nil {
-		err = s.taskError(&Task{ID: id}, err)
+		err = s.taskError(ctx, &Task{ID: id}, err)
 		if f := fail.As(err); f != nil && f.Code == fail.TaskGone {
 			s.settle(id) // nothing left to reach
 		}
@@ -537,7 +530,7 @@ func (s *Session) GetTaskRaw(ctx context.Context, id string) (json.RawMessage, e
 func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
 	raw, err := s.taskCall(ctx, "tasks/cancel", id, nil)
 	if err != nil {
-		return nil, s.taskError(&Task{ID: id, Status: "cancel"}, err)
+		return nil, s.taskError(ctx, &Task{ID: id, Status: "cancel"}, err)
 	}
 	s.MarkCancelled(id)
 	if gjson.GetBytes(raw, "status").String() == "cancelled" {
@@ -566,16 +559,12 @@ func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 		}
 		raw, err := s.taskCall(ctx, "tasks/list", "", extra)
 		if err != nil {
-			var rpc *jsonrpc.Error
-			if errors.As(err, &rpc) {
-				return nil, s.rpcFailure(rpc, err)
-			}
 			var silent *silentServer
 			if errors.As(err, &silent) {
 				return nil, &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
 					Msg: fmt.Sprintf("%s did not answer tasks/list within %s", s.Label, taskRequestBound)}
 			}
-			return nil, s.Classify("list the tasks of", err)
+			return nil, s.explain(ctx, "list the tasks of", err)
 		}
 		pages, size = append(pages, raw), size+int64(len(raw))
 		for _, t := range gjson.GetBytes(raw, "tasks").Array() {
@@ -625,7 +614,7 @@ func (s *Session) answerTask(ctx context.Context, t *Task, answered map[string]b
 	}
 	_, err = s.taskCall(ctx, "tasks/update", t.ID, map[string]any{"inputResponses": answers})
 	if err != nil {
-		return s.taskError(t, err)
+		return s.taskError(ctx, t, err)
 	}
 	return nil
 }

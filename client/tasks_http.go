@@ -1,11 +1,11 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -32,25 +32,24 @@ func (s *Session) post(ctx context.Context, method, name string, params json.Raw
 		return nil, err
 	}
 	resp, err := s.send(ctx, data, method, name)
+	if he := (*httpError)(nil); errors.As(err, &he) && he.rpc == nil && he.status == http.StatusNotFound && s.sessionID() != "" {
+		return nil, &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as the session that started them; start the call again",
+			Msg: fmt.Sprintf("%s no longer knows the session that holds the task (HTTP 404)", s.Label)}
+	}
 	if err != nil {
+		// Explained by the caller, which knows what it was doing.
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 400 {
-		return nil, s.postFailure(resp)
-	}
-	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
-	case "application/json":
+	// The transport let through only the two answers a request may have.
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "application/json" {
 		body, err := io.ReadAll(resp.Body)
 		if err != nil {
 			return nil, err
 		}
 		return s.answerOf(body, id)
-	case "text/event-stream":
-		return s.readStream(ctx, resp.Body, id)
 	}
-	return nil, fail.New(fail.Protocol, "", "%s answered %s with HTTP %d and content type %q, not a JSON-RPC message",
-		s.Label, method, resp.StatusCode, resp.Header.Get("Content-Type"))
+	return s.readStream(ctx, resp.Body, id)
 }
 
 // send POSTs one JSON-RPC message through the session's HTTP client (its
@@ -112,7 +111,7 @@ func (s *Session) do(req *http.Request, sid string) (*http.Response, error) {
 			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		}
 	}
-	return s.http.client().Do(req)
+	return s.http.ownClient().Do(req)
 }
 
 // headerValue encodes a routing header's value as SEP-2243 asks: one with
@@ -142,24 +141,6 @@ func (s *Session) sessionID() string {
 	return s.resumed.sessionID
 }
 
-// postFailure explains an HTTP error answer to one of mcpc's requests.
-func (s *Session) postFailure(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-		if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
-			return r.Error
-		}
-	}
-	if resp.StatusCode == http.StatusNotFound && s.sessionID() != "" {
-		return &fail.Error{Code: fail.TaskGone, Hint: "tasks live only as long as the session that started them; start the call again",
-			Msg: fmt.Sprintf("%s no longer knows the session that holds the task (HTTP 404)", s.Label)}
-	}
-	if f := s.failure(); f != nil {
-		return f
-	}
-	return fail.New(fail.HTTPStatus, "", "%s answered HTTP %d", s.Label, resp.StatusCode)
-}
-
 // answerOf reads the response to request id from a JSON body.
 func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) {
 	msg, err := jsonrpc.DecodeMessage(body)
@@ -179,24 +160,25 @@ func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) 
 // readStream reads an event stream until the response to request id,
 // answering the server's requests and passing on its progress on the way.
 func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (json.RawMessage, error) {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), int(s.maxMessage)+len("data: ")+1)
-	var data strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		if v, ok := strings.CutPrefix(line, "data:"); ok {
-			if data.Len() > 0 {
-				data.WriteByte('\n')
+	events := newEventReader(body, int(s.maxMessage))
+	for {
+		ev, err := events.next()
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return nil, context.Cause(ctx)
+			case err == io.EOF:
+				return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
+			case err == errTooLarge || err == errTooDeep:
+				s.wire.overLimit(err) // the session explains it (limitFailure)
+				return nil, err
 			}
-			data.WriteString(strings.TrimPrefix(v, " "))
+			return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
+		}
+		if len(ev.data) == 0 {
 			continue
 		}
-		if line != "" || data.Len() == 0 {
-			continue
-		}
-		payload := []byte(data.String())
-		data.Reset()
-		msg, err := jsonrpc.DecodeMessage(payload)
+		msg, err := jsonrpc.DecodeMessage(ev.data)
 		if err != nil {
 			return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an event that is not JSON-RPC", s.Label)
 		}
@@ -214,16 +196,6 @@ func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID)
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
-	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	}
-	return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
 }
 
 // serverRequest handles what a 2025 server sends on the stream of one of
@@ -273,13 +245,13 @@ func (s *Session) respond(ctx context.Context, resp *jsonrpc.Response) error {
 		return err
 	}
 	r, err := s.send(ctx, data, "", "")
+	if he := (*httpError)(nil); errors.As(err, &he) && he.rpc == nil {
+		return &fail.Error{Code: fail.HTTPStatus, Err: err, Msg: fmt.Sprintf("%s refused mcpc's answer to its question (HTTP %d)", s.Label, he.status)}
+	}
 	if err != nil {
 		return err
 	}
-	io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+	io.Copy(io.Discard, io.LimitReader(r.Body, errorBodyLimit))
 	r.Body.Close()
-	if r.StatusCode >= 400 {
-		return fail.New(fail.HTTPStatus, "", "%s refused mcpc's answer to its question (HTTP %d)", s.Label, r.StatusCode)
-	}
 	return nil
 }

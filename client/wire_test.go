@@ -96,7 +96,7 @@ func TestSSELargeResult(t *testing.T) {
 	var out []byte
 	n := memtest.Allocated(func() {
 		var err error
-		out, err = io.ReadAll(&sseTap{rc: io.NopCloser(strings.NewReader(stream)), w: w, limit: DefaultMaxMessage})
+		out, err = io.ReadAll(newSSETap(io.NopCloser(strings.NewReader(stream)), w, DefaultMaxMessage))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -57,6 +58,7 @@ type oauthServer struct {
 	mdIssuer string        // the issuer the metadata claims, when not the real one
 	mdToken  string        // the token_endpoint the metadata names, when not the real one ("none": none)
 	ttlMs    int           // cacheable results are fresh this long, and private
+	early    bool          // the first access token is refused at once, as if revoked early
 	closed   chan struct{} // closed when the server stops
 
 	mu      sync.Mutex
@@ -67,6 +69,7 @@ type oauthServer struct {
 	access  map[string]grant
 	refresh map[string]string // refresh token → its scope
 	counts  map[string]int
+	issued  int // access tokens issued
 	lastRT  string
 }
 
@@ -85,7 +88,7 @@ func token(prefix string) string { return prefix + rand.Text() }
 
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
-// [-metadata-token-endpoint URL|none] [-private-ttl MS]:
+// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first]:
 // start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
 // issuer.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -103,6 +106,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.StringVar(&s.mdIssuer, "metadata-issuer", "", "")
 	fs.StringVar(&s.mdToken, "metadata-token-endpoint", "", "")
 	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
+	fs.BoolVar(&s.early, "revoke-first", false, "")
 	ts.Check(fs.Parse(args[1:]))
 	mux := http.NewServeMux()
 	if *ccKeyFile != "" {
@@ -135,6 +139,11 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "echo", Description: "echo text"}, echo)
 	// Calling "write" needs the mcp:write scope (step-up).
 	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "write", Description: "echo text, with mcp:write"}, echo)
+	// "refuse" is answered with a JSON-RPC error in a 200, as a server
+	// that rejects the call (not the tool failing) does.
+	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "refuse", Description: "always refused"}, func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, any, error) {
+		return nil, nil, &jsonrpc.Error{Code: -32000, Message: "not allowed for this client"}
+	})
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	mux.Handle("/mcp", s.protect(mcpHandler))
 	prm := func(w http.ResponseWriter, r *http.Request) {
@@ -333,7 +342,10 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	}
 	at, rt := token("SECRET-AT-"), token("SECRET-RT-")
 	s.mu.Lock()
-	s.access[at] = grant{time.Now().Add(time.Duration(ttl) * time.Second), scope}
+	if !s.early || s.issued > 0 {
+		s.access[at] = grant{time.Now().Add(time.Duration(ttl) * time.Second), scope}
+	}
+	s.issued++
 	s.refresh[rt] = scope
 	s.lastRT = rt
 	s.mu.Unlock()

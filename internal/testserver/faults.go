@@ -171,6 +171,9 @@ type faultHandler struct {
 }
 
 func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if proxyFault(h.opts.fault) && h.answerAsProxy(w, r) {
+		return
+	}
 	if h.opts.fault == faultHang {
 		io.Copy(io.Discard, r.Body)
 		h.holdForever(r)
@@ -251,4 +254,56 @@ func (h *faultHandler) holdForever(r *http.Request) {
 	case <-r.Context().Done():
 	case <-h.stop:
 	}
+}
+
+// proxyFault reports whether fault makes the HTTP server answer like
+// something in front of it (a sign-in page, a proxy) rather than MCP.
+func proxyFault(fault string) bool {
+	return fault == faultHTMLPage || fault == faultEmptyOK || fault == faultNotJSONRPC
+}
+
+// What the proxy faults answer tools/list with; tests pin them.
+const (
+	loginPage     = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><form>Sign in to continue</form></body></html>\n"
+	notJSONRPCDoc = `{"status":"ok","message":"welcome"}`
+)
+
+// answerAsProxy answers what the proxy faults take over: the standalone
+// GET with 405 (a server may offer no stream: the spec allows it), and
+// tools/list in the fault's way; it reports whether it answered. The
+// handshake passes, so that the failure comes after a 405 was seen.
+func (h *faultHandler) answerAsProxy(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet {
+		http.Error(w, "no standalone stream here", http.StatusMethodNotAllowed)
+		return true
+	}
+	if r.Method != http.MethodPost {
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if m, err := jsonrpc.DecodeMessage(body); err != nil || !isCall(m, "tools/list") {
+		return false
+	}
+	switch h.opts.fault {
+	case faultHTMLPage:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, loginPage)
+	case faultEmptyOK:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+	case faultNotJSONRPC:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, notJSONRPCDoc)
+	}
+	return true
+}
+
+func isCall(m jsonrpc.Message, method string) bool {
+	req, ok := m.(*jsonrpc.Request)
+	return ok && req.IsCall() && req.Method == method
 }

@@ -50,11 +50,15 @@ const (
 	faultDeep           = "deep"
 	faultWedged         = "wedged"
 	faultFlood          = "flood"
+	faultHTMLPage       = "html-page"
+	faultEmptyOK        = "empty-ok"
+	faultNotJSONRPC     = "not-jsonrpc"
 )
 
 var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
 	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged, faultFlood,
+	faultHTMLPage, faultEmptyOK, faultNotJSONRPC,
 }
 
 // floodRequests is how many ping requests --fault flood sends.
@@ -103,7 +107,11 @@ flags:
                        SIGTERM and the end of its input: only SIGKILL
                        stops it; stdio), flood (a tool call is answered with
                        200000 ping requests and the server stops reading
-                       its input; stdio)
+                       its input; stdio), html-page, empty-ok, not-jsonrpc
+                       (HTTP: the standalone GET is answered 405, and
+                       tools/list, as a proxy or sign-in page in front of
+                       the server would, with a 200 HTML page, an empty
+                       200, or 200 JSON that is not JSON-RPC)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
@@ -277,6 +285,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("--modern-only cannot be combined with --legacy or a legacy fault")
 	case opts.httpAddr != "" && opts.fault == faultGarbage:
 		return nil, errors.New("--fault garbage works only over stdio")
+	case opts.httpAddr == "" && proxyFault(opts.fault):
+		return nil, fmt.Errorf("--fault %s works only over --http", opts.fault)
 	}
 	return &opts, nil
 }

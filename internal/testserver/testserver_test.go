@@ -811,6 +811,7 @@ func TestBadFlags(t *testing.T) {
 		{"--page-size", "two"},
 		{"--stateless"},
 		{"--http", "127.0.0.1:0", "--fault", "garbage"},
+		{"--fault", "html-page"},
 		{"extra"},
 	} {
 		var stderr bytes.Buffer
