@@ -153,17 +153,8 @@ func readJSON(path string, v any) bool {
 // readMemoFile returns the content of a regular file of mcpc's own state,
 // or nil: a symlink is not followed, a file over maxMemoFile not read.
 func readMemoFile(path string) []byte {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	data, err := fsx.ReadFileNoFollow(path, maxMemoFile)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxMemoFile {
-		return nil
-	}
-	data := make([]byte, st.Size())
-	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil
 	}
 	return data
