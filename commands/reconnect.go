@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 )
 
@@ -43,7 +44,7 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 	if err != nil {
 		return err
 	}
-	client.NewMemo(g.dirs).ForgetServer(entry, g.cwd)
+	client.ForgetServer(clientstate.NewMemo(g.dirs.State, g.dirs.Cache), entry, g.cwd)
 	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return err
