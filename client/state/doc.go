@@ -8,6 +8,6 @@
 //
 // Every file is private to the user, written atomically by fsx with no
 // symlink followed (a link in a private directory was planted), and read
-// bounded. Losing a file costs a probe or a request, never an invocation,
+// bounded; a task record is changed under a file lock, re-read under it. Losing a file costs a probe or a request, never an invocation,
 // so most failures here are dropped rather than reported.
 package state

@@ -1,11 +1,16 @@
 package state
 
 import (
+	"cmp"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // TaskRecord is what mcpc remembers of a detached task: what the server
@@ -45,8 +50,17 @@ func (r *TaskRecord) expired(now time.Time) bool {
 // Tasks is the record store of one server's detached tasks: one file per
 // task in Dir, named by a hash of its id. A nil *Tasks (no memo) stores
 // nothing and finds nothing.
+//
+// Invocations change one record at once (a task cancel marks it
+// cancelled while a task result settles it), so every write takes the
+// store's lock in Locks and a change re-reads the record under it: each
+// change survives the others. One lock for the store, not one per record:
+// a lock file cannot be removed safely while another process may wait on
+// it, and one per task would pile up; a holder keeps it for one small
+// read and write.
 type Tasks struct {
-	Dir string // $XDG_STATE_HOME/mcpc/tasks/<server key>
+	Dir   string // $XDG_STATE_HOME/mcpc/tasks/<server key>
+	Locks string // the lock files, $XDG_STATE_HOME/mcpc/locks ("": Dir)
 }
 
 // Tasks is the record store of server key's detached tasks, nil for a nil
@@ -55,7 +69,29 @@ func (m *Memo) Tasks(key string) *Tasks {
 	if m == nil {
 		return nil
 	}
-	return &Tasks{Dir: filepath.Join(filepath.Dir(m.EraDir), "tasks", key)}
+	stateDir := filepath.Dir(m.EraDir)
+	return &Tasks{Dir: filepath.Join(stateDir, "tasks", key), Locks: filepath.Join(stateDir, "locks")}
+}
+
+// lockWait bounds the wait for the store's lock. Its holder only reads and
+// writes one small file; one that holds it longer is stuck, and a record
+// not changed costs less than an invocation that hangs.
+const lockWait = 10 * time.Second
+
+// locked runs f under the store's lock; a nil store does nothing.
+func (t *Tasks) locked(f func() error) error {
+	if t == nil {
+		return nil
+	}
+	path := fsx.LockPath(cmp.Or(t.Locks, t.Dir), t.Dir)
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	unlock, err := fsx.Lock(ctx, path)
+	if err != nil {
+		return fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	defer unlock()
+	return f()
 }
 
 // fileName is the record file of task id: a hash, since ids come from the
@@ -66,10 +102,7 @@ func (t *Tasks) path(id string) string { return filepath.Join(t.Dir, fileName(id
 
 // Put stores r, replacing any record of the same task.
 func (t *Tasks) Put(r *TaskRecord) error {
-	if t == nil {
-		return nil
-	}
-	return writeJSON(t.Dir, fileName(r.TaskID), r)
+	return t.locked(func() error { return writeJSON(t.Dir, fileName(r.TaskID), r) })
 }
 
 // Get returns the record of task id, or nil.
@@ -111,14 +144,17 @@ func (t *Tasks) List() []*TaskRecord {
 	return out
 }
 
-// Update applies change to the record of task id and stores it if change
-// says it changed something. A missing record is left missing.
+// Update applies change to the record of task id, read under the lock,
+// and stores it if change says it changed something. A missing record is
+// left missing.
 func (t *Tasks) Update(id string, change func(*TaskRecord) bool) error {
-	r := t.Get(id)
-	if r == nil || !change(r) {
-		return nil
-	}
-	return t.Put(r)
+	return t.locked(func() error {
+		r := t.Get(id)
+		if r == nil || !change(r) {
+			return nil
+		}
+		return writeJSON(t.Dir, fileName(id), r)
+	})
 }
 
 // MarkCancelled remembers that the user cancelled the task, so that its
@@ -146,8 +182,5 @@ func (t *Tasks) set(id string, field func(*TaskRecord) *bool) {
 
 // Remove drops the record of task id.
 func (t *Tasks) Remove(id string) {
-	if t == nil {
-		return
-	}
-	os.Remove(t.path(id))
+	t.locked(func() error { return os.Remove(t.path(id)) })
 }

@@ -1,8 +1,11 @@
 package state
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -68,6 +71,14 @@ func TestTaskStore(t *testing.T) {
 	if store.Get("t/1") != nil || len(store.List()) != 0 {
 		t.Fatal("the record survived Remove")
 	}
+	// The writes locked the store, with one lock file for it in the
+	// state's locks directory, none among the records.
+	if locks, _ := filepath.Glob(filepath.Join(stateDir, "locks", "*.lock")); len(locks) != 1 {
+		t.Errorf("lock files: %v", locks)
+	}
+	if left, _ := os.ReadDir(store.Dir); len(left) != 0 {
+		t.Errorf("left in the store: %v", left)
+	}
 
 	var none *Tasks = (*Memo)(nil).Tasks("k")
 	if none != nil || none.Put(&TaskRecord{TaskID: "x"}) != nil || none.Get("x") != nil || none.List() != nil {
@@ -101,5 +112,47 @@ func TestTaskStoreRefusesSymlinks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(elsewhere); string(b) != `{"taskId":"t-1","tool":"planted","at":"2026-11-30T12:00:00Z"}` {
 		t.Fatalf("the link's target changed: %s", b)
+	}
+}
+
+// Two invocations changing different fields of the same records at once
+// (mcpc task cancel marking them cancelled while mcpc task result settles
+// them) both keep their change: each re-reads the record under its lock.
+func TestTaskUpdatesConcurrentKeepBoth(t *testing.T) {
+	m, _ := testMemo(t)
+	const n = 20
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("t-%d", i)
+		if err := m.Tasks("k").Put(&TaskRecord{TaskID: ids[i], Tool: "slow", At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		// Both start on the record at once, each with a store of its own
+		// as another invocation has, so that both read it before either
+		// writes unless the lock keeps one waiting.
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for _, change := range []func(*Tasks, string){(*Tasks).MarkCancelled, (*Tasks).Settle} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				store := m.Tasks("k")
+				<-start
+				change(store, id)
+			}()
+		}
+		close(start)
+		wg.Wait()
+	}
+	var lost []string
+	for _, id := range ids {
+		if r := m.Tasks("k").Get(id); r == nil || !r.Cancelled || !r.Settled || r.Tool != "slow" {
+			lost = append(lost, fmt.Sprintf("%s: %+v", id, r))
+		}
+	}
+	if len(lost) > 0 {
+		t.Fatalf("%d of %d records lost a change:\n%s", len(lost), n, strings.Join(lost, "\n"))
 	}
 }
