@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -38,10 +39,10 @@ type ConnectOptions struct {
 	// IdleTimeout bounds each request the server neither answers nor
 	// sends anything on (progress, logs) for that long; 0: no bound.
 	IdleTimeout time.Duration
-	Protocol    string // overrides the entry's "protocol" when set
-	Version     string // mcpc's version, sent as clientInfo
-	Memo        *Memo  // era verdicts and cached results; nil: none
-	NoCache     bool   // do not answer requests from cached results
+	Protocol    string      // overrides the entry's "protocol" when set
+	Version     string      // mcpc's version, sent as clientInfo
+	Memo        *state.Memo // era verdicts and cached results; nil: none
+	NoCache     bool        // do not answer requests from cached results
 	// Verbose receives one line per traced event (--verbose); nil: off.
 	Verbose func(line string)
 	// TraceMeta is added to every request's _meta (W3C trace context).
@@ -96,7 +97,7 @@ type Session struct {
 	// resumed is set on a session opened to follow a detached task: no
 	// handshake, the remembered era and session id.
 	resumed resumed
-	record  *TaskRecord // the remembered task it was opened for
+	record  *state.TaskRecord // the remembered task it was opened for
 }
 
 // ProtocolVersion is the revision the session speaks.
@@ -201,7 +202,7 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 		pin = ""
 	}
 	key := serverKey(e, o.Cwd)
-	var rec *EraRecord
+	var rec *state.EraRecord
 	if o.Memo != nil {
 		rec = o.Memo.Era(key)
 	}
@@ -209,12 +210,12 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 	// Only a verdict this attempt relied on can be stale: under a pin, that
 	// is a replayed discover result.
 	usedRec := rec != nil && (pin == "" || pin >= modernVersion && rec.Version == pin && len(rec.Discover) > 0)
-	if err != nil && usedRec && rec.died() && fail.CodeOf(err) == fail.ServerExited {
+	if err != nil && usedRec && rec.Died() && fail.CodeOf(err) == fail.ServerExited {
 		// A server that exits on the probe, now exiting before it answers
 		// initialize too: probing it again would only start it twice more
 		// to learn the same.
 		trace(o, "the server exited before answering initialize; it %s before, so it is not probed", rec.Verdict)
-		if rec.Verdict != verdictDiedAtStart {
+		if rec.Verdict != state.VerdictDiedAtStart {
 			rememberDeath(o, key)
 		}
 		return nil, err
@@ -251,20 +252,27 @@ func serverKey(e *config.Entry, cwd string) string {
 	if srv.URL != "" {
 		u, err := url.Parse(srv.URL)
 		if err != nil {
-			return hashKey("http", srv.URL)
+			return state.HashKey("http", srv.URL)
 		}
-		return hashKey("http", urlx.Origin(u)+u.EscapedPath())
+		return state.HashKey("http", urlx.Origin(u)+u.EscapedPath())
 	}
 	parts := append([]string{"stdio", e.Dir(cwd), srv.Cwd, srv.Command}, srv.Args...)
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		parts = append(parts, k+"="+srv.Env[k])
 	}
-	return hashKey(parts...)
+	return state.HashKey(parts...)
+}
+
+// ForgetServer drops everything remembered about the entry's server: its
+// era verdict and cached results (credentials and detached tasks are kept
+// elsewhere and stay).
+func ForgetServer(m *state.Memo, e *config.Entry, cwd string) {
+	m.Forget(serverKey(e, cwd))
 }
 
 // connectOnce makes one connection attempt with the revision chosen by the
 // pin, the remembered verdict rec, or a probe.
-func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, rec *EraRecord) (*Session, error) {
+func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, rec *state.EraRecord) (*Session, error) {
 	label := fmt.Sprintf("server %q", e.Name)
 	if e.File == nil && e.Server.URL != "" {
 		label = "server at " + urlx.Redact(e.Server.URL)
@@ -332,7 +340,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, ke
 			// The second start's failure is the one reported: its stderr
 			// is the one shown.
 			if err = s.connectStdio(ctx, o, legacyVersion); err == nil {
-				s.remember(verdictDiedOnProbe)
+				s.remember(state.VerdictDiedOnProbe)
 				return s, nil
 			}
 			if fail.CodeOf(err) == fail.ServerExited {
@@ -351,14 +359,14 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, ke
 	}
 	switch {
 	case s.EraSource == "probe":
-		verdict := verdictProbe
+		verdict := state.VerdictProbe
 		if s.ProtocolVersion() < modernVersion {
-			verdict = verdictInitialize
+			verdict = state.VerdictInitialize
 		}
 		s.remember(verdict)
 	case s.EraSource == "pin" && s.wire.discover == nil && s.ProtocolVersion() >= modernVersion:
-		s.remember(verdictProbe)
-	case rec != nil && rec.Verdict == verdictDiedAtStart:
+		s.remember(state.VerdictProbe)
+	case rec != nil && rec.Verdict == state.VerdictDiedAtStart:
 		// The server that died at start answers now, in the 2025 era; no
 		// probe says whether it speaks 2026-07-28 too, so the next
 		// invocation probes rather than remember a guess.
@@ -376,7 +384,7 @@ const (
 // remember stores the verdict of a probe. A modern server's discover result
 // is kept so the next invocation can replay it instead of asking.
 func (s *Session) remember(verdict string) {
-	rec := &EraRecord{Version: s.ProtocolVersion(), Verdict: verdict}
+	rec := &state.EraRecord{Version: s.ProtocolVersion(), Verdict: verdict}
 	if rec.Version >= modernVersion {
 		s.wire.mu.Lock()
 		rec.Discover = s.wire.lastDiscover
@@ -389,10 +397,10 @@ func (s *Session) remember(verdict string) {
 // handshake. No session holds a version: the record's is the one to start
 // it with next time.
 func rememberDeath(o ConnectOptions, key string) {
-	rememberEra(o, key, &EraRecord{Version: legacyVersion, Verdict: verdictDiedAtStart})
+	rememberEra(o, key, &state.EraRecord{Version: legacyVersion, Verdict: state.VerdictDiedAtStart})
 }
 
-func rememberEra(o ConnectOptions, key string, rec *EraRecord) {
+func rememberEra(o ConnectOptions, key string, rec *state.EraRecord) {
 	if o.Memo == nil {
 		return
 	}
@@ -614,9 +622,9 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 	s.http = newHTTPTransport(base, endpoint, s.Label, headers)
 	s.http.wire, s.http.maxMessage, s.http.oauth = s.wire, s.maxMessage, o.OAuthHandler != nil
 	if a := headers.Get("Authorization"); a != "" {
-		s.wire.credKey = o.Memo.credentialKey(a)
+		s.wire.credKey = o.Memo.CredentialKey(a)
 	} else if o.CredentialID != "" {
-		s.wire.credKey = hashKey("credential", o.CredentialID)
+		s.wire.credKey = state.HashKey("credential", o.CredentialID)
 	}
 	return nil
 }

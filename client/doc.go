@@ -6,7 +6,9 @@
 // stdio servers in their own process group (and making sure none of them
 // outlive the invocation), Streamable HTTP clients, and the argument checks
 // against a tool's inputSchema. Config sources, project trust and the
-// safety rules for URLs and ${VAR} values live in client/config. Errors it
-// returns are *fail.Error values made where the failure happens; their code
-// fixes the exit status.
+// safety rules for URLs and ${VAR} values live in client/config; what
+// outlives an invocation (era verdicts, cached results, detached-task
+// records) lives in client/state, where a server is named by the key
+// serverKey derives from its entry. Errors it returns are *fail.Error
+// values made where the failure happens; their code fixes the exit status.
 package client

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -192,9 +193,9 @@ type TaskOptions struct {
 
 // ToolRun is the outcome of a tool call that may have run as a task.
 type ToolRun struct {
-	Result json.RawMessage // the final result exactly as sent; nil when detached
-	Task   *Task           // the task, when the call ran as one
-	Record *TaskRecord     // what was remembered of a detached task
+	Result json.RawMessage   // the final result exactly as sent; nil when detached
+	Task   *Task             // the task, when the call ran as one
+	Record *state.TaskRecord // what was remembered of a detached task
 }
 
 // RunTool calls a tool, as a task when the tool requires one, when asked

@@ -4,50 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
-
-// TaskRecord is what mcpc remembers of a detached task: what the server
-// scopes it to (a 2025 session, the credential), so later invocations can
-// reach it. It lives in the state dir, one private file per task.
-type TaskRecord struct {
-	TaskID          string `json:"taskId"`
-	Tool            string `json:"tool"`
-	ProtocolVersion string `json:"protocolVersion"`
-	SessionID       string `json:"sessionId,omitempty"`  // 2025-11-25: the session that holds the task
-	Credential      string `json:"credential,omitempty"` // keyed hash of the credential in use, never the credential
-	Cancelled       bool   `json:"cancelled,omitempty"`  // by the user, with mcpc task cancel
-	// Settled: the task ended and its result was fetched, or it was
-	// cancelled, or the server no longer knows it: nothing is left to
-	// reach. A 2025 session whose tasks are all settled is ended.
-	Settled bool      `json:"settled,omitempty"`
-	At      time.Time `json:"at"`
-	// TTLMs is the task's lifetime as the server gave it (0: unlimited);
-	// a record outlives it by recordGrace, then is dropped; a settled one
-	// is dropped recordGrace after the task started.
-	TTLMs int64 `json:"ttlMs,omitempty"`
-}
-
-// recordGrace is how long a record is kept after its task's ttl: the
-// server may keep a task a little longer than it said.
-var recordGrace = 24 * time.Hour
-
-func (r *TaskRecord) expired(now time.Time) bool {
-	if r.Settled && now.After(r.At.Add(recordGrace)) {
-		// Nothing left to reach, and a ttl of null (unlimited) would keep
-		// it for ever.
-		return true
-	}
-	return r.TTLMs > 0 && now.After(r.At.Add(time.Duration(r.TTLMs)*time.Millisecond+recordGrace))
-}
 
 // resumed is how a session opened for a detached task speaks.
 type resumed struct {
@@ -55,104 +19,53 @@ type resumed struct {
 	sessionID string
 }
 
-// tasksDir holds the records of a server's detached tasks.
-func (s *Session) tasksDir() string {
-	if s.opts.Memo == nil {
-		return ""
-	}
-	return filepath.Join(filepath.Dir(s.opts.Memo.EraDir), "tasks", s.key)
-}
+// tasks is the record store of the session's server's detached tasks
+// (nil without a memo: nothing is remembered).
+func (s *Session) tasks() *state.Tasks { return s.opts.Memo.Tasks(s.key) }
 
 // rememberTask records a detached task and keeps its 2025 session alive
 // past this invocation.
-func (s *Session) rememberTask(t *Task, tool string) (*TaskRecord, error) {
-	rec := &TaskRecord{TaskID: t.ID, Tool: tool, ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey, At: time.Now().UTC(), TTLMs: t.TTLMs}
+func (s *Session) rememberTask(t *Task, tool string) (*state.TaskRecord, error) {
+	rec := &state.TaskRecord{TaskID: t.ID, Tool: tool, ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey, At: time.Now().UTC(), TTLMs: t.TTLMs}
 	if !s.modern() {
 		rec.SessionID = s.sessionID()
 		// The session holds the task: ending it would end the task.
 		s.http.keepSession.Store(true)
 	}
-	dir := s.tasksDir()
-	if dir == "" {
+	store := s.tasks()
+	if store == nil {
 		return rec, nil
 	}
-	if err := writeJSON(dir, hashKey("task", t.ID)+".json", rec); err != nil {
+	if err := store.Put(rec); err != nil {
 		return nil, fail.Wrap(fail.Config, err, "check that the state directory is writable",
-			"cannot remember the task %s in %s", t.ID, dir)
+			"cannot remember the task %s in %s", t.ID, store.Dir)
 	}
 	return rec, nil
 }
 
 // TaskRecords returns the remembered detached tasks of the session's
 // server, oldest first.
-func (s *Session) TaskRecords() []*TaskRecord {
-	dir := s.tasksDir()
-	if dir == "" {
-		return nil
-	}
-	entries, _ := os.ReadDir(dir)
-	var out []*TaskRecord
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		var r TaskRecord
-		path := filepath.Join(dir, e.Name())
-		if !readJSON(path, &r) || r.TaskID == "" {
-			continue
-		}
-		if r.expired(time.Now()) {
-			os.Remove(path) // its task is gone from the server too
-			continue
-		}
-		out = append(out, &r)
-	}
-	slices.SortFunc(out, func(a, b *TaskRecord) int { return a.At.Compare(b.At) })
-	return out
-}
+func (s *Session) TaskRecords() []*state.TaskRecord { return s.tasks().List() }
 
 // RememberedTasks returns the detached tasks mcpc remembers on the entry's
 // server, oldest first, without reaching it (for shell completion).
-func RememberedTasks(e *config.Entry, memo *Memo, cwd string) []*TaskRecord {
-	s := &Session{Entry: e, key: serverKey(e, cwd), opts: ConnectOptions{Memo: memo}}
-	return s.TaskRecords()
-}
-
-func (s *Session) taskRecord(id string) *TaskRecord {
-	dir := s.tasksDir()
-	if dir == "" {
-		return nil
-	}
-	var r TaskRecord
-	if !readJSON(filepath.Join(dir, hashKey("task", id)+".json"), &r) || r.TaskID != id {
-		return nil
-	}
-	return &r
+func RememberedTasks(e *config.Entry, memo *state.Memo, cwd string) []*state.TaskRecord {
+	return memo.Tasks(serverKey(e, cwd)).List()
 }
 
 // MarkCancelled remembers that the user cancelled the task, so that its
 // end is reported as theirs, not the server's.
-func (s *Session) MarkCancelled(id string) {
-	if r := s.taskRecord(id); r != nil && !r.Cancelled {
-		r.Cancelled = true
-		writeJSON(s.tasksDir(), hashKey("task", id)+".json", r)
-	}
-}
+func (s *Session) MarkCancelled(id string) { s.tasks().MarkCancelled(id) }
 
 // cancelledByUser reports whether the user cancelled the task earlier.
 func (s *Session) cancelledByUser(id string) bool {
-	r := s.taskRecord(id)
+	r := s.tasks().Get(id)
 	return r != nil && r.Cancelled
 }
 
 // settle notes that nothing is left to reach of a remembered task (see
-// TaskRecord.Settled).
-func (s *Session) settle(id string) {
-	if r := s.taskRecord(id); r != nil && !r.Settled {
-		r.Settled = true
-		writeJSON(s.tasksDir(), hashKey("task", id)+".json", r)
-	}
-}
+// state.TaskRecord.Settled).
+func (s *Session) settle(id string) { s.tasks().Settle(id) }
 
 // sessionEndBound bounds the DELETE of a kept session: the user has their
 // answer already.
@@ -166,7 +79,7 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 	if s.modern() || s.http == nil || ctx.Err() != nil {
 		return
 	}
-	bySession := map[string][]*TaskRecord{}
+	bySession := map[string][]*state.TaskRecord{}
 	for _, r := range s.TaskRecords() {
 		if r.SessionID != "" {
 			bySession[r.SessionID] = append(bySession[r.SessionID], r)
@@ -174,7 +87,7 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 	}
 	for _, sid := range slices.Sorted(maps.Keys(bySession)) {
 		rs := bySession[sid]
-		if slices.ContainsFunc(rs, func(r *TaskRecord) bool { return !r.Settled }) {
+		if slices.ContainsFunc(rs, func(r *state.TaskRecord) bool { return !r.Settled }) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionEndBound)
@@ -187,18 +100,20 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 			return
 		}
 		trace(s.opts, "ended the session that held %d settled task(s)", len(rs))
+		store := s.tasks()
 		for _, r := range rs {
-			name := hashKey("task", r.TaskID) + ".json"
 			if r.Cancelled {
-				// Kept, without its session, until recordGrace after
+				// Kept, without its session, until a grace period after
 				// the task started: a later task get or result still
 				// says the user cancelled it (130), not that the server
 				// lost it.
-				r.SessionID = ""
-				writeJSON(s.tasksDir(), name, r)
+				store.Update(r.TaskID, func(r *state.TaskRecord) bool {
+					r.SessionID = ""
+					return true
+				})
 				continue
 			}
-			os.Remove(filepath.Join(s.tasksDir(), name))
+			store.Remove(r.TaskID)
 		}
 	}
 }
@@ -222,9 +137,9 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 	if err := s.prepareHTTP(o); err != nil {
 		return nil, err
 	}
-	var rec *TaskRecord
+	var rec *state.TaskRecord
 	if id != "" {
-		rec = s.taskRecord(id)
+		rec = s.tasks().Get(id)
 	}
 	if rec != nil && rec.Cancelled && rec.SessionID == "" && rec.ProtocolVersion < modernVersion {
 		// Its session was ended once every task in it was settled; the
@@ -251,7 +166,7 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 		}
 	default:
 		// A 2026-07-28 task is a handle of its own: no record needed.
-		if era := o.Memo.eraOf(key); era >= modernVersion {
+		if era := o.Memo.EraVersion(key); era >= modernVersion {
 			s.resumed = resumed{version: era}
 			break
 		}
@@ -263,16 +178,6 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 			"mcpc remembers no task %s on %s", id, s.Label)
 	}
 	return s, nil
-}
-
-func (m *Memo) eraOf(key string) string {
-	if m == nil {
-		return ""
-	}
-	if r := m.Era(key); r != nil {
-		return r.Version
-	}
-	return ""
 }
 
 // serverLabel is how messages name the entry's server.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -109,36 +110,6 @@ func TestTaskWireClaimsOwnAnswers(t *testing.T) {
 	go func() { <-sent; tw.lost() }()
 	if _, err := tw.call(context.Background(), "tasks/get", nil); !errors.Is(err, errConnectionLost) {
 		t.Fatalf("after the connection was lost: %v", err)
-	}
-}
-
-// A record outlives its task's ttl by a grace period, then is dropped (a
-// settled one a grace period after its task started); a
-// task without a ttl keeps its record.
-func TestTaskRecordsPruneExpired(t *testing.T) {
-	dir := t.TempDir()
-	s := &Session{key: "k", opts: ConnectOptions{Memo: &Memo{EraDir: dir + "/eras"}}}
-	old := time.Now().Add(-recordGrace - time.Hour)
-	for _, r := range []*TaskRecord{
-		{TaskID: "fresh", At: time.Now(), TTLMs: 1000},
-		{TaskID: "gone", At: old, TTLMs: 1000},
-		{TaskID: "forever", At: old},
-		{TaskID: "settled", At: old, Settled: true},
-		{TaskID: "settled-today", At: time.Now(), Settled: true},
-	} {
-		if err := writeJSON(s.tasksDir(), hashKey("task", r.TaskID)+".json", r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var ids []string
-	for _, r := range s.TaskRecords() {
-		ids = append(ids, r.TaskID)
-	}
-	if len(ids) != 3 || ids[0] != "forever" || ids[1] != "fresh" || ids[2] != "settled-today" {
-		t.Fatalf("records = %v", ids)
-	}
-	if s.taskRecord("gone") != nil {
-		t.Fatal("the expired record is still there")
 	}
 }
 
@@ -373,10 +344,10 @@ func TestRememberTaskUnwritable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "tasks"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Session{key: "k", wire: newWire(), resumed: resumed{version: "2026-07-28"}, opts: ConnectOptions{Memo: &Memo{EraDir: filepath.Join(dir, "eras")}}}
+	s := &Session{key: "k", wire: newWire(), resumed: resumed{version: "2026-07-28"}, opts: ConnectOptions{Memo: &state.Memo{EraDir: filepath.Join(dir, "eras")}}}
 	_, err := s.rememberTask(&Task{ID: "t-1"}, "slow")
 	fe := fail.As(err)
-	want := fmt.Sprintf("cannot remember the task t-1 in %s", s.tasksDir())
+	want := fmt.Sprintf("cannot remember the task t-1 in %s", s.tasks().Dir)
 	if fe == nil || fe.Code != fail.Config || fe.Code.Exit() != fail.ExitConfig || !strings.HasPrefix(fe.Msg, want+": ") || fe.Hint != "check that the state directory is writable" {
 		t.Fatalf("got %#v, want a config failure %q", fe, want)
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/state"
 )
 
 // wire is the layer below the SDK. Every JSON-RPC message of a session
@@ -26,7 +28,7 @@ import (
 //   - refuses the SDK's fallback to initialize under a 2026-07-28 pin;
 //   - traces each message under --verbose.
 type wire struct {
-	memo      *Memo
+	memo      *state.Memo
 	serverKey string
 	credKey   string // hash of the credential in use: private results stay with it
 	noCache   bool
@@ -330,10 +332,10 @@ func paramsKey(params json.RawMessage) string {
 	}
 	delete(m, "_meta")
 	if len(m) == 0 {
-		return hashKey("")
+		return state.HashKey("")
 	}
 	b, _ := json.Marshal(m) // map keys marshal sorted
-	return hashKey(string(b))
+	return state.HashKey(string(b))
 }
 
 // withMeta returns params with keys added to its _meta object, leaving

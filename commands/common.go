@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/termui"
@@ -128,7 +129,7 @@ func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.E
 		IdleTimeout:    g.idleTimeout,
 		Protocol:       g.adhoc.Protocol,
 		Version:        version(),
-		Memo:           client.NewMemo(g.dirs),
+		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
 		NoCache:        g.noCache,
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      st.traceContext(g),

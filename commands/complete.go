@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
 	"github.com/mcpc-dev/mcpc/format"
 )
@@ -219,7 +220,7 @@ func (c *completer) taskIDs(r completions.Request, server string) []completions.
 	}
 	g := c.globals(r)
 	var out []completions.Candidate
-	for _, t := range client.RememberedTasks(e, client.NewMemo(g.dirs), g.cwd) {
+	for _, t := range client.RememberedTasks(e, clientstate.NewMemo(g.dirs.State, g.dirs.Cache), g.cwd) {
 		out = append(out, completions.Candidate{Value: t.TaskID, Description: "a task of " + t.Tool})
 	}
 	return out

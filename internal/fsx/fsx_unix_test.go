@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -45,6 +46,49 @@ func TestReadFileRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(dir, "none"), 5); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// A file longer than Stat said (here one of Linux's /proc files, which
+// say 0) is read whole, up to the limit.
+func TestReadFileBeyondStatSize(t *testing.T) {
+	const path = "/proc/self/status"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip(err)
+	}
+	b, err := ReadFile(path, 1<<20)
+	if err != nil || !strings.Contains(string(b), "\nPid:") {
+		t.Fatalf("ReadFile(%s) = %q, %v", path, b, err)
+	}
+	if _, err := ReadFile(path, 10); !IsTooLarge(err) {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// ReadFileNoFollow reads what ReadFile reads, except through a symlink:
+// a link planted in the state directory is refused, whatever it points at.
+func TestReadFileNoFollowRefusesSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small")
+	os.WriteFile(small, []byte("hello"), 0o600)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("small", link); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(link, 5); err != nil || string(b) != "hello" {
+		t.Errorf("ReadFile(link) = %q, %v", b, err)
+	}
+	if _, err := ReadFileNoFollow(link, 5); err == nil || err.Error() != "read "+link+": not a regular file (a symbolic link)" {
+		t.Errorf("ReadFileNoFollow(link) = %v", err)
+	}
+	if b, err := ReadFileNoFollow(small, 5); err != nil || string(b) != "hello" {
+		t.Errorf("ReadFileNoFollow(small) = %q, %v", b, err)
+	}
+	if _, err := ReadFileNoFollow(small, 4); !IsTooLarge(err) {
+		t.Errorf("over the limit: %v", err)
+	}
+	if _, err := ReadFileNoFollow("/dev/zero", 5); err == nil || err.Error() != "read /dev/zero: not a regular file (a device)" {
+		t.Errorf("a device: %v", err)
 	}
 }
 

@@ -29,7 +29,19 @@ func (e *NotRegularError) Error() string { return "not a regular file (" + e.Kin
 // read. Errors are *fs.PathError naming path, wrapping *TooLargeError or
 // *NotRegularError where that is why.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := openRead(path)
+	return readFile(path, limit, true)
+}
+
+// ReadFileNoFollow is ReadFile for a file of mcpc's own state, in a
+// private directory where a symlink can only have been planted: a symlink
+// is not followed but refused (*NotRegularError, "a symbolic link"), by the
+// open itself, so it cannot be swapped in between a check and the read.
+func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
+	return readFile(path, limit, false)
+}
+
+func readFile(path string, limit int64, follow bool) ([]byte, error) {
+	f, err := openRead(path, follow)
 	if err != nil {
 		return nil, err
 	}
@@ -44,11 +56,25 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if st.Size() > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Limit: limit}}
 	}
-	// The size can change under us (a growing log): read at most limit+1,
-	// in a buffer that grows with what is read, not with what Stat said.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	// The size can change under us (a growing log): read at most limit+1.
+	// The buffer starts at the size Stat gave, at most limit (checked
+	// above), so a large file is read in one allocation (a cached
+	// tools/list is read before every warm call), and grows with what is
+	// read if the file grew.
+	data := make([]byte, 0, st.Size()+1)
+	r := io.LimitReader(f, limit+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Limit: limit}}

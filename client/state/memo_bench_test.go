@@ -1,12 +1,10 @@
-package client
+package state
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/mcpc-dev/mcpc/client/config"
 )
 
 // BenchmarkMemoRead is what a warm invocation reads before it sends
@@ -52,13 +50,8 @@ func BenchmarkMemoWrite(b *testing.B) {
 	}
 }
 
-// benchMemo is a memo under a fresh HOME.
+// benchMemo is a memo under a fresh directory.
 func benchMemo(b *testing.B) *Memo {
-	home := b.TempDir()
-	return NewMemo(config.DirsFrom(func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}))
+	m, _ := testMemo(b)
+	return m
 }

@@ -1,4 +1,4 @@
-package client
+package state
 
 import (
 	"encoding/json"
@@ -8,24 +8,29 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcpc-dev/mcpc/client/config"
 )
+
+// testMemo is a memo under a fresh directory, and mcpc's state directory
+// in it.
+func testMemo(t testing.TB) (m *Memo, stateDir string) {
+	dir := t.TempDir()
+	stateDir = filepath.Join(dir, "state")
+	return NewMemo(stateDir, filepath.Join(dir, "cache")), stateDir
+}
 
 // A credential's name in cache files is keyed with a private per-user
 // secret: stable for one user, not a plain hash of the token.
 func TestCredentialKeyIsKeyed(t *testing.T) {
-	dirs := config.DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
-	m := NewMemo(dirs)
-	a, b := m.credentialKey("Bearer tok"), m.credentialKey("Bearer tok")
-	if a != b || a == hashKey("credential", "Bearer tok") || a == m.credentialKey("Bearer other") {
+	m, stateDir := testMemo(t)
+	a, b := m.CredentialKey("Bearer tok"), m.CredentialKey("Bearer tok")
+	if a != b || a == HashKey("credential", "Bearer tok") || a == m.CredentialKey("Bearer other") {
 		t.Fatalf("keys %q %q", a, b)
 	}
-	st, err := os.Stat(filepath.Join(dirs.State, "cache-key"))
+	st, err := os.Stat(filepath.Join(stateDir, "cache-key"))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("cache-key: %v %v", st, err)
 	}
-	if strings.Contains(a, "tok") || NewMemo(dirs).credentialKey("Bearer tok") != a {
+	if strings.Contains(a, "tok") || NewMemo(stateDir, t.TempDir()).CredentialKey("Bearer tok") != a {
 		t.Fatal("key not stable across invocations")
 	}
 }
@@ -33,9 +38,8 @@ func TestCredentialKeyIsKeyed(t *testing.T) {
 // A cached result comes back byte for byte while fresh; a stale, broken or
 // incomplete entry is a miss.
 func TestCachedEntries(t *testing.T) {
-	dirs := config.DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	m := NewMemo(dirs)
+	m, _ := testMemo(t)
 	m.Now = func() time.Time { return now }
 	res := json.RawMessage(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"ttlMs":1000}`)
 	m.Store("srv", "tools-list", 1000, res)
@@ -67,23 +71,46 @@ func TestCachedEntries(t *testing.T) {
 // Invocations creating the cache key at the same moment agree on it: the
 // key file appears whole or not at all.
 func TestCredentialKeyConcurrentFirstUse(t *testing.T) {
-	dirs := config.DirsFrom(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	_, stateDir := testMemo(t)
 	keys := make([]string, 20)
 	var wg sync.WaitGroup
 	for i := range keys {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			keys[i] = NewMemo(dirs).credentialKey("Bearer tok")
+			keys[i] = NewMemo(stateDir, t.TempDir()).CredentialKey("Bearer tok")
 		}()
 	}
 	wg.Wait()
 	for i, k := range keys {
-		if k != keys[0] || k == hashKey("credential", "Bearer tok") {
-			t.Fatalf("invocation %d got key %s, invocation 0 %s (unsalted: %s)", i, k, keys[0], hashKey("credential", "Bearer tok"))
+		if k != keys[0] || k == HashKey("credential", "Bearer tok") {
+			t.Fatalf("invocation %d got key %s, invocation 0 %s (unsalted: %s)", i, k, keys[0], HashKey("credential", "Bearer tok"))
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(dirs.State, ".tmp-key-*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(stateDir, ".cache-key.tmp-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// A cache entry or era record that is a symlink was planted: it is not
+// followed, even to a valid record.
+func TestMemoDoesNotFollowSymlinks(t *testing.T) {
+	m, _ := testMemo(t)
+	m.Store("srv", "real", 60000, json.RawMessage(`{"tools":[]}`))
+	m.SetEra("real", &EraRecord{Version: "2026-07-28", Verdict: VerdictProbe})
+	if m.Cached("srv", "real") == nil || m.Era("real") == nil {
+		t.Fatal("the real records are not read")
+	}
+	if err := os.Symlink("real.json", filepath.Join(m.CacheDir, "srv", "linked.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.json", filepath.Join(m.EraDir, "linked.json")); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Cached("srv", "linked"); got != nil {
+		t.Errorf("cached entry read through a link: %s", got)
+	}
+	if got := m.Era("linked"); got != nil {
+		t.Errorf("era read through a link: %+v", got)
 	}
 }

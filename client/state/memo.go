@@ -1,4 +1,4 @@
-package client
+package state
 
 import (
 	"crypto/hmac"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
@@ -27,9 +26,10 @@ type Memo struct {
 	Now      func() time.Time
 }
 
-// NewMemo places the memo under dirs.
-func NewMemo(d config.Dirs) *Memo {
-	return &Memo{EraDir: filepath.Join(d.State, "eras"), CacheDir: filepath.Join(d.Cache, "results"), Now: time.Now}
+// NewMemo places the memo under mcpc's state and cache directories
+// ($XDG_STATE_HOME/mcpc, $XDG_CACHE_HOME/mcpc).
+func NewMemo(stateDir, cacheDir string) *Memo {
+	return &Memo{EraDir: filepath.Join(stateDir, "eras"), CacheDir: filepath.Join(cacheDir, "results"), Now: time.Now}
 }
 
 // EraRecord is the remembered verdict for one server.
@@ -46,26 +46,26 @@ type EraRecord struct {
 
 // How an era verdict was reached.
 const (
-	verdictProbe      = "probe"      // server/discover answered
-	verdictInitialize = "initialize" // the probe failed or timed out, initialize worked
+	VerdictProbe      = "probe"      // server/discover answered
+	VerdictInitialize = "initialize" // the probe failed or timed out, initialize worked
 	// A stdio server exited on server/discover and initialize then
 	// worked: the next invocation starts it once, with initialize.
-	verdictDiedOnProbe = "died on the probe"
+	VerdictDiedOnProbe = "died on the probe"
 	// A stdio server exited before answering either handshake. Its
 	// Version is the 2025 revision, the one to start it with next time
 	// (once, not probe first and start again); what it speaks is not
 	// known, so the first success drops the verdict.
-	verdictDiedAtStart = "died at start"
+	VerdictDiedAtStart = "died at start"
 )
 
-// died reports whether the verdict records a stdio server that exits on
+// Died reports whether the verdict records a stdio server that exits on
 // the probe: it is not probed again, only started with initialize.
-func (r *EraRecord) died() bool {
-	return r != nil && (r.Verdict == verdictDiedOnProbe || r.Verdict == verdictDiedAtStart)
+func (r *EraRecord) Died() bool {
+	return r != nil && (r.Verdict == VerdictDiedOnProbe || r.Verdict == VerdictDiedAtStart)
 }
 
-// hashKey turns any identifying parts into a file-name-safe key.
-func hashKey(parts ...string) string {
+// HashKey turns any identifying parts into a file-name-safe key.
+func HashKey(parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {
 		h.Write([]byte(p))
@@ -88,6 +88,18 @@ func (m *Memo) Era(key string) *EraRecord {
 func (m *Memo) SetEra(key string, r *EraRecord) {
 	r.At = m.Now().UTC()
 	writeJSON(m.EraDir, key+".json", r)
+}
+
+// EraVersion is the revision remembered for server key, or "" (none, or
+// no memo).
+func (m *Memo) EraVersion(key string) string {
+	if m == nil {
+		return ""
+	}
+	if r := m.Era(key); r != nil {
+		return r.Version
+	}
+	return ""
 }
 
 // Forget drops the era verdict and every cached result of server key.
@@ -153,17 +165,8 @@ func readJSON(path string, v any) bool {
 // readMemoFile returns the content of a regular file of mcpc's own state,
 // or nil: a symlink is not followed, a file over maxMemoFile not read.
 func readMemoFile(path string) []byte {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	data, err := fsx.ReadFileNoFollow(path, maxMemoFile)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxMemoFile {
-		return nil
-	}
-	data := make([]byte, st.Size())
-	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil
 	}
 	return data
@@ -183,21 +186,14 @@ func writeJSON(dir, name string, v any) error {
 	return fsx.WriteFile(filepath.Join(dir, name), data, 0o600, fsx.Refuse)
 }
 
-// ForgetServer drops everything remembered about the entry's server: its
-// era verdict and cached results (credentials and detached tasks are kept
-// elsewhere and stay).
-func (m *Memo) ForgetServer(e *config.Entry, cwd string) {
-	m.Forget(serverKey(e, cwd))
-}
-
-// credentialKey names a secret credential in cache file names. A plain hash
+// CredentialKey names a secret credential in cache file names. A plain hash
 // of a short token could be reversed offline from a directory listing, so
 // it is keyed with a random per-user secret kept (0600) in the state dir,
 // read only when a credential is in use. Without one (no memo, or it cannot
 // be written) the credential still gets a stable key, unsalted.
-func (m *Memo) credentialKey(credential string) string {
+func (m *Memo) CredentialKey(credential string) string {
 	if m == nil {
-		return hashKey("credential", credential)
+		return HashKey("credential", credential)
 	}
 	dir := filepath.Dir(m.EraDir)
 	path := filepath.Join(dir, "cache-key")
@@ -209,7 +205,7 @@ func (m *Memo) credentialKey(credential string) string {
 		if _, err := rand.Read(fresh); err == nil && fsx.PrivateDir(dir) == nil && fsx.CreateExcl(path, fresh, 0o600) == nil {
 			salt = fresh
 		} else if salt, err = fsx.ReadFile(path, 1024); err != nil || len(salt) < 32 {
-			return hashKey("credential", credential)
+			return HashKey("credential", credential)
 		}
 	}
 	mac := hmac.New(sha256.New, salt)
