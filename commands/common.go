@@ -39,7 +39,7 @@ func target(g *globals, args []string) (server string, rest []string, err error)
 // open resolves the server and connects to it. The returned close function
 // tears the connection down (and, after an interrupt, first lets the
 // cancellation reach the server).
-func (st *state) open(ctx context.Context, g *globals, server string) (*client.Session, func(), error) {
+func (st *state) open(ctx context.Context, g *globals, server string) (session, func(), error) {
 	entry, err := st.resolve(g, server)
 	if err != nil {
 		return nil, nil, err
@@ -48,7 +48,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 }
 
 // openEntry connects to a server resolve has found, as open does.
-func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (*client.Session, func(), error) {
+func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (session, func(), error) {
 	var sw *termui.StderrWriter
 	var err error
 	if entry.Server.URL == "" {
@@ -67,7 +67,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
-	sess, err := client.Connect(ctx, entry, opts)
+	sess, err := st.dial().connect(ctx, entry, opts)
 	if err != nil {
 		if sw != nil {
 			sw.Close()
