@@ -112,13 +112,23 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 	return entry, nil
 }
 
-// connectOptions are the settings for reaching entry's server.
+// connectOptions are the settings for reaching entry's server with its
+// stored credential: sessionOptions, then the OAuth handler.
 func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.Entry) (client.ConnectOptions, error) {
+	opts := st.sessionOptions(g, entry)
+	err := st.authHandler(ctx, g, entry, &opts)
+	return opts, err
+}
+
+// sessionOptions is the one builder of client.ConnectOptions from the
+// flags, for every command that connects; login overrides only what a
+// login must.
+func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectOptions {
 	connectTimeout := g.connectTimeout
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	opts := client.ConnectOptions{
+	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),
 		Cwd:            g.cwd,
@@ -135,8 +145,6 @@ func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.E
 		Progress:       st.onProgress,
 		Input:          st.clientInput(g),
 	}
-	err := st.authHandler(ctx, g, entry, &opts)
-	return opts, err
 }
 
 // print renders one result object of mcpc's own under the output contract.
