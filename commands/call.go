@@ -118,7 +118,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		return err
 	}
 	if run.Record != nil {
-		return st.printDetached(g, sess, run)
+		return st.printDetached(g, entry, sess.label(), run)
 	}
 	return st.printToolResult(g, tool, run.Result, err)
 }
@@ -127,7 +127,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 // listing first finds app-only tools (refused), lets key=value words take
 // the schema's types, and lets a modern HTTP session send the tool's
 // Mcp-Param headers.
-func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry) (*client.Session, []*mcp.Tool, func(), error) {
+func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry) (session, []*mcp.Tool, func(), error) {
 	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return nil, nil, nil, err

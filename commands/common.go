@@ -40,7 +40,7 @@ func target(g *globals, args []string) (server string, rest []string, err error)
 // open resolves the server and connects to it. The returned close function
 // tears the connection down (and, after an interrupt, first lets the
 // cancellation reach the server).
-func (st *state) open(ctx context.Context, g *globals, server string) (*client.Session, func(), error) {
+func (st *state) open(ctx context.Context, g *globals, server string) (session, func(), error) {
 	entry, err := st.resolve(g, server)
 	if err != nil {
 		return nil, nil, err
@@ -49,7 +49,7 @@ func (st *state) open(ctx context.Context, g *globals, server string) (*client.S
 }
 
 // openEntry connects to a server resolve has found, as open does.
-func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (*client.Session, func(), error) {
+func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (session, func(), error) {
 	var sw *termui.StderrWriter
 	var err error
 	if entry.Server.URL == "" {
@@ -68,7 +68,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
-	sess, err := client.Connect(ctx, entry, opts)
+	sess, err := st.dial().connect(ctx, entry, opts)
 	if err != nil {
 		if sw != nil {
 			sw.Close()
@@ -113,13 +113,23 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 	return entry, nil
 }
 
-// connectOptions are the settings for reaching entry's server.
+// connectOptions are the settings for reaching entry's server with its
+// stored credential: sessionOptions, then the OAuth handler.
 func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.Entry) (client.ConnectOptions, error) {
+	opts := st.sessionOptions(g, entry)
+	err := st.authHandler(ctx, g, entry, &opts)
+	return opts, err
+}
+
+// sessionOptions is the one builder of client.ConnectOptions from the
+// flags, for every command that connects; login overrides only what a
+// login must.
+func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectOptions {
 	connectTimeout := g.connectTimeout
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	opts := client.ConnectOptions{
+	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),
 		Cwd:            g.cwd,
@@ -136,8 +146,6 @@ func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.E
 		Progress:       st.onProgress,
 		Input:          st.clientInput(g),
 	}
-	err := st.authHandler(ctx, g, entry, &opts)
-	return opts, err
 }
 
 // print renders one result object of mcpc's own under the output contract.

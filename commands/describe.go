@@ -53,7 +53,7 @@ func (st *state) describe(ctx context.Context, g *globals, o listOptions) error 
 			return err
 		}
 		what := map[string]string{"prompts": "prompt", "templates": "resource template"}[o.kind]
-		return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.Label, what, o.name)
+		return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), what, o.name)
 	}
 	return st.printRawWith(g, d.kind, found, func(fo *format.Options) {
 		fo.Example = exampleServer(g, o.server)

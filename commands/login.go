@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
@@ -45,7 +44,7 @@ func loginCommand(st *state) *cli.Command {
 waits for the browser to come back to a receiver on 127.0.0.1; with --paste,
 the address the browser was sent to can be pasted on stdin instead. The
 tokens go to the OS keyring (no plaintext fallback); every later command
-uses them, refreshing them when needed. Bounded by --timeout (default 5m).`,
+uses them, refreshing them when needed. Bounded by --timeout (default ` + durationText(defaultLoginTimeout) + `).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},
@@ -129,24 +128,23 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		return err
 	}
 	defer login.Close()
+	opts := st.sessionOptions(g, e)
 	// The whole flow runs inside the handshake: the server's 401 starts
 	// it, so the connect bound is the login's.
-	connectTimeout := defaultLoginTimeout
+	opts.ConnectTimeout = defaultLoginTimeout
 	if d, ok := ctx.Deadline(); ok {
-		connectTimeout = time.Until(d)
+		opts.ConnectTimeout = time.Until(d)
 	}
-	sess, err := client.Connect(ctx, e, client.ConnectOptions{
-		Getenv:         st.env.Getenv,
-		Environ:        st.env.Environ(),
-		Cwd:            g.cwd,
-		ConnectTimeout: connectTimeout,
-		ProbeTimeout:   g.probeTimeout,
-		Protocol:       g.adhoc.Protocol,
-		Version:        version(),
-		Verbose:        st.verboseFunc(g),
-		TraceMeta:      st.traceContext(g),
-		OAuthHandler:   login.Handler(),
-	})
+	// The token comes from the login in progress, never from the stored
+	// one it is to replace.
+	opts.OAuthHandler = login.Handler()
+	// The connection makes no request past the handshake, so it offers
+	// the server nothing to ask (no elicitation, hence no standalone
+	// stream opened for nothing) and has nothing to answer from the
+	// results cache; the era verdict is left to the commands that use
+	// the session, as it always was.
+	opts.Input, opts.Memo = nil, nil
+	sess, err := st.dial().connect(ctx, e, opts)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",

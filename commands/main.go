@@ -37,6 +37,9 @@ type Env struct {
 	Now         func() time.Time
 	// Keyring holds stored logins; nil means the OS keyring.
 	Keyring creds.Store
+	// connector reaches servers; nil means the client package (Connect,
+	// OpenTasks). Unit tests put fake sessions behind it.
+	connector connector
 	// Signals, when non-nil, delivers interrupts; Main cancels the
 	// invocation on the first one, and stops waiting for its teardown on
 	// the second.

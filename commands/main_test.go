@@ -7,15 +7,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // run calls Main in-process with a fake environment rooted at home.
@@ -160,27 +161,45 @@ func TestVersionShortcut(t *testing.T) {
 	}
 }
 
-// TestHelpDefaultsMatchClient keeps the defaults --help states for the
-// flags whose default lives in the client package equal to that default.
-func TestHelpDefaultsMatchClient(t *testing.T) {
-	want := map[string]time.Duration{
-		"probe-timeout": client.DefaultProbeTimeout,
-		"idle-timeout":  client.DefaultIdleTimeout,
+// TestHelpDefaultsMatchConstants: every default the help states, read back
+// from the help as printed, is the constant that sets it.
+func TestHelpDefaultsMatchConstants(t *testing.T) {
+	home := t.TempDir()
+	help := map[string]string{}
+	for _, args := range [][]string{{"--help"}, {"login", "--help"}, {"help", "config"}} {
+		code, out, errOut := run(t, home, false, args...)
+		if code != 0 || errOut != "" {
+			t.Fatalf("mcpc %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
+		}
+		help[args[0]] = out
 	}
-	for _, f := range globalFlags() {
-		d, ok := f.(*cli.DurationFlag)
-		if !ok || want[d.Name] == 0 {
+	dur := func(s string) (any, error) { return time.ParseDuration(s) }
+	size := func(s string) (any, error) { return units.ParseSize(s) }
+	num := func(s string) (any, error) { return strconv.Atoi(s) }
+	for _, tc := range []struct {
+		help  string
+		re    string // its group is the stated default
+		parse func(string) (any, error)
+		want  any
+	}{
+		{"--help", `--connect-timeout DURATION .*\(default: ([^)]+)\)`, dur, client.DefaultConnectTimeout},
+		{"--help", `--probe-timeout DURATION .*\(default: ([^)]+)\)`, dur, client.DefaultProbeTimeout},
+		{"--help", `--idle-timeout DURATION .*\(default: ([^)]+), none when --timeout is given\)`, dur, client.DefaultIdleTimeout},
+		{"--help", `--max-message SIZE .*; default ([^;]+);`, size, int64(client.DefaultMaxMessage)},
+		{"--help", `--max-bytes N .*\(default: (\d+)\)`, num, format.DefaultMaxBytes},
+		{"--help", `--max-lines N .*\(default: (\d+)\)`, num, format.DefaultMaxLines},
+		{"login", `Bounded by --timeout \(default ([^)]+)\)`, dur, defaultLoginTimeout},
+		{"help", `"maxMessage" \(the largest\s+message accepted from the server, bytes or "128MiB"; default ([^)]+)\)`, size, int64(client.DefaultMaxMessage)},
+	} {
+		m := regexp.MustCompile(tc.re).FindStringSubmatch(help[tc.help])
+		if m == nil {
+			t.Errorf("mcpc %s: no match for %s", tc.help, tc.re)
 			continue
 		}
-		stated, _, _ := strings.Cut(d.DefaultText, ",")
-		got, err := time.ParseDuration(stated)
-		if err != nil || got != want[d.Name] {
-			t.Errorf("--%s help states default %q, the client uses %v", d.Name, d.DefaultText, want[d.Name])
+		got, err := tc.parse(m[1])
+		if err != nil || got != tc.want {
+			t.Errorf("mcpc %s states the default %q (%v, %v), the code uses %v", tc.help, m[1], got, err, tc.want)
 		}
-		delete(want, d.Name)
-	}
-	for name := range want {
-		t.Errorf("no --%s flag", name)
 	}
 }
 

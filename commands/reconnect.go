@@ -59,7 +59,7 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 		return err
 	}
 	defer closeFn()
-	r := sess.CS.InitializeResult()
+	r := sess.initializeResult()
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.print(g, format.KindGeneric, map[string]any{
 			"serverInfo":      r.ServerInfo,

@@ -135,23 +135,36 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print JSON (the default when stdout is not a terminal)"},
 		&cli.BoolFlag{Name: "text", Category: catOutput, Usage: "print text (the default on a terminal)"},
 		&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Category: catOutput, Usage: "select part of the JSON result with a gjson `PATH`"},
-		&cli.IntFlag{Name: "max-bytes", Category: catOutput, Value: 50 * 1024, Usage: "print at most `N` bytes inline; the full result goes to a file (0: no limit)"},
-		&cli.IntFlag{Name: "max-lines", Category: catOutput, Value: 2000, Usage: "print at most `N` lines inline (0: no limit)"},
+		&cli.IntFlag{Name: "max-bytes", Category: catOutput, Value: format.DefaultMaxBytes, Usage: "print at most `N` bytes inline; the full result goes to a file (0: no limit)"},
+		&cli.IntFlag{Name: "max-lines", Category: catOutput, Value: format.DefaultMaxLines, Usage: "print at most `N` lines inline (0: no limit)"},
 		&cli.DurationFlag{Name: "timeout", Category: catConnection, Sources: cli.EnvVars("MCPC_TIMEOUT"), Usage: "limit the whole invocation to `DURATION` (0: no limit)"},
-		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, Usage: "limit server start-up and handshake to `DURATION`"},
+		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, DefaultText: durationText(client.DefaultConnectTimeout), Usage: "limit server start-up and handshake to `DURATION`"},
 		&cli.StringSliceFlag{Name: "config", Category: catConnection, TakesFile: true, Usage: "read servers from `FILE` too (repeatable; also MCPC_CONFIG)"},
 		&cli.StringFlag{Name: "stdio", Category: catConnection, Usage: "run the server `COMMAND` (split like a shell would, never run by one)"},
 		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send an HTTP `HEADER` written as 'Name: value' (repeatable)"},
 		&cli.StringFlag{Name: "bearer-env", Category: catConnection, Usage: "send the token in environment variable `VAR` as a bearer token"},
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
-		&cli.DurationFlag{Name: "probe-timeout", DefaultText: "10s", Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
-		&cli.DurationFlag{Name: "idle-timeout", DefaultText: "5m, none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
-		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default 64MiB; per server: \"maxMessage\")"},
+		&cli.DurationFlag{Name: "probe-timeout", DefaultText: durationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
+		&cli.DurationFlag{Name: "idle-timeout", DefaultText: durationText(client.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
+		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(client.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema"},
 	}, inputFlags()...)
+}
+
+// durationText writes a default duration as the help states it: "5m" for
+// Go's "5m0s". time.ParseDuration reads it back.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // readGlobals validates the shared flags before any I/O happens.

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -105,7 +106,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 	if err != nil {
 		return err
 	}
-	sess, err := client.OpenTasks(ctx, entry, opts, o.id)
+	sess, err := st.dial().openTasks(ctx, entry, opts, o.id)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 
 // listTasks prints the tasks of every remembered session (2025), or the
 // status of every remembered task (2026-07-28, which has no tasks/list).
-func (st *state) listTasks(ctx context.Context, g *globals, sess *client.Session) error {
+func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) error {
 	var items []string
 	if sess.Modern() {
 		for _, r := range sess.TaskRecords() {
@@ -215,14 +216,15 @@ func (st *state) onTaskStatus(t *client.Task) {
 }
 
 // printDetached prints a detached task: its id (the task object with
-// --json) on stdout, and how to reach it on stderr.
-func (st *state) printDetached(g *globals, sess *client.Session, run *client.ToolRun) error {
-	server := sess.Entry.Name
-	if sess.Entry.File == nil {
-		server = urlx.Redact(sess.Entry.Server.URL)
+// --json) on stdout, and how to reach it on stderr; label is how
+// messages name the server.
+func (st *state) printDetached(g *globals, entry *config.Entry, label string, run *client.ToolRun) error {
+	server := entry.Name
+	if entry.File == nil {
+		server = urlx.Redact(entry.Server.URL)
 	}
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
-		format.OneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
+		format.OneLine(run.Task.ID), label, shellWord(server), shellWord(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}

@@ -1,0 +1,204 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// fakeServer is a connector whose sessions answer from canned tools,
+// results and tasks, and which records what the commands asked of it.
+type fakeServer struct {
+	tools []*mcp.Tool
+	// runs answers RunTool by tool name; a tool missing from it is an
+	// error no test expects.
+	runs map[string]fakeRun
+	// connectErr fails the connect (and openTasks) itself.
+	connectErr error
+
+	// tasks answer GetTask and FollowTask by id.
+	tasks map[string]fakeTask
+	// cancels answers CancelTask by id.
+	cancels map[string]json.RawMessage
+	modern  bool
+	// records are the remembered detached tasks (2026-07-28 list).
+	records []*client.TaskRecord
+	// sessions are the remembered 2025 sessions and what tasks/list
+	// answers in each.
+	sessions     []string
+	sessionTasks map[string]json.RawMessage
+
+	// What was asked.
+	connects []client.ConnectOptions
+	calls    []fakeCall
+	closed   int
+	ended    int // EndSettledSessions
+	used     string
+}
+
+// fakeRun is the outcome of one tools/call; statuses are the task
+// statuses RunTool reports to TaskOptions.Status while it follows a task.
+type fakeRun struct {
+	run      *client.ToolRun
+	err      error
+	statuses []string
+}
+
+// fakeTask is a task as GetTask sees it, and what following it yields.
+type fakeTask struct {
+	task   *client.Task
+	getErr error
+	result json.RawMessage
+	err    error
+}
+
+// fakeCall is one RunTool call as the command made it.
+type fakeCall struct {
+	tool string
+	args map[string]any
+	opts client.TaskOptions
+}
+
+func (f *fakeServer) connect(_ context.Context, e *config.Entry, o client.ConnectOptions) (session, error) {
+	f.connects = append(f.connects, o)
+	if f.connectErr != nil {
+		return nil, f.connectErr
+	}
+	return &fakeSession{f: f, name: fmt.Sprintf("server %q", e.Name)}, nil
+}
+
+func (f *fakeServer) openTasks(_ context.Context, _ *config.Entry, o client.ConnectOptions, _ string) (taskSession, error) {
+	f.connects = append(f.connects, o)
+	if f.connectErr != nil {
+		return nil, f.connectErr
+	}
+	return &fakeTaskSession{f: f}, nil
+}
+
+type fakeSession struct {
+	f    *fakeServer
+	name string
+}
+
+func (s *fakeSession) ListTools(context.Context) ([]*mcp.Tool, error) { return s.f.tools, nil }
+
+func (s *fakeSession) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
+	for _, t := range tools {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return nil, fail.New(fail.Rejected, "list the tools with: mcpc list fake", "%s has no tool named %q", s.name, name)
+}
+
+func (s *fakeSession) RunTool(_ context.Context, tool string, args map[string]any, o client.TaskOptions) (*client.ToolRun, error) {
+	s.f.calls = append(s.f.calls, fakeCall{tool, args, o})
+	r, ok := s.f.runs[tool]
+	if !ok {
+		return nil, fmt.Errorf("the fake has no run for %q", tool)
+	}
+	if o.Status != nil && r.run != nil && r.run.Task != nil {
+		for _, st := range r.statuses {
+			o.Status(&client.Task{ID: r.run.Task.ID, Status: st})
+		}
+	}
+	return r.run, r.err
+}
+
+func (s *fakeSession) ListRaw(context.Context, string) (json.RawMessage, error) {
+	return nil, fmt.Errorf("ListRaw is not faked")
+}
+
+func (s *fakeSession) ReadResource(context.Context, string) (json.RawMessage, error) {
+	return nil, fmt.Errorf("ReadResource is not faked")
+}
+
+func (s *fakeSession) GetPrompt(context.Context, string, map[string]string) (json.RawMessage, error) {
+	return nil, fmt.Errorf("GetPrompt is not faked")
+}
+
+func (s *fakeSession) ListHint() string                        { return "mcpc list fake" }
+func (s *fakeSession) AwaitCancellation(time.Duration)         {}
+func (s *fakeSession) CloseWithin(time.Duration)               { s.f.closed++ }
+func (s *fakeSession) Close()                                  { s.f.closed++ }
+func (s *fakeSession) label() string                           { return s.name }
+func (s *fakeSession) initializeResult() *mcp.InitializeResult { return &mcp.InitializeResult{} }
+
+type fakeTaskSession struct{ f *fakeServer }
+
+func (s *fakeTaskSession) GetTask(_ context.Context, id string) (*client.Task, error) {
+	t, ok := s.f.tasks[id]
+	if !ok {
+		return nil, fail.New(fail.TaskGone, "", "no task %s", id)
+	}
+	return t.task, t.getErr
+}
+
+func (s *fakeTaskSession) FollowTask(_ context.Context, t *client.Task, o client.TaskOptions) (json.RawMessage, error) {
+	ft := s.f.tasks[t.ID]
+	if o.Status != nil {
+		o.Status(t)
+	}
+	s.f.calls = append(s.f.calls, fakeCall{tool: "follow " + t.ID, opts: o})
+	return ft.result, ft.err
+}
+
+func (s *fakeTaskSession) CancelTask(_ context.Context, id string) (json.RawMessage, error) {
+	raw, ok := s.f.cancels[id]
+	if !ok {
+		return nil, fail.New(fail.TaskGone, "", "no task %s", id)
+	}
+	return raw, nil
+}
+
+func (s *fakeTaskSession) ListTasks(context.Context) (json.RawMessage, error) {
+	raw, ok := s.f.sessionTasks[s.f.used]
+	if !ok {
+		return nil, fail.New(fail.Rejected, "", "session %s is gone", s.f.used)
+	}
+	return raw, nil
+}
+
+func (s *fakeTaskSession) Modern() bool                       { return s.f.modern }
+func (s *fakeTaskSession) TaskRecords() []*client.TaskRecord  { return s.f.records }
+func (s *fakeTaskSession) SessionsOfTasks() []string          { return s.f.sessions }
+func (s *fakeTaskSession) UseSession(id string)               { s.f.used = id }
+func (s *fakeTaskSession) EndSettledSessions(context.Context) { s.f.ended++ }
+
+// runFake runs one invocation of Main over f, with stdin, stdout not a
+// terminal, and a home and keyring of its own.
+func runFake(t *testing.T, f *fakeServer, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	home := t.TempDir()
+	var out, errOut strings.Builder
+	env := Env{
+		Stdin:     strings.NewReader(stdin),
+		Stdout:    &out,
+		Stderr:    &errOut,
+		Getenv:    func(k string) string { return map[string]string{"HOME": home}[k] },
+		Environ:   func() []string { return nil },
+		Getwd:     func() (string, error) { return home, nil },
+		Now:       time.Now,
+		Keyring:   creds.NewMemStore(),
+		connector: f,
+	}
+	code = Main(context.Background(), append([]string{"mcpc"}, args...), env)
+	return code, out.String(), errOut.String()
+}
+
+// result is a tools/call result as a server sends it, "type" before
+// "text" (Go would sort the keys; the output keeps the server's order).
+func result(text string, isError bool) json.RawMessage {
+	t, _ := json.Marshal(text)
+	return json.RawMessage(fmt.Sprintf(`{"content":[{"type":"text","text":%s}],"isError":%t}`, t, isError))
+}

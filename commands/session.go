@@ -1,0 +1,89 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
+)
+
+// session is what the commands use of a connection to a server: the
+// methods of *client.Session they call, and no more. It is the seam under
+// the commands (gh injects its HTTP client the same way): the run
+// functions have unit tests over a fake session, and the scripts run the
+// real one end to end.
+type session interface {
+	ListTools(ctx context.Context) ([]*mcp.Tool, error)
+	FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error)
+	RunTool(ctx context.Context, tool string, args map[string]any, o client.TaskOptions) (*client.ToolRun, error)
+	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)
+	ReadResource(ctx context.Context, uri string) (json.RawMessage, error)
+	GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error)
+	ListHint() string
+	AwaitCancellation(d time.Duration)
+	CloseWithin(d time.Duration)
+	Close()
+	// label and initializeResult read what client.Session keeps in
+	// fields: how messages name the server, and its handshake's answer.
+	label() string
+	initializeResult() *mcp.InitializeResult
+}
+
+// taskSession is what mcpc task uses of a connection opened for detached
+// tasks (client.OpenTasks: no handshake, the remembered session).
+type taskSession interface {
+	GetTask(ctx context.Context, id string) (*client.Task, error)
+	FollowTask(ctx context.Context, t *client.Task, o client.TaskOptions) (json.RawMessage, error)
+	CancelTask(ctx context.Context, id string) (json.RawMessage, error)
+	ListTasks(ctx context.Context) (json.RawMessage, error)
+	Modern() bool
+	TaskRecords() []*client.TaskRecord
+	SessionsOfTasks() []string
+	UseSession(id string)
+	EndSettledSessions(ctx context.Context)
+}
+
+// connector reaches servers: the client package in a real invocation, a
+// fake in unit tests (Env.connector).
+type connector interface {
+	connect(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error)
+	openTasks(ctx context.Context, e *config.Entry, o client.ConnectOptions, id string) (taskSession, error)
+}
+
+// clientConnector is the real connector.
+type clientConnector struct{}
+
+func (clientConnector) connect(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error) {
+	s, err := client.Connect(ctx, e, o)
+	if err != nil {
+		return nil, err // an untyped nil: a nil *client.Session would not compare equal to nil
+	}
+	return clientSession{s}, nil
+}
+
+func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o client.ConnectOptions, id string) (taskSession, error) {
+	s, err := client.OpenTasks(ctx, e, o, id)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// clientSession is a *client.Session as a session.
+type clientSession struct{ *client.Session }
+
+func (s clientSession) label() string { return s.Label }
+
+func (s clientSession) initializeResult() *mcp.InitializeResult { return s.CS.InitializeResult() }
+
+// dial is the connector of the invocation.
+func (st *state) dial() connector {
+	if st.env.connector != nil {
+		return st.env.connector
+	}
+	return clientConnector{}
+}
