@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -107,14 +108,14 @@ func TestRunCall(t *testing.T) {
 	}, {
 		name:   "a detached task: its id on stdout, how to reach it on stderr",
 		args:   []string{"call", "--detach", "--text", "https://mcp.example.com/mcp", "research"},
-		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Record: &client.TaskRecord{TaskID: "t-1"}}}},
+		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Record: &clientstate.TaskRecord{TaskID: "t-1"}}}},
 		stdout: "t-1\n",
 		stderr: "mcpc: note: task t-1 runs on server \"https://mcp.example.com/mcp\"; follow it with: mcpc task result https://mcp.example.com/mcp t-1\n",
 		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: client.TaskOptions{Detach: true}}},
 	}, {
 		name:   "a detached task under --json: the task object",
 		args:   []string{"call", "--detach", "--json", "https://mcp.example.com/mcp", "research"},
-		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Record: &client.TaskRecord{TaskID: "t-1"}}}},
+		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Record: &clientstate.TaskRecord{TaskID: "t-1"}}}},
 		stdout: "{\n  \"taskId\": \"t-1\",\n  \"status\": \"working\",\n  \"createdAt\": \"2026-01-02T03:04:05Z\"\n}\n",
 		stderr: "mcpc: note: task t-1 runs on server \"https://mcp.example.com/mcp\"; follow it with: mcpc task result https://mcp.example.com/mcp t-1\n",
 		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: client.TaskOptions{Detach: true}}},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -32,7 +33,7 @@ type fakeServer struct {
 	cancels map[string]json.RawMessage
 	modern  bool
 	// records are the remembered detached tasks (2026-07-28 list).
-	records []*client.TaskRecord
+	records []*clientstate.TaskRecord
 	// sessions are the remembered 2025 sessions and what tasks/list
 	// answers in each.
 	sessions     []string
@@ -169,11 +170,11 @@ func (s *fakeTaskSession) ListTasks(context.Context) (json.RawMessage, error) {
 	return raw, nil
 }
 
-func (s *fakeTaskSession) Modern() bool                       { return s.f.modern }
-func (s *fakeTaskSession) TaskRecords() []*client.TaskRecord  { return s.f.records }
-func (s *fakeTaskSession) SessionsOfTasks() []string          { return s.f.sessions }
-func (s *fakeTaskSession) UseSession(id string)               { s.f.used = id }
-func (s *fakeTaskSession) EndSettledSessions(context.Context) { s.f.ended++ }
+func (s *fakeTaskSession) Modern() bool                           { return s.f.modern }
+func (s *fakeTaskSession) TaskRecords() []*clientstate.TaskRecord { return s.f.records }
+func (s *fakeTaskSession) SessionsOfTasks() []string              { return s.f.sessions }
+func (s *fakeTaskSession) UseSession(id string)                   { s.f.used = id }
+func (s *fakeTaskSession) EndSettledSessions(context.Context)     { s.f.ended++ }
 
 // runFake runs one invocation of Main over f, with stdin, stdout not a
 // terminal, and a home and keyring of its own.

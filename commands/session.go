@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 )
 
 // session is what the commands use of a connection to a server: the
@@ -41,7 +42,7 @@ type taskSession interface {
 	CancelTask(ctx context.Context, id string) (json.RawMessage, error)
 	ListTasks(ctx context.Context) (json.RawMessage, error)
 	Modern() bool
-	TaskRecords() []*client.TaskRecord
+	TaskRecords() []*clientstate.TaskRecord
 	SessionsOfTasks() []string
 	UseSession(id string)
 	EndSettledSessions(ctx context.Context)

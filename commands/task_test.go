@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/client"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -83,7 +84,7 @@ func TestRunTask(t *testing.T) {
 	}, {
 		name: "list on 2026-07-28: each remembered task's status; one gone is a note",
 		args: []string{"task", "list", "--text", srv},
-		f: fakeServer{modern: true, records: []*client.TaskRecord{{TaskID: "t-1"}, {TaskID: "t-2"}},
+		f: fakeServer{modern: true, records: []*clientstate.TaskRecord{{TaskID: "t-1"}, {TaskID: "t-2"}},
 			tasks: map[string]fakeTask{"t-1": working}},
 		stdout: "t-1  working  step 2 of 3\n",
 		stderr: "mcpc: note: no task t-2\n",
