@@ -183,13 +183,6 @@ func writeJSON(dir, name string, v any) error {
 	return fsx.WriteFile(filepath.Join(dir, name), data, 0o600, fsx.Refuse)
 }
 
-// ForgetServer drops everything remembered about the entry's server: its
-// era verdict and cached results (credentials and detached tasks are kept
-// elsewhere and stay).
-func (m *Memo) ForgetServer(e *config.Entry, cwd string) {
-	m.Forget(serverKey(e, cwd))
-}
-
 // credentialKey names a secret credential in cache file names. A plain hash
 // of a short token could be reversed offline from a directory listing, so
 // it is keyed with a random per-user secret kept (0600) in the state dir,

@@ -130,6 +130,7 @@ func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.E
 		Version:        version(),
 		Memo:           client.NewMemo(g.dirs),
 		NoCache:        g.noCache,
+		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      st.traceContext(g),
 		Progress:       st.onProgress,

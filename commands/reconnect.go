@@ -52,7 +52,7 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 	if err != nil {
 		return err
 	}
-	client.NewMemo(g.dirs).ForgetServer(entry, g.cwd)
+	g.reprobe = true
 	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return err
