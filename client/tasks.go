@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -279,7 +280,7 @@ func (s *Session) notATask(tool, support string, toolsCall bool) error {
 			"%s does not declare task support for tools/call: %q cannot run as a task", s.Label, tool)
 	}
 	return fail.New(fail.Usage, "run it without --task or --detach",
-		"tool %q cannot run as a task (its execution.taskSupport is %q)", tool, cmpOr(support, "forbidden"))
+		"tool %q cannot run as a task (its execution.taskSupport is %q)", tool, cmp.Or(support, "forbidden"))
 }
 
 // FollowTask polls a task to its end and returns the final result exactly
@@ -414,7 +415,7 @@ func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, er
 		if t.Status == "failed" {
 			e := gjson.GetBytes(t.Raw, "error")
 			msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label)
-			if m := cmpOr(e.Get("message").String(), t.StatusMessage); m != "" {
+			if m := cmp.Or(e.Get("message").String(), t.StatusMessage); m != "" {
 				msg += ": " + m
 			}
 			if c := e.Get("code"); c.Type == gjson.Number {
