@@ -28,9 +28,6 @@ import (
 // final result. Either way mcpc polls tasks/get, answers what the task
 // asks for, and cancels the task with tasks/cancel when the user stops.
 
-// TaskExtension is the 2026-07-28 extension that carries tasks.
-const TaskExtension = "io.modelcontextprotocol/tasks"
-
 // Bounds on the pause between polls, whatever the server suggests: a
 // server asking for 0 ms must not be hammered, one asking for an hour
 // must not leave a terminal silent.
@@ -684,19 +681,8 @@ func (s *Session) envelope() map[string]any {
 	return map[string]any{
 		mcp.MetaKeyProtocolVersion:    s.ProtocolVersion(),
 		mcp.MetaKeyClientInfo:         map[string]any{"name": "mcpc", "version": s.opts.Version},
-		mcp.MetaKeyClientCapabilities: s.clientCaps(),
+		mcp.MetaKeyClientCapabilities: s.ClientCapabilities(),
 	}
-}
-
-// clientCaps is what mcpc declares: elicitation when someone or
-// something answers, and the tasks extension.
-func (s *Session) clientCaps() *mcp.ClientCapabilities {
-	c := &mcp.ClientCapabilities{}
-	if s.opts.Input.offersElicitation() {
-		c.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
-	}
-	c.AddExtension(TaskExtension, nil)
-	return c
 }
 
 // failedNow returns (and forgets) the answer that could not be given
