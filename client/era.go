@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -158,21 +160,39 @@ func (e era) describe(stdio bool, probeBound time.Duration) string {
 }
 
 // eraSuspect reports whether a failure may come from speaking the wrong
-// era to the server, rather than from the server or the user.
+// era to the server, rather than from the server, something in its place
+// or the user. It reads the failure's own evidence, never its exit code:
+//   - the server's JSON-RPC error: what a server answers a request of the
+//     other era (-32600, -32601) or of a revision it does not speak
+//     (-32022, -32020);
+//   - an HTTP status without one: a 400, 404 or 405 is what a server of
+//     the other era answers the handshake (or the first request, when a
+//     replayed server/discover stood in for the handshake); an HTML page,
+//     an empty 200 or a body that is not JSON-RPC is a sign-in page or a
+//     proxy answering in the server's place, and a 5xx a server that
+//     failed, whatever it speaks;
+//   - the SDK's reading of a 404 as a session the server no longer knows;
+//   - a stdio server that exited: some exit on what they do not know.
+//
+// A stdio server that writes what is not JSON-RPC, a message over a limit,
+// a timeout or a refusal on auth grounds says nothing of the era.
 func eraSuspect(err error) bool {
-	switch fail.CodeOf(err) {
-	case fail.Protocol, fail.ServerExited, fail.HTTPStatus:
-		return true
-	case fail.Rejected:
-		var rpc *jsonrpc.Error
-		if errors.As(err, &rpc) {
-			switch rpc.Code {
-			case jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, codeUnsupportedVersion, codeHeaderMismatch:
-				return true
-			}
+	if rpc := serverError(err); rpc != nil {
+		switch rpc.Code {
+		case jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, codeUnsupportedVersion, codeHeaderMismatch:
+			return true
 		}
+		return false
 	}
-	return false
+	var he *httpError
+	if errors.As(err, &he) {
+		switch he.status {
+		case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+			return true
+		}
+		return false
+	}
+	return errors.Is(err, mcp.ErrSessionMissing) || fail.CodeOf(err) == fail.ServerExited
 }
 
 // remember stores the verdict of a probe. A modern server's discover result

@@ -3,8 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -122,5 +127,51 @@ func TestEraStale(t *testing.T) {
 	}
 	if newEra("", nil).stale(context.Background(), exited) {
 		t.Error("a probe is stale")
+	}
+}
+
+// Whether a failure may come from the wrong era is read from its own
+// evidence: a sign-in page or a proxy answering is not one, whatever exit
+// code explains it.
+func TestEraSuspect(t *testing.T) {
+	status := func(code int) error {
+		return &fail.Error{Code: fail.HTTPStatus, Err: &httpError{status: code}}
+	}
+	rpc := func(code int64) *jsonrpc.Error { return &jsonrpc.Error{Code: code, Message: "no"} }
+	// The SDK's transport error around the answer's evidence.
+	bySDK := func(he *httpError) error {
+		return &fail.Error{Code: fail.Protocol, Err: fmt.Errorf("%w: %w", rpc(codeRejectedByTransport), he)}
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a sign-in page", bySDK(&httpError{status: 200, contentType: "text/html", excerpt: "<!DOCTYPE html>"}), false},
+		{"an empty 200", bySDK(&httpError{status: 200, contentType: "application/json", empty: true}), false},
+		{"JSON that is not JSON-RPC", bySDK(&httpError{status: 200, contentType: "application/json", json: true}), false},
+		{"400 to the handshake", status(400), true},
+		{"404 to the handshake", status(404), true},
+		{"405 to the handshake", status(405), true},
+		{"500", status(500), false},
+		{"503", status(503), false},
+		{"429", status(429), false},
+		{"401", &fail.Error{Code: fail.AuthRequired, Err: &httpError{status: 401}}, false},
+		{"-32601 in a 404", &fail.Error{Code: fail.Rejected, Err: &httpError{status: 404, rpc: rpc(jsonrpc.CodeMethodNotFound)}}, true},
+		{"-32022 in a 400", &fail.Error{Code: fail.Protocol, Err: &httpError{status: 400, rpc: rpc(codeUnsupportedVersion)}}, true},
+		{"-32020 in a 400", &fail.Error{Code: fail.Rejected, Err: &httpError{status: 400, rpc: rpc(codeHeaderMismatch)}}, true},
+		{"-32602 in a 400", &fail.Error{Code: fail.Rejected, Err: &httpError{status: 400, rpc: rpc(jsonrpc.CodeInvalidParams)}}, false},
+		{"-32600 on stdio", &fail.Error{Code: fail.Rejected, Err: rpc(jsonrpc.CodeInvalidRequest)}, true},
+		{"-32601 on stdio", &fail.Error{Code: fail.Rejected, Err: rpc(jsonrpc.CodeMethodNotFound)}, true},
+		{"-32603 on stdio", &fail.Error{Code: fail.Rejected, Err: rpc(jsonrpc.CodeInternalError)}, false},
+		{"the SDK's lost session", &fail.Error{Code: fail.HTTPStatus, Err: fmt.Errorf("x: %w", mcp.ErrSessionMissing)}, true},
+		{"a stdio server exited", &fail.Error{Code: fail.ServerExited, Msg: "exited"}, true},
+		{"a stdio server wrote garbage", &fail.Error{Code: fail.Protocol, Err: errors.New("the server wrote a line that is not JSON")}, false},
+		{"a message over the limit", &fail.Error{Code: fail.Protocol, Err: errTooLarge}, false},
+		{"a timeout", &fail.Error{Code: fail.Timeout, Err: context.DeadlineExceeded}, false},
+	} {
+		if got := eraSuspect(tc.err); got != tc.want {
+			t.Errorf("%s: eraSuspect = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
