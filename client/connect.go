@@ -14,11 +14,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
@@ -43,6 +41,9 @@ type ConnectOptions struct {
 	Version     string      // mcpc's version, sent as clientInfo
 	Memo        *state.Memo // era verdicts and cached results; nil: none
 	NoCache     bool        // do not answer requests from cached results
+	// Reprobe forgets what is remembered about the server (its era
+	// verdict and cached results) and probes afresh: mcpc reconnect.
+	Reprobe bool
 	// Verbose receives one line per traced event (--verbose); nil: off.
 	Verbose func(line string)
 	// TraceMeta is added to every request's _meta (W3C trace context).
@@ -75,9 +76,6 @@ type Session struct {
 	CS    *mcp.ClientSession
 	Entry *config.Entry
 	Label string // how messages name the server
-	// EraSource says where the protocol revision came from: "pin",
-	// "memo" or "probe".
-	EraSource string
 
 	proc *process
 	http *httpTransport
@@ -87,9 +85,10 @@ type Session struct {
 	idle       *idleWatch
 	key        string // the server's memo key
 
-	// For a second connection when a remembered verdict turns out wrong.
+	// The era the session was reached with, and for a second connection
+	// when a remembered verdict turns out wrong, the options.
+	era      era
 	opts     ConnectOptions
-	pin      string
 	verified bool // a request after connect succeeded
 
 	input *inputState
@@ -180,9 +179,9 @@ func (s *Session) Close() {
 }
 
 // Connect starts or reaches the entry's server and completes the protocol
-// handshake within the connect timeout. In auto mode the era verdict
-// remembered for this server picks the handshake; without one, mcpc probes
-// and remembers what it found.
+// handshake within the connect timeout. The era is chosen once (see
+// chooseEra); in auto mode the verdict remembered for this server picks
+// the handshake, and without one mcpc probes and remembers what it found.
 func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, error) {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
@@ -194,42 +193,27 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 			o.ProbeTimeout = t
 		}
 	}
-	pin := e.Server.Protocol
-	if o.Protocol != "" {
-		pin = o.Protocol
-	}
-	if pin == "auto" {
-		pin = ""
-	}
 	key := serverKey(e, o.Cwd)
-	var rec *state.EraRecord
-	if o.Memo != nil {
-		rec = o.Memo.Era(key)
-	}
-	s, err := connectOnce(ctx, e, o, pin, key, rec)
-	// Only a verdict this attempt relied on can be stale: under a pin, that
-	// is a replayed discover result.
-	usedRec := rec != nil && (pin == "" || pin >= modernVersion && rec.Version == pin && len(rec.Discover) > 0)
-	if err != nil && usedRec && rec.Died() && fail.CodeOf(err) == fail.ServerExited {
-		// A server that exits on the probe, now exiting before it answers
-		// initialize too: probing it again would only start it twice more
-		// to learn the same.
-		trace(o, "the server exited before answering initialize; it %s before, so it is not probed", rec.Verdict)
-		if rec.Verdict != state.VerdictDiedAtStart {
+	chosen := chooseEra(e, o, key)
+	s, err := connectOnce(ctx, e, o, key, chosen)
+	switch {
+	case err == nil:
+	case chosen.diedAgain(err):
+		trace(o, "the server exited before answering initialize; it %s before, so it is not probed", chosen.rec.Verdict)
+		if chosen.rec.Verdict != state.VerdictDiedAtStart {
 			rememberDeath(o, key)
 		}
 		return nil, err
-	}
-	if err != nil && usedRec && ctx.Err() == nil && eraSuspect(err) {
+	case chosen.stale(ctx, err):
 		// The server is not what it was: forget it and probe afresh.
 		o.Memo.Forget(key)
-		trace(o, "the remembered verdict (%s) failed; probing afresh", rec.Version)
-		s, err = reprobe(ctx, e, o, pin, key, err)
+		trace(o, "the remembered verdict (%s) failed; probing afresh", chosen.version)
+		s, err = reprobe(ctx, e, o, key, chosen.afresh(), err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if pin != "" && s.ProtocolVersion() != pin {
+	if pin := chosen.pin; pin != "" && s.ProtocolVersion() != pin {
 		got := s.ProtocolVersion()
 		s.Close()
 		return nil, fail.New(fail.Protocol, "use \"protocol\": \"auto\" (or --protocol auto) to let mcpc pick",
@@ -270,59 +254,32 @@ func ForgetServer(m *state.Memo, e *config.Entry, cwd string) {
 	m.Forget(serverKey(e, cwd))
 }
 
-// connectOnce makes one connection attempt with the revision chosen by the
-// pin, the remembered verdict rec, or a probe.
-func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, rec *state.EraRecord) (*Session, error) {
-	label := fmt.Sprintf("server %q", e.Name)
-	if e.File == nil && e.Server.URL != "" {
-		label = "server at " + urlx.Redact(e.Server.URL)
-	}
+// connectOnce makes one connection attempt with the era chosen.
+func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) (*Session, error) {
 	newSession := func() *Session {
 		w := newWire()
 		w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, o.NoCache, o.TraceMeta, o.Verbose
+		w.pinModern, w.discover = chosen.pinsModern(), chosen.discover
 		idle := &idleWatch{d: o.IdleTimeout}
 		w.activity = idle.touch
-		return &Session{Entry: e, Label: label, wire: w, key: key, opts: o, pin: pin, maxMessage: o.MaxMessage, idle: idle}
+		return &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle}
 	}
 	s := newSession()
-	version := pin
-	switch {
-	case pin != "":
-		s.EraSource = "pin"
-		s.wire.pinModern = pin >= modernVersion
-		// A pinned 2026-07-28 server that was met before needs no
-		// server/discover either.
-		if rec != nil && rec.Version == pin && len(rec.Discover) > 0 {
-			s.wire.discover = rec.Discover
-		}
-	case rec != nil:
-		s.EraSource = "memo"
-		version = rec.Version
-		if version >= modernVersion && len(rec.Discover) > 0 {
-			s.wire.discover = rec.Discover
-		}
-	default:
-		s.EraSource = "probe"
-	}
-	if version == "" && e.Server.URL == "" {
-		trace(o, "era: auto (probe with server/discover, bound %s) from probe", o.ProbeTimeout)
-	} else {
-		trace(o, "era: %s from %s", cmpOr(version, "auto (probe with server/discover)"), s.EraSource)
-	}
+	trace(o, "era: %s", chosen.describe(e.Server.URL == "", o.ProbeTimeout))
 	var err error
 	if e.Server.URL != "" {
-		err = s.connectHTTP(ctx, o, version)
+		err = s.connectHTTP(ctx, o, chosen.version)
 	} else {
 		// While the probe decides, the server's stderr is held back: if it
 		// dies on the probe and is started again, its start-up messages
 		// must show once, not twice.
 		gate := &gateWriter{out: o.ServerStderr}
 		po := o
-		if o.ServerStderr != nil && version == "" {
+		if o.ServerStderr != nil && chosen.probes() {
 			po.ServerStderr = gate
 		}
-		err = s.connectStdio(ctx, po, version)
-		respawn := err != nil && version == "" && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled)
+		err = s.connectStdio(ctx, po, chosen.version)
+		respawn := err != nil && chosen.probes() && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled)
 		if respawn {
 			gate.discard()
 		} else {
@@ -336,7 +293,6 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, ke
 			s.proc.stop()
 			trace(o, "the server exited on the probe: starting it again with initialize")
 			s = newSession()
-			s.EraSource = "probe"
 			// The second start's failure is the one reported: its stderr
 			// is the one shown.
 			if err = s.connectStdio(ctx, o, legacyVersion); err == nil {
@@ -357,81 +313,15 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, pin, ke
 		}
 		return nil, err
 	}
-	switch {
-	case s.EraSource == "probe":
-		verdict := state.VerdictProbe
-		if s.ProtocolVersion() < modernVersion {
-			verdict = state.VerdictInitialize
-		}
+	switch verdict, forget := chosen.learned(s.ProtocolVersion()); {
+	case verdict != "":
 		s.remember(verdict)
-	case s.EraSource == "pin" && s.wire.discover == nil && s.ProtocolVersion() >= modernVersion:
-		s.remember(state.VerdictProbe)
-	case rec != nil && rec.Verdict == state.VerdictDiedAtStart:
-		// The server that died at start answers now, in the 2025 era; no
-		// probe says whether it speaks 2026-07-28 too, so the next
-		// invocation probes rather than remember a guess.
+	case forget:
 		o.Memo.Forget(key)
 		trace(o, "the server remembered as dying at start answered initialize: the next invocation probes its era")
 	}
 	return s, nil
 }
-
-const (
-	modernVersion = "2026-07-28"
-	legacyVersion = "2025-11-25"
-)
-
-// remember stores the verdict of a probe. A modern server's discover result
-// is kept so the next invocation can replay it instead of asking.
-func (s *Session) remember(verdict string) {
-	rec := &state.EraRecord{Version: s.ProtocolVersion(), Verdict: verdict}
-	if rec.Version >= modernVersion {
-		s.wire.mu.Lock()
-		rec.Discover = s.wire.lastDiscover
-		s.wire.mu.Unlock()
-	}
-	rememberEra(s.opts, s.key, rec)
-}
-
-// rememberDeath stores that a stdio server exits before answering either
-// handshake. No session holds a version: the record's is the one to start
-// it with next time.
-func rememberDeath(o ConnectOptions, key string) {
-	rememberEra(o, key, &state.EraRecord{Version: legacyVersion, Verdict: state.VerdictDiedAtStart})
-}
-
-func rememberEra(o ConnectOptions, key string, rec *state.EraRecord) {
-	if o.Memo == nil {
-		return
-	}
-	o.Memo.SetEra(key, rec)
-	trace(o, "era verdict remembered: %s (%s)", rec.Version, rec.Verdict)
-}
-
-// eraSuspect reports whether a failure may come from speaking the wrong
-// era to the server, rather than from the server or the user.
-func eraSuspect(err error) bool {
-	switch fail.CodeOf(err) {
-	case fail.Protocol, fail.ServerExited, fail.HTTPStatus:
-		return true
-	case fail.Rejected:
-		var rpc *jsonrpc.Error
-		if errors.As(err, &rpc) {
-			switch rpc.Code {
-			case jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, codeUnsupportedVersion, codeHeaderMismatch:
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// JSON-RPC codes of the 2026-07-28 revision.
-const (
-	codeHeaderMismatch     = -32020
-	codeMissingCapability  = -32021
-	codeUnsupportedVersion = -32022
-)
 
 // oneLineJSON compacts a JSON fragment for a message.
 func oneLineJSON(raw string) string {
@@ -440,60 +330,6 @@ func oneLineJSON(raw string) string {
 		return raw
 	}
 	return b.String()
-}
-
-// reprobe connects afresh, without the remembered verdict, after an
-// attempt that relied on it failed with err. When that attempt's server
-// died, its stderr has been shown: the new attempt's is held until the
-// outcome is known and dropped if the server dies again (its last words are
-// in the error), so one death is shown once.
-func reprobe(ctx context.Context, e *config.Entry, o ConnectOptions, pin, key string, err error) (*Session, error) {
-	if o.ServerStderr == nil || e.Server.URL != "" || fail.CodeOf(err) != fail.ServerExited {
-		return connectOnce(ctx, e, o, pin, key, nil)
-	}
-	gate := &gateWriter{out: o.ServerStderr}
-	po := o
-	po.ServerStderr = gate
-	s, err := connectOnce(ctx, e, po, pin, key, nil)
-	if err != nil {
-		if fail.CodeOf(err) == fail.ServerExited {
-			gate.discard()
-		} else {
-			gate.release()
-		}
-		return nil, err
-	}
-	gate.release()
-	s.opts.ServerStderr = o.ServerStderr
-	return s, nil
-}
-
-// verify runs a session's first request. When a remembered verdict turns
-// out wrong (the server answers as the other era), the verdict is dropped,
-// the server reached afresh with a probe, and the request run again.
-func (s *Session) verify(ctx context.Context, op func() error) error {
-	err := op()
-	if s.verified || (s.EraSource != "memo" && s.wire.discover == nil) {
-		s.verified = s.verified || err == nil
-		return err
-	}
-	if err == nil {
-		s.verified = true
-		return nil
-	}
-	if !eraSuspect(err) || ctx.Err() != nil {
-		return err
-	}
-	trace(s.opts, "the first request failed (%s): the remembered verdict may be stale; probing afresh", s.scrub(err))
-	s.opts.Memo.Forget(s.key)
-	s.Close()
-	s2, err2 := reprobe(ctx, s.Entry, s.opts, s.pin, s.key, err)
-	if err2 != nil {
-		return err2
-	}
-	*s = *s2
-	s.verified = true
-	return op()
 }
 
 func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol string) error {
@@ -642,47 +478,6 @@ func (s *Session) ListHint() string {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// gateWriter holds a probing server's stderr until the probe's outcome is
-// known, then passes it on (release) or drops it (discard).
-type gateWriter struct {
-	mu      sync.Mutex
-	out     io.Writer
-	buf     []byte
-	decided bool
-	drop    bool
-}
-
-func (g *gateWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case !g.decided:
-		if len(g.buf) < 1<<20 {
-			g.buf = append(g.buf, p...)
-		}
-		return len(p), nil
-	case g.drop || g.out == nil:
-		return len(p), nil
-	}
-	return g.out.Write(p)
-}
-
-func (g *gateWriter) release() { g.decide(false) }
-func (g *gateWriter) discard() { g.decide(true) }
-
-func (g *gateWriter) decide(drop bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.decided {
-		return
-	}
-	g.decided, g.drop = true, drop
-	if !drop && g.out != nil && len(g.buf) > 0 {
-		g.out.Write(g.buf)
-	}
-	g.buf = nil
 }
 
 // validHeaderValue reports whether v can be sent as one HTTP header value:

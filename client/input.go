@@ -130,27 +130,19 @@ func (st *inputState) note(msg string) {
 	}
 }
 
-// newClient makes the SDK client for this session. It offers elicitation
-// (form and URL) when there is someone or something to answer, and
-// nothing else: the SDK would otherwise claim roots. The 2026-07-28
+// newClient makes the SDK client for this session, declaring what
+// clientCapabilities says and handling what it offers. The 2026-07-28
 // input_required loop is mcpc's own (see inputRounds), so the SDK's is off.
 func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 	s.input = &inputState{in: o.Input}
 	opts := &mcp.ClientOptions{
-		Capabilities:   &mcp.ClientCapabilities{},
+		Capabilities:   clientCapabilities(o.Input),
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	}
 	if o.Input.offersElicitation() {
-		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{
-			Form: &mcp.FormElicitationCapabilities{},
-			URL:  &mcp.URLElicitationCapabilities{},
-		}
 		opts.ElicitationHandler = s.handleElicit
 		opts.ElicitationCompleteHandler = s.input.complete
 	}
-	// Tasks (2026-07-28 extension): a tools/call may come back as a task,
-	// which mcpc follows (see tasks.go).
-	opts.Capabilities.AddExtension(TaskExtension, nil)
 	if in := o.Input; in != nil && in.Log != nil {
 		opts.LoggingMessageHandler = s.handleLog
 	}

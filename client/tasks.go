@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,9 +28,6 @@ import (
 // task (resultType "task") for any tools/call, and tasks/get carries the
 // final result. Either way mcpc polls tasks/get, answers what the task
 // asks for, and cancels the task with tasks/cancel when the user stops.
-
-// TaskExtension is the 2026-07-28 extension that carries tasks.
-const TaskExtension = "io.modelcontextprotocol/tasks"
 
 // Bounds on the pause between polls, whatever the server suggests: a
 // server asking for 0 ms must not be hammered, one asking for an hour
@@ -280,7 +278,7 @@ func (s *Session) notATask(tool, support string, toolsCall bool) error {
 			"%s does not declare task support for tools/call: %q cannot run as a task", s.Label, tool)
 	}
 	return fail.New(fail.Usage, "run it without --task or --detach",
-		"tool %q cannot run as a task (its execution.taskSupport is %q)", tool, cmpOr(support, "forbidden"))
+		"tool %q cannot run as a task (its execution.taskSupport is %q)", tool, cmp.Or(support, "forbidden"))
 }
 
 // FollowTask polls a task to its end and returns the final result exactly
@@ -415,7 +413,7 @@ func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, er
 		if t.Status == "failed" {
 			e := gjson.GetBytes(t.Raw, "error")
 			msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label)
-			if m := cmpOr(e.Get("message").String(), t.StatusMessage); m != "" {
+			if m := cmp.Or(e.Get("message").String(), t.StatusMessage); m != "" {
 				msg += ": " + m
 			}
 			if c := e.Get("code"); c.Type == gjson.Number {
@@ -684,19 +682,8 @@ func (s *Session) envelope() map[string]any {
 	return map[string]any{
 		mcp.MetaKeyProtocolVersion:    s.ProtocolVersion(),
 		mcp.MetaKeyClientInfo:         map[string]any{"name": "mcpc", "version": s.opts.Version},
-		mcp.MetaKeyClientCapabilities: s.clientCaps(),
+		mcp.MetaKeyClientCapabilities: s.ClientCapabilities(),
 	}
-}
-
-// clientCaps is what mcpc declares: elicitation when someone or
-// something answers, and the tasks extension.
-func (s *Session) clientCaps() *mcp.ClientCapabilities {
-	c := &mcp.ClientCapabilities{}
-	if s.opts.Input.offersElicitation() {
-		c.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
-	}
-	c.AddExtension(TaskExtension, nil)
-	return c
 }
 
 // failedNow returns (and forgets) the answer that could not be given

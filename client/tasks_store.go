@@ -131,7 +131,7 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 	key := serverKey(e, o.Cwd)
 	w := newWire()
 	w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, true, o.TraceMeta, o.Verbose
-	s := &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, EraSource: "memo",
+	s := &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: era{source: "memo"},
 		maxMessage: messageLimit(e, o), idle: &idleWatch{d: o.IdleTimeout}}
 	s.input = &inputState{in: o.Input}
 	if err := s.prepareHTTP(o); err != nil {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -296,14 +297,7 @@ func (w *wire) store(p pendingReq, res json.RawMessage) {
 		key += "-" + w.credKey
 	}
 	w.memo.Store(w.serverKey, key, ttl, res)
-	w.trace("cached %s for %dms (%s)", p.method, ttl, cmpOr(scope, "public"))
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	w.trace("cached %s for %dms (%s)", p.method, ttl, cmp.Or(scope, "public"))
 }
 
 // Results returns the raw results of method received so far, in order, and

@@ -141,6 +141,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		Version:        version(),
 		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
 		NoCache:        g.noCache,
+		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      st.traceContext(g),
 		Progress:       st.onProgress,

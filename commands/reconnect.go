@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
-	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -53,7 +52,7 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 	if err != nil {
 		return err
 	}
-	client.ForgetServer(clientstate.NewMemo(g.dirs.State, g.dirs.Cache), entry, g.cwd)
+	g.reprobe = true
 	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return err

@@ -59,6 +59,9 @@ type globals struct {
 	idleTimeout time.Duration
 	strict      bool
 	input       *inputOptions
+	// reprobe is set by mcpc reconnect: the era is probed afresh, what was
+	// remembered about the server forgotten (client.ConnectOptions.Reprobe).
+	reprobe bool
 }
 
 const (
