@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
 )
 
@@ -165,7 +166,7 @@ func TestVersionShortcut(t *testing.T) {
 func TestHelpDefaultsMatchClient(t *testing.T) {
 	want := map[string]time.Duration{
 		"probe-timeout": client.DefaultProbeTimeout,
-		"idle-timeout":  client.DefaultIdleTimeout,
+		"idle-timeout":  transport.DefaultIdleTimeout,
 	}
 	for _, f := range globalFlags() {
 		d, ok := f.(*cli.DurationFlag)

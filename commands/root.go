@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/termui"
@@ -216,7 +217,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	case cmd.IsSet("idle-timeout"):
 		g.idleTimeout = cmd.Duration("idle-timeout")
 	case !cmd.IsSet("timeout"):
-		g.idleTimeout = client.DefaultIdleTimeout
+		g.idleTimeout = transport.DefaultIdleTimeout
 	}
 	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
 		return nil, usagef("", "timeouts cannot be negative")
