@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
 // The handshake and mcpc's own 2026-07-28 requests declare the same
@@ -29,7 +30,7 @@ func TestClientCapabilitiesOneDeclaration(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := ConnectOptions{Input: tc.in, Version: "test"}
 			s := &Session{Entry: &config.Entry{Name: "x", Server: &config.Server{}}, Label: `server "x"`,
-				wire: newWire(), idle: &idleWatch{}, opts: o}
+				wire: newWire(), idle: transport.NewIdleWatch(0), opts: o}
 			caps := s.envelope()[mcp.MetaKeyClientCapabilities].(*mcp.ClientCapabilities)
 			if e := caps.Elicitation; (e != nil) != tc.elicits || e != nil && (e.Form == nil || e.URL == nil) {
 				t.Errorf("elicitation = %+v, want it offered: %v", e, tc.elicits)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -77,12 +78,12 @@ type Session struct {
 	Entry *config.Entry
 	Label string // how messages name the server
 
-	proc *process
-	http *httpTransport
+	proc *transport.Process
+	http *transport.HTTP
 	wire *wire
 	// maxMessage bounds one message from the server (--max-message).
 	maxMessage int64
-	idle       *idleWatch
+	idle       *transport.IdleWatch
 	key        string // the server's memo key
 
 	// The era the session was reached with, and for a second connection
@@ -121,17 +122,17 @@ func (s *Session) AwaitCancellation(d time.Duration) {
 	switch {
 	case s.proc != nil:
 		select {
-		case <-s.proc.cancelSent:
+		case <-s.proc.CancelSent():
 			// Closing stdin right behind the notification races it inside
 			// the server (EOF also cancels the request, as a disconnect);
 			// a short pause lets the server act on the cancellation itself.
-			waitFor(s.proc.done, min(cancelGrace, d))
-		case <-s.proc.done:
+			transport.WaitFor(s.proc.Done(), min(cancelGrace, d))
+		case <-s.proc.Done():
 		case <-t.C:
 		}
 	case s.http != nil && s.CS != nil && s.ProtocolVersion() < "2026-07-28":
 		select {
-		case <-s.http.cancelSent: // the server has accepted it
+		case <-s.http.CancelSent(): // the server has accepted it
 		case <-t.C:
 		}
 	}
@@ -150,11 +151,11 @@ func (s *Session) CloseWithin(d time.Duration) {
 		close(done)
 	}()
 	if s.proc == nil {
-		waitFor(done, d)
+		transport.WaitFor(done, d)
 		return
 	}
-	waitFor(done, d/4)
-	s.proc.stopWithin(d * 3 / 4)
+	transport.WaitFor(done, d/4)
+	s.proc.StopWithin(d * 3 / 4)
 }
 
 // Close ends the session and, for stdio, the server's whole process group.
@@ -172,9 +173,9 @@ func (s *Session) Close() {
 	}()
 	// The SDK's Close waits for its reader; don't let a wedged server hold
 	// the invocation hostage.
-	waitFor(done, stdinGrace+termGrace)
+	transport.WaitFor(done, transport.CloseGrace)
 	if s.proc != nil {
-		s.proc.stop()
+		s.proc.Stop()
 	}
 }
 
@@ -260,8 +261,8 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		w := newWire()
 		w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, o.NoCache, o.TraceMeta, o.Verbose
 		w.pinModern, w.discover = chosen.pinsModern(), chosen.discover
-		idle := &idleWatch{d: o.IdleTimeout}
-		w.activity = idle.touch
+		idle := transport.NewIdleWatch(o.IdleTimeout)
+		w.activity = idle.Touch
 		return &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle}
 	}
 	s := newSession()
@@ -279,7 +280,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 			po.ServerStderr = gate
 		}
 		err = s.connectStdio(ctx, po, chosen.version)
-		respawn := err != nil && chosen.probes() && s.proc != nil && s.proc.exited() && !errors.Is(err, context.Canceled)
+		respawn := err != nil && chosen.probes() && s.proc != nil && s.proc.Exited() && !errors.Is(err, context.Canceled)
 		if respawn {
 			gate.discard()
 		} else {
@@ -290,7 +291,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 			// probe. Start the server once more and speak the 2025
 			// protocol to it; the verdict is remembered, so the next
 			// invocation starts it once.
-			s.proc.stop()
+			s.proc.Stop()
 			trace(o, "the server exited on the probe: starting it again with initialize")
 			s = newSession()
 			// The second start's failure is the one reported: its stderr
@@ -309,7 +310,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 	if err != nil {
 		if s.proc != nil {
 			// The handshake failed: nothing is left to say to the server.
-			s.proc.stopWithin(150 * time.Millisecond)
+			s.proc.StopWithin(150 * time.Millisecond)
 		}
 		return nil, err
 	}
@@ -356,7 +357,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	if strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
 		argv[0] = filepath.Join(s.Entry.Dir(o.Cwd), argv[0])
 	}
-	proc, err := startProcess(argv, env, dir, o.ServerStderr)
+	proc, err := transport.StartProcess(argv, env, dir, o.ServerStderr)
 	if err != nil {
 		hint := "check \"command\" in " + s.Entry.SourceName()
 		if s.Entry.File == nil {
@@ -379,9 +380,7 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 			return next(ctx, method, req)
 		}
 	})
-	proc.stdout.frame, proc.stdout.over, proc.stdout.limit = s.wire.frame, s.wire.overLimit, int(s.maxMessage)+1
-	t := &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: int(s.maxMessage) + 2}
-	return s.handshake(ctx, o, client, &wireTransport{inner: t, w: s.wire}, protocol)
+	return s.handshake(ctx, o, client, proc.Transport(s.wire.tap, s.maxMessage), protocol)
 }
 
 // handshake connects the session within the connect timeout.
@@ -403,7 +402,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	}
 	t := &mcp.StreamableClientTransport{
 		Endpoint:   s.Entry.Server.URL,
-		HTTPClient: s.http.client(),
+		HTTPClient: s.http.Client(),
 		// A 2025 server may send its questions (elicitation/create) on
 		// the standalone GET stream rather than on the request's own, so
 		// it is opened when there is someone or something to answer.
@@ -451,12 +450,13 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 	if err != nil { // checked when the config was read
 		return fail.Wrap(fail.Config, err, "", "%s: invalid URL", s.Label)
 	}
-	base, err := withServerTLS(baseTransport(), s.Entry, s.Entry.ConfigDir(o.Cwd))
+	base, err := transport.WithServerTLS(transport.BaseTransport(), transport.ServerTLS{CAFile: srv.CAFile, ClientCertFile: srv.ClientCertFile,
+		ClientKeyFile: srv.ClientKeyFile, Dir: s.Entry.ConfigDir(o.Cwd), Name: s.Entry.Name, Source: s.Entry.SourceName()})
 	if err != nil {
 		return err
 	}
-	s.http = newHTTPTransport(base, endpoint, s.Label, headers)
-	s.http.wire, s.http.maxMessage, s.http.oauth = s.wire, s.maxMessage, o.OAuthHandler != nil
+	s.http = transport.NewHTTP(transport.HTTPOptions{Base: base, Endpoint: endpoint, Label: s.Label, Headers: headers,
+		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil})
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = o.Memo.CredentialKey(a)
 	} else if o.CredentialID != "" {

@@ -2,13 +2,14 @@
 // connected MCP session and runs the one-shot operations (list, call, read,
 // prompt) on it.
 //
-// It owns everything between "an entry" and "a result object": starting
-// stdio servers in their own process group (and making sure none of them
-// outlive the invocation), Streamable HTTP clients, and the argument checks
-// against a tool's inputSchema. Config sources, project trust and the
-// safety rules for URLs and ${VAR} values live in client/config; what
-// outlives an invocation (era verdicts, cached results, detached-task
-// records) lives in client/state, where a server is named by the key
-// serverKey derives from its entry. Errors it returns are *fail.Error
-// values made where the failure happens; their code fixes the exit status.
+// It owns everything between "an entry" and "a result object": the era
+// decision, the handshake, the results of each request exactly as they
+// arrived, and the argument checks against a tool's inputSchema. Config
+// sources, project trust and the safety rules for URLs and ${VAR} values
+// live in client/config; what outlives an invocation (era verdicts, cached
+// results, detached-task records) lives in client/state, where a server is
+// named by the key serverKey derives from its entry; the stdio process, the
+// HTTP round trips and the bounds on what a server sends live in
+// client/transport. Errors it returns are *fail.Error values made where the
+// failure happens; their code fixes the exit status.
 package client

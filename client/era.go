@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -185,9 +186,9 @@ func eraSuspect(err error) bool {
 		}
 		return false
 	}
-	var he *httpError
+	var he *transport.HTTPError
 	if errors.As(err, &he) {
-		switch he.status {
+		switch he.Status() {
 		case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
 			return true
 		}

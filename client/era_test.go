@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -136,11 +137,14 @@ func TestEraStale(t *testing.T) {
 // code explains it.
 func TestEraSuspect(t *testing.T) {
 	status := func(code int) error {
-		return &fail.Error{Code: fail.HTTPStatus, Err: &httpError{status: code}}
+		return &fail.Error{Code: fail.HTTPStatus, Err: transport.Answered(code, "", nil)}
 	}
 	rpc := func(code int64) *jsonrpc.Error { return &jsonrpc.Error{Code: code, Message: "no"} }
+	rpcBody := func(code int64) []byte {
+		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"error":{"code":%d,"message":"no"}}`, code))
+	}
 	// The SDK's transport error around the answer's evidence.
-	bySDK := func(he *httpError) error {
+	bySDK := func(he *transport.HTTPError) error {
 		return &fail.Error{Code: fail.Protocol, Err: fmt.Errorf("%w: %w", rpc(codeRejectedByTransport), he)}
 	}
 	for _, tc := range []struct {
@@ -148,27 +152,27 @@ func TestEraSuspect(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"a sign-in page", bySDK(&httpError{status: 200, contentType: "text/html", excerpt: "<!DOCTYPE html>"}), false},
-		{"an empty 200", bySDK(&httpError{status: 200, contentType: "application/json", empty: true}), false},
-		{"JSON that is not JSON-RPC", bySDK(&httpError{status: 200, contentType: "application/json", json: true}), false},
+		{"a sign-in page", bySDK(transport.Answered(200, "text/html", []byte("<!DOCTYPE html>"))), false},
+		{"an empty 200", bySDK(transport.Answered(200, "application/json", nil)), false},
+		{"JSON that is not JSON-RPC", bySDK(transport.Answered(200, "application/json", []byte(`{"a":1}`))), false},
 		{"400 to the handshake", status(400), true},
 		{"404 to the handshake", status(404), true},
 		{"405 to the handshake", status(405), true},
 		{"500", status(500), false},
 		{"503", status(503), false},
 		{"429", status(429), false},
-		{"401", &fail.Error{Code: fail.AuthRequired, Err: &httpError{status: 401}}, false},
-		{"-32601 in a 404", &fail.Error{Code: fail.Rejected, Err: &httpError{status: 404, rpc: rpc(jsonrpc.CodeMethodNotFound)}}, true},
-		{"-32022 in a 400", &fail.Error{Code: fail.Protocol, Err: &httpError{status: 400, rpc: rpc(codeUnsupportedVersion)}}, true},
-		{"-32020 in a 400", &fail.Error{Code: fail.Rejected, Err: &httpError{status: 400, rpc: rpc(codeHeaderMismatch)}}, true},
-		{"-32602 in a 400", &fail.Error{Code: fail.Rejected, Err: &httpError{status: 400, rpc: rpc(jsonrpc.CodeInvalidParams)}}, false},
+		{"401", &fail.Error{Code: fail.AuthRequired, Err: transport.Answered(401, "", nil)}, false},
+		{"-32601 in a 404", &fail.Error{Code: fail.Rejected, Err: transport.Answered(404, "application/json", rpcBody(jsonrpc.CodeMethodNotFound))}, true},
+		{"-32022 in a 400", &fail.Error{Code: fail.Protocol, Err: transport.Answered(400, "application/json", rpcBody(codeUnsupportedVersion))}, true},
+		{"-32020 in a 400", &fail.Error{Code: fail.Rejected, Err: transport.Answered(400, "application/json", rpcBody(codeHeaderMismatch))}, true},
+		{"-32602 in a 400", &fail.Error{Code: fail.Rejected, Err: transport.Answered(400, "application/json", rpcBody(jsonrpc.CodeInvalidParams))}, false},
 		{"-32600 on stdio", &fail.Error{Code: fail.Rejected, Err: rpc(jsonrpc.CodeInvalidRequest)}, true},
 		{"-32601 on stdio", &fail.Error{Code: fail.Rejected, Err: rpc(jsonrpc.CodeMethodNotFound)}, true},
 		{"-32603 on stdio", &fail.Error{Code: fail.Rejected, Err: rpc(jsonrpc.CodeInternalError)}, false},
 		{"the SDK's lost session", &fail.Error{Code: fail.HTTPStatus, Err: fmt.Errorf("x: %w", mcp.ErrSessionMissing)}, true},
 		{"a stdio server exited", &fail.Error{Code: fail.ServerExited, Msg: "exited"}, true},
 		{"a stdio server wrote garbage", &fail.Error{Code: fail.Protocol, Err: errors.New("the server wrote a line that is not JSON")}, false},
-		{"a message over the limit", &fail.Error{Code: fail.Protocol, Err: errTooLarge}, false},
+		{"a message over the limit", &fail.Error{Code: fail.Protocol, Err: transport.ErrTooLarge}, false},
 		{"a timeout", &fail.Error{Code: fail.Timeout, Err: context.DeadlineExceeded}, false},
 	} {
 		if got := eraSuspect(tc.err); got != tc.want {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -86,7 +87,7 @@ func (s *Session) cause(ctx context.Context, what string, err error) error {
 	if f := s.limitFailure(); f != nil {
 		return f
 	}
-	var he *httpError
+	var he *transport.HTTPError
 	if errors.As(err, &he) {
 		return s.httpFailure(he)
 	}
@@ -99,7 +100,7 @@ func (s *Session) cause(ctx context.Context, what string, err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// At a deadline the user is waiting: no wait for a dying server.
-		if s.proc != nil && (s.proc.stdout.protocolError() != nil || s.proc.exited()) {
+		if s.proc != nil && (s.proc.ProtocolError() != nil || s.proc.Exited()) {
 			return s.procFailure()
 		}
 		if errors.Is(context.Cause(ctx), errConnectTimeout) {
@@ -138,86 +139,78 @@ func serverError(err error) *jsonrpc.Error {
 }
 
 // httpFailure explains an HTTP answer the request could not use.
-func (s *Session) httpFailure(e *httpError) *fail.Error {
+func (s *Session) httpFailure(e *transport.HTTPError) *fail.Error {
 	switch {
-	case e.status == http.StatusUnauthorized || e.status == http.StatusForbidden:
+	case e.Status() == http.StatusUnauthorized || e.Status() == http.StatusForbidden:
 		return s.authFailure(e)
-	case e.rpc != nil:
+	case e.RPC() != nil:
 		// A 2026-07-28 server explains a refusal with a JSON-RPC error in
 		// the body (-32022, -32020, -32601): that, not the status.
-		return s.rpcFailure(e.rpc, e)
-	case e.status >= 400:
+		return s.rpcFailure(e.RPC(), e)
+	case e.Status() >= 400:
 		return s.statusFailure(e)
 	}
 	return s.notJSONRPC(e)
 }
 
-func (s *Session) authFailure(e *httpError) *fail.Error {
+func (s *Session) authFailure(e *transport.HTTPError) *fail.Error {
 	hint := "pass --bearer-env VAR, naming the environment variable that holds its token"
 	if s.Entry.File != nil {
 		hint = fmt.Sprintf("name the variable holding its token with \"bearerTokenEnv\" for %q in %s, or pass --bearer-env VAR", s.Entry.Name, s.Entry.File.Path)
 	}
-	f := &fail.Error{Code: fail.AuthRequired, Err: e, Hint: hint, Msg: fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, e.status)}
-	if e.credentials {
+	f := &fail.Error{Code: fail.AuthRequired, Err: e, Hint: hint, Msg: fmt.Sprintf("%s requires authentication (HTTP %d)", s.Label, e.Status())}
+	if e.Credentials() {
 		f.Code, f.Hint = fail.AuthFailed, "check that the token is current and meant for this server"
-		f.Msg = fmt.Sprintf("%s rejected the credentials that were sent (HTTP %d)", s.Label, e.status)
+		f.Msg = fmt.Sprintf("%s rejected the credentials that were sent (HTTP %d)", s.Label, e.Status())
 	}
 	switch {
-	case e.status == http.StatusForbidden && e.credentials:
+	case e.Status() == http.StatusForbidden && e.Credentials():
 		f.Msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
-	case e.status == http.StatusForbidden:
+	case e.Status() == http.StatusForbidden:
 		// Nothing was sent to refuse: the server forbids the request.
 		f.Msg = fmt.Sprintf("%s refused the request (HTTP 403 Forbidden)", s.Label)
 	}
 	// A 403 body says why (a 401's is the challenge's business).
-	if text := e.plainText(); e.status == http.StatusForbidden && text != "" && !strings.HasPrefix(text, "403 ") {
+	if text := e.PlainText(); e.Status() == http.StatusForbidden && text != "" && !strings.HasPrefix(text, "403 ") {
 		f.Msg += ": " + text
 	}
 	return f
 }
 
-func (s *Session) statusFailure(e *httpError) *fail.Error {
+func (s *Session) statusFailure(e *transport.HTTPError) *fail.Error {
 	hint := "check that " + urlx.Redact(s.Entry.Server.URL) + " is the server's MCP endpoint"
-	if e.status >= 500 || e.status == http.StatusTooManyRequests {
+	if e.Status() >= 500 || e.Status() == http.StatusTooManyRequests {
 		hint = "the server failed; try again later or look at its logs"
 	}
-	msg := fmt.Sprintf("%s answered HTTP %d %s", s.Label, e.status, http.StatusText(e.status))
-	if e.method != "" {
-		msg += " to " + e.method
+	msg := fmt.Sprintf("%s answered HTTP %d %s", s.Label, e.Status(), http.StatusText(e.Status()))
+	if e.Method() != "" {
+		msg += " to " + e.Method()
 	}
 	// A body that starts with the status ("404 page not found") only
 	// repeats it.
-	if text := e.plainText(); text != "" && !strings.HasPrefix(text, strconv.Itoa(e.status)+" ") {
+	if text := e.PlainText(); text != "" && !strings.HasPrefix(text, strconv.Itoa(e.Status())+" ") {
 		msg += ": " + text
 	}
 	return &fail.Error{Code: fail.HTTPStatus, Err: e, Hint: hint, Msg: msg}
 }
 
-// plainText is what a text/plain body said, the way messages quote it.
-func (e *httpError) plainText() string {
-	if e.contentType != "text/plain" {
-		return ""
-	}
-	return e.excerpt
-}
-
 // notJSONRPC names a 2xx answer that is not a JSON-RPC message as what it
 // is: a sign-in page or a proxy answering in the server's place, more
 // often than a broken server.
-func (s *Session) notJSONRPC(e *httpError) *fail.Error {
-	answered := fmt.Sprintf("%s answered %d", s.Label, e.status)
+func (s *Session) notJSONRPC(e *transport.HTTPError) *fail.Error {
+	answered := fmt.Sprintf("%s answered %d", s.Label, e.Status())
 	var msg string
 	switch {
-	case e.empty:
+	case e.Empty():
 		msg = answered + " with an empty body, not a JSON-RPC message"
-	case e.contentType == "text/html":
+	case e.ContentType() == "text/html":
 		msg = answered + " text/html, not JSON: a login page or a proxy?"
-	case e.json:
-		msg = fmt.Sprintf("%s with JSON that is not a JSON-RPC message: %s", answered, e.excerpt)
-	case e.contentType == "application/json":
-		msg = fmt.Sprintf("%s application/json that is not valid JSON: %q", answered, e.excerpt)
+	case e.JSON():
+		msg = fmt.Sprintf("%s with JSON that is not a JSON-RPC message: %s", answered, e.Excerpt())
+	case e.ContentType() == "application/json":
+		msg = fmt.Sprintf("%s application/json that is not valid JSON: %q", answered, e.Excerpt())
 	default:
-		msg = fmt.Sprintf("%s %s, not JSON: %q", answered, cmp.Or(e.contentType, "without a content type"), e.excerpt)
+		msg = fmt.Sprintf("%s %s, not JSON: %q", answered, cmp.Or(e.ContentType(), "without a content type"), e.Excerpt())
 	}
 	return &fail.Error{Code: fail.Protocol, Err: e, Msg: msg,
 		Hint: "check that " + urlx.Redact(s.Entry.Server.URL) + " is the server's MCP endpoint, and that no proxy or sign-in page answers in its place"}
@@ -254,17 +247,13 @@ func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 func (s *Session) pinRefusal() *fail.Error {
 	w := s.wire
 	w.mu.Lock()
-	refused, derr, disc := w.refusedInit, w.discoverErr, w.lastDiscover
+	refused, derr, disc, answer := w.refusedInit, w.discoverErr, w.lastDiscover, w.discoverHTTP
 	w.mu.Unlock()
 	if !refused {
 		return nil
 	}
-	var answer *httpError
-	if s.http != nil {
-		answer = s.http.discoverAnswer()
-	}
 	if derr == nil && answer != nil {
-		derr = answer.rpc
+		derr = answer.RPC()
 	}
 	why := "it did not answer server/discover"
 	switch {
@@ -302,19 +291,19 @@ func (s *Session) procFailure() *fail.Error {
 	if s.proc == nil {
 		return nil
 	}
-	if pe := s.proc.stdout.protocolError(); pe != nil {
+	if pe := s.proc.ProtocolError(); pe != nil {
 		return &fail.Error{Code: fail.Protocol, Err: pe,
 			Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, strings.TrimPrefix(pe.Error(), "the server ")),
 			Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
 	}
 	// Give the exit a moment to be noticed: a crash usually shows up as a
 	// closed pipe a little before Wait returns.
-	waitFor(s.proc.done, 200*time.Millisecond)
-	if !s.proc.exited() {
+	transport.WaitFor(s.proc.Done(), 200*time.Millisecond)
+	if !s.proc.Exited() {
 		return nil
 	}
-	e := &fail.Error{Code: fail.ServerExited, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.exitStatus())}
-	if lines := s.proc.tail.Lines(); len(lines) > 0 {
+	e := &fail.Error{Code: fail.ServerExited, Msg: fmt.Sprintf("%s exited unexpectedly (%s)", s.Label, s.proc.ExitStatus())}
+	if lines := s.proc.StderrTail(); len(lines) > 0 {
 		e.Hint = "its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
 	} else {
 		e.Hint = "run the server command by hand to see why it stops"

@@ -176,7 +176,7 @@ func (s *Session) modern() bool { return s.ProtocolVersion() >= "2026-07-28" }
 func (s *Session) handleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	ctx, stop := s.input.withOp(ctx)
 	defer stop()
-	defer s.idle.pause()()
+	defer s.idle.Pause()()
 	res, err := s.input.in.Elicit(ctx, s.Label, req.Params)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
@@ -21,7 +22,7 @@ func TestTooLargeHintIsAcceptable(t *testing.T) {
 		{MaxMaxMessage, "", "4GiB is the largest limit mcpc accepts (a message is held in memory whole)"},
 	} {
 		w := newWire()
-		w.limitErr = errTooLarge
+		w.tap.OverLimit(transport.ErrTooLarge)
 		s := &Session{Entry: &config.Entry{Name: "big", Server: &config.Server{}}, Label: `server "big"`, wire: w, maxMessage: tc.limit}
 		f := s.limitFailure()
 		if f == nil || f.Code != fail.TooLarge || f.Hint != tc.hint {

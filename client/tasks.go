@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -545,7 +546,7 @@ func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 	cursor, seen, size := "", map[string]bool{}, int64(0)
 	limit := s.maxMessage // the pages together, as if one message
 	if limit <= 0 {
-		limit = DefaultMaxMessage
+		limit = transport.DefaultMaxMessage
 	}
 	for {
 		if len(pages) == maxTaskPages || size > limit {
@@ -655,7 +656,7 @@ func (s *Session) sendTask(ctx context.Context, method, id string, body json.Raw
 	if s.http != nil {
 		return s.post(ctx, method, id, body)
 	}
-	return s.wire.tasks.call(ctx, method, body)
+	return s.wire.tap.Side.Call(ctx, method, body)
 }
 
 // taskRequestBound bounds each of mcpc's task requests but the tasks/result

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -26,13 +27,13 @@ import (
 // server's own requests (an elicitation asked under a task), which are
 // answered on the way.
 func (s *Session) post(ctx context.Context, method, name string, params json.RawMessage) (json.RawMessage, error) {
-	id := s.wire.tasks.nextID()
+	id := s.wire.tap.Side.NextID()
 	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: params})
 	if err != nil {
 		return nil, err
 	}
 	resp, err := s.send(ctx, data, method, name)
-	if he := (*httpError)(nil); errors.As(err, &he) && he.rpc == nil && he.status == http.StatusNotFound && s.sessionID() != "" {
+	if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.RPC() == nil && he.Status() == http.StatusNotFound && s.sessionID() != "" {
 		return nil, &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as the session that started them; start the call again",
 			Msg: fmt.Sprintf("%s no longer knows the session that holds the task (HTTP 404)", s.Label)}
 	}
@@ -98,7 +99,7 @@ func (s *Session) do(req *http.Request, sid string) (*http.Response, error) {
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
 	}
-	if h := s.opts.OAuthHandler; h != nil && s.http.headers.Get("Authorization") == "" {
+	if h := s.opts.OAuthHandler; h != nil && !s.http.HasAuthorization() {
 		ts, err := h.TokenSource(ctx)
 		if err != nil {
 			return nil, err
@@ -111,7 +112,7 @@ func (s *Session) do(req *http.Request, sid string) (*http.Response, error) {
 			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		}
 	}
-	return s.http.ownClient().Do(req)
+	return s.http.OwnClient().Do(req)
 }
 
 // headerValue encodes a routing header's value as SEP-2243 asks: one with
@@ -148,7 +149,7 @@ func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) 
 		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an answer that is not JSON-RPC", s.Label)
 	}
 	r, ok := msg.(*jsonrpc.Response)
-	if !ok || idKey(r.ID) != idKey(id) {
+	if !ok || transport.IDKey(r.ID) != transport.IDKey(id) {
 		return nil, fail.New(fail.Protocol, "", "%s answered with a message that is not the response to mcpc's request", s.Label)
 	}
 	if r.Error != nil {
@@ -160,31 +161,31 @@ func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) 
 // readStream reads an event stream until the response to request id,
 // answering the server's requests and passing on its progress on the way.
 func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (json.RawMessage, error) {
-	events := newEventReader(body, int(s.maxMessage))
+	events := transport.NewEventReader(body, int(s.maxMessage))
 	for {
-		ev, err := events.next()
+		ev, err := events.Next()
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
 				return nil, context.Cause(ctx)
 			case err == io.EOF:
 				return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
-			case err == errTooLarge || err == errTooDeep:
-				s.wire.overLimit(err) // the session explains it (limitFailure)
+			case err == transport.ErrTooLarge || err == transport.ErrTooDeep:
+				s.wire.tap.OverLimit(err) // the session explains it (limitFailure)
 				return nil, err
 			}
 			return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
 		}
-		if len(ev.data) == 0 {
+		if len(ev.Data) == 0 {
 			continue
 		}
-		msg, err := jsonrpc.DecodeMessage(ev.data)
+		msg, err := jsonrpc.DecodeMessage(ev.Data)
 		if err != nil {
 			return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an event that is not JSON-RPC", s.Label)
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
-			if idKey(m.ID) == idKey(id) {
+			if transport.IDKey(m.ID) == transport.IDKey(id) {
 				if m.Error != nil {
 					return nil, m.Error
 				}
@@ -245,13 +246,13 @@ func (s *Session) respond(ctx context.Context, resp *jsonrpc.Response) error {
 		return err
 	}
 	r, err := s.send(ctx, data, "", "")
-	if he := (*httpError)(nil); errors.As(err, &he) && he.rpc == nil {
-		return &fail.Error{Code: fail.HTTPStatus, Err: err, Msg: fmt.Sprintf("%s refused mcpc's answer to its question (HTTP %d)", s.Label, he.status)}
+	if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.RPC() == nil {
+		return &fail.Error{Code: fail.HTTPStatus, Err: err, Msg: fmt.Sprintf("%s refused mcpc's answer to its question (HTTP %d)", s.Label, he.Status())}
 	}
 	if err != nil {
 		return err
 	}
-	io.Copy(io.Discard, io.LimitReader(r.Body, errorBodyLimit))
+	io.Copy(io.Discard, io.LimitReader(r.Body, transport.ErrorBodyLimit))
 	r.Body.Close()
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -30,7 +31,7 @@ func (s *Session) rememberTask(t *Task, tool string) (*state.TaskRecord, error) 
 	if !s.modern() {
 		rec.SessionID = s.sessionID()
 		// The session holds the task: ending it would end the task.
-		s.http.keepSession.Store(true)
+		s.http.KeepSession()
 	}
 	store := s.tasks()
 	if store == nil {
@@ -132,7 +133,7 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 	w := newWire()
 	w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, true, o.TraceMeta, o.Verbose
 	s := &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: era{source: "memo"},
-		maxMessage: messageLimit(e, o), idle: &idleWatch{d: o.IdleTimeout}}
+		maxMessage: messageLimit(e, o), idle: transport.NewIdleWatch(o.IdleTimeout)}
 	s.input = &inputState{in: o.Input}
 	if err := s.prepareHTTP(o); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -70,7 +70,7 @@ func TestPollPauseIsBounded(t *testing.T) {
 
 // The 2025 task field goes on the next tools/call only, once.
 func TestAugmentAddsTaskFieldOnce(t *testing.T) {
-	var tw taskWire
+	var tw taskField
 	id, _ := jsonrpc.MakeID(float64(1))
 	req := &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"name":"x","arguments":{}}`)}
 	tw.askTask(json.RawMessage(`{}`))
@@ -83,33 +83,6 @@ func TestAugmentAddsTaskFieldOnce(t *testing.T) {
 	tw.augment(again)
 	if string(again.Params) != `{"name":"x"}` {
 		t.Fatalf("second call changed: %s", again.Params)
-	}
-}
-
-// mcpc's own requests get their answers; the SDK never sees them; a lost
-// connection ends the wait.
-func TestTaskWireClaimsOwnAnswers(t *testing.T) {
-	var tw taskWire
-	sent := make(chan *jsonrpc.Request, 1)
-	tw.setWriter(func(_ context.Context, m jsonrpc.Message) error {
-		sent <- m.(*jsonrpc.Request)
-		return nil
-	})
-	go func() {
-		req := <-sent
-		sdk, _ := jsonrpc.MakeID(float64(3))
-		if tw.claim(&jsonrpc.Response{ID: sdk, Result: json.RawMessage(`{}`)}) {
-			t.Error("claimed an SDK response")
-		}
-		tw.claim(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"taskId":"t"}`)})
-	}()
-	res, err := tw.call(context.Background(), "tasks/get", json.RawMessage(`{"taskId":"t"}`))
-	if err != nil || string(res) != `{"taskId":"t"}` {
-		t.Fatalf("call = %s, %v", res, err)
-	}
-	go func() { <-sent; tw.lost() }()
-	if _, err := tw.call(context.Background(), "tasks/get", nil); !errors.Is(err, errConnectionLost) {
-		t.Fatalf("after the connection was lost: %v", err)
 	}
 }
 
@@ -305,7 +278,7 @@ func httpTaskSession(t *testing.T, name, version string, h http.HandlerFunc) *Se
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s := &Session{Entry: &config.Entry{Name: name, Server: &config.Server{URL: srv.URL}}, Label: fmt.Sprintf("server %q", name),
-		wire: newWire(), resumed: resumed{version: version}, input: &inputState{}, maxMessage: DefaultMaxMessage, idle: &idleWatch{}}
+		wire: newWire(), resumed: resumed{version: version}, input: &inputState{}, maxMessage: transport.DefaultMaxMessage, idle: transport.NewIdleWatch(0)}
 	if version < modernVersion {
 		s.resumed.sessionID = "s1"
 	}

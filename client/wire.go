@@ -16,12 +16,13 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
 // wire is the layer below the SDK. Every JSON-RPC message of a session
-// passes through it raw, on stdio (a wrapper around the connection) and on
-// HTTP (the RoundTripper), so that the SDK keeps doing the protocol while
-// mcpc
+// passes through it raw, shown to it by its tap on stdio (a wrapper around
+// the connection) and on HTTP (the RoundTripper), so that the SDK keeps
+// doing the protocol while mcpc
 //   - keeps each result exactly as it arrived, for --json;
 //   - answers server/discover from the era memo and cacheable requests from
 //     the result cache, so only what must travel goes on the wire;
@@ -40,21 +41,21 @@ type wire struct {
 
 	mu           sync.Mutex
 	pending      map[string]pendingReq
-	big          map[string]json.RawMessage   // large results kept by frame, by request id
+	big          map[string]json.RawMessage   // large results kept by Frame, by request id
 	results      map[string][]json.RawMessage // by method, in arrival order
 	lastDiscover json.RawMessage
 	discoverErr  *jsonrpc.Error
+	discoverHTTP *transport.HTTPError // what server/discover was answered with over HTTP, when not a result
 	refusedInit  bool
 
-	limitErr   error         // errTooLarge or errTooDeep, once a message broke a limit
-	stray      string        // the id of the last response to no request of ours
-	activity   func()        // told of every message from the server; nil: none
-	unanswered int           // the server's requests not answered yet
-	room       chan struct{} // closed when an answer is delivered
+	stray    string // the id of the last response to no request of ours
+	activity func() // told of every message from the server; nil: none
 
-	// tasks carries mcpc's own requests (the task methods) beside the
-	// SDK's; see tasks_wire.go.
-	tasks taskWire
+	// tasks asks for a task on the next tools/call (tasks_wire.go).
+	tasks taskField
+	// tap shows the wire every message and keeps the transport's bounds;
+	// its side channel carries mcpc's own requests on stdio.
+	tap *transport.Tap
 }
 
 type pendingReq struct {
@@ -71,9 +72,6 @@ var cacheableMethods = map[string]string{
 	"resources/templates/list": "templates-list",
 	"resources/read":           "resources-read",
 }
-
-// bigResult is the size above which a result is kept from the SDK.
-const bigResult = 1 << 20
 
 // bigResultStubs are what the SDK decodes instead of a large result. Only
 // results mcpc prints without reading them through the SDK qualify.
@@ -92,7 +90,9 @@ var listChanged = map[string]string{
 }
 
 func newWire() *wire {
-	return &wire{pending: map[string]pendingReq{}, big: map[string]json.RawMessage{}, results: map[string][]json.RawMessage{}}
+	w := &wire{pending: map[string]pendingReq{}, big: map[string]json.RawMessage{}, results: map[string][]json.RawMessage{}}
+	w.tap = transport.NewTap(w)
+	return w
 }
 
 func (w *wire) trace(format string, args ...any) {
@@ -101,16 +101,28 @@ func (w *wire) trace(format string, args ...any) {
 	}
 }
 
-func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+// Verbose is --verbose's line writer, nil when it is off.
+func (w *wire) Verbose() func(line string) { return w.verbose }
+
+// Refused keeps what server/discover was answered with when that was not
+// a result: under a 2026-07-28 pin, the SDK's fallback to initialize is
+// refused (Outgoing), and the refusal names it (pinRefusal).
+func (w *wire) Refused(call *jsonrpc.Request, e *transport.HTTPError) {
+	if call.Method == "server/discover" {
+		w.mu.Lock()
+		w.discoverHTTP = e
+		w.mu.Unlock()
+	}
+}
 
 // errInitRefused is what the SDK sees when it tries to fall back to
 // initialize under a 2026-07-28 pin; Connect reports the pin instead.
 var errInitRefused = errors.New("initialize refused: protocol 2026-07-28 is pinned")
 
-// outgoing sees a message the SDK sends. It may rewrite a request's params
+// Outgoing sees a message the SDK sends. It may rewrite a request's params
 // (trace context), or answer it locally: then the returned response goes
 // back to the SDK and nothing is sent.
-func (w *wire) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
+func (w *wire) Outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		return nil, nil
@@ -149,7 +161,7 @@ func (w *wire) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 		}
 	}
 	w.mu.Lock()
-	w.pending[idKey(req.ID)] = p
+	w.pending[transport.IDKey(req.ID)] = p
 	w.mu.Unlock()
 	w.trace("→ %s id=%v", req.Method, req.ID.Raw())
 	return nil, nil
@@ -163,24 +175,21 @@ func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Resp
 	return &jsonrpc.Response{ID: req.ID, Result: result}
 }
 
-// incoming sees a message from the server before the SDK does.
-func (w *wire) incoming(msg jsonrpc.Message) {
+// Incoming sees a message from the server before the SDK does.
+func (w *wire) Incoming(msg jsonrpc.Message) {
 	if w.activity != nil {
 		w.activity()
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		if m.ID.IsValid() {
-			w.serverRequest()
-		}
 		if prefix, ok := listChanged[m.Method]; ok && w.memo != nil {
 			w.memo.Invalidate(w.serverKey, prefix)
 		}
 		w.trace("← %s", m.Method)
 	case *jsonrpc.Response:
 		w.mu.Lock()
-		p, ok := w.pending[idKey(m.ID)]
-		delete(w.pending, idKey(m.ID))
+		p, ok := w.pending[transport.IDKey(m.ID)]
+		delete(w.pending, transport.IDKey(m.ID))
 		if !ok {
 			stray := fmt.Sprint(m.ID.Raw())
 			if id, isString := m.ID.Raw().(string); isString {
@@ -199,9 +208,9 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 				w.discoverErr = rpcErr
 			}
 		} else {
-			if raw, ok := w.big[idKey(m.ID)]; ok {
-				// frame kept the result and the SDK decodes a stub.
-				delete(w.big, idKey(m.ID))
+			if raw, ok := w.big[transport.IDKey(m.ID)]; ok {
+				// Frame kept the result and the SDK decodes a stub.
+				delete(w.big, transport.IDKey(m.ID))
 				result = raw
 			}
 			w.results[p.method] = append(w.results[p.method], result)
@@ -222,16 +231,16 @@ func (w *wire) incoming(msg jsonrpc.Message) {
 	}
 }
 
-// frame sees every message from the server as bytes, before it is
-// decoded. A large result of a request in bigResultStubs is kept here, raw
-// and once, and frame returns the small message the SDK decodes instead:
-// mcpc prints from the raw bytes, and the SDK's decoder would cost several
-// copies of the result. Any other message comes back unchanged. (Never an
-// input_required result: the SDK's types carry its questions to the code
-// that answers them.) data must be valid JSON and is not copied: the
-// caller must not reuse it.
-func (w *wire) frame(data []byte) []byte {
-	if len(data) <= bigResult {
+// Frame sees every message from the server as bytes, before it is
+// decoded. A large result (over transport.BigMessage) of a request in
+// bigResultStubs is kept here, raw and once, and Frame returns the small
+// message the SDK decodes instead: mcpc prints from the raw bytes, and the
+// SDK's decoder would cost several copies of the result. Any other
+// message comes back unchanged. (Never an input_required result: the
+// SDK's types carry its questions to the code that answers them.) data
+// must be valid JSON and is not copied: the caller must not reuse it.
+func (w *wire) Frame(data []byte) []byte {
+	if len(data) <= transport.BigMessage {
 		return data
 	}
 	// One pass over the top level; no value is copied.
@@ -263,7 +272,7 @@ func (w *wire) frame(data []byte) []byte {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	key := idKey(resp.ID)
+	key := transport.IDKey(resp.ID)
 	p, ok := w.pending[key]
 	if !ok {
 		return data

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/units"
@@ -176,7 +176,7 @@ NO_PROXY and SSL_CERT_FILE are honoured as by any Go program. Both may set
 "protocol" (auto, 2026-07-28, 2025-11-25 or 2025-06-18), "timeout" (seconds
 or "90s": start-up and handshake), "probeTimeout" (how long a stdio server
 gets to answer the server/discover probe) and "maxMessage" (the largest
-message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(client.DefaultMaxMessage) + `); an HTTP
+message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(transport.DefaultMaxMessage) + `); an HTTP
 server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 

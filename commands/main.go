@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -59,7 +59,7 @@ func OSEnv() Env {
 	signal.Ignore(syscall.SIGPIPE)
 	// Servers' daemonizing grandchildren are re-parented to mcpc, so that
 	// teardown can stop them too (Linux; best effort elsewhere).
-	client.BecomeSubreaper()
+	transport.BecomeSubreaper()
 	tty := term.IsTerminal(int(os.Stdout.Fd()))
 	width := 0
 	if tty {
@@ -183,7 +183,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case <-again:
 		// A second interrupt: the user will not wait for the teardown the
 		// first one started. Kill the servers outright and leave.
-		client.KillServers()
+		transport.KillServers()
 		return report(env.Stderr, errInterruptedAgain, st.jsonErrors)
 	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/units"
@@ -184,12 +185,12 @@ func TestHelpDefaultsMatchConstants(t *testing.T) {
 	}{
 		{"--help", `--connect-timeout DURATION .*\(default: ([^)]+)\)`, dur, client.DefaultConnectTimeout},
 		{"--help", `--probe-timeout DURATION .*\(default: ([^)]+)\)`, dur, client.DefaultProbeTimeout},
-		{"--help", `--idle-timeout DURATION .*\(default: ([^)]+), none when --timeout is given\)`, dur, client.DefaultIdleTimeout},
-		{"--help", `--max-message SIZE .*; default ([^;]+);`, size, int64(client.DefaultMaxMessage)},
+		{"--help", `--idle-timeout DURATION .*\(default: ([^)]+), none when --timeout is given\)`, dur, transport.DefaultIdleTimeout},
+		{"--help", `--max-message SIZE .*; default ([^;]+);`, size, int64(transport.DefaultMaxMessage)},
 		{"--help", `--max-bytes N .*\(default: (\d+)\)`, num, format.DefaultMaxBytes},
 		{"--help", `--max-lines N .*\(default: (\d+)\)`, num, format.DefaultMaxLines},
 		{"login", `Bounded by --timeout \(default ([^)]+)\)`, dur, defaultLoginTimeout},
-		{"help", `"maxMessage" \(the largest\s+message accepted from the server, bytes or "128MiB"; default ([^)]+)\)`, size, int64(client.DefaultMaxMessage)},
+		{"help", `"maxMessage" \(the largest\s+message accepted from the server, bytes or "128MiB"; default ([^)]+)\)`, size, int64(transport.DefaultMaxMessage)},
 	} {
 		m := regexp.MustCompile(tc.re).FindStringSubmatch(help[tc.help])
 		if m == nil {

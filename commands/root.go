@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/termui"
@@ -149,8 +150,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
 		&cli.DurationFlag{Name: "probe-timeout", DefaultText: durationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
-		&cli.DurationFlag{Name: "idle-timeout", DefaultText: durationText(client.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
-		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(client.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
+		&cli.DurationFlag{Name: "idle-timeout", DefaultText: durationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
+		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(transport.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema"},
@@ -232,7 +233,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	case cmd.IsSet("idle-timeout"):
 		g.idleTimeout = cmd.Duration("idle-timeout")
 	case !cmd.IsSet("timeout"):
-		g.idleTimeout = client.DefaultIdleTimeout
+		g.idleTimeout = transport.DefaultIdleTimeout
 	}
 	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
 		return nil, usagef("", "timeouts cannot be negative")

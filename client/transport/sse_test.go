@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"fmt"
@@ -17,11 +17,11 @@ func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(1, len(p))
 // the end handed back with the end, and the bound on one event.
 func TestEventReader(t *testing.T) {
 	stream := ": comment\r\nid: 1\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nevent: message\ndata: x\n\ndata: cut"
-	er := newEventReader(oneByte{strings.NewReader(stream)}, 100)
+	er := NewEventReader(oneByte{strings.NewReader(stream)}, 100)
 	var got []string
 	for {
-		ev, err := er.next()
-		got = append(got, fmt.Sprintf("%q|%q|%q", ev.data, ev.other, ev.tail))
+		ev, err := er.Next()
+		got = append(got, fmt.Sprintf("%q|%q|%q", ev.Data, ev.other, ev.tail))
 		if err != nil {
 			if err != io.EOF {
 				t.Fatal(err)
@@ -37,8 +37,8 @@ func TestEventReader(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	er = newEventReader(strings.NewReader("data: "+strings.Repeat("x", 101)+"\n\n"), 100)
-	if _, err := er.next(); err != errTooLarge {
-		t.Errorf("an event over the bound: got %v, want errTooLarge", err)
+	er = NewEventReader(strings.NewReader("data: "+strings.Repeat("x", 101)+"\n\n"), 100)
+	if _, err := er.Next(); err != ErrTooLarge {
+		t.Errorf("an event over the bound: got %v, want ErrTooLarge", err)
 	}
 }

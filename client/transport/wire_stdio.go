@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"context"
@@ -9,12 +9,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// wireTransport puts the wire between the SDK and a stdio connection. (Over
+// Transport is the MCP transport over the server's stdin and stdout: every
+// message passes tap, and one message is at most limit bytes.
+func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
+	p.stdout.frame, p.stdout.over, p.stdout.limit = tap.frame, tap.OverLimit, int(limit)+1
+	t := &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: int(limit) + 2}
+	return &wireTransport{inner: t, tap: tap}
+}
+
+// wireTransport puts the tap between the SDK and a stdio connection. (Over
 // HTTP the RoundTripper does the same: wrapping an HTTP connection would
 // hide it from the SDK's session bookkeeping.)
 type wireTransport struct {
 	inner mcp.Transport
-	w     *wire
+	tap   *Tap
 }
 
 func (t *wireTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -22,14 +30,14 @@ func (t *wireTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	wc := &wireConn{inner: c, w: t.w, local: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
-	t.w.tasks.setWriter(c.Write)
+	wc := &wireConn{inner: c, tap: t.tap, local: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
+	t.tap.Side.setWriter(c.Write)
 	return wc, nil
 }
 
 type wireConn struct {
 	inner mcp.Connection
-	w     *wire
+	tap   *Tap
 	// local carries responses the wire answered itself; the SDK reads them
 	// like any other message.
 	local chan jsonrpc.Message
@@ -52,13 +60,13 @@ func (c *wireConn) pump() {
 	go func() {
 		for {
 			msg, err := c.inner.Read(context.Background())
-			if err == nil && c.w.tasks.claim(msg) {
+			if err == nil && c.tap.Side.claim(msg) {
 				continue // the answer to one of mcpc's own requests
 			}
 			if err == nil {
-				c.w.incoming(msg)
+				c.tap.incoming(msg)
 			} else {
-				c.w.tasks.lost()
+				c.tap.Side.lost()
 			}
 			select {
 			case c.in <- readResult{msg, err}:
@@ -82,7 +90,7 @@ func (c *wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	// The server's requests wait while too many of its earlier ones are
 	// unanswered (the answers are not being read).
-	if err := c.w.waitRoom(c.done); err != nil {
+	if err := c.tap.waitRoom(c.done); err != nil {
 		return nil, err
 	}
 	select {
@@ -98,7 +106,7 @@ func (c *wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *wireConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	resp, err := c.w.outgoing(msg)
+	resp, err := c.tap.outgoing(msg)
 	if err != nil {
 		return err
 	}
@@ -114,7 +122,7 @@ func (c *wireConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if _, ok := msg.(*jsonrpc.Response); ok {
-		c.w.answered()
+		c.tap.answered()
 	}
 	return nil
 }

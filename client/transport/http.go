@@ -1,7 +1,8 @@
-package client
+package transport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -22,12 +23,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// httpTransport adds configured headers to requests for the configured
-// origin only (the SDK has no field for them), refuses redirects that leave
-// that origin, and caps response bodies. An answer that neither the SDK
-// nor mcpc can use comes back as an *httpError carrying what it saw, in
-// the error of the request it answered (see roundTrip).
-type httpTransport struct {
+// HTTP adds configured headers to requests for the configured origin only
+// (the SDK has no field for them), refuses redirects that leave that
+// origin, and caps response bodies. An answer that neither the SDK nor
+// mcpc can use comes back as an *HTTPError carrying what it saw, in the
+// error of the request it answered (see roundTrip).
+type HTTP struct {
 	base    http.RoundTripper
 	headers http.Header
 	origin  string // scheme://host:port of the configured endpoint
@@ -38,9 +39,8 @@ type httpTransport struct {
 
 	mu         sync.Mutex
 	challenged map[string]bool // calls whose challenge went to the OAuth handler, by id
-	discover   *httpError      // the answer to server/discover, when it was not one (pinRefusal)
 
-	wire       *wire
+	tap        *Tap
 	maxMessage int64 // bytes in one JSON body or event (the SDK reads JSON bodies without a limit)
 
 	cancelSent chan struct{} // closed once a cancellation was delivered
@@ -51,25 +51,52 @@ type httpTransport struct {
 	keepSession atomic.Bool
 }
 
-func newHTTPTransport(base http.RoundTripper, endpoint *url.URL, label string, headers http.Header) *httpTransport {
-	return &httpTransport{base: base, headers: headers, origin: urlx.Origin(endpoint), label: label, cancelSent: make(chan struct{}),
-		maxMessage: DefaultMaxMessage, challenged: map[string]bool{}}
+// HTTPOptions say how to reach one Streamable HTTP endpoint.
+type HTTPOptions struct {
+	Base       http.RoundTripper // what sends: BaseTransport, with WithServerTLS
+	Endpoint   *url.URL
+	Label      string      // how messages name the server
+	Headers    http.Header // sent to the endpoint's origin only
+	Tap        *Tap        // every message passes it
+	MaxMessage int64       // bytes in one JSON body or event; 0: DefaultMaxMessage
+	// OAuth says the SDK has an OAuth handler, which answers a 401 or
+	// 403 challenge itself (then retries the request once).
+	OAuth bool
 }
 
-// client is the http.Client the SDK sends through: it follows a redirect
+// NewHTTP is the transport to o.Endpoint.
+func NewHTTP(o HTTPOptions) *HTTP {
+	return &HTTP{base: o.Base, headers: o.Headers, origin: urlx.Origin(o.Endpoint), label: o.Label, cancelSent: make(chan struct{}),
+		tap: o.Tap, maxMessage: cmp.Or(o.MaxMessage, DefaultMaxMessage), oauth: o.OAuth, challenged: map[string]bool{}}
+}
+
+// Client is the http.Client the SDK sends through: it follows a redirect
 // only within the configured origin.
-func (t *httpTransport) client() *http.Client {
+func (t *HTTP) Client() *http.Client {
 	return &http.Client{Transport: t, CheckRedirect: t.checkRedirect}
 }
 
-// ownClient is client for mcpc's own requests (tasks, beside the SDK):
+// OwnClient is Client for mcpc's own requests (tasks, beside the SDK):
 // every answer they cannot use is an error, since no SDK is there to act
 // on a challenge or an ended session.
-func (t *httpTransport) ownClient() *http.Client {
+func (t *HTTP) OwnClient() *http.Client {
 	return &http.Client{Transport: ownRequests{t}, CheckRedirect: t.checkRedirect}
 }
 
-type ownRequests struct{ t *httpTransport }
+// HasAuthorization says the configured headers carry an Authorization
+// (a bearer token from the environment, a --header): then nothing else
+// should add one.
+func (t *HTTP) HasAuthorization() bool { return t.headers.Get("Authorization") != "" }
+
+// CancelSent is closed once a cancellation was delivered (a 2025 server
+// accepted notifications/cancelled).
+func (t *HTTP) CancelSent() <-chan struct{} { return t.cancelSent }
+
+// KeepSession keeps a 2025 session that holds a detached task: the SDK's
+// DELETE at the end is answered here and never sent.
+func (t *HTTP) KeepSession() { t.keepSession.Store(true) }
+
+type ownRequests struct{ t *HTTP }
 
 func (o ownRequests) RoundTrip(req *http.Request) (*http.Response, error) {
 	return o.t.roundTrip(req, true)
@@ -79,7 +106,7 @@ func (o ownRequests) RoundTrip(req *http.Request) (*http.Response, error) {
 // configured origin: headers and tokens were configured for that origin,
 // and a downgrade to plain http off loopback would expose them on the wire.
 // Its refusal reaches the request's caller inside Go's *url.Error.
-func (t *httpTransport) checkRedirect(req *http.Request, via []*http.Request) error {
+func (t *HTTP) checkRedirect(req *http.Request, via []*http.Request) error {
 	switch to := urlx.Origin(req.URL); {
 	case req.URL.Scheme == "http" && !urlx.IsLoopback(req.URL.Hostname()):
 		return fail.New(fail.Redirect, "mcpc never sends a request over plain http off loopback; ask the server's operator to fix the redirect",
@@ -93,12 +120,12 @@ func (t *httpTransport) checkRedirect(req *http.Request, via []*http.Request) er
 	return nil
 }
 
-func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.roundTrip(req, false)
 }
 
 // roundTrip sends one request; own says it is mcpc's own, not the SDK's.
-func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, error) {
+func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	if req.Method == http.MethodDelete && t.keepSession.Load() {
 		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
@@ -121,7 +148,7 @@ func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, 
 			if r, ok := msg.(*jsonrpc.Request); ok {
 				params = r.Params
 			}
-			local, err := t.wire.outgoing(msg)
+			local, err := t.tap.outgoing(msg)
 			if err != nil {
 				return nil, err
 			}
@@ -130,7 +157,7 @@ func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, 
 			}
 			// Re-encoded when the wire changed the params (trace context,
 			// a task asked for).
-			if r, ok := msg.(*jsonrpc.Request); len(t.wire.meta) > 0 || ok && !bytes.Equal(params, r.Params) {
+			if r, ok := msg.(*jsonrpc.Request); ok && !bytes.Equal(params, r.Params) {
 				if body, err = jsonrpc.EncodeMessage(msg); err != nil {
 					return nil, err
 				}
@@ -151,9 +178,9 @@ func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, 
 		// A busy server said when to come back, and the request is safe to
 		// repeat: one retry, within the invocation's bound.
 		resp.Body.Close()
-		t.wire.trace("HTTP %d with Retry-After: retrying once in %s", resp.StatusCode, wait)
-		if err := sleep(req.Context(), wait); err != nil {
-			return nil, err
+		t.tap.trace("HTTP %d with Retry-After: retrying once in %s", resp.StatusCode, wait)
+		if WaitFor(req.Context().Done(), wait) {
+			return nil, context.Cause(req.Context())
 		}
 		if req.GetBody != nil {
 			body, err := req.GetBody()
@@ -172,7 +199,7 @@ func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, 
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
 	if _, ok := msg.(*jsonrpc.Response); ok {
-		t.wire.answered()
+		t.tap.answered()
 	}
 	switch {
 	case req.Method == http.MethodPost && resp.StatusCode >= 400:
@@ -191,26 +218,26 @@ func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, 
 			return nil, err
 		}
 		if int64(len(data)) > t.maxMessage {
-			t.wire.overLimit(errTooLarge)
-			return nil, errTooLarge
+			t.tap.OverLimit(ErrTooLarge)
+			return nil, ErrTooLarge
 		}
-		if len(data) > bigResult && json.Valid(data) {
-			data = t.wire.frame(data)
+		if len(data) > BigMessage && json.Valid(data) {
+			data = t.tap.frame(data)
 		}
 		m, err := jsonrpc.DecodeMessage(data)
 		switch {
 		case err == nil:
-			t.wire.incoming(m)
+			t.tap.incoming(m)
 		case tooDeep(data):
-			t.wire.overLimit(errTooDeep)
-			return nil, errTooDeep
+			t.tap.OverLimit(ErrTooDeep)
+			return nil, ErrTooDeep
 		case call != nil:
 			// Empty, not JSON, or JSON that is not JSON-RPC.
 			return nil, t.unusable(req, resp, call, data)
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 	case "text/event-stream":
-		resp.Body = newSSETap(resp.Body, t.wire, int(t.maxMessage))
+		resp.Body = newSSETap(resp.Body, t.tap, int(t.maxMessage))
 	default:
 		if call != nil {
 			// An HTML page, an empty 202, anything but the two answers a
@@ -226,11 +253,12 @@ func (t *httpTransport) roundTrip(req *http.Request, own bool) (*http.Response, 
 // request: the retry's is the server's verdict), the 404 that ends a
 // session, and a JSON-RPC error in a 4xx body, which it returns as the
 // request's error (and negotiates a revision on, for -32022). Anything
-// else, and anything for mcpc's own requests, is an *httpError.
-func (t *httpTransport) refused(req *http.Request, resp *http.Response, call *jsonrpc.Request, own bool) (*http.Response, error) {
+// else, and anything for mcpc's own requests, is an *HTTPError. The wire
+// is told either way (Wire.Refused).
+func (t *HTTP) refused(req *http.Request, resp *http.Response, call *jsonrpc.Request, own bool) (*http.Response, error) {
 	data := readEvidence(resp.Body)
 	e := newHTTPError(req, resp, data)
-	t.noteDiscover(call, e)
+	t.tellRefused(call, e)
 	sdk := false
 	switch status := resp.StatusCode; {
 	case own:
@@ -254,40 +282,33 @@ func (t *httpTransport) refused(req *http.Request, resp *http.Response, call *js
 	return resp, nil
 }
 
-// unusable is the *httpError for a 2xx answer to call that is not a
+// unusable is the *HTTPError for a 2xx answer to call that is not a
 // JSON-RPC message; data is (the start of) its body.
-func (t *httpTransport) unusable(req *http.Request, resp *http.Response, call *jsonrpc.Request, data []byte) error {
+func (t *HTTP) unusable(req *http.Request, resp *http.Response, call *jsonrpc.Request, data []byte) error {
 	e := newHTTPError(req, resp, data)
-	t.noteDiscover(call, e)
+	t.tellRefused(call, e)
 	return e
 }
 
-// noteDiscover keeps what server/discover was answered with when that was
-// not a result: under a 2026-07-28 pin, the SDK's fallback to initialize
-// is refused (wire.outgoing), and the refusal names it.
-func (t *httpTransport) noteDiscover(call *jsonrpc.Request, e *httpError) {
-	if call != nil && call.Method == "server/discover" {
-		t.mu.Lock()
-		t.discover = e
-		t.mu.Unlock()
+// tellRefused shows the wire what a request was answered with when that
+// was not an answer: the SDK may swallow the error (it falls back from
+// server/discover to initialize), and the wire may need it to explain
+// what follows.
+func (t *HTTP) tellRefused(call *jsonrpc.Request, e *HTTPError) {
+	if call != nil {
+		t.tap.wire.Refused(call, e)
 	}
-}
-
-func (t *httpTransport) discoverAnswer() *httpError {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.discover
 }
 
 // challenge reports whether a 401 or 403 to call goes to the SDK's OAuth
 // handler: the first for each request does (and is marked); the second is
 // the answer to the handler's retry. (A notification has no id: its
 // challenges always go to the handler.)
-func (t *httpTransport) challenge(call *jsonrpc.Request) bool {
+func (t *HTTP) challenge(call *jsonrpc.Request) bool {
 	if call == nil {
 		return true
 	}
-	k := idKey(call.ID)
+	k := IDKey(call.ID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.challenged[k] {
@@ -298,12 +319,12 @@ func (t *httpTransport) challenge(call *jsonrpc.Request) bool {
 }
 
 // settled forgets call's challenge once it has an answer that is not one.
-func (t *httpTransport) settled(call *jsonrpc.Request) {
+func (t *HTTP) settled(call *jsonrpc.Request) {
 	if call == nil || !t.oauth {
 		return
 	}
 	t.mu.Lock()
-	delete(t.challenged, idKey(call.ID))
+	delete(t.challenged, IDKey(call.ID))
 	t.mu.Unlock()
 }
 
@@ -341,8 +362,8 @@ func jsonResponse(req *http.Request, msg *jsonrpc.Response) (*http.Response, err
 
 // traceHTTP writes one --verbose line per HTTP exchange. Header values
 // that may carry secrets are never shown.
-func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time.Duration) {
-	if t.wire.verbose == nil {
+func (t *HTTP) traceHTTP(req *http.Request, resp *http.Response, d time.Duration) {
+	if t.tap.wire.Verbose() == nil {
 		return
 	}
 	show := func(h http.Header) string {
@@ -359,15 +380,15 @@ func (t *httpTransport) traceHTTP(req *http.Request, resp *http.Response, d time
 		}
 		return strings.Join(parts, "; ")
 	}
-	t.wire.trace("http %s %s → %d (%s) [request %s] [response %s]", req.Method, urlx.Redact(req.URL.String()),
+	t.tap.trace("http %s %s → %d (%s) [request %s] [response %s]", req.Method, urlx.Redact(req.URL.String()),
 		resp.StatusCode, d.Round(100*time.Microsecond), show(req.Header), show(resp.Header))
 }
 
-// baseTransport is Go's default transport, except that names under
+// BaseTransport is Go's default transport, except that names under
 // .localhost (and localhost itself) reach the loopback address without a
 // DNS query (RFC 6761): mcpc allows plain http there because it is local,
 // so a resolver must not be able to send it anywhere else.
-func baseTransport() http.RoundTripper {
+func BaseTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	// Go's proxy rules skip localhost and loopback IPs but not other
 	// .localhost names, which are loopback too.

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"crypto/tls"
@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
@@ -15,30 +14,39 @@ import (
 // CA is a few hundred KiB, and the file is named by a config file.
 const maxPEMFile = 1 << 20
 
-// withServerTLS gives base (a transport from baseTransport, where
+// ServerTLS is what a server's entry says about TLS, and how messages
+// name it.
+type ServerTLS struct {
+	CAFile         string // the server's own CA bundle (PEM)
+	ClientCertFile string // a client certificate (PEM)
+	ClientKeyFile  string // its private key (PEM)
+	Dir            string // where relative paths start
+	Name           string // the server's name
+	Source         string // the file that names the files
+}
+
+// WithServerTLS gives base (a transport from BaseTransport, where
 // HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE work as for any Go program) the
 // server's own CA file and client certificate when its entry names them.
-// dir is where relative paths in the entry start.
-func withServerTLS(base http.RoundTripper, e *config.Entry, dir string) (http.RoundTripper, error) {
-	srv := e.Server
+func WithServerTLS(base http.RoundTripper, srv ServerTLS) (http.RoundTripper, error) {
 	if srv.CAFile == "" && srv.ClientCertFile == "" {
 		return base, nil
 	}
 	bt, ok := base.(*http.Transport)
 	if !ok {
-		return nil, fail.New(fail.Internal, "", "%s: cannot set TLS options on a %T", e.Name, base)
+		return nil, fail.New(fail.Internal, "", "%s: cannot set TLS options on a %T", srv.Name, base)
 	}
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
 		}
-		return filepath.Join(dir, p)
+		return filepath.Join(srv.Dir, p)
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if srv.CAFile != "" {
 		pem, err := fsx.ReadFile(abs(srv.CAFile), maxPEMFile)
 		if err != nil {
-			return nil, fail.Wrap(fail.Config, err, "check \"caFile\" in "+e.SourceName(), "%s: cannot read caFile", e.Name)
+			return nil, fail.Wrap(fail.Config, err, "check \"caFile\" in "+srv.Source, "%s: cannot read caFile", srv.Name)
 		}
 		// The server's CA is trusted in addition to the system's: a
 		// corporate CA should not make the public ones unusable.
@@ -47,14 +55,14 @@ func withServerTLS(base http.RoundTripper, e *config.Entry, dir string) (http.Ro
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fail.New(fail.Config, "caFile must hold PEM certificates", "%s: no certificate in caFile %s", e.Name, abs(srv.CAFile))
+			return nil, fail.New(fail.Config, "caFile must hold PEM certificates", "%s: no certificate in caFile %s", srv.Name, abs(srv.CAFile))
 		}
 		cfg.RootCAs = pool
 	}
 	if srv.ClientCertFile != "" {
 		cert, err := loadKeyPair(abs(srv.ClientCertFile), abs(srv.ClientKeyFile))
 		if err != nil {
-			return nil, fail.Wrap(fail.Config, err, "clientCertFile and clientKeyFile must be a PEM certificate and its private key", "%s: cannot load the client certificate", e.Name)
+			return nil, fail.Wrap(fail.Config, err, "clientCertFile and clientKeyFile must be a PEM certificate and its private key", "%s: cannot load the client certificate", srv.Name)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}

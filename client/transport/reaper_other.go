@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package client
+package transport
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bytes"
@@ -17,14 +17,14 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 )
 
-// httpError is what one HTTP exchange saw when its answer was not one the
+// HTTPError is what one HTTP exchange saw when its answer was not one the
 // SDK (or mcpc's own request) can use: an error status, or a 2xx answer to
 // a request that is not a JSON-RPC message. The RoundTripper returns it in
 // place of the response, so it travels in the error of the very request
 // that failed (the SDK wraps transport errors with %w, Go's HTTP client in
-// a *url.Error) and explain finds it with errors.As: no failure is
-// explained from another request's answer.
-type httpError struct {
+// a *url.Error) and client's explain finds it with errors.As: no failure
+// is explained from another request's answer.
+type HTTPError struct {
 	method      string // the request's Mcp-Method header ("" on 2025 servers)
 	status      int
 	contentType string         // the media type, without parameters
@@ -35,7 +35,7 @@ type httpError struct {
 	credentials bool           // the request carried an Authorization header
 }
 
-func (e *httpError) Error() string {
+func (e *HTTPError) Error() string {
 	what := fmt.Sprintf("HTTP %d", e.status)
 	switch {
 	case e.rpc != nil:
@@ -50,21 +50,54 @@ func (e *httpError) Error() string {
 
 // Unwrap exposes the JSON-RPC error, so that what looks for the server's
 // verdict (errors.As) finds it.
-func (e *httpError) Unwrap() error {
+func (e *HTTPError) Unwrap() error {
 	if e.rpc == nil {
 		return nil
 	}
 	return e.rpc
 }
 
-// errorBodyLimit bounds what is read of an answer that is not used.
-const errorBodyLimit = 1 << 20
+// Method is the request's Mcp-Method header ("" on 2025 servers).
+func (e *HTTPError) Method() string { return e.method }
+
+// Status is the answer's HTTP status.
+func (e *HTTPError) Status() int { return e.status }
+
+// ContentType is the answer's media type, without parameters.
+func (e *HTTPError) ContentType() string { return e.contentType }
+
+// Excerpt is the start of the answer's body: one line, escape-stripped,
+// at most excerptRunes.
+func (e *HTTPError) Excerpt() string { return e.excerpt }
+
+// Empty says the body was empty (or blank).
+func (e *HTTPError) Empty() bool { return e.empty }
+
+// JSON says the body is JSON.
+func (e *HTTPError) JSON() bool { return e.json }
+
+// RPC is the JSON-RPC error in the body, or nil.
+func (e *HTTPError) RPC() *jsonrpc.Error { return e.rpc }
+
+// Credentials says the request carried an Authorization header.
+func (e *HTTPError) Credentials() bool { return e.credentials }
+
+// PlainText is what a text/plain body said, the way messages quote it.
+func (e *HTTPError) PlainText() string {
+	if e.contentType != "text/plain" {
+		return ""
+	}
+	return e.excerpt
+}
+
+// ErrorBodyLimit bounds what is read of an answer that is not used.
+const ErrorBodyLimit = 1 << 20
 
 // newHTTPError records what req's answer resp carried; data is (the start
 // of) its body.
-func newHTTPError(req *http.Request, resp *http.Response, data []byte) *httpError {
+func newHTTPError(req *http.Request, resp *http.Response, data []byte) *HTTPError {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	e := &httpError{
+	e := &HTTPError{
 		method:      req.Header.Get("Mcp-Method"),
 		status:      resp.StatusCode,
 		contentType: ct,
@@ -86,7 +119,7 @@ func newHTTPError(req *http.Request, resp *http.Response, data []byte) *httpErro
 // readEvidence reads (a bounded part of) a body that will not be used,
 // and closes it.
 func readEvidence(body io.ReadCloser) []byte {
-	data, _ := io.ReadAll(io.LimitReader(body, errorBodyLimit))
+	data, _ := io.ReadAll(io.LimitReader(body, ErrorBodyLimit))
 	body.Close()
 	return data
 }
@@ -109,4 +142,16 @@ func excerpt(data []byte) string {
 		n++
 	}
 	return s
+}
+
+// Answered is the evidence of an answer with status, content type and body
+// to a POST: what the RoundTripper would have recorded. Tests of what
+// explains a failure build their evidence with it.
+func Answered(status int, contentType string, body []byte) *HTTPError {
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/", nil)
+	resp := &http.Response{StatusCode: status, Header: http.Header{}}
+	if contentType != "" {
+		resp.Header.Set("Content-Type", contentType)
+	}
+	return newHTTPError(req, resp, body)
 }

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bytes"
@@ -8,36 +8,38 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// sseEvent is one event of an event stream (text/event-stream).
-type sseEvent struct {
-	data  []byte // the data lines, joined by \n; nil when it had none
+// Event is one event of an event stream (text/event-stream).
+type Event struct {
+	Data  []byte // the data lines, joined by \n; nil when it had none
 	other []byte // its other lines (id, event, retry, comments), as read, each ending in \n
 	tail  []byte // at the stream's end: a last line without its line break
 }
 
-// eventReader is THE event-stream parser: the tap the SDK reads through
-// (sseTap) and mcpc's own requests (readStream) both read events with it.
-// One event's data is bounded by limit, so a server cannot make mcpc hold
-// an endless line.
-type eventReader struct {
+// EventReader is THE event-stream parser: the tap the SDK reads through
+// (sseTap) and mcpc's own requests (client's readStream) both read events
+// with it. One event's data is bounded by limit, so a server cannot make
+// mcpc hold an endless line.
+type EventReader struct {
 	r     io.Reader
 	limit int // bytes of data in one event
 	rbuf  []byte
 	buf   []byte   // read and not yet parsed
 	line  blockBuf // the line being read
-	ev    sseEvent // the event being read
+	ev    Event    // the event being read
 	err   error    // the reader's error, once it returned one
 }
 
-func newEventReader(r io.Reader, limit int) *eventReader {
-	return &eventReader{r: r, limit: limit}
+// NewEventReader reads the events of r; one event holds at most limit
+// bytes of data.
+func NewEventReader(r io.Reader, limit int) *EventReader {
+	return &EventReader{r: r, limit: limit}
 }
 
-// next returns the next complete event. At the end of the stream (or a
+// Next returns the next complete event. At the end of the stream (or a
 // read error) it returns that error with what was read of an unfinished
 // event, which the SDK may see as it came (sseTap) and mcpc drops (SSE
-// discards an event cut short). A line over the limit is errTooLarge.
-func (e *eventReader) next() (sseEvent, error) {
+// discards an event cut short). A line over the limit is ErrTooLarge.
+func (e *EventReader) Next() (Event, error) {
 	for {
 		for len(e.buf) > 0 {
 			i := bytes.IndexByte(e.buf, '\n')
@@ -45,8 +47,8 @@ func (e *eventReader) next() (sseEvent, error) {
 			if i >= 0 {
 				chunk = e.buf[:i]
 			}
-			if e.line.n+len(chunk)+len(e.ev.data) > e.limit+len("data: ") {
-				return sseEvent{}, errTooLarge
+			if e.line.n+len(chunk)+len(e.ev.Data) > e.limit+len("data: ") {
+				return Event{}, ErrTooLarge
 			}
 			e.line.write(chunk)
 			if i < 0 {
@@ -59,14 +61,14 @@ func (e *eventReader) next() (sseEvent, error) {
 			switch {
 			case len(line) == 0:
 				ev := e.ev
-				e.ev = sseEvent{}
+				e.ev = Event{}
 				return ev, nil
 			case bytes.HasPrefix(line, []byte("data:")):
 				d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
-				if e.ev.data == nil {
-					e.ev.data = d
+				if e.ev.Data == nil {
+					e.ev.Data = d
 				} else {
-					e.ev.data = append(append(e.ev.data, '\n'), d...)
+					e.ev.Data = append(append(e.ev.Data, '\n'), d...)
 				}
 			default:
 				e.ev.other = append(append(e.ev.other, line...), '\n')
@@ -75,7 +77,7 @@ func (e *eventReader) next() (sseEvent, error) {
 		if e.err != nil {
 			ev := e.ev
 			ev.tail = e.line.bytes()
-			e.ev, e.line = sseEvent{}, blockBuf{}
+			e.ev, e.line = Event{}, blockBuf{}
 			return ev, e.err
 		}
 		if e.rbuf == nil {
@@ -88,17 +90,17 @@ func (e *eventReader) next() (sseEvent, error) {
 
 // sseTap passes an event stream through to the SDK one event at a time,
 // after the wire has seen its message: the wire may keep a large result
-// and hand the SDK a stub in its place (wire.frame).
+// and hand the SDK a stub in its place (Wire.Frame).
 type sseTap struct {
 	rc     io.ReadCloser
-	w      *wire
-	events *eventReader
+	tap    *Tap
+	events *EventReader
 	out    []byte // ready for the SDK
 	err    error
 }
 
-func newSSETap(rc io.ReadCloser, w *wire, limit int) *sseTap {
-	return &sseTap{rc: rc, w: w, events: newEventReader(rc, limit)}
+func newSSETap(rc io.ReadCloser, tap *Tap, limit int) *sseTap {
+	return &sseTap{rc: rc, tap: tap, events: NewEventReader(rc, limit)}
 }
 
 func (s *sseTap) Read(p []byte) (int, error) {
@@ -108,25 +110,25 @@ func (s *sseTap) Read(p []byte) (int, error) {
 		}
 		// The server's requests wait while too many of its earlier ones
 		// are unanswered.
-		if err := s.w.waitRoom(nil); err != nil {
+		if err := s.tap.waitRoom(nil); err != nil {
 			s.err = err
 			return 0, err
 		}
-		ev, err := s.events.next()
+		ev, err := s.events.Next()
 		if err == nil {
 			err = s.dispatch(ev)
 		}
 		switch {
-		case err == errTooLarge || err == errTooDeep:
+		case err == ErrTooLarge || err == ErrTooDeep:
 			// The event is dropped and the stream ends: the session
-			// explains why (limitFailure).
-			s.w.overLimit(err)
+			// explains why (client's limitFailure).
+			s.tap.OverLimit(err)
 			s.err = err
 			return 0, err
 		case err != nil:
 			// An event cut short passes as it came: the SDK decides.
 			s.out = append(s.out, ev.other...)
-			s.out = appendData(s.out, ev.data)
+			s.out = appendData(s.out, ev.Data)
 			s.out = append(s.out, ev.tail...)
 			s.err = err
 		}
@@ -138,16 +140,16 @@ func (s *sseTap) Read(p []byte) (int, error) {
 
 // dispatch shows the wire the event's message and queues the event for
 // the SDK, with the data the wire gave back.
-func (s *sseTap) dispatch(ev sseEvent) error {
-	data := ev.data
-	if len(data) > bigResult && json.Valid(data) {
-		data = s.w.frame(data)
+func (s *sseTap) dispatch(ev Event) error {
+	data := ev.Data
+	if len(data) > BigMessage && json.Valid(data) {
+		data = s.tap.frame(data)
 	}
 	if len(data) > 0 {
 		if m, err := jsonrpc.DecodeMessage(data); err == nil {
-			s.w.incoming(m)
+			s.tap.incoming(m)
 		} else if tooDeep(data) {
-			return errTooDeep
+			return ErrTooDeep
 		}
 	}
 	s.out = append(s.out, ev.other...)

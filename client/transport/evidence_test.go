@@ -1,11 +1,9 @@
-package client
+package transport
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpc-dev/mcpc/client/config"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // answer is what the test server sends back, in order, one per request.
@@ -47,16 +43,23 @@ func scriptedServer(t *testing.T, answers ...answer) *httptest.Server {
 	return srv
 }
 
-func testTransport(t *testing.T, srv *httptest.Server) *httpTransport {
+func testTransport(t *testing.T, srv *httptest.Server) *HTTP {
 	t.Helper()
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := newHTTPTransport(http.DefaultTransport, u, "server at "+srv.URL, http.Header{})
-	tr.wire = newWire()
-	return tr
+	return NewHTTP(HTTPOptions{Base: http.DefaultTransport, Endpoint: u, Label: "server at " + srv.URL, Headers: http.Header{}, Tap: NewTap(quietWire{})})
 }
+
+// quietWire is a Wire that changes nothing and traces nothing.
+type quietWire struct{}
+
+func (quietWire) Outgoing(jsonrpc.Message) (*jsonrpc.Response, error) { return nil, nil }
+func (quietWire) Incoming(jsonrpc.Message)                            {}
+func (quietWire) Frame(data []byte) []byte                            { return data }
+func (quietWire) Refused(*jsonrpc.Request, *HTTPError)                {}
+func (quietWire) Verbose() func(string)                               { return nil }
 
 // post sends a JSON-RPC message as the SDK does (a re-readable body).
 func post(c *http.Client, url, msg string, header ...string) (*http.Response, error) {
@@ -87,32 +90,32 @@ func TestRoundTripEvidence(t *testing.T) {
 		msg    string // "" for a GET
 		own    bool
 		status int // of the *httpError; 0: the response passes
-		check  func(*httpError) string
+		check  func(*HTTPError) string
 	}{
 		{name: "html page", a: answer{200, "text/html; charset=utf-8", "<html><title>Sign in</title></html>"}, msg: listCall, status: 200,
-			check: func(e *httpError) string { return fmt.Sprint(e.contentType == "text/html" && !e.empty && !e.json) }},
+			check: func(e *HTTPError) string { return fmt.Sprint(e.contentType == "text/html" && !e.empty && !e.json) }},
 		{name: "empty 200", a: answer{200, "application/json", ""}, msg: listCall, status: 200,
-			check: func(e *httpError) string { return fmt.Sprint(e.empty) }},
+			check: func(e *HTTPError) string { return fmt.Sprint(e.empty) }},
 		{name: "not JSON-RPC", a: answer{200, "application/json", `{"ok":true}`}, msg: listCall, status: 200,
-			check: func(e *httpError) string { return fmt.Sprint(e.json && e.excerpt == `{"ok":true}`) }},
+			check: func(e *HTTPError) string { return fmt.Sprint(e.json && e.excerpt == `{"ok":true}`) }},
 		{name: "202 to a call", a: answer{202, "", ""}, msg: listCall, status: 202},
 		{name: "notification accepted", a: answer{202, "", ""}, msg: notification},
 		{name: "plain 500", a: answer{500, "text/plain", "it broke\n"}, msg: listCall, status: 500,
-			check: func(e *httpError) string { return fmt.Sprint(e.plainText() == "it broke") }},
+			check: func(e *HTTPError) string { return fmt.Sprint(e.PlainText() == "it broke") }},
 		{name: "GET 405", a: answer{405, "text/plain", "no stream"}},
 		{name: "JSON-RPC error in a 400", a: answer{400, "application/json", rpcErrorBody}, msg: listCall},
 		{name: "JSON-RPC error in a 400, own request", a: answer{400, "application/json", rpcErrorBody}, msg: listCall, own: true, status: 400,
-			check: func(e *httpError) string { return fmt.Sprint(e.rpc != nil && e.rpc.Code == -32601) }},
+			check: func(e *HTTPError) string { return fmt.Sprint(e.rpc != nil && e.rpc.Code == -32601) }},
 		{name: "401 without an OAuth handler", a: answer{401, "text/plain", "unauthorized"}, msg: listCall, status: 401,
-			check: func(e *httpError) string { return fmt.Sprint(!e.credentials) }},
+			check: func(e *HTTPError) string { return fmt.Sprint(!e.credentials) }},
 		{name: "401 with a JSON-RPC error", a: answer{401, "application/json", rpcErrorBody}, msg: listCall, status: 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := scriptedServer(t, tc.a)
 			tr := testTransport(t, srv)
-			c := tr.client()
+			c := tr.Client()
 			if tc.own {
-				c = tr.ownClient()
+				c = tr.OwnClient()
 			}
 			var resp *http.Response
 			var err error
@@ -121,7 +124,7 @@ func TestRoundTripEvidence(t *testing.T) {
 			} else {
 				resp, err = post(c, srv.URL, tc.msg)
 			}
-			var he *httpError
+			var he *HTTPError
 			if tc.status == 0 {
 				if err != nil {
 					t.Fatalf("got %v, want the response", err)
@@ -134,7 +137,7 @@ func TestRoundTripEvidence(t *testing.T) {
 				return
 			}
 			if !errors.As(err, &he) {
-				t.Fatalf("got %v, %v; want an *httpError", resp, err)
+				t.Fatalf("got %v, %v; want an *HTTPError", resp, err)
 			}
 			if he.status != tc.status {
 				t.Errorf("status %d, want %d", he.status, tc.status)
@@ -154,79 +157,22 @@ func TestRoundTripLeavesTheSDKItsAnswers(t *testing.T) {
 		answer{404, "text/plain", "404 page not found"}, answer{404, "text/plain", "404 page not found"})
 	tr := testTransport(t, srv)
 	tr.oauth = true
-	resp, err := post(tr.client(), srv.URL, listCall)
+	resp, err := post(tr.Client(), srv.URL, listCall)
 	if err != nil || resp.StatusCode != 401 {
 		t.Fatalf("first challenge: got %v, %v; want the 401 for the OAuth handler", resp, err)
 	}
 	resp.Body.Close()
-	var he *httpError
-	if _, err := post(tr.client(), srv.URL, listCall, "Authorization", "Bearer new"); !errors.As(err, &he) || he.status != 401 || !he.credentials {
-		t.Fatalf("the retry's 401: got %v, want an *httpError saying credentials were sent", err)
+	var he *HTTPError
+	if _, err := post(tr.Client(), srv.URL, listCall, "Authorization", "Bearer new"); !errors.As(err, &he) || he.status != 401 || !he.credentials {
+		t.Fatalf("the retry's 401: got %v, want an *HTTPError saying credentials were sent", err)
 	}
-	resp, err = post(tr.client(), srv.URL, listCall, "Mcp-Session-Id", "s1")
+	resp, err = post(tr.Client(), srv.URL, listCall, "Mcp-Session-Id", "s1")
 	if err != nil || resp.StatusCode != 404 {
 		t.Fatalf("session 404: got %v, %v; want the response (ErrSessionMissing is the SDK's)", resp, err)
 	}
 	resp.Body.Close()
-	if _, err := post(tr.ownClient(), srv.URL, listCall, "Mcp-Session-Id", "s1"); !errors.As(err, &he) || he.status != 404 {
-		t.Fatalf("own request's 404: got %v, want an *httpError", err)
-	}
-}
-
-// sdkWrapped is how the SDK returns a transport error from a request: the
-// summary, its "rejected by transport" code, and Go's *url.Error.
-func sdkWrapped(err error) error {
-	rejected := &jsonrpc.Error{Code: codeRejectedByTransport, Message: "rejected by transport"}
-	return fmt.Errorf("calling %q: %w", "tools/list", fmt.Errorf("sending %q: %w: %w", "tools/list", rejected,
-		&url.Error{Op: "Post", URL: "http://127.0.0.1:1/mcp", Err: err}))
-}
-
-// Each error is explained from its own evidence: a 401 that went to the
-// OAuth handler earlier in the session (which the old, session-wide
-// "last status" kept) does not make a later JSON-RPC rejection an
-// authentication failure.
-func TestExplainFromItsOwnEvidence(t *testing.T) {
-	srv := scriptedServer(t, answer{401, "text/plain", "unauthorized"}, answer{405, "text/plain", "no stream"})
-	tr := testTransport(t, srv)
-	tr.oauth = true
-	if resp, err := post(tr.client(), srv.URL, listCall); err != nil {
-		t.Fatal(err)
-	} else {
-		resp.Body.Close()
-	}
-	if resp, err := tr.client().Get(srv.URL); err != nil {
-		t.Fatal(err)
-	} else {
-		resp.Body.Close()
-	}
-	s := &Session{Entry: &config.Entry{Name: "x", Server: &config.Server{URL: srv.URL}}, Label: `server "x"`, wire: tr.wire, http: tr}
-	ctx := context.Background()
-	for _, tc := range []struct {
-		err  error
-		code fail.Code
-		msg  string
-	}{
-		{fmt.Errorf("calling %q: %w", "tools/call", &jsonrpc.Error{Code: -32000, Message: "not allowed"}),
-			fail.Rejected, `server "x" rejected the request: not allowed (JSON-RPC error -32000)`},
-		{sdkWrapped(&httpError{status: 200, contentType: "text/html", excerpt: "<html>"}),
-			fail.Protocol, `server "x" answered 200 text/html, not JSON: a login page or a proxy?`},
-		{sdkWrapped(&httpError{status: 200, contentType: "application/json", empty: true}),
-			fail.Protocol, `server "x" answered 200 with an empty body, not a JSON-RPC message`},
-		{sdkWrapped(&httpError{status: 200, contentType: "application/json", json: true, excerpt: `{"ok":true}`}),
-			fail.Protocol, `server "x" answered 200 with JSON that is not a JSON-RPC message: {"ok":true}`},
-		{sdkWrapped(&httpError{status: 200, contentType: "application/json", excerpt: `{"ok":`}),
-			fail.Protocol, `server "x" answered 200 application/json that is not valid JSON: "{\"ok\":"`},
-		{sdkWrapped(&httpError{status: 401, credentials: true}),
-			fail.AuthFailed, `server "x" rejected the credentials that were sent (HTTP 401)`},
-		{sdkWrapped(&httpError{status: 400, rpc: &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch"}}),
-			fail.Rejected, `server "x" rejected the request: header mismatch (JSON-RPC error -32020)`},
-		{sdkWrapped(&httpError{status: 503, method: "tools/call", contentType: "text/plain", excerpt: "busy"}),
-			fail.HTTPStatus, `server "x" answered HTTP 503 Service Unavailable to tools/call: busy`},
-	} {
-		f := fail.As(s.explain(ctx, "list tools of", tc.err))
-		if f == nil || f.Code != tc.code || f.Msg != tc.msg {
-			t.Errorf("explain(%v) = %+v, want %s %q", tc.err, f, tc.code, tc.msg)
-		}
+	if _, err := post(tr.OwnClient(), srv.URL, listCall, "Mcp-Session-Id", "s1"); !errors.As(err, &he) || he.status != 404 {
+		t.Fatalf("own request's 404: got %v, want an *HTTPError", err)
 	}
 }
 

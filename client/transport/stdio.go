@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bufio"
@@ -17,14 +17,17 @@ import (
 // Grace periods for stopping a stdio server: first its stdin is closed (the
 // polite MCP shutdown), then its process tree is asked to stop (SIGTERM to
 // the group; CTRL_BREAK on Windows), then killed.
-var (
+const (
 	stdinGrace = 1 * time.Second
 	termGrace  = 2 * time.Second
+	// CloseGrace is how long a session's close waits for the SDK before
+	// the server is stopped: a wedged server must not hold the invocation.
+	CloseGrace = stdinGrace + termGrace
 )
 
-// process is a running stdio server in its own process group (in a Job
+// Process is a running stdio server in its own process group (in a Job
 // object on Windows).
-type process struct {
+type Process struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	done    chan struct{}
@@ -40,16 +43,17 @@ type process struct {
 	stopOnce sync.Once
 }
 
-// startProcess starts argv in its own process group so that the whole tree
+// StartProcess starts argv in its own process group so that the whole tree
 // (npx → node, uvx → python, …) can be signalled at once, and so the
 // terminal's Ctrl-C reaches mcpc only: mcpc then cancels the request over
-// the protocol and tears the server down itself.
-func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*process, error) {
+// the protocol and tears the server down itself. The server's stderr goes
+// to stderr (nil hides it); its last lines are kept (StderrTail).
+func StartProcess(argv []string, env []string, dir string, stderr io.Writer) (*Process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
 	cmd.SysProcAttr = serverAttr()
-	p := &process{cmd: cmd, done: make(chan struct{}), tail: &tailBuffer{max: 20}, cancelSent: make(chan struct{})}
+	p := &Process{cmd: cmd, done: make(chan struct{}), tail: &tailBuffer{max: 20}, cancelSent: make(chan struct{})}
 	if stderr == nil {
 		stderr = io.Discard
 	}
@@ -83,7 +87,8 @@ func startProcess(argv []string, env []string, dir string, stderr io.Writer) (*p
 	return p, nil
 }
 
-func (p *process) exited() bool {
+// Exited reports whether the server has exited.
+func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -92,8 +97,23 @@ func (p *process) exited() bool {
 	}
 }
 
-// exitStatus describes how the process ended, for error messages.
-func (p *process) exitStatus() string {
+// Done is closed once the server has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// CancelSent is closed once a notifications/cancelled message has been
+// written to the server.
+func (p *Process) CancelSent() <-chan struct{} { return p.cancelSent }
+
+// ProtocolError is what the server wrote to stdout that is not JSON, once
+// it has; nil before.
+func (p *Process) ProtocolError() *ProtocolError { return p.stdout.protocolError() }
+
+// StderrTail is the server's last lines on stderr, oldest first, kept
+// even when its stderr is hidden.
+func (p *Process) StderrTail() []string { return p.tail.Lines() }
+
+// ExitStatus describes how the process ended, for error messages.
+func (p *Process) ExitStatus() string {
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -107,19 +127,19 @@ func (p *process) exitStatus() string {
 	return "exit status 0"
 }
 
-// stop ends the server and everything it started, waiting at most
+// Stop ends the server and everything it started, waiting at most
 // stdinGrace+2*termGrace. It is safe to call more than once.
-func (p *process) stop() { p.stopGraces(stdinGrace, termGrace) }
+func (p *Process) Stop() { p.stopGraces(stdinGrace, termGrace) }
 
-// stopWithin stops the server like stop, in about d at most.
-func (p *process) stopWithin(d time.Duration) { p.stopGraces(d/3, d/3) }
+// StopWithin stops the server like Stop, in about d at most.
+func (p *Process) StopWithin(d time.Duration) { p.stopGraces(d/3, d/3) }
 
-func (p *process) stopGraces(stdinGrace, termGrace time.Duration) {
+func (p *Process) stopGraces(stdinGrace, termGrace time.Duration) {
 	p.stopOnce.Do(func() {
 		p.stdin.Close()
-		if !waitFor(p.done, stdinGrace) {
+		if !WaitFor(p.done, stdinGrace) {
 			p.tree.terminate()
-			if !waitFor(p.done, termGrace) {
+			if !WaitFor(p.done, termGrace) {
 				p.tree.kill()
 				<-p.done
 			}
@@ -134,20 +154,20 @@ func (p *process) stopGraces(stdinGrace, termGrace time.Duration) {
 }
 
 // live are the servers this process started and has not stopped yet.
-var live = &liveSet{m: map[*process]bool{}}
+var live = &liveSet{m: map[*Process]bool{}}
 
 type liveSet struct {
 	mu sync.Mutex
-	m  map[*process]bool
+	m  map[*Process]bool
 }
 
-func (l *liveSet) add(p *process) {
+func (l *liveSet) add(p *Process) {
 	l.mu.Lock()
 	l.m[p] = true
 	l.mu.Unlock()
 }
 
-func (l *liveSet) remove(p *process) {
+func (l *liveSet) remove(p *Process) {
 	l.mu.Lock()
 	delete(l.m, p)
 	l.mu.Unlock()
@@ -165,7 +185,8 @@ func KillServers() {
 	killOrphans()
 }
 
-func waitFor(ch <-chan struct{}, d time.Duration) bool {
+// WaitFor reports whether ch is closed within d.
+func WaitFor(ch <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -206,8 +227,8 @@ func (l *lineChecker) Read(p []byte) (int, error) {
 			t := bytes.TrimSpace(line)
 			if len(t) > 0 && !json.Valid(t) {
 				if tooDeep(t) {
-					l.tell(errTooDeep)
-					return 0, errTooDeep
+					l.tell(ErrTooDeep)
+					return 0, ErrTooDeep
 				}
 				show := string(t[:min(len(t), 200)])
 				if len(t) > 200 {
@@ -244,8 +265,8 @@ func (l *lineChecker) readLine() ([]byte, error) {
 	var line blockBuf
 	for {
 		if line.n+len(chunk) > l.limit {
-			l.tell(errTooLarge)
-			return nil, errTooLarge
+			l.tell(ErrTooLarge)
+			return nil, ErrTooLarge
 		}
 		line.write(chunk)
 		if err != bufio.ErrBufferFull {

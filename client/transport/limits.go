@@ -1,0 +1,127 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"time"
+)
+
+// DefaultMaxMessage bounds one message from a server: a stdio line, an HTTP
+// JSON body, one event of an event stream. Results bigger than the SDK's
+// 16 MiB are legitimate (mcpc bounds what it prints, not what it
+// receives), so the default is larger, and --max-message raises it.
+const DefaultMaxMessage = 64 << 20
+
+// MaxDepth is how deeply a message may nest: Go's JSON decoder, which the
+// SDK uses, refuses anything deeper.
+const MaxDepth = 10000
+
+// ErrTooLarge and ErrTooDeep are what the transport's reader reports; the
+// session explains them (client's limitFailure).
+var (
+	ErrTooLarge = errors.New("a message from the server is over the size limit")
+	ErrTooDeep  = fmt.Errorf("a message from the server is nested more than %d levels deep", MaxDepth)
+)
+
+// OverLimit records the first message over a limit (see LimitErr).
+func (t *Tap) OverLimit(err error) {
+	t.mu.Lock()
+	if t.limitErr == nil {
+		t.limitErr = err
+	}
+	t.mu.Unlock()
+	t.trace("%v: the session ends", err)
+}
+
+// tooDeep reports whether the JSON text b nests deeper than MaxDepth.
+func tooDeep(b []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// MaxServerRequests bounds the server's requests mcpc has read and not yet
+// answered: past it mcpc reads nothing more from the server until an
+// answer is delivered, so a server that floods requests and never reads
+// the answers cannot grow mcpc without bound (the SDK queues what it
+// reads). FloodGrace is how long mcpc then waits before it gives up.
+const (
+	MaxServerRequests = 64
+	FloodGrace        = 3 * time.Second
+)
+
+// ErrFlood is the limit a server that floods requests broke.
+var ErrFlood = fmt.Errorf("the server sent more than %d requests without reading mcpc's answers", MaxServerRequests)
+
+// serverRequest counts a request from the server, answered reports an
+// answer delivered to it.
+func (t *Tap) serverRequest() {
+	t.mu.Lock()
+	t.unanswered++
+	t.mu.Unlock()
+}
+
+func (t *Tap) answered() {
+	t.mu.Lock()
+	if t.unanswered > 0 {
+		t.unanswered--
+	}
+	if t.room != nil {
+		close(t.room)
+		t.room = nil
+	}
+	t.mu.Unlock()
+}
+
+// waitRoom returns once fewer than MaxServerRequests requests of the
+// server's are unanswered, or ErrFlood after FloodGrace without progress.
+func (t *Tap) waitRoom(done <-chan struct{}) error {
+	var deadline <-chan time.Time
+	for {
+		t.mu.Lock()
+		if t.unanswered < MaxServerRequests {
+			t.mu.Unlock()
+			return nil
+		}
+		if t.room == nil {
+			t.room = make(chan struct{})
+		}
+		room := t.room
+		t.mu.Unlock()
+		if deadline == nil {
+			timer := time.NewTimer(FloodGrace)
+			defer timer.Stop()
+			deadline = timer.C
+		}
+		select {
+		case <-room:
+		case <-done:
+			return net.ErrClosed
+		case <-deadline:
+			t.OverLimit(ErrFlood)
+			return ErrFlood
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package transport
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Wire is what a session does with each raw message: package client's
+// wire, which knows the eras, the results cache and the requests in
+// flight. The tap calls it for every message, both ways, on either
+// transport.
+type Wire interface {
+	// Outgoing sees a message the SDK sends. It may rewrite a request's
+	// params, or answer it locally: then the returned response goes back
+	// to the SDK and nothing is sent.
+	Outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error)
+	// Incoming sees a message from the server before the SDK does.
+	Incoming(msg jsonrpc.Message)
+	// Frame sees a message from the server as bytes (valid JSON), before
+	// it is decoded, and may return a smaller message for the SDK to
+	// decode in its place. Over HTTP only messages over BigMessage bytes
+	// are shown to it.
+	Frame(data []byte) []byte
+	// Refused is told, over HTTP, of a request whose answer was an error
+	// status or not a JSON-RPC message, with what that answer carried.
+	Refused(call *jsonrpc.Request, e *HTTPError)
+	// Verbose receives one line per traced event (--verbose); nil: off.
+	Verbose() func(line string)
+}
+
+// BigMessage is the size above which a message from the server is shown to
+// Wire.Frame before it is decoded.
+const BigMessage = 1 << 20
+
+// Tap is the layer below the SDK that every JSON-RPC message of a session
+// passes raw, on stdio (a wrapper around the connection, see
+// wire_stdio.go) and on HTTP (the RoundTripper). It keeps the bounds on
+// what the server sends (limits.go) and shows each message to the
+// session's Wire.
+type Tap struct {
+	wire Wire
+	// Side carries mcpc's own requests beside the SDK's on stdio.
+	Side SideChannel
+
+	mu         sync.Mutex
+	limitErr   error         // ErrTooLarge, ErrTooDeep or ErrFlood, once a message broke a limit
+	unanswered int           // the server's requests not answered yet
+	room       chan struct{} // closed when an answer is delivered
+}
+
+// NewTap is the tap of a session whose Wire is w.
+func NewTap(w Wire) *Tap { return &Tap{wire: w} }
+
+// LimitErr is the first limit a message from the server broke (ErrTooLarge,
+// ErrTooDeep or ErrFlood), or nil: the connection ended there, which the
+// SDK reports as a closed connection.
+func (t *Tap) LimitErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.limitErr
+}
+
+func (t *Tap) trace(format string, args ...any) {
+	if v := t.wire.Verbose(); v != nil {
+		v(fmt.Sprintf(format, args...))
+	}
+}
+
+func (t *Tap) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
+	return t.wire.Outgoing(msg)
+}
+
+// incoming counts the server's requests (see waitRoom) and shows msg to
+// the wire.
+func (t *Tap) incoming(msg jsonrpc.Message) {
+	if r, ok := msg.(*jsonrpc.Request); ok && r.ID.IsValid() {
+		t.serverRequest()
+	}
+	t.wire.Incoming(msg)
+}
+
+func (t *Tap) frame(data []byte) []byte { return t.wire.Frame(data) }
+
+// IDKey is a JSON-RPC id as a map key: the number 1 and the string "1"
+// are different ids.
+func IDKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }

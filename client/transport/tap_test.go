@@ -1,0 +1,92 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/internal/memtest"
+)
+
+// stub is what stubWire hands the SDK in place of a large message.
+const stub = `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`
+
+// stubWire keeps a large message it is shown, as it came and uncopied, and
+// hands the SDK a stub in its place, as client's wire does with a large
+// result.
+type stubWire struct {
+	quietWire
+	kept []byte
+	seen []jsonrpc.Message
+}
+
+func (w *stubWire) Frame(data []byte) []byte {
+	if len(data) <= BigMessage {
+		return data
+	}
+	w.kept = data
+	return []byte(stub)
+}
+
+func (w *stubWire) Incoming(m jsonrpc.Message) { w.seen = append(w.seen, m) }
+
+// bigMessage is a tools/call response whose text is n bytes.
+func bigMessage(n int) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}]}}`)
+}
+
+// A large message over stdio is read once into a buffer of its own, which
+// the wire may keep; the SDK reads what the wire gave back. Gathering the
+// line costs about twice its size (blocks, then the line): an
+// append-grown buffer costs five times.
+func TestStdioLargeResult(t *testing.T) {
+	msg := bigMessage(20 << 20)
+	w := &stubWire{}
+	tap := NewTap(w)
+	var out []byte
+	n := memtest.Allocated(func() {
+		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage, frame: tap.frame}
+		var err error
+		if out, err = io.ReadAll(lc); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if string(out) != stub+"\n" {
+		t.Errorf("the SDK read %.200q, want the stub", out)
+	}
+	if !bytes.Equal(w.kept, msg) {
+		t.Errorf("the wire was shown %d bytes, want the %d-byte message", len(w.kept), len(msg))
+	}
+	if limit := uint64(5 * len(msg) / 2); n > limit {
+		t.Errorf("reading a %d-byte message allocated %d bytes, want at most %d", len(msg), n, limit)
+	}
+}
+
+// The same over HTTP, as one event of an event stream; the wire sees the
+// message it gave back, decoded.
+func TestSSELargeResult(t *testing.T) {
+	msg := bigMessage(20 << 20)
+	w := &stubWire{}
+	stream := "event: message\nid: 1\ndata: " + string(msg) + "\n\n"
+	var out []byte
+	n := memtest.Allocated(func() {
+		var err error
+		out, err = io.ReadAll(newSSETap(io.NopCloser(strings.NewReader(stream)), NewTap(w), DefaultMaxMessage))
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if want := "event: message\nid: 1\ndata: " + stub + "\n\n"; string(out) != want {
+		t.Errorf("the SDK read %.200q, want %q", out, want)
+	}
+	if !bytes.Equal(w.kept, msg) || len(w.seen) != 1 {
+		t.Errorf("the wire was shown %d bytes and %d messages, want the %d-byte message and its stub", len(w.kept), len(w.seen), len(msg))
+	}
+	if limit := uint64(5 * len(msg) / 2); n > limit {
+		t.Errorf("reading a %d-byte event allocated %d bytes, want at most %d", len(msg), n, limit)
+	}
+}

@@ -1,0 +1,125 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// SideChannel lets mcpc send the task methods (tasks/get, tasks/result,
+// tasks/cancel, tasks/list, tasks/update), which the SDK does not know,
+// over a stdio connection the SDK is using: mcpc writes its own requests
+// with ids the SDK never uses, and takes their answers off the connection
+// before the SDK sees them. Messages the server sends meanwhile (an
+// elicitation asked under a task, progress) still reach the SDK, which
+// answers them as usual.
+type SideChannel struct {
+	mu       sync.Mutex
+	seq      int
+	write    func(context.Context, jsonrpc.Message) error
+	waiting  map[string]chan *jsonrpc.Response
+	gone     chan struct{} // closed when the connection is lost
+	goneOnce sync.Once
+}
+
+// ownIDPrefix marks the ids of mcpc's own requests; the SDK numbers its
+// requests.
+const ownIDPrefix = "mcpc-"
+
+func (t *SideChannel) setWriter(w func(context.Context, jsonrpc.Message) error) {
+	t.mu.Lock()
+	t.write = w
+	t.mu.Unlock()
+}
+
+// NextID is a fresh id for one of mcpc's own requests (on HTTP too).
+func (t *SideChannel) NextID() jsonrpc.ID {
+	t.mu.Lock()
+	t.seq++
+	n := t.seq
+	t.mu.Unlock()
+	id, _ := jsonrpc.MakeID(fmt.Sprintf("%s%d", ownIDPrefix, n))
+	return id
+}
+
+// claim takes the answer to one of mcpc's own requests off the
+// connection; it reports whether msg was one.
+func (t *SideChannel) claim(msg jsonrpc.Message) bool {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return false
+	}
+	s, ok := resp.ID.Raw().(string)
+	if !ok || !strings.HasPrefix(s, ownIDPrefix) {
+		return false
+	}
+	t.mu.Lock()
+	ch := t.waiting[s]
+	delete(t.waiting, s)
+	t.mu.Unlock()
+	if ch != nil {
+		ch <- resp
+	}
+	return true
+}
+
+// Call sends one request over the stdio connection and waits for its
+// answer.
+func (t *SideChannel) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	t.mu.Lock()
+	write := t.write
+	t.mu.Unlock()
+	if write == nil {
+		return nil, fmt.Errorf("no connection to send %s on", method)
+	}
+	id := t.NextID()
+	key := id.Raw().(string)
+	ch := make(chan *jsonrpc.Response, 1)
+	t.mu.Lock()
+	if t.waiting == nil {
+		t.waiting = map[string]chan *jsonrpc.Response{}
+	}
+	t.waiting[key] = ch
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.waiting, key)
+		t.mu.Unlock()
+	}()
+	if err := write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		return resp.Result, nil
+	case <-t.goneCh():
+		return nil, errConnectionLost
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+var errConnectionLost = errors.New("the connection to the server was lost")
+
+func (t *SideChannel) goneCh() chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.gone == nil {
+		t.gone = make(chan struct{})
+	}
+	return t.gone
+}
+
+// lost is told that the connection ended: no answer will come.
+func (t *SideChannel) lost() {
+	ch := t.goneCh()
+	t.goneOnce.Do(func() { close(ch) })
+}
