@@ -102,6 +102,12 @@ func call[T any](ctx context.Context, s *secretStore, what string, f func(*secre
 
 // usable turns the library's errors about the keyring itself (missing
 // default collection, locked and no way to prompt) into exit-4 errors.
+//
+// The two message tests are the one place mcpc reads a library's text:
+// go-keychain's secretservice package returns these two conditions as
+// plain errors.New values ("... prompt ...", "... does not exist") with no
+// type or sentinel to match, so the text is all the evidence there is. The
+// typed cases are tried first.
 func usable(err error, what string) error {
 	if err == nil {
 		return nil
