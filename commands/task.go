@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -222,18 +223,10 @@ func (st *state) printDetached(g *globals, sess *client.Session, run *client.Too
 		server = urlx.Redact(sess.Entry.Server.URL)
 	}
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
-		format.OneLine(run.Task.ID), sess.Label, shellWord(server), shellWord(run.Task.ID))
+		format.OneLine(run.Task.ID), sess.Label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}
 	fmt.Fprintln(st.env.Stdout, format.StripControl(run.Task.ID))
 	return nil
-}
-
-// shellWord quotes s for a shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -20,6 +20,7 @@ const (
 	echoDescription = "Echo the text back.\nSecond line of description."
 	escapeText      = "\x1b[31mred\x1b[0m \x1b]0;evil title\x07ok\u009b2J \u202edesrever\u202c end\r\nnext line"
 	hugeLineLen     = 64
+	shellyName      = `"it's" $HOME *`
 	progressEvery   = 100 * time.Millisecond
 )
 
@@ -252,6 +253,17 @@ func addTools(s *mcp.Server, env *toolEnv) {
 			"properties": map[string]any{"x": map[string]any{"$ref": "https://schemas.example/x.json"}}},
 	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("ok"), nil
+	})
+
+	// A name and an argument that a shell splits, quotes and expands
+	// unless they are quoted right: printed command lines must survive it.
+	s.AddTool(&mcp.Tool{
+		Name:        shellyName,
+		Description: "Say which tool was called, with which arguments.",
+		InputSchema: map[string]any{"type": "object", "required": []any{"a b"},
+			"properties": map[string]any{"a b": map[string]any{"type": "string"}}},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(req.Params.Name + " got " + string(req.Params.Arguments)), nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
