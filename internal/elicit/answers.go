@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // Answers are what the command line answers with: --answer, --answers and
@@ -303,6 +304,9 @@ func newField(name string, raw map[string]any, required bool) (*field, error) {
 	res, err := sch.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("field %q: %v", name, err)
+	}
+	if loop := schemamsg.Loop(&sch); loop != "" {
+		return nil, fmt.Errorf("field %q: %s", name, loop) // it would crash the validator
 	}
 	f.schema = res
 	return f, nil

@@ -104,6 +104,17 @@ func TestFieldParse(t *testing.T) {
 	}
 }
 
+// A field whose schema would send the validator round for ever is a
+// schema mcpc cannot use, not a crash.
+func TestFieldLoop(t *testing.T) {
+	_, err := formFields(map[string]any{"properties": map[string]any{
+		"x": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#"}}}}})
+	want := `field "x": the $ref at #/anyOf/1 comes back to itself without descending into the value, so a check would never end`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
+
 func TestDeclineHint(t *testing.T) {
 	fields, _ := formFields(testSchema)
 	want := "answer with --answer ok=true|false --answer name=TEXT, and pass --yes to take the defaults of the others"

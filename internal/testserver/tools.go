@@ -255,6 +255,31 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		return textResult("ok"), nil
 	})
 
+	// A schema that refers back to itself without descending into the
+	// value, for its input and its output: a validator following it never
+	// ends. mcpc leaves the arguments to this server, which wants x to be
+	// a string.
+	loop := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{
+		"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#/properties/x"}}}}}
+	s.AddTool(&mcp.Tool{
+		Name:         "self-ref",
+		Description:  "Take an argument x whose schema refers back to itself.",
+		InputSchema:  loop,
+		OutputSchema: loop,
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ X any }
+		json.Unmarshal(req.Params.Arguments, &in)
+		x, ok := in.X.(string)
+		if !ok {
+			res := textResult(fmt.Sprintf("x must be a string, not %v", in.X))
+			res.IsError = true
+			return res, nil
+		}
+		res := textResult("x is " + x)
+		res.StructuredContent = map[string]any{"x": x}
+		return res, nil
+	})
+
 	// A name and an argument that a shell splits, quotes and expands
 	// unless they are quoted right: printed command lines must survive it.
 	s.AddTool(&mcp.Tool{
