@@ -3,6 +3,7 @@ package elicit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -339,21 +340,11 @@ func choicesOf(s map[string]any) []choice {
 	return out
 }
 
-// check validates one answer against its property schema. Ranges are
-// checked here first: the validator words them as fractions.
+// check validates one answer against its property schema, worded as a
+// tool's arguments are.
 func (f *field) check(v any) error {
-	if n, ok := v.(float64); ok {
-		if lo, ok := f.raw["minimum"].(float64); ok && n < lo {
-			return fmt.Errorf("%v is less than the minimum, %v", n, lo)
-		}
-		if hi, ok := f.raw["maximum"].(float64); ok && n > hi {
-			return fmt.Errorf("%v is more than the maximum, %v", n, hi)
-		}
-	}
 	if err := f.schema.Validate(v); err != nil {
-		msg := strings.ReplaceAll(err.Error(), "validating root: ", "")
-		msg = strings.TrimPrefix(msg, "type: ")
-		return fmt.Errorf("%s", msg)
+		return errors.New(schemamsg.Mismatch(err, map[string]any(f.raw), v, "value"))
 	}
 	return nil
 }

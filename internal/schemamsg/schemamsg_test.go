@@ -56,6 +56,8 @@ func TestMismatchMessages(t *testing.T) {
 		{`{"type":"object","properties":{"e":{"enum":["a"]}}}`, `{"e":null}`, `argument "e": null is not one of "a"`},
 		{`{"type":"object","properties":{"o":{}},"additionalProperties":false}`, `{"o":1,"txt":"y","b":1}`, `unexpected arguments "b", "txt"`},
 		{`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/N"}]}},"$defs":{"N":{"type":"null"}}}`, `{"a":1}`, `argument "a": 1 has type "integer", want "string" or "null"`},
+		{`{"properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"Ay"},{"const":"b"}]}}}`, `{"c":"z"}`, `argument "c": z is not one of "a", "b"`},
+		{`{"properties":{"c":{"anyOf":[{"const":1},{"const":null}]}}}`, `{"c":2}`, `argument "c": 2 is not one of 1, null`},
 		{`{"type":"object","properties":{"a":{"type":"object"}}}`, `{"a":[1,{"x":"ééééééééééééééééééééééééééééééééééééééééééééééééééééééééé"}]}`, `argument "a": [1,{"x":"éééééééééééééééééééééééééééééééééééééééééééééééé... has type "array", want "object"`},
 		// Where: through $ref, allOf, if/then, items and additionalProperties.
 		{`{"$defs":{"I":{"type":"object","required":["x"],"properties":{"x":{"type":"string"}}}},"properties":{"item":{"$ref":"#/$defs/I"}}}`, `{"item":{"x":1}}`, `argument "item.x": 1 has type "integer", want "string"`},
@@ -74,6 +76,7 @@ func TestMismatchMessages(t *testing.T) {
 		{`{"properties":{"l":{"items":{"minLength":2}}}}`, `{"l":["c"]}`, `argument "l[0]": minLength: "c" contains 1 Unicode code points, fewer than 2`},
 		{`{"$defs":{"I":{"$id":"https://x.example/i","properties":{"x":{"type":"string"}}}},"properties":{"item":{"$ref":"https://x.example/i"}}}`, `{"item":{"x":1}}`, `argument "item": type: 1 has type "integer", want "string"`},
 		{`{"patternProperties":{"^a":{"type":"string"}}}`, `{"ab":1}`, `type: 1 has type "integer", want "string"`},
+		{`{"properties":{"c":{"oneOf":[{"const":"a"},{"const":"a"}]}}}`, `{"c":"a"}`, `argument "c": oneOf: validated against both <anonymous schema> and <anonymous schema>`},
 	} {
 		if got := check(t, tc.schema, tc.inst); got != tc.want {
 			t.Errorf("%s with %s:\n got %q\nwant %q", tc.schema, tc.inst, got, tc.want)
