@@ -23,6 +23,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -469,15 +470,12 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 func (s *Session) ListHint() string {
 	switch {
 	case s.Entry.File != nil:
-		return "mcpc list " + s.Entry.Name
+		return "mcpc list " + shellwords.Quote(s.Entry.Name)
 	case s.Entry.Server.URL != "":
-		return "mcpc list " + urlx.Redact(s.Entry.Server.URL)
+		// A query's & would end the command line unquoted.
+		return "mcpc list " + shellwords.Quote(urlx.Redact(s.Entry.Server.URL))
 	}
-	return "mcpc list --stdio " + shellQuote(s.Entry.Name)
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "mcpc list --stdio " + shellwords.Quote(s.Entry.Name)
 }
 
 // validHeaderValue reports whether v can be sent as one HTTP header value:

@@ -300,6 +300,10 @@ func validate(schema any, instance []byte, noun string) (mismatch, skipped strin
 	if err != nil {
 		return "", err.Error()
 	}
+	// A server's schema that loops would crash the validator.
+	if loop := schemamsg.Loop(&sch); loop != "" {
+		return "", loop
+	}
 	var inst any
 	if err := json.Unmarshal(instance, &inst); err != nil {
 		return "", err.Error()

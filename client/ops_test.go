@@ -49,3 +49,28 @@ func TestValidateArgs(t *testing.T) {
 		t.Fatalf("remote $ref: skipped %q, err %v", skipped, err)
 	}
 }
+
+// A schema that refers back to itself without descending into the value
+// would make the validator recurse until the stack overflows, which Go
+// cannot recover from: the check is skipped, and the server judges.
+func TestValidateArgsSelfReference(t *testing.T) {
+	const never = " comes back to itself without descending into the value, so a check would never end"
+	for _, tc := range []struct {
+		schema map[string]any
+		want   string
+	}{
+		{map[string]any{"type": "object", "anyOf": []any{map[string]any{"required": []any{"x"}}, map[string]any{"$ref": "#"}}},
+			"the $ref at #/anyOf/1" + never},
+		{map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"anyOf": []any{
+			map[string]any{"type": "string"}, map[string]any{"$ref": "#/properties/x"}}}}},
+			"the $ref at #/properties/x/anyOf/1" + never},
+	} {
+		tool := &mcp.Tool{Name: "loop", InputSchema: tc.schema, OutputSchema: tc.schema}
+		if skipped, err := ValidateArgs(tool, map[string]any{"x": 1}); err != nil || skipped != tc.want {
+			t.Errorf("%v: skipped %q, err %v; want %q", tc.schema, skipped, err, tc.want)
+		}
+		if mismatch, skipped := ValidateOutput(tool, []byte(`{"content":[],"structuredContent":{"x":1}}`)); mismatch != "" || skipped != tc.want {
+			t.Errorf("%v: output mismatch %q, skipped %q; want %q", tc.schema, mismatch, skipped, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 type configAddOptions struct {
@@ -78,7 +79,7 @@ func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
 	case len(g.adhoc.Argv) > 0:
 		s.Command, s.Args = g.adhoc.Argv[0], g.adhoc.Argv[1:]
 	case g.adhoc.Stdio != "":
-		argv, err := config.SplitCommand(g.adhoc.Stdio)
+		argv, err := shellwords.Split(g.adhoc.Stdio)
 		if err != nil || len(argv) == 0 {
 			return o, usagef("", "--stdio: cannot split %q", g.adhoc.Stdio)
 		}

@@ -2,13 +2,13 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 // describeKinds are the lists a feature is described from: the key of the
@@ -65,13 +65,9 @@ func (st *state) describe(ctx context.Context, g *globals, o listOptions) error 
 func exampleServer(g *globals, server string) format.Example {
 	switch {
 	case g.adhoc.Stdio != "":
-		return format.Example{Server: "--stdio " + format.ShellQuote(g.adhoc.Stdio)}
+		return format.Example{Server: "--stdio " + shellwords.Quote(g.adhoc.Stdio)}
 	case len(g.adhoc.Argv) > 0:
-		words := []string{"--"}
-		for _, a := range g.adhoc.Argv {
-			words = append(words, format.ShellQuote(a))
-		}
-		return format.Example{Tail: strings.Join(words, " ")}
+		return format.Example{Tail: "-- " + shellwords.Join(g.adhoc.Argv)}
 	}
-	return format.Example{Server: format.ShellQuote(server)}
+	return format.Example{Server: shellwords.Quote(server)}
 }

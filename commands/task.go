@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -224,18 +225,10 @@ func (st *state) printDetached(g *globals, entry *config.Entry, label string, ru
 		server = urlx.Redact(entry.Server.URL)
 	}
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
-		format.OneLine(run.Task.ID), label, shellWord(server), shellWord(run.Task.ID))
+		format.OneLine(run.Task.ID), label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}
 	fmt.Fprintln(st.env.Stdout, format.StripControl(run.Task.ID))
 	return nil
-}
-
-// shellWord quotes s for a shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

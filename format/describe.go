@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 // Example is how the server is named on a command line, so that a
@@ -21,7 +23,7 @@ func (e Example) line(verb, name string, args []string) string {
 	case e.Tail == "":
 		words = append(words, "SERVER")
 	}
-	words = append(append(words, ShellQuote(name)), args...)
+	words = append(append(words, shellwords.Quote(name)), args...)
 	if e.Tail != "" {
 		words = append(words, e.Tail)
 	}
@@ -77,7 +79,7 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 		n := OneLine(str(a, "name"))
 		rows = append(rows, []string{n, yesNo(a.isTrue("required")), dash(summary(str(a, "description")))})
 		if a.isTrue("required") {
-			args = append(args, ShellQuote(n+"="+strings.ToUpper(n)))
+			args = append(args, shellwords.Quote(n+"="+strings.ToUpper(n)))
 		}
 	}
 	if len(rows) == 0 {
@@ -170,15 +172,15 @@ func (p param) example() string {
 		case "boolean":
 			v = "true"
 		case "object":
-			return ShellQuote(p.name + ":={}")
+			return shellwords.Quote(p.name + ":={}")
 		default:
 			if strings.HasSuffix(p.typ, "[]") || p.typ == "array" {
-				return ShellQuote(p.name + ":=[]")
+				return shellwords.Quote(p.name + ":=[]")
 			}
 			v = strings.ToUpper(p.name)
 		}
 	}
-	return ShellQuote(p.name + "=" + v)
+	return shellwords.Quote(p.name + "=" + v)
 }
 
 // schemaParams lists the properties of an object schema, required ones
@@ -304,29 +306,18 @@ func dash(s string) string {
 	return s
 }
 
-// shellSafe is compiled on first use, not at every start-up.
-var shellSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if shellSafe().MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // configRow is one server of `mcpc config`: what it runs or reaches.
 func configRow(s *node) []string {
 	srv := s.get("server")
 	target, transport := str(srv, "url"), "http"
 	if target == "" {
 		transport = "stdio"
-		words := []string{ShellQuote(str(srv, "command"))}
+		words := []string{str(srv, "command")}
 		args, _ := srv.getArray("args")
 		for _, a := range args {
-			words = append(words, ShellQuote(plain(a)))
+			words = append(words, plain(a))
 		}
-		target = strings.Join(words, " ")
+		target = shellwords.Join(words)
 	}
 	return []string{str(s, "name"), transport, str(s, "source"), target}
 }

@@ -34,6 +34,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 // cmdSpec is one command of a row.
@@ -203,7 +205,7 @@ func fixed(home string) func() string { return func() string { return home } }
 // 19.9 here, medians of 100).
 func (h *harness) coldHome(server string) func() string {
 	template := h.newHome()
-	prime := exec.Command(h.path("mcpc"), "call", "--stdio", shellQuote(server)+" --page-size 1000 --ttl "+ttlMs, "echo", "text=prime")
+	prime := exec.Command(h.path("mcpc"), "call", "--stdio", shellwords.Quote(server)+" --page-size 1000 --ttl "+ttlMs, "echo", "text=prime")
 	prime.Env = []string{"HOME=" + template, "PATH=" + h.basePath}
 	if out, err := prime.CombinedOutput(); err != nil {
 		die(fmt.Errorf("priming the cold HOME: %v: %s", err, lastLine(string(out))))
@@ -262,7 +264,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	// Every server marks its lists fresh for an hour, so a client that
 	// keeps them across invocations may: what "warm" rows are about.
 	srv := []string{server, "--ttl", ttlMs}
-	stdio := []string{"--stdio", shellQuote(server) + " --ttl " + ttlMs}
+	stdio := []string{"--stdio", shellwords.Quote(server) + " --ttl " + ttlMs}
 	inspector := func(target []string, rest ...string) []string {
 		argv := append([]string{h.peer("mcp-inspector"), "--cli"}, rest...)
 		return append(append(argv, "--"), target...)
@@ -343,7 +345,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		lines := strings.Repeat(`{"tool":"echo","arguments":`+echoArgs+"}\n", 10)
 		file := filepath.Join(h.tmp, "batch.jsonl")
 		check(os.WriteFile(file, []byte(lines), 0o644))
-		one := strings.Join(shellQuoteAll(call(stdio...)), " ")
+		one := shellwords.Join(call(stdio...))
 		batch.rows[0] = &row{name: batch.rows[0].name, note: "one sh process around them",
 			cmd: cmdSpec{argv: []string{"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do " + one + " || exit; done"}, home: warm, want: echoWant}}
 		batch.rows[1] = &row{name: batch.rows[1].name,
@@ -776,22 +778,6 @@ func table(g *group) []string {
 			r.name, ms(median(r.wall)), ratio, ms(median(r.cpu)), mib(slices.Max(r.rss)), note))
 	}
 	return lines
-}
-
-func shellQuoteAll(words []string) []string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = shellQuote(w)
-	}
-	return out
-}
-
-// shellQuote quotes s for mcpc's --stdio, which splits like a shell.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func join(a, b string) string {

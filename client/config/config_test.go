@@ -239,26 +239,6 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
-func TestSplitCommand(t *testing.T) {
-	for in, want := range map[string][]string{
-		`npx -y server`:                    {"npx", "-y", "server"},
-		`node 'my server.js' --name "a b"`: {"node", "my server.js", "--name", "a b"},
-		`echo a\ b "q\"uote" '$HOME'`:      {"echo", "a b", `q"uote`, "$HOME"},
-		`  spaced   out  `:                 {"spaced", "out"},
-		`''`:                               {""},
-	} {
-		got, err := SplitCommand(in)
-		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-			t.Errorf("SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{`"open`, `'open`} {
-		if _, err := SplitCommand(in); err == nil {
-			t.Errorf("SplitCommand(%q): no error", in)
-		}
-	}
-}
-
 func TestLookupExplains(t *testing.T) {
 	opts, proj := setup(t)
 	// No servers anywhere: the hint names the user's file.

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -37,28 +36,6 @@ func FuzzParseFile(f *testing.F) {
 			if s == nil || (s.Command == "") == (s.URL == "") {
 				t.Fatalf("server %q: command %q, url %q", name, s.Command, s.URL)
 			}
-		}
-	})
-}
-
-// FuzzSplitCommand: splitting never panics, and quoting each word back
-// gives the same words.
-func FuzzSplitCommand(f *testing.F) {
-	for _, seed := range []string{`npx -y server`, `a 'b c' "d \"e\"" f\ g`, `'unterminated`, `"a\`, ``, "a\tb\nc"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		words, err := SplitCommand(s)
-		if err != nil {
-			return
-		}
-		var quoted []string
-		for _, w := range words {
-			quoted = append(quoted, format.ShellQuote(w))
-		}
-		again, err := SplitCommand(strings.Join(quoted, " "))
-		if err != nil || strings.Join(again, "\x00") != strings.Join(words, "\x00") {
-			t.Fatalf("%q: split %q, requoted split %q (%v)", s, words, again, err)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 // LoadOptions says where to look for configuration.
@@ -215,7 +216,7 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 		return e, nil
 	}
 	if c.ProjectTrust != Trusted && c.projectDefines(name) {
-		hint := "review the file, then run: mcpc trust " + c.Project.Path
+		hint := "review the file, then run: mcpc trust " + shellwords.Quote(c.Project.Path)
 		if c.ProjectTrust == Changed {
 			return nil, fail.New(fail.Untrusted, hint, "project file %s changed since it was trusted; server %q will not be started until it is trusted again", c.Project.Path, name)
 		}
@@ -226,7 +227,7 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 		// server", says what to do.
 		return nil, &fail.Error{Code: fail.Config, Err: c.Project.Err,
 			Msg:  fmt.Sprintf("server %q: cannot use project file %s", name, c.Project.Err),
-			Hint: "fix the file, then run: mcpc trust " + c.Project.Path}
+			Hint: "fix the file, then run: mcpc trust " + shellwords.Quote(c.Project.Path)}
 	}
 	names := slices.Sorted(maps.Keys(c.Servers))
 	hint := "add it to " + c.UserFile + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"

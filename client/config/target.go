@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 // AdHoc holds the command-line parts that define or adjust a server without
@@ -33,7 +34,7 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 	var e *Entry
 	switch {
 	case a.IsStdio():
-		argv, err := SplitCommand(a.Stdio)
+		argv, err := shellwords.Split(a.Stdio)
 		if err != nil {
 			return nil, fail.New(fail.Usage, "quote the whole command once: --stdio 'npx -y some-server --flag'", "invalid --stdio command: %v", err)
 		}
@@ -41,7 +42,10 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 		if len(argv) == 0 {
 			return nil, fail.New(fail.Usage, "", "--stdio needs a command")
 		}
-		e = &Entry{Name: strings.Join(argv, " "), Server: &Server{Command: argv[0], Args: argv[1:]}}
+		// Named by its words quoted as a shell would need them, so that
+		// the name says where each word ends and a hint can pass it back
+		// to --stdio.
+		e = &Entry{Name: shellwords.Join(argv), Server: &Server{Command: argv[0], Args: argv[1:]}}
 	case IsURL(arg):
 		if err := CheckURL(arg); err != nil {
 			return nil, &fail.Error{Code: fail.Usage, Msg: err.Error(), Err: err}

@@ -3,6 +3,7 @@ package elicit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // Answers are what the command line answers with: --answer, --answers and
@@ -304,6 +306,9 @@ func newField(name string, raw map[string]any, required bool) (*field, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field %q: %v", name, err)
 	}
+	if loop := schemamsg.Loop(&sch); loop != "" {
+		return nil, fmt.Errorf("field %q: %s", name, loop) // it would crash the validator
+	}
 	f.schema = res
 	return f, nil
 }
@@ -335,21 +340,11 @@ func choicesOf(s map[string]any) []choice {
 	return out
 }
 
-// check validates one answer against its property schema. Ranges are
-// checked here first: the validator words them as fractions.
+// check validates one answer against its property schema, worded as a
+// tool's arguments are.
 func (f *field) check(v any) error {
-	if n, ok := v.(float64); ok {
-		if lo, ok := f.raw["minimum"].(float64); ok && n < lo {
-			return fmt.Errorf("%v is less than the minimum, %v", n, lo)
-		}
-		if hi, ok := f.raw["maximum"].(float64); ok && n > hi {
-			return fmt.Errorf("%v is more than the maximum, %v", n, hi)
-		}
-	}
 	if err := f.schema.Validate(v); err != nil {
-		msg := strings.ReplaceAll(err.Error(), "validating root: ", "")
-		msg = strings.TrimPrefix(msg, "type: ")
-		return fmt.Errorf("%s", msg)
+		return errors.New(schemamsg.Mismatch(err, map[string]any(f.raw), v, "value"))
 	}
 	return nil
 }

@@ -99,8 +99,32 @@ func TestFieldParse(t *testing.T) {
 			t.Errorf("%s %q = %#v, %v, %v; want %#v, %v", c.field, c.in, v, skip, err, c.want, c.skip)
 		}
 	}
-	if err := byName["n"].check(12.0); err == nil || err.Error() != "12 is more than the maximum, 9" {
-		t.Errorf("check 12 = %v", err)
+	// Worded as a tool's arguments are (schemamsg): from the schema and
+	// the value, naming the item of a list.
+	for _, c := range []struct {
+		field string
+		v     any
+		want  string
+	}{
+		{"n", 12.0, "12 is more than the maximum, 9"},
+		{"n", 2.5, `2.5 has type "number", want "integer"`},
+		{"multi", []any{"x", "z"}, `value "[1]": z is not one of "x", "y"`},
+		{"pick", "c", `c is not one of "a", "b"`},
+	} {
+		if err := byName[c.field].check(c.v); err == nil || err.Error() != c.want {
+			t.Errorf("check %s %v = %v, want %q", c.field, c.v, err, c.want)
+		}
+	}
+}
+
+// A field whose schema would send the validator round for ever is a
+// schema mcpc cannot use, not a crash.
+func TestFieldLoop(t *testing.T) {
+	_, err := formFields(map[string]any{"properties": map[string]any{
+		"x": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#"}}}}})
+	want := `field "x": the $ref at #/anyOf/1 comes back to itself without descending into the value, so a check would never end`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
 	}
 }
 

@@ -305,12 +305,17 @@ func violation(tree, node any, c candidate, noun string) string {
 
 // unionViolation words a value that none of the branches of the node's
 // anyOf or oneOf admits by type alone ("anyOf": [{"type": "string"},
-// {"type": "null"}] is how an optional value is often written), or "".
+// {"type": "null"}] is how an optional value is often written) or by
+// "const" alone (a list of titled choices, as elicitation forms write
+// them), or "".
 func unionViolation(tree any, m map[string]any, got string, value func(string, ...any) string, v any) string {
 	for _, key := range []string{"anyOf", "oneOf"} {
 		branches, ok := m[key].([]any)
 		if !ok || len(branches) == 0 {
 			continue
+		}
+		if choices, ok := constChoices(branches, v); ok {
+			return value("%s is not one of %s", shownValue(v), strings.Join(choices, ", "))
 		}
 		var want []string
 		for _, b := range branches {
@@ -335,6 +340,27 @@ func unionViolation(tree any, m map[string]any, got string, value func(string, .
 		}
 	}
 	return ""
+}
+
+// constChoices lists the values of branches that each admit one value
+// ("const", with at most a title and a description beside it), as JSON;
+// ok is false unless every branch is one and none of them is v.
+func constChoices(branches []any, v any) (choices []string, ok bool) {
+	for _, b := range branches {
+		bm, _ := b.(map[string]any)
+		c, has := bm["const"]
+		for k := range bm {
+			if k != "const" && k != "title" && k != "description" {
+				has = false
+			}
+		}
+		if !has || reflect.DeepEqual(c, v) {
+			return nil, false
+		}
+		j, _ := json.Marshal(c)
+		choices = append(choices, string(j))
+	}
+	return choices, true
 }
 
 // schemaTypes reads a node's "type", a name or a list of them; nil when

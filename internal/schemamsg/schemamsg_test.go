@@ -56,6 +56,8 @@ func TestMismatchMessages(t *testing.T) {
 		{`{"type":"object","properties":{"e":{"enum":["a"]}}}`, `{"e":null}`, `argument "e": null is not one of "a"`},
 		{`{"type":"object","properties":{"o":{}},"additionalProperties":false}`, `{"o":1,"txt":"y","b":1}`, `unexpected arguments "b", "txt"`},
 		{`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/N"}]}},"$defs":{"N":{"type":"null"}}}`, `{"a":1}`, `argument "a": 1 has type "integer", want "string" or "null"`},
+		{`{"properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"Ay"},{"const":"b"}]}}}`, `{"c":"z"}`, `argument "c": z is not one of "a", "b"`},
+		{`{"properties":{"c":{"anyOf":[{"const":1},{"const":null}]}}}`, `{"c":2}`, `argument "c": 2 is not one of 1, null`},
 		{`{"type":"object","properties":{"a":{"type":"object"}}}`, `{"a":[1,{"x":"ééééééééééééééééééééééééééééééééééééééééééééééééééééééééé"}]}`, `argument "a": [1,{"x":"éééééééééééééééééééééééééééééééééééééééééééééééé... has type "array", want "object"`},
 		// Where: through $ref, allOf, if/then, items and additionalProperties.
 		{`{"$defs":{"I":{"type":"object","required":["x"],"properties":{"x":{"type":"string"}}}},"properties":{"item":{"$ref":"#/$defs/I"}}}`, `{"item":{"x":1}}`, `argument "item.x": 1 has type "integer", want "string"`},
@@ -74,6 +76,7 @@ func TestMismatchMessages(t *testing.T) {
 		{`{"properties":{"l":{"items":{"minLength":2}}}}`, `{"l":["c"]}`, `argument "l[0]": minLength: "c" contains 1 Unicode code points, fewer than 2`},
 		{`{"$defs":{"I":{"$id":"https://x.example/i","properties":{"x":{"type":"string"}}}},"properties":{"item":{"$ref":"https://x.example/i"}}}`, `{"item":{"x":1}}`, `argument "item": type: 1 has type "integer", want "string"`},
 		{`{"patternProperties":{"^a":{"type":"string"}}}`, `{"ab":1}`, `type: 1 has type "integer", want "string"`},
+		{`{"properties":{"c":{"oneOf":[{"const":"a"},{"const":"a"}]}}}`, `{"c":"a"}`, `argument "c": oneOf: validated against both <anonymous schema> and <anonymous schema>`},
 	} {
 		if got := check(t, tc.schema, tc.inst); got != tc.want {
 			t.Errorf("%s with %s:\n got %q\nwant %q", tc.schema, tc.inst, got, tc.want)
@@ -104,12 +107,15 @@ func TestMismatchUnknownChain(t *testing.T) {
 }
 
 // Whatever the schema and the value, a failed validation is worded without
-// a panic, and never as nothing.
+// a panic, and never as nothing; and a schema Loop passes never sends the
+// validator round for ever.
 func FuzzMismatch(f *testing.F) {
 	f.Add(`{"properties":{"l":{"items":{"properties":{"x":{"type":"string"}}}}}}`, `{"l":[{"x":"a"},{"x":2}]}`)
 	f.Add(`{"$defs":{"I":{"required":["x"]}},"properties":{"i":{"$ref":"#/$defs/I"}}}`, `{"i":{}}`)
 	f.Add(`{"anyOf":[{"type":"string"},{"type":"null"}]}`, `1`)
 	f.Add(`{"additionalProperties":false,"patternProperties":{"^a":{}}}`, `{"b":1}`)
+	f.Add(`{"anyOf":[{"type":"string"},{"$ref":"#"}]}`, `1`)
+	f.Add(`{"$defs":{"a":{"$anchor":"a","not":{"$ref":"#a"}}},"items":{"$ref":"#/$defs/a"}}`, `[1]`)
 	f.Fuzz(func(t *testing.T, schema, inst string) {
 		var sch jsonschema.Schema
 		var tree, v any
@@ -117,8 +123,8 @@ func FuzzMismatch(f *testing.F) {
 			return
 		}
 		res, err := sch.Resolve(nil)
-		if err != nil {
-			return
+		if err != nil || Loop(&sch) != "" {
+			return // a loop would overflow the stack: one Loop misses fails here
 		}
 		if err := res.Validate(v); err != nil && Mismatch(err, tree, v, "argument") == "" {
 			t.Fatalf("no words for %v", err)

@@ -22,7 +22,7 @@ import (
 
 const testTimeout = 10 * time.Second
 
-var allTools = []string{"add", "app-only", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "many", "region", "remote-ref", "sleep", "types", "unknown-content"}
+var allTools = []string{shellyName, "add", "app-only", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "many", "region", "remote-ref", "self-ref", "sleep", "types", "unknown-content"}
 
 // binDir holds the server binary, built once for the tests that need a real
 // process (exit codes, process groups, the default stdio path).

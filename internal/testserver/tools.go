@@ -20,6 +20,7 @@ const (
 	echoDescription = "Echo the text back.\nSecond line of description."
 	escapeText      = "\x1b[31mred\x1b[0m \x1b]0;evil title\x07ok\u009b2J \u202edesrever\u202c end\r\nnext line"
 	hugeLineLen     = 64
+	shellyName      = `"it's" $HOME *`
 	progressEvery   = 100 * time.Millisecond
 )
 
@@ -252,6 +253,42 @@ func addTools(s *mcp.Server, env *toolEnv) {
 			"properties": map[string]any{"x": map[string]any{"$ref": "https://schemas.example/x.json"}}},
 	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("ok"), nil
+	})
+
+	// A schema that refers back to itself without descending into the
+	// value, for its input and its output: a validator following it never
+	// ends. mcpc leaves the arguments to this server, which wants x to be
+	// a string.
+	loop := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{
+		"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#/properties/x"}}}}}
+	s.AddTool(&mcp.Tool{
+		Name:         "self-ref",
+		Description:  "Take an argument x whose schema refers back to itself.",
+		InputSchema:  loop,
+		OutputSchema: loop,
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ X any }
+		json.Unmarshal(req.Params.Arguments, &in)
+		x, ok := in.X.(string)
+		if !ok {
+			res := textResult(fmt.Sprintf("x must be a string, not %v", in.X))
+			res.IsError = true
+			return res, nil
+		}
+		res := textResult("x is " + x)
+		res.StructuredContent = map[string]any{"x": x}
+		return res, nil
+	})
+
+	// A name and an argument that a shell splits, quotes and expands
+	// unless they are quoted right: printed command lines must survive it.
+	s.AddTool(&mcp.Tool{
+		Name:        shellyName,
+		Description: "Say which tool was called, with which arguments.",
+		InputSchema: map[string]any{"type": "object", "required": []any{"a b"},
+			"properties": map[string]any{"a b": map[string]any{"type": "string"}}},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(req.Params.Name + " got " + string(req.Params.Arguments)), nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
