@@ -1,0 +1,211 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpc-dev/mcpc/internal/urlx"
+)
+
+// Validation of one server definition: names, ${VAR} interpolation and the
+// URL rules. Parsing (config.go) locates a problem; these say what it is.
+
+// validName accepts server names of at most 128 letters, digits, '_', '.'
+// and '-', not starting with '-'.
+func validName(s string) bool {
+	if s == "" || len(s) > 128 || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isWordByte(c) && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// validEnvName accepts what a shell accepts as a variable name.
+func validEnvName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// varRE is compiled on first use, not at start-up, and only for text that
+// holds "${": most invocations never meet one.
+var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]*\}`) })
+
+func hasVar(v string) bool { return strings.Contains(v, "${") && varRE().MatchString(v) }
+
+func validateServer(path string, src Source, name string, s *Server, data []byte, off int64) error {
+	fail := func(format string, args ...any) error {
+		return configErr(path, data, off, "server %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	switch s.Type {
+	case "", "stdio", "http", "streamable-http", "streamableHttp":
+	case "sse":
+		return fail(`type "sse" (the deprecated HTTP+SSE transport) is not supported; use the server's Streamable HTTP endpoint`)
+	default:
+		return fail(`unknown type %q (use "stdio" or "http")`, s.Type)
+	}
+	switch {
+	case s.Command == "" && s.URL == "":
+		return fail(`needs "command" (stdio) or "url" (Streamable HTTP)`)
+	case s.Command != "" && s.URL != "":
+		return fail(`has both "command" and "url"; a server is either stdio or HTTP`)
+	}
+	if s.Type == "stdio" && s.URL != "" || (s.Type == "http" || s.Type == "streamable-http" || s.Type == "streamableHttp") && s.Command != "" {
+		return fail("type %q does not match the fields given", s.Type)
+	}
+	for field, v := range map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL} {
+		if hasVar(v) {
+			return fail("${VAR} is only expanded in \"env\" and \"headers\" values, not in %q", field)
+		}
+	}
+	for _, a := range s.Args {
+		if hasVar(a) {
+			return fail(`${VAR} is only expanded in "env" and "headers" values, not in "args"`)
+		}
+	}
+	if s.URL != "" {
+		if err := CheckURL(s.URL); err != nil {
+			return fail("%s", err)
+		}
+		if len(s.Env) > 0 || s.Cwd != "" || len(s.Args) > 0 {
+			return fail(`"args", "env" and "cwd" apply to stdio servers only`)
+		}
+		if s.ServerStderr != "" {
+			return fail(`"serverStderr" applies to stdio servers only`)
+		}
+		if (s.ClientCertFile == "") != (s.ClientKeyFile == "") {
+			return fail(`"clientCertFile" and "clientKeyFile" go together`)
+		}
+	} else if len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil {
+		return fail(`"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`)
+	} else if s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "" {
+		return fail(`"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`)
+	}
+	if s.Protocol != "" && !slices.Contains(Protocols, s.Protocol) {
+		return fail("unknown protocol %q (use one of %s)", s.Protocol, strings.Join(Protocols, ", "))
+	}
+	for k, v := range s.Headers {
+		if err := checkInterp(v); err != nil {
+			return fail("header %q: %s", k, err)
+		}
+		// A project file is shared through version control: a literal token
+		// there is a leaked secret, so insist on a variable.
+		if src == SourceProject && strings.EqualFold(k, "authorization") && !hasVar(v) {
+			return fail("header %q holds a literal secret; put the token in an environment variable and use \"bearerTokenEnv\" or ${VAR}", k)
+		}
+	}
+	for k, v := range s.Env {
+		if err := checkInterp(v); err != nil {
+			return fail("env %q: %s", k, err)
+		}
+	}
+	if s.BearerTokenEnv != "" && !validEnvName(s.BearerTokenEnv) {
+		return fail("bearerTokenEnv %q is not an environment variable name", s.BearerTokenEnv)
+	}
+	if a := s.Auth; a != nil {
+		switch a.Type {
+		case "oauth":
+		case "client_credentials":
+			if a.ClientID == "" || a.Issuer == "" {
+				return fail(`auth type "client_credentials" needs "clientId" and "issuer"`)
+			}
+			if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
+				return fail(`auth type "client_credentials" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`)
+			}
+		default:
+			return fail(`unknown auth type %q (use "oauth" or "client_credentials")`, a.Type)
+		}
+	}
+	return nil
+}
+
+func checkInterp(v string) error {
+	if !strings.Contains(v, "${") {
+		return nil
+	}
+	for _, m := range varRE().FindAllString(v, -1) {
+		name := strings.TrimSuffix(strings.TrimPrefix(m, "${"), "}")
+		name, _, _ = strings.Cut(name, ":-")
+		if !validEnvName(name) {
+			return fmt.Errorf("%s is not a valid ${VAR} reference", m)
+		}
+	}
+	return nil
+}
+
+// Expand replaces ${VAR} and ${VAR:-default} in v with values from getenv.
+// Nothing else is interpreted: no shell, no command substitution. A variable
+// that is unset and has no default is an error naming it.
+func Expand(v string, getenv func(string) string) (string, error) {
+	if !strings.Contains(v, "${") {
+		return v, nil
+	}
+	var missing string
+	out := varRE().ReplaceAllStringFunc(v, func(m string) string {
+		name, def, hasDef := strings.Cut(m[2:len(m)-1], ":-")
+		if val := getenv(name); val != "" {
+			return val
+		}
+		if hasDef {
+			return def
+		}
+		if missing == "" {
+			missing = name
+		}
+		return ""
+	})
+	if missing != "" {
+		return "", fmt.Errorf("environment variable %s is not set", missing)
+	}
+	return out, nil
+}
+
+// CheckURL enforces mcpc's URL rules: https, or http only on a loopback
+// host; no credentials in the URL; no other schemes.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error quotes the whole URL: say what is wrong without it.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("invalid URL %q: %v", urlx.Redact(raw), err)
+	}
+	if u.User != nil {
+		return fmt.Errorf("URL %q contains credentials; use \"bearerTokenEnv\" or headers with ${VAR}", urlx.Redact(raw))
+	}
+	raw = urlx.Redact(raw)
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !urlx.IsLoopback(u.Hostname()) {
+			return fmt.Errorf("URL %q uses plain http on a non-loopback host; use https", raw)
+		}
+	default:
+		return fmt.Errorf("URL %q: scheme %q is not supported (use https, or http on loopback)", raw, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("URL %q has no host", raw)
+	}
+	return nil
+}
