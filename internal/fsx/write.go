@@ -37,26 +37,14 @@ func WriteFile(path string, data []byte, perm fs.FileMode, links Symlinks) error
 		perm = st.Mode().Perm()
 	}
 	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	name, err := writeTemp(target, data, perm)
 	if err == nil {
 		err = os.Rename(name, target)
 	}
 	if err != nil {
-		os.Remove(name)
+		if name != "" {
+			os.Remove(name)
+		}
 		return err
 	}
 	return syncDir(dir)
@@ -97,12 +85,27 @@ func resolve(path string, links Symlinks) (string, error) {
 // that is then linked into place.
 func CreateExcl(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	name, err := writeTemp(path, data, perm)
+	if name != "" {
+		defer os.Remove(name)
+	}
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	defer os.Remove(name)
+	if err := os.Link(name, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// writeTemp writes data to a new temporary file beside path, with perm,
+// and syncs it: what WriteFile renames and CreateExcl links into place. On
+// an error after the file was made, its name is returned for removal.
+func writeTemp(path string, data []byte, perm fs.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
 	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Chmod(perm)
@@ -113,11 +116,5 @@ func CreateExcl(path string, data []byte, perm fs.FileMode) error {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	if err := os.Link(name, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return tmp.Name(), err
 }
