@@ -155,20 +155,18 @@ func (s *Session) TaskSupport(tool string) string {
 	return ""
 }
 
-// serverTasks reports what the server declares about tasks: whether
-// tools/call may run as a task, and whether tasks/list exists.
-func (s *Session) serverTasks() (toolsCall, list bool) {
+// serverTasks reports whether the server declares that tools/call may
+// run as a task.
+func (s *Session) serverTasks() bool {
 	if s.modern() {
 		disc := last(s.wire.peek("server/discover"))
 		if disc == nil {
 			disc = s.wire.discover
 		}
-		ok := gjson.GetBytes(disc, "capabilities.extensions."+gjson.Escape(TaskExtension)).Exists()
-		return ok, false
+		return gjson.GetBytes(disc, "capabilities.extensions."+gjson.Escape(TaskExtension)).Exists()
 	}
 	init := last(s.wire.peek("initialize"))
-	return gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists(),
-		gjson.GetBytes(init, "capabilities.tasks.list").Exists()
+	return gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists()
 }
 
 // peek returns the raw results of method received so far, leaving them.
@@ -202,7 +200,7 @@ type ToolRun struct {
 // to (--task) or when a 2026-07-28 server decides so, and follows the
 // task to its end unless detached.
 func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any, o TaskOptions) (*ToolRun, error) {
-	toolsCall, _ := s.serverTasks()
+	toolsCall := s.serverTasks()
 	if !s.modern() {
 		support := s.TaskSupport(tool)
 		asTask := legacyAsTask(toolsCall, support, o)
@@ -485,10 +483,6 @@ func (s *Session) taskError(ctx context.Context, t *Task, err error) error {
 			Msg: fmt.Sprintf("%s did not answer %s for the task %s within %s", s.Label, silent.method, t.ID, taskRequestBound)}
 	}
 	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && t.Status == "cancel" {
-		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "mcpc task get shows its status",
-			Msg: fmt.Sprintf("%s refused to cancel the task %s: %s", s.Label, t.ID, rpc.Message)}
-	}
 	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
 		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as their ttl; start the call again",
 			Msg: fmt.Sprintf("%s no longer knows the task %s: %s", s.Label, t.ID, rpc.Message)}
@@ -518,22 +512,22 @@ func (s *Session) GetTask(ctx context.Context, id string) (*Task, error) {
 	return t, err
 }
 
-// GetTaskRaw sends tasks/get and returns the task object as it arrived.
-func (s *Session) GetTaskRaw(ctx context.Context, id string) (json.RawMessage, error) {
-	t, err := s.GetTask(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return t.Raw, nil
-}
-
 // CancelTask sends tasks/cancel and returns its result as it arrived.
 func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
 	raw, err := s.taskCall(ctx, "tasks/cancel", id, nil)
-	if err != nil {
-		return nil, s.taskError(ctx, &Task{ID: id, Status: "cancel"}, err)
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+		// To tasks/cancel, -32602 also means a task that has ended
+		// already: the server refuses, it need not have lost the task.
+		return nil, &fail.Error{Code: fail.TaskGone, Err: err, Hint: "mcpc task get shows its status",
+			Msg: fmt.Sprintf("%s refused to cancel the task %s: %s", s.Label, id, rpc.Message)}
 	}
-	s.MarkCancelled(id)
+	if err != nil {
+		return nil, s.taskError(ctx, &Task{ID: id}, err)
+	}
+	// The end is reported as the user's, not the server's. Failing to
+	// remember costs that precision only.
+	s.tasks().MarkCancelled(id)
 	if gjson.GetBytes(raw, "status").String() == "cancelled" {
 		s.settle(id) // 2025-11-25: the server says it is cancelled
 	}

@@ -53,10 +53,6 @@ func RememberedTasks(e *config.Entry, memo *state.Memo, cwd string) []*state.Tas
 	return memo.Tasks(serverKey(e, cwd)).List()
 }
 
-// MarkCancelled remembers that the user cancelled the task, so that its
-// end is reported as theirs, not the server's.
-func (s *Session) MarkCancelled(id string) { s.tasks().MarkCancelled(id) }
-
 // cancelledByUser reports whether the user cancelled the task earlier.
 func (s *Session) cancelledByUser(id string) bool {
 	r := s.tasks().Get(id)
@@ -156,7 +152,6 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 			}
 		}
 	}
-	s.record = rec
 	switch {
 	case rec != nil:
 		s.resumed = resumed{version: rec.ProtocolVersion, sessionID: rec.SessionID}

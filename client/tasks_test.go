@@ -352,3 +352,25 @@ func TestRememberTaskUnwritable(t *testing.T) {
 		t.Fatalf("got %#v, want a config failure %q", fe, want)
 	}
 }
+
+// -32602 to tasks/cancel is a refusal (the task may have ended already);
+// to tasks/get it is a task the server no longer knows.
+func TestCancelRefused(t *testing.T) {
+	s := httpTaskSession(t, "x", "2025-11-25", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		msg, _ := jsonrpc.DecodeMessage(body)
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID,
+			Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task t1 is completed"}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(data)
+	})
+	_, err := s.CancelTask(context.Background(), "t1")
+	if f := fail.As(err); f == nil || f.Code != fail.TaskGone || f.Hint != "mcpc task get shows its status" ||
+		f.Msg != `server "x" refused to cancel the task t1: task t1 is completed` {
+		t.Fatalf("CancelTask: %#v", err)
+	}
+	_, err = s.GetTask(context.Background(), "t1")
+	if f := fail.As(err); f == nil || f.Code != fail.TaskGone || f.Msg != `server "x" no longer knows the task t1: task t1 is completed` {
+		t.Fatalf("GetTask: %#v", err)
+	}
+}
