@@ -9,6 +9,9 @@
 // safety rules for URLs and ${VAR} values live in client/config; what
 // outlives an invocation (era verdicts, cached results, detached-task
 // records) lives in client/state, where a server is named by the key
-// serverKey derives from its entry. Errors it returns are *fail.Error
-// values made where the failure happens; their code fixes the exit status.
+// serverKey derives from its entry. Tools that run as tasks are followed,
+// cancelled, detached and resumed by client/tasks, through the small
+// interface of the session it defines (tasks_session.go implements it).
+// Errors it returns are *fail.Error values made where the failure happens;
+// their code fixes the exit status.
 package client
