@@ -25,3 +25,12 @@ func clientCapabilities(in *Input) *mcp.ClientCapabilities {
 func (s *Session) ClientCapabilities() *mcp.ClientCapabilities {
 	return clientCapabilities(s.opts.Input)
 }
+
+// envelope is the _meta every 2026-07-28 request carries.
+func (s *Session) envelope() map[string]any {
+	return map[string]any{
+		mcp.MetaKeyProtocolVersion:    s.ProtocolVersion(),
+		mcp.MetaKeyClientInfo:         map[string]any{"name": "mcpc", "version": s.opts.Version},
+		mcp.MetaKeyClientCapabilities: s.ClientCapabilities(),
+	}
+}

@@ -98,7 +98,6 @@ type Session struct {
 	// resumed is set on a session opened to follow a detached task: no
 	// handshake, the remembered era and session id.
 	resumed resumed
-	record  *state.TaskRecord // the remembered task it was opened for
 }
 
 // ProtocolVersion is the revision the session speaks.

@@ -10,6 +10,9 @@
 // results, detached-task records) lives in client/state, where a server is
 // named by the key serverKey derives from its entry; the stdio process, the
 // HTTP round trips and the bounds on what a server sends live in
-// client/transport. Errors it returns are *fail.Error values made where the
-// failure happens; their code fixes the exit status.
+// client/transport. Tools that run as tasks are followed, cancelled,
+// detached and resumed by client/tasks, through the small interface of the
+// session it defines (tasks_session.go implements it). Errors it returns
+// are *fail.Error values made where the failure happens; their code fixes
+// the exit status.
 package client

@@ -519,3 +519,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// failedNow returns (and forgets) the answer that could not be given
+// while mcpc's own requests ran.
+func (st *inputState) failedNow() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	err := st.failed
+	st.failed = nil
+	return err
+}

@@ -3,9 +3,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
@@ -20,103 +17,18 @@ type resumed struct {
 	sessionID string
 }
 
-// tasks is the record store of the session's server's detached tasks
+// records is the record store of the session's server's detached tasks
 // (nil without a memo: nothing is remembered).
-func (s *Session) tasks() *state.Tasks { return s.opts.Memo.Tasks(s.key) }
-
-// rememberTask records a detached task and keeps its 2025 session alive
-// past this invocation.
-func (s *Session) rememberTask(t *Task, tool string) (*state.TaskRecord, error) {
-	rec := &state.TaskRecord{TaskID: t.ID, Tool: tool, ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey, At: time.Now().UTC(), TTLMs: t.TTLMs}
-	if !s.modern() {
-		rec.SessionID = s.sessionID()
-		// The session holds the task: ending it would end the task.
-		s.http.KeepSession()
-	}
-	store := s.tasks()
-	if store == nil {
-		return rec, nil
-	}
-	if err := store.Put(rec); err != nil {
-		return nil, fail.Wrap(fail.Config, err, "check that the state directory is writable",
-			"cannot remember the task %s in %s", t.ID, store.Dir)
-	}
-	return rec, nil
-}
+func (s *Session) records() *state.Tasks { return s.opts.Memo.Tasks(s.key) }
 
 // TaskRecords returns the remembered detached tasks of the session's
 // server, oldest first.
-func (s *Session) TaskRecords() []*state.TaskRecord { return s.tasks().List() }
+func (s *Session) TaskRecords() []*state.TaskRecord { return s.records().List() }
 
 // RememberedTasks returns the detached tasks mcpc remembers on the entry's
 // server, oldest first, without reaching it (for shell completion).
 func RememberedTasks(e *config.Entry, memo *state.Memo, cwd string) []*state.TaskRecord {
 	return memo.Tasks(serverKey(e, cwd)).List()
-}
-
-// MarkCancelled remembers that the user cancelled the task, so that its
-// end is reported as theirs, not the server's.
-func (s *Session) MarkCancelled(id string) { s.tasks().MarkCancelled(id) }
-
-// cancelledByUser reports whether the user cancelled the task earlier.
-func (s *Session) cancelledByUser(id string) bool {
-	r := s.tasks().Get(id)
-	return r != nil && r.Cancelled
-}
-
-// settle notes that nothing is left to reach of a remembered task (see
-// state.TaskRecord.Settled).
-func (s *Session) settle(id string) { s.tasks().Settle(id) }
-
-// sessionEndBound bounds the DELETE of a kept session: the user has their
-// answer already.
-var sessionEndBound = 5 * time.Second
-
-// EndSettledSessions ends (DELETE) each kept 2025 session whose remembered
-// tasks are all settled, and drops their records: mcpc kept the session
-// for them only. A session the server no longer knows counts as ended; one
-// it could not end is kept, and tried again next time (with the rest).
-func (s *Session) EndSettledSessions(ctx context.Context) {
-	if s.modern() || s.http == nil || ctx.Err() != nil {
-		return
-	}
-	bySession := map[string][]*state.TaskRecord{}
-	for _, r := range s.TaskRecords() {
-		if r.SessionID != "" {
-			bySession[r.SessionID] = append(bySession[r.SessionID], r)
-		}
-	}
-	for _, sid := range slices.Sorted(maps.Keys(bySession)) {
-		rs := bySession[sid]
-		if slices.ContainsFunc(rs, func(r *state.TaskRecord) bool { return !r.Settled }) {
-			continue
-		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionEndBound)
-		err := s.endSession(cctx, sid)
-		cancel()
-		if err != nil {
-			// The others wait for next time too: a server that does not
-			// answer must not cost sessionEndBound for each.
-			trace(s.opts, "could not end the session that held the tasks (%s): kept", s.scrub(err))
-			return
-		}
-		trace(s.opts, "ended the session that held %d settled task(s)", len(rs))
-		store := s.tasks()
-		for _, r := range rs {
-			if r.Cancelled {
-				// Kept, without its session, until a grace period after
-				// the task started: a later task get or result still
-				// says the user cancelled it (130), not that the server
-				// lost it.
-				store.Update(r.TaskID, func(r *state.TaskRecord) bool {
-					r.SessionID = ""
-					return true
-				})
-				continue
-			}
-			store.Remove(r.TaskID)
-		}
-	}
 }
 
 // OpenTasks reaches an HTTP server to work on its tasks, without a
@@ -140,7 +52,7 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 	}
 	var rec *state.TaskRecord
 	if id != "" {
-		rec = s.tasks().Get(id)
+		rec = s.records().Get(id)
 	}
 	if rec != nil && rec.Cancelled && rec.SessionID == "" && rec.ProtocolVersion < modernVersion {
 		// Its session was ended once every task in it was settled; the
@@ -157,7 +69,6 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 			}
 		}
 	}
-	s.record = rec
 	switch {
 	case rec != nil:
 		s.resumed = resumed{version: rec.ProtocolVersion, sessionID: rec.SessionID}
@@ -187,19 +98,6 @@ func serverLabel(e *config.Entry) string {
 		return "server at " + urlx.Redact(e.Server.URL)
 	}
 	return fmt.Sprintf("server %q", e.Name)
-}
-
-// SessionsOfTasks returns the distinct 2025 sessions holding remembered
-// tasks, newest first, for tasks/list.
-func (s *Session) SessionsOfTasks() []string {
-	var out []string
-	rs := s.TaskRecords()
-	for i := len(rs) - 1; i >= 0; i-- {
-		if sid := rs[i].SessionID; sid != "" && !slices.Contains(out, sid) {
-			out = append(out, sid)
-		}
-	}
-	return out
 }
 
 // UseSession switches a resumed session to another remembered 2025

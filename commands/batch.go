@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -105,7 +105,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				}
 			}
 			// A tool that runs as a task is followed to its end here too.
-			run, err := sess.RunTool(ctx, c.Tool, args, client.TaskOptions{})
+			run, err := sess.RunTool(ctx, c.Tool, args, tasks.Options{})
 			var raw []byte
 			if run != nil {
 				raw = run.Result

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -13,7 +13,7 @@ import (
 // JSON per call, a failed call's error object on its line, the worst
 // status as the exit code, and a bad file refused before anything runs.
 func TestRunBatch(t *testing.T) {
-	ok := func(text string) fakeRun { return fakeRun{run: &client.ToolRun{Result: result(text, false)}} }
+	ok := func(text string) fakeRun { return fakeRun{run: &tasks.ToolRun{Result: result(text, false)}} }
 	rejected := fakeRun{err: fail.New(fail.Rejected, "check the arguments", "server %q rejected the call: invalid params", "fake")}
 	for _, tc := range []struct {
 		name   string
@@ -52,7 +52,7 @@ func TestRunBatch(t *testing.T) {
 	}, {
 		name:  "isError: the result on its line, exit 1 and nothing on stderr",
 		stdin: `{"tool":"echo","arguments":{"text":"a"}}` + "\n" + `{"tool":"add"}` + "\n",
-		runs:  map[string]fakeRun{"echo": ok("a"), "add": {run: &client.ToolRun{Result: result("no numbers", true)}}},
+		runs:  map[string]fakeRun{"echo": ok("a"), "add": {run: &tasks.ToolRun{Result: result("no numbers", true)}}},
 		code:  1,
 		stdout: `{"content":[{"type":"text","text":"a"}],"isError":false}` + "\n" +
 			`{"content":[{"type":"text","text":"no numbers"}],"isError":true}` + "\n",
@@ -60,7 +60,7 @@ func TestRunBatch(t *testing.T) {
 	}, {
 		name:  "the worst status wins: a rejection over isError",
 		stdin: `{"tool":"add"}` + "\n" + `{"tool":"echo","arguments":{"text":"a"}}` + "\n",
-		runs:  map[string]fakeRun{"add": {run: &client.ToolRun{Result: result("no", true)}}, "echo": rejected},
+		runs:  map[string]fakeRun{"add": {run: &tasks.ToolRun{Result: result("no", true)}}, "echo": rejected},
 		code:  7,
 		stdout: `{"content":[{"type":"text","text":"no"}],"isError":true}` + "\n" +
 			`{"error":{"code":"rejected","exit":7,"hint":"check the arguments","message":"server \"fake\" rejected the call: invalid params"}}` + "\n",
@@ -119,7 +119,7 @@ func TestRunBatch(t *testing.T) {
 // A call's arguments reach the session as the line gave them, numbers
 // as written (json.Number), none as an empty object.
 func TestRunBatchArguments(t *testing.T) {
-	f := &fakeServer{tools: echoTools(), runs: map[string]fakeRun{"add": {run: &client.ToolRun{Result: result("3", false)}}}}
+	f := &fakeServer{tools: echoTools(), runs: map[string]fakeRun{"add": {run: &tasks.ToolRun{Result: result("3", false)}}}}
 	code, _, stderr := runFake(t, f, `{"tool":"add","arguments":{"a":1,"b":2.5}}`+"\n"+`{"tool":"add"}`+"\n", "call", "--stdio", "fake", "--batch", "-")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)

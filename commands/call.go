@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -112,7 +113,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		}
 	}
 	p := st.startProgress(o.progress)
-	run, err := sess.RunTool(ctx, o.tool, args, client.TaskOptions{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus})
+	run, err := sess.RunTool(ctx, o.tool, args, tasks.Options{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus})
 	p.stop(st)
 	if err != nil && (run == nil || run.Result == nil) {
 		return err

@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -25,7 +25,7 @@ func echoTools() []*mcp.Tool {
 // TestRunCall runs mcpc call over a fake session: what is printed, on
 // which stream, with which exit status, and what reached the session.
 func TestRunCall(t *testing.T) {
-	task := &client.Task{ID: "t-1", Status: "completed",
+	task := &tasks.Task{ID: "t-1", Status: "completed",
 		Raw: json.RawMessage(`{"taskId":"t-1","status":"working","createdAt":"2026-01-02T03:04:05Z"}`)}
 	for _, tc := range []struct {
 		name     string
@@ -40,26 +40,26 @@ func TestRunCall(t *testing.T) {
 	}{{
 		name: "a result as JSON",
 		args: []string{"call", "--stdio", "fake", "echo", "text=hi"},
-		runs: map[string]fakeRun{"echo": {run: &client.ToolRun{Result: result("hi", false)}}},
+		runs: map[string]fakeRun{"echo": {run: &tasks.ToolRun{Result: result("hi", false)}}},
 		// As the server wrote it: its key order, not Go's.
 		stdout: "{\n  \"content\": [\n    {\n      \"type\": \"text\",\n      \"text\": \"hi\"\n    }\n  ],\n  \"isError\": false\n}\n",
 		calls:  []fakeCall{{tool: "echo", args: map[string]any{"text": "hi"}}},
 	}, {
 		name:   "a result as text",
 		args:   []string{"call", "--text", "--stdio", "fake", "echo", "text=hi"},
-		runs:   map[string]fakeRun{"echo": {run: &client.ToolRun{Result: result("hi", false)}}},
+		runs:   map[string]fakeRun{"echo": {run: &tasks.ToolRun{Result: result("hi", false)}}},
 		stdout: "hi\n",
 		calls:  []fakeCall{{tool: "echo", args: map[string]any{"text": "hi"}}},
 	}, {
 		name:   "words typed by the schema, --query",
 		args:   []string{"call", "-q", "content.0.text", "--stdio", "fake", "add", "a=2", "b:=3"},
-		runs:   map[string]fakeRun{"add": {run: &client.ToolRun{Result: result("5", false)}}},
+		runs:   map[string]fakeRun{"add": {run: &tasks.ToolRun{Result: result("5", false)}}},
 		stdout: "\"5\"\n",
 		calls:  []fakeCall{{tool: "add", args: map[string]any{"a": json.Number("2"), "b": json.Number("3")}}},
 	}, {
 		name:   "isError: printed, exit 1",
 		args:   []string{"call", "--text", "--stdio", "fake", "echo", "text=boom"},
-		runs:   map[string]fakeRun{"echo": {run: &client.ToolRun{Result: result("it broke", true)}}},
+		runs:   map[string]fakeRun{"echo": {run: &tasks.ToolRun{Result: result("it broke", true)}}},
 		code:   1,
 		stdout: "it broke\n",
 		calls:  []fakeCall{{tool: "echo", args: map[string]any{"text": "boom"}}},
@@ -93,13 +93,13 @@ func TestRunCall(t *testing.T) {
 	}, {
 		name:   "a task followed to its end: the final result",
 		args:   []string{"call", "--task", "--text", "--stdio", "fake", "research"},
-		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Result: result("found it", false)}, statuses: []string{"working", "completed"}}},
+		runs:   map[string]fakeRun{"research": {run: &tasks.ToolRun{Task: task, Result: result("found it", false)}, statuses: []string{"working", "completed"}}},
 		stdout: "found it\n",
-		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: client.TaskOptions{Ask: true}}},
+		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: tasks.Options{Ask: true}}},
 	}, {
 		name: "a task that failed with a result: printed, the task's code",
 		args: []string{"call", "--text", "--stdio", "fake", "research"},
-		runs: map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Result: result("half done", true)},
+		runs: map[string]fakeRun{"research": {run: &tasks.ToolRun{Task: task, Result: result("half done", true)},
 			err: fail.New(fail.TaskFailed, "", "the task t-1 failed on server %q", "fake")}},
 		code:   1,
 		stdout: "half done\n",
@@ -108,17 +108,17 @@ func TestRunCall(t *testing.T) {
 	}, {
 		name:   "a detached task: its id on stdout, how to reach it on stderr",
 		args:   []string{"call", "--detach", "--text", "https://mcp.example.com/mcp", "research"},
-		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Record: &clientstate.TaskRecord{TaskID: "t-1"}}}},
+		runs:   map[string]fakeRun{"research": {run: &tasks.ToolRun{Task: task, Record: &clientstate.TaskRecord{TaskID: "t-1"}}}},
 		stdout: "t-1\n",
 		stderr: "mcpc: note: task t-1 runs on server \"https://mcp.example.com/mcp\"; follow it with: mcpc task result https://mcp.example.com/mcp t-1\n",
-		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: client.TaskOptions{Detach: true}}},
+		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: tasks.Options{Detach: true}}},
 	}, {
 		name:   "a detached task under --json: the task object",
 		args:   []string{"call", "--detach", "--json", "https://mcp.example.com/mcp", "research"},
-		runs:   map[string]fakeRun{"research": {run: &client.ToolRun{Task: task, Record: &clientstate.TaskRecord{TaskID: "t-1"}}}},
+		runs:   map[string]fakeRun{"research": {run: &tasks.ToolRun{Task: task, Record: &clientstate.TaskRecord{TaskID: "t-1"}}}},
 		stdout: "{\n  \"taskId\": \"t-1\",\n  \"status\": \"working\",\n  \"createdAt\": \"2026-01-02T03:04:05Z\"\n}\n",
 		stderr: "mcpc: note: task t-1 runs on server \"https://mcp.example.com/mcp\"; follow it with: mcpc task result https://mcp.example.com/mcp t-1\n",
-		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: client.TaskOptions{Detach: true}}},
+		calls:  []fakeCall{{tool: "research", args: map[string]any{}, opts: tasks.Options{Detach: true}}},
 	}, {
 		name: "--detach on stdio: refused before connecting",
 		args: []string{"call", "--detach", "--stdio", "fake", "research"},

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -50,14 +51,14 @@ type fakeServer struct {
 // fakeRun is the outcome of one tools/call; statuses are the task
 // statuses RunTool reports to TaskOptions.Status while it follows a task.
 type fakeRun struct {
-	run      *client.ToolRun
+	run      *tasks.ToolRun
 	err      error
 	statuses []string
 }
 
 // fakeTask is a task as GetTask sees it, and what following it yields.
 type fakeTask struct {
-	task   *client.Task
+	task   *tasks.Task
 	getErr error
 	result json.RawMessage
 	err    error
@@ -67,7 +68,7 @@ type fakeTask struct {
 type fakeCall struct {
 	tool string
 	args map[string]any
-	opts client.TaskOptions
+	opts tasks.Options
 }
 
 func (f *fakeServer) connect(_ context.Context, e *config.Entry, o client.ConnectOptions) (session, error) {
@@ -102,7 +103,7 @@ func (s *fakeSession) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error
 	return nil, fail.New(fail.Rejected, "list the tools with: mcpc list fake", "%s has no tool named %q", s.name, name)
 }
 
-func (s *fakeSession) RunTool(_ context.Context, tool string, args map[string]any, o client.TaskOptions) (*client.ToolRun, error) {
+func (s *fakeSession) RunTool(_ context.Context, tool string, args map[string]any, o tasks.Options) (*tasks.ToolRun, error) {
 	s.f.calls = append(s.f.calls, fakeCall{tool, args, o})
 	r, ok := s.f.runs[tool]
 	if !ok {
@@ -110,7 +111,7 @@ func (s *fakeSession) RunTool(_ context.Context, tool string, args map[string]an
 	}
 	if o.Status != nil && r.run != nil && r.run.Task != nil {
 		for _, st := range r.statuses {
-			o.Status(&client.Task{ID: r.run.Task.ID, Status: st})
+			o.Status(&tasks.Task{ID: r.run.Task.ID, Status: st})
 		}
 	}
 	return r.run, r.err
@@ -137,7 +138,7 @@ func (s *fakeSession) initializeResult() *mcp.InitializeResult { return &mcp.Ini
 
 type fakeTaskSession struct{ f *fakeServer }
 
-func (s *fakeTaskSession) GetTask(_ context.Context, id string) (*client.Task, error) {
+func (s *fakeTaskSession) GetTask(_ context.Context, id string) (*tasks.Task, error) {
 	t, ok := s.f.tasks[id]
 	if !ok {
 		return nil, fail.New(fail.TaskGone, "", "no task %s", id)
@@ -145,7 +146,7 @@ func (s *fakeTaskSession) GetTask(_ context.Context, id string) (*client.Task, e
 	return t.task, t.getErr
 }
 
-func (s *fakeTaskSession) FollowTask(_ context.Context, t *client.Task, o client.TaskOptions) (json.RawMessage, error) {
+func (s *fakeTaskSession) FollowTask(_ context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error) {
 	ft := s.f.tasks[t.ID]
 	if o.Status != nil {
 		o.Status(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 )
 
 // session is what the commands use of a connection to a server: the
@@ -20,7 +21,7 @@ import (
 type session interface {
 	ListTools(ctx context.Context) ([]*mcp.Tool, error)
 	FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error)
-	RunTool(ctx context.Context, tool string, args map[string]any, o client.TaskOptions) (*client.ToolRun, error)
+	RunTool(ctx context.Context, tool string, args map[string]any, o tasks.Options) (*tasks.ToolRun, error)
 	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)
 	ReadResource(ctx context.Context, uri string) (json.RawMessage, error)
 	GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error)
@@ -37,8 +38,8 @@ type session interface {
 // taskSession is what mcpc task uses of a connection opened for detached
 // tasks (client.OpenTasks: no handshake, the remembered session).
 type taskSession interface {
-	GetTask(ctx context.Context, id string) (*client.Task, error)
-	FollowTask(ctx context.Context, t *client.Task, o client.TaskOptions) (json.RawMessage, error)
+	GetTask(ctx context.Context, id string) (*tasks.Task, error)
+	FollowTask(ctx context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error)
 	CancelTask(ctx context.Context, id string) (json.RawMessage, error)
 	ListTasks(ctx context.Context) (json.RawMessage, error)
 	Modern() bool

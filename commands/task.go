@@ -9,8 +9,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
@@ -131,7 +131,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 			return err
 		}
 		p := st.startProgress(o.progress)
-		res, err := sess.FollowTask(ctx, t, client.TaskOptions{Status: st.onTaskStatus, Keep: true})
+		res, err := sess.FollowTask(ctx, t, tasks.Options{Status: st.onTaskStatus, Keep: true})
 		p.stop(st)
 		if res == nil {
 			return err
@@ -152,7 +152,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 		if g.mode == format.ModeJSON || g.query != "" {
 			return st.printRaw(g, format.KindGeneric, raw)
 		}
-		t := &client.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
+		t := &tasks.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
 		fmt.Fprintln(st.env.Stdout, taskLine(t))
 		return nil
 	}
@@ -190,13 +190,13 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) er
 		return st.printRaw(g, format.KindGeneric, []byte(doc))
 	}
 	for _, it := range gjson.Get(doc, "tasks").Array() {
-		fmt.Fprintln(st.env.Stdout, taskLine(&client.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}))
+		fmt.Fprintln(st.env.Stdout, taskLine(&tasks.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}))
 	}
 	return nil
 }
 
 // taskLine is a task in text mode: id, status, message.
-func taskLine(t *client.Task) string {
+func taskLine(t *tasks.Task) string {
 	line := t.ID + "  " + t.Status
 	if t.StatusMessage != "" {
 		line += "  " + format.OneLine(t.StatusMessage)
@@ -205,7 +205,7 @@ func taskLine(t *client.Task) string {
 }
 
 // onTaskStatus shows a task's status message on the progress line.
-func (st *state) onTaskStatus(t *client.Task) {
+func (st *state) onTaskStatus(t *tasks.Task) {
 	msg := t.StatusMessage
 	if msg == "" {
 		msg = t.Status
@@ -219,7 +219,7 @@ func (st *state) onTaskStatus(t *client.Task) {
 // printDetached prints a detached task: its id (the task object with
 // --json) on stdout, and how to reach it on stderr; label is how
 // messages name the server.
-func (st *state) printDetached(g *globals, entry *config.Entry, label string, run *client.ToolRun) error {
+func (st *state) printDetached(g *globals, entry *config.Entry, label string, run *tasks.ToolRun) error {
 	server := entry.Name
 	if entry.File == nil {
 		server = urlx.Redact(entry.Server.URL)

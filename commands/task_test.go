@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mcpc-dev/mcpc/client"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -13,13 +13,13 @@ import (
 // opened for detached tasks.
 func TestRunTask(t *testing.T) {
 	const srv = "https://mcp.example.com/mcp"
-	working := fakeTask{task: &client.Task{ID: "t-1", Status: "working", StatusMessage: "step 2\nof 3",
+	working := fakeTask{task: &tasks.Task{ID: "t-1", Status: "working", StatusMessage: "step 2\nof 3",
 		Raw: json.RawMessage(`{"taskId":"t-1","status":"working","statusMessage":"step 2\nof 3"}`)}}
-	done := fakeTask{task: &client.Task{ID: "t-1", Status: "completed", Raw: json.RawMessage(`{"taskId":"t-1","status":"completed"}`)},
+	done := fakeTask{task: &tasks.Task{ID: "t-1", Status: "completed", Raw: json.RawMessage(`{"taskId":"t-1","status":"completed"}`)},
 		result: result("the answer", false)}
-	failed := fakeTask{task: &client.Task{ID: "t-1", Status: "failed"},
+	failed := fakeTask{task: &tasks.Task{ID: "t-1", Status: "failed"},
 		result: result("partial", true), err: fail.New(fail.TaskFailed, "", "the task t-1 failed on server at %s", srv)}
-	lost := fakeTask{task: &client.Task{ID: "t-1", Status: "working"},
+	lost := fakeTask{task: &tasks.Task{ID: "t-1", Status: "working"},
 		err: fail.New(fail.TaskGone, "", "the task t-1 is no longer known to server at %s", srv)}
 	for _, tc := range []struct {
 		name   string

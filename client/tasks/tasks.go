@@ -1,4 +1,4 @@
-package client
+package tasks
 
 import (
 	"cmp"
@@ -17,18 +17,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
-
-// Tasks: a tool call the server runs in the background. In 2025-11-25 the
-// client asks for one (a "task" field on tools/call, for tools whose
-// execution.taskSupport allows it) and the server answers with a task;
-// the result comes from tasks/result. In 2026-07-28 tasks are an extension
-// (io.modelcontextprotocol/tasks): a client that declares it may get a
-// task (resultType "task") for any tools/call, and tasks/get carries the
-// final result. Either way mcpc polls tasks/get, answers what the task
-// asks for, and cancels the task with tasks/cancel when the user stops.
 
 // Bounds on the pause between polls, whatever the server suggests: a
 // server asking for 0 ms must not be hammered, one asking for an hour
@@ -119,69 +109,35 @@ func printableID(id string) bool {
 
 // createdTask returns the task a tools/call result created, or nil for an
 // ordinary result.
-func (s *Session) createdTask(raw json.RawMessage) (*Task, error) {
-	if s.modern() {
+func createdTask(s Session, raw json.RawMessage) (*Task, error) {
+	if s.Modern() {
 		if gjson.GetBytes(raw, "resultType").String() != "task" {
 			return nil, nil
 		}
-		return s.checkTask(parseTask(raw))
+		return checkTask(s, raw)
 	}
 	t := gjson.GetBytes(raw, "task")
 	if !t.IsObject() || gjson.GetBytes(raw, "content").Exists() {
 		return nil, nil
 	}
-	return s.checkTask(parseTask(json.RawMessage(t.Raw)))
+	return checkTask(s, json.RawMessage(t.Raw))
 }
 
-func (s *Session) checkTask(t *Task, err error) (*Task, error) {
+// checkTask reads a task the server sent.
+func checkTask(s Session, raw json.RawMessage) (*Task, error) {
+	t, err := parseTask(raw)
 	if err != nil {
-		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an invalid task", s.Label)
+		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an invalid task", s.Label())
 	}
 	return t, nil
 }
 
-// TaskSupport is the execution.taskSupport of a tool as listed by the
-// server ("required", "optional", "forbidden"; "" when absent). The SDK
-// does not model the field: it is read from the list as it arrived.
-func (s *Session) TaskSupport(tool string) string {
-	for _, page := range s.wire.peek("tools/list") {
-		for _, t := range gjson.GetBytes(page, "tools").Array() {
-			if t.Get("name").String() == tool {
-				return t.Get("execution.taskSupport").String()
-			}
-		}
-	}
-	return ""
-}
-
-// serverTasks reports what the server declares about tasks: whether
-// tools/call may run as a task, and whether tasks/list exists.
-func (s *Session) serverTasks() (toolsCall, list bool) {
-	if s.modern() {
-		disc := last(s.wire.peek("server/discover"))
-		if disc == nil {
-			disc = s.wire.discover
-		}
-		ok := gjson.GetBytes(disc, "capabilities.extensions."+gjson.Escape(TaskExtension)).Exists()
-		return ok, false
-	}
-	init := last(s.wire.peek("initialize"))
-	return gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists(),
-		gjson.GetBytes(init, "capabilities.tasks.list").Exists()
-}
-
-// peek returns the raw results of method received so far, leaving them.
-func (w *wire) peek(method string) []json.RawMessage {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.results[method])
-}
-
-// TaskOptions say how a tool call runs as a task.
-type TaskOptions struct {
+// Options say how a tool call runs as a task.
+type Options struct {
 	// Ask runs a tool whose taskSupport is "optional" as a task (--task).
 	Ask bool
-	// Detach returns once the server has accepted the task (--detach).
+	// Detach returns once the server has accepted the task (--detach),
+	// which needs an HTTP server: the caller refuses it on stdio.
 	Detach bool
 	// Status sees the task at each poll (for the progress line).
 	Status func(*Task)
@@ -200,49 +156,42 @@ type ToolRun struct {
 // RunTool calls a tool, as a task when the tool requires one, when asked
 // to (--task) or when a 2026-07-28 server decides so, and follows the
 // task to its end unless detached.
-func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any, o TaskOptions) (*ToolRun, error) {
-	toolsCall, _ := s.serverTasks()
-	if !s.modern() {
-		support := s.TaskSupport(tool)
-		asTask := legacyAsTask(toolsCall, support, o)
+func RunTool(ctx context.Context, s Session, tool string, args map[string]any, o Options) (*ToolRun, error) {
+	toolsCall, support := s.TaskSupport(tool)
+	asTask := false
+	if !s.Modern() {
+		asTask = legacyAsTask(toolsCall, support, o)
 		if (o.Ask || o.Detach) && !asTask {
-			return nil, s.notATask(tool, support, toolsCall)
-		}
-		if asTask {
-			s.wire.tasks.askTask(json.RawMessage(`{}`))
+			return nil, notATask(s, tool, support, toolsCall)
 		}
 	} else if (o.Detach || o.Ask) && !toolsCall {
-		return nil, s.notATask(tool, "", false)
+		return nil, notATask(s, tool, "", false)
 	}
-	if o.Detach && s.http == nil {
-		return nil, ErrDetachStdio
-	}
-	_, raw, err := s.CallTool(ctx, tool, args)
-	s.wire.tasks.askTask(nil)
+	raw, err := s.CallTool(ctx, tool, args, asTask)
 	if err != nil {
 		return nil, err
 	}
-	task, err := s.createdTask(raw)
+	task, err := createdTask(s, raw)
 	if err != nil {
-		s.dropTask(ctx, raw)
+		dropTask(ctx, s, raw)
 		return nil, err
 	}
 	if task == nil {
 		if o.Detach {
-			s.input.note(fmt.Sprintf("%s answered the call of %q at once, without a task: nothing to detach", s.Label, tool))
+			s.Note(fmt.Sprintf("%s answered the call of %q at once, without a task: nothing to detach", s.Label(), tool))
 		}
 		return &ToolRun{Result: raw}, nil
 	}
 	run := &ToolRun{Task: task}
 	if o.Detach {
-		rec, err := s.rememberTask(task, tool)
+		rec, err := rememberTask(s, task, tool)
 		if err != nil {
 			return nil, err
 		}
 		run.Record = rec
 		return run, nil
 	}
-	run.Result, err = s.FollowTask(ctx, task, o)
+	run.Result, err = Follow(ctx, s, task, o)
 	return run, err
 }
 
@@ -250,15 +199,15 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 // the server must declare tasks for tools/call, and the tool require one,
 // or allow one and the user ask for it (--task, or --detach, which only
 // makes sense with one).
-func legacyAsTask(toolsCall bool, support string, o TaskOptions) bool {
+func legacyAsTask(toolsCall bool, support string, o Options) bool {
 	return toolsCall && (support == "required" || support == "optional" && (o.Ask || o.Detach))
 }
 
 // dropTask cancels, as far as it can, a task mcpc refused to follow (an
 // invalid task object), so that it is not left running unseen.
-func (s *Session) dropTask(ctx context.Context, raw json.RawMessage) {
+func dropTask(ctx context.Context, s Session, raw json.RawMessage) {
 	id := gjson.GetBytes(raw, "task.taskId") // 2025-11-25
-	if s.modern() {
+	if s.Modern() {
 		id = gjson.GetBytes(raw, "taskId")
 	}
 	if id.Type != gjson.String || id.String() == "" {
@@ -266,27 +215,23 @@ func (s *Session) dropTask(ctx context.Context, raw json.RawMessage) {
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelBound)
 	defer cancel()
-	s.taskCall(cctx, "tasks/cancel", id.String(), nil)
+	taskCall(cctx, s, "tasks/cancel", id.String(), nil)
 }
 
-// ErrDetachStdio refuses --detach on a stdio server.
-var ErrDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
-	"--detach needs an HTTP server: a stdio server ends with the invocation that starts it, and its tasks with it")
-
-func (s *Session) notATask(tool, support string, toolsCall bool) error {
+func notATask(s Session, tool, support string, toolsCall bool) error {
 	if !toolsCall {
 		return fail.New(fail.Usage, "run it without --task or --detach",
-			"%s does not declare task support for tools/call: %q cannot run as a task", s.Label, tool)
+			"%s does not declare task support for tools/call: %q cannot run as a task", s.Label(), tool)
 	}
 	return fail.New(fail.Usage, "run it without --task or --detach",
 		"tool %q cannot run as a task (its execution.taskSupport is %q)", tool, cmp.Or(support, "forbidden"))
 }
 
-// FollowTask polls a task to its end and returns the final result exactly
+// Follow polls a task to its end and returns the final result exactly
 // as the server sent it. A task that failed returns its result, if any,
 // with an error of code TaskFailed. When ctx ends (Ctrl-C, --timeout) the
 // task is cancelled with tasks/cancel, unless o.Keep.
-func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.RawMessage, error) {
+func Follow(ctx context.Context, s Session, t *Task, o Options) (json.RawMessage, error) {
 	answered := map[string]bool{} // 2026 inputRequests keys, answered once each
 	for {
 		if o.Status != nil {
@@ -294,28 +239,30 @@ func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.
 		}
 		switch t.Status {
 		case "completed", "failed":
-			res, err := s.taskOutcome(ctx, t)
+			res, err := taskOutcome(ctx, s, t)
 			if f := fail.As(err); err == nil || f != nil && (f.Code == fail.TaskFailed || f.Code == fail.ToolError) {
-				s.settle(t.ID) // its result is fetched
+				s.Records().Settle(t.ID) // its result is fetched
 			}
-			return res, s.stopped(ctx, t, o, err)
+			return res, stopped(ctx, s, t, o, err)
 		case "cancelled":
-			s.settle(t.ID)
-			return nil, s.taskCancelled(t)
+			s.Records().Settle(t.ID)
+			return nil, taskCancelled(s, t)
 		case "input_required":
-			if !s.modern() {
-				return s.awaitResult(ctx, t, o)
+			if !s.Modern() {
+				return awaitResult(ctx, s, t, o)
 			}
-			if err := s.answerTask(ctx, t, answered); err != nil {
-				return nil, s.stopped(ctx, t, o, err)
+			if err := answerTask(ctx, s, t, answered); err != nil {
+				return nil, stopped(ctx, s, t, o, err)
 			}
 		}
-		if err := sleep(ctx, pollPause(t.PollInterval)); err != nil {
-			return nil, s.stopped(ctx, t, o, err)
+		select {
+		case <-ctx.Done():
+			return nil, stopped(ctx, s, t, o, context.Cause(ctx))
+		case <-time.After(pollPause(t.PollInterval)):
 		}
-		nt, err := s.GetTask(ctx, t.ID)
+		nt, err := Get(ctx, s, t.ID)
 		if err != nil {
-			return nil, s.stopped(ctx, t, o, err)
+			return nil, stopped(ctx, s, t, o, err)
 		}
 		t = nt
 	}
@@ -324,7 +271,7 @@ func (s *Session) FollowTask(ctx context.Context, t *Task, o TaskOptions) (json.
 // awaitResult handles a 2025 task that needs input: the server asks its
 // questions on the tasks/result exchange, which then waits for the end.
 // Meanwhile tasks/get keeps the status line current.
-func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json.RawMessage, error) {
+func awaitResult(ctx context.Context, s Session, t *Task, o Options) (json.RawMessage, error) {
 	type outcome struct {
 		res json.RawMessage
 		err error
@@ -333,31 +280,31 @@ func (s *Session) awaitResult(ctx context.Context, t *Task, o TaskOptions) (json
 	go func() {
 		// It waits for the task's end, by design: only the invocation's
 		// bound applies.
-		res, err := s.taskRequest(ctx, "tasks/result", t.ID, nil, false)
+		res, err := taskRequest(ctx, s, "tasks/result", t.ID, nil, false)
 		done <- outcome{res, err}
 	}()
 	for {
 		select {
 		case d := <-done:
-			if f := s.input.failedNow(); f != nil && ctx.Err() == nil {
+			if f := s.Unanswered(); f != nil && ctx.Err() == nil {
 				return nil, f
 			}
 			var rpc *jsonrpc.Error
 			if errors.As(d.err, &rpc) && rpc.Code != jsonrpc.CodeInvalidParams && ctx.Err() == nil {
 				// tasks/result answers with the underlying request's own
 				// error when the task failed: the task's status says so.
-				if nt, err := s.GetTask(ctx, t.ID); err == nil && nt.Status == "failed" {
-					s.settle(t.ID)
-					return nil, s.taskFailedRPC(nt, rpc, d.err)
+				if nt, err := Get(ctx, s, t.ID); err == nil && nt.Status == "failed" {
+					s.Records().Settle(t.ID)
+					return nil, taskFailedRPC(s, nt, rpc, d.err)
 				}
 			}
 			if d.err != nil {
-				return nil, s.stopped(ctx, t, o, s.taskError(ctx, t, d.err))
+				return nil, stopped(ctx, s, t, o, taskError(ctx, s, t, d.err))
 			}
-			s.settle(t.ID)
-			return d.res, s.failedResult(t, d.res)
+			s.Records().Settle(t.ID)
+			return d.res, failedResult(s, t, d.res)
 		case <-time.After(pollPause(t.PollInterval)):
-			if nt, err := s.GetTask(ctx, t.ID); err == nil {
+			if nt, err := Get(ctx, s, t.ID); err == nil {
 				if t = nt; o.Status != nil {
 					o.Status(t)
 				}
@@ -375,14 +322,14 @@ func pollPause(d time.Duration) time.Duration {
 
 // stopped turns err into what to report when the wait ended because the
 // user stopped it or --timeout passed: the task is cancelled first.
-func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error) error {
+func stopped(ctx context.Context, s Session, t *Task, o Options, err error) error {
 	var silent *silentServer
 	if ctx.Err() == nil && !errors.As(err, &silent) {
 		return err
 	}
 	if t.Terminal() && ctx.Err() == nil {
 		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
-			Msg: fmt.Sprintf("%s reported the task %s %s, but did not answer %s within %s", s.Label, t.ID, t.Status, silent.method, taskRequestBound)}
+			Msg: fmt.Sprintf("%s reported the task %s %s, but did not answer %s within %s", s.Label(), t.ID, t.Status, silent.method, taskRequestBound)}
 	}
 	what := "the task " + t.ID + " is left running on the server"
 	switch {
@@ -390,16 +337,16 @@ func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error
 		what = "the task " + t.ID + " had ended"
 	case !o.Keep:
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelBound)
-		_, cerr := s.taskCall(cctx, "tasks/cancel", t.ID, nil)
+		_, cerr := taskCall(cctx, s, "tasks/cancel", t.ID, nil)
 		cancel()
 		what = "cancelled the task " + t.ID
 		if cerr != nil {
-			what = fmt.Sprintf("could not cancel the task %s (%s)", t.ID, s.scrub(cerr))
+			what = fmt.Sprintf("could not cancel the task %s (%s)", t.ID, s.Scrub(cerr))
 		}
 	}
 	if ctx.Err() == nil {
 		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later",
-			Msg: fmt.Sprintf("%s did not answer %s within %s; %s", s.Label, silent.method, taskRequestBound, what), Err: err}
+			Msg: fmt.Sprintf("%s did not answer %s within %s; %s", s.Label(), silent.method, taskRequestBound, what), Err: err}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &fail.Error{Code: fail.Timeout, Hint: "raise --timeout, or use --detach on an HTTP server and fetch the result later",
@@ -409,11 +356,11 @@ func (s *Session) stopped(ctx context.Context, t *Task, o TaskOptions, err error
 }
 
 // taskOutcome fetches a finished task's result.
-func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error) {
-	if s.modern() {
+func taskOutcome(ctx context.Context, s Session, t *Task) (json.RawMessage, error) {
+	if s.Modern() {
 		if t.Status == "failed" {
 			e := gjson.GetBytes(t.Raw, "error")
-			msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label)
+			msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label())
 			if m := cmp.Or(e.Get("message").String(), t.StatusMessage); m != "" {
 				msg += ": " + m
 			}
@@ -424,34 +371,34 @@ func (s *Session) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, er
 		}
 		res := gjson.GetBytes(t.Raw, "result")
 		if !res.IsObject() {
-			return nil, fail.New(fail.Protocol, "", "%s reported the task %s completed without a result", s.Label, t.ID)
+			return nil, fail.New(fail.Protocol, "", "%s reported the task %s completed without a result", s.Label(), t.ID)
 		}
 		return json.RawMessage(res.Raw), nil
 	}
-	res, err := s.taskCall(ctx, "tasks/result", t.ID, nil)
+	res, err := taskCall(ctx, s, "tasks/result", t.ID, nil)
 	var rpc *jsonrpc.Error
 	if t.Status == "failed" && errors.As(err, &rpc) && rpc.Code != jsonrpc.CodeInvalidParams {
-		return nil, s.taskFailedRPC(t, rpc, err)
+		return nil, taskFailedRPC(s, t, rpc, err)
 	}
 	if err != nil {
-		return nil, s.taskError(ctx, t, err)
+		return nil, taskError(ctx, s, t, err)
 	}
-	return res, s.failedResult(t, res)
+	return res, failedResult(s, t, res)
 }
 
 // taskFailedRPC reports a 2025 task that failed with the underlying
 // request's own JSON-RPC error, as tasks/result returns it.
-func (s *Session) taskFailedRPC(t *Task, rpc *jsonrpc.Error, err error) error {
+func taskFailedRPC(s Session, t *Task, rpc *jsonrpc.Error, err error) error {
 	return &fail.Error{Code: fail.TaskFailed, Err: err,
-		Msg: fmt.Sprintf("the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label, rpc.Message, rpc.Code)}
+		Msg: fmt.Sprintf("the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label(), rpc.Message, rpc.Code)}
 }
 
 // failedResult is the error for a 2025 task that failed but still has a
 // result (a tool result with isError): the result is printed, the exit
 // status says the task failed.
-func (s *Session) failedResult(t *Task, res json.RawMessage) error {
+func failedResult(s Session, t *Task, res json.RawMessage) error {
 	if t.Status == "failed" {
-		msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label)
+		msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label())
 		if t.StatusMessage != "" {
 			msg += ": " + t.StatusMessage
 		}
@@ -463,11 +410,11 @@ func (s *Session) failedResult(t *Task, res json.RawMessage) error {
 	return nil
 }
 
-func (s *Session) taskCancelled(t *Task) error {
-	if s.cancelledByUser(t.ID) {
+func taskCancelled(s Session, t *Task) error {
+	if cancelledByUser(s, t.ID) {
 		return fail.New(fail.Interrupted, "", "the task %s was cancelled (mcpc task cancel)", t.ID)
 	}
-	msg := fmt.Sprintf("%s cancelled the task %s", s.Label, t.ID)
+	msg := fmt.Sprintf("%s cancelled the task %s", s.Label(), t.ID)
 	if t.StatusMessage != "" {
 		msg += ": " + t.StatusMessage
 	}
@@ -477,110 +424,103 @@ func (s *Session) taskCancelled(t *Task) error {
 // taskError reports a JSON-RPC error to a task method. -32602 is the
 // spec's answer for a task id the server does not know (never created,
 // expired, deleted).
-func (s *Session) taskError(ctx context.Context, t *Task, err error) error {
+func taskError(ctx context.Context, s Session, t *Task, err error) error {
 	var silent *silentServer
 	if errors.As(err, &silent) {
 		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
-			Msg: fmt.Sprintf("%s did not answer %s for the task %s within %s", s.Label, silent.method, t.ID, taskRequestBound)}
+			Msg: fmt.Sprintf("%s did not answer %s for the task %s within %s", s.Label(), silent.method, t.ID, taskRequestBound)}
 	}
 	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && t.Status == "cancel" {
-		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "mcpc task get shows its status",
-			Msg: fmt.Sprintf("%s refused to cancel the task %s: %s", s.Label, t.ID, rpc.Message)}
-	}
 	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
 		return &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as their ttl; start the call again",
-			Msg: fmt.Sprintf("%s no longer knows the task %s: %s", s.Label, t.ID, rpc.Message)}
+			Msg: fmt.Sprintf("%s no longer knows the task %s: %s", s.Label(), t.ID, rpc.Message)}
 	}
-	return s.explain(ctx, "follow the task "+t.ID+" on", err)
+	return s.Explain(ctx, "follow the task "+t.ID+" on", err)
 }
 
-// GetTask sends tasks/get.
-func (s *Session) GetTask(ctx context.Context, id string) (*Task, error) {
-	raw, err := s.taskCall(ctx, "tasks/get", id, nil)
+// Get sends tasks/get.
+func Get(ctx context.Context, s Session, id string) (*Task, error) {
+	raw, err := taskCall(ctx, s, "tasks/get", id, nil)
 	if err != nil {
-		err = s.taskError(ctx, &Task{ID: id}, err)
+		err = taskError(ctx, s, &Task{ID: id}, err)
 		if f := fail.As(err); f != nil && f.Code == fail.TaskGone {
-			s.settle(id) // nothing left to reach
+			s.Records().Settle(id) // nothing left to reach
 		}
 		return nil, err
 	}
-	t, err := s.checkTask(parseTask(raw))
+	t, err := checkTask(s, raw)
 	if err == nil && t.ID != id {
 		// Following it would poll (and cancel) another task than the
 		// user's.
-		return nil, fail.New(fail.Protocol, "", "%s answered tasks/get for the task %s with the task %s", s.Label, id, t.ID)
+		return nil, fail.New(fail.Protocol, "", "%s answered tasks/get for the task %s with the task %s", s.Label(), id, t.ID)
 	}
 	if err == nil && t.Status == "cancelled" {
-		s.settle(id)
+		s.Records().Settle(id)
 	}
 	return t, err
 }
 
-// GetTaskRaw sends tasks/get and returns the task object as it arrived.
-func (s *Session) GetTaskRaw(ctx context.Context, id string) (json.RawMessage, error) {
-	t, err := s.GetTask(ctx, id)
-	if err != nil {
-		return nil, err
+// Cancel sends tasks/cancel and returns its result as it arrived.
+func Cancel(ctx context.Context, s Session, id string) (json.RawMessage, error) {
+	raw, err := taskCall(ctx, s, "tasks/cancel", id, nil)
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+		// To tasks/cancel, -32602 also means a task that has ended
+		// already: the server refuses, it need not have lost the task.
+		return nil, &fail.Error{Code: fail.TaskGone, Err: err, Hint: "mcpc task get shows its status",
+			Msg: fmt.Sprintf("%s refused to cancel the task %s: %s", s.Label(), id, rpc.Message)}
 	}
-	return t.Raw, nil
-}
-
-// CancelTask sends tasks/cancel and returns its result as it arrived.
-func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
-	raw, err := s.taskCall(ctx, "tasks/cancel", id, nil)
 	if err != nil {
-		return nil, s.taskError(ctx, &Task{ID: id, Status: "cancel"}, err)
+		return nil, taskError(ctx, s, &Task{ID: id}, err)
 	}
-	s.MarkCancelled(id)
+	// The end is reported as the user's, not the server's. Failing to
+	// remember costs that precision only.
+	s.Records().MarkCancelled(id)
 	if gjson.GetBytes(raw, "status").String() == "cancelled" {
-		s.settle(id) // 2025-11-25: the server says it is cancelled
+		s.Records().Settle(id) // 2025-11-25: the server says it is cancelled
 	}
 	return raw, nil
 }
 
-// ListTasks sends tasks/list (2025-11-25; the extension has none), every
-// page, and returns the tasks joined in one {"tasks": [...]} document.
-func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
+// List sends tasks/list (2025-11-25; the extension has none) and returns
+// every page as it arrived. The pages together are bounded by limit, as if
+// they were one message.
+func List(ctx context.Context, s Session, limit int64) ([]json.RawMessage, error) {
 	var pages []json.RawMessage
 	cursor, seen, size := "", map[string]bool{}, int64(0)
-	limit := s.maxMessage // the pages together, as if one message
-	if limit <= 0 {
-		limit = transport.DefaultMaxMessage
-	}
 	for {
 		if len(pages) == maxTaskPages || size > limit {
 			return nil, fail.New(fail.Protocol, "", "%s sent more than %d pages or %d MiB of tasks: mcpc stopped listing them",
-				s.Label, len(pages), limit>>20)
+				s.Label(), len(pages), limit>>20)
 		}
 		var extra map[string]any
 		if cursor != "" {
 			extra = map[string]any{"cursor": cursor}
 		}
-		raw, err := s.taskCall(ctx, "tasks/list", "", extra)
+		raw, err := taskCall(ctx, s, "tasks/list", "", extra)
 		if err != nil {
 			var silent *silentServer
 			if errors.As(err, &silent) {
 				return nil, &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
-					Msg: fmt.Sprintf("%s did not answer tasks/list within %s", s.Label, taskRequestBound)}
+					Msg: fmt.Sprintf("%s did not answer tasks/list within %s", s.Label(), taskRequestBound)}
 			}
-			return nil, s.explain(ctx, "list the tasks of", err)
+			return nil, s.Explain(ctx, "list the tasks of", err)
 		}
 		pages, size = append(pages, raw), size+int64(len(raw))
 		for _, t := range gjson.GetBytes(raw, "tasks").Array() {
 			if t.Get("status").String() == "cancelled" {
-				s.settle(t.Get("taskId").String())
+				s.Records().Settle(t.Get("taskId").String())
 			}
 		}
 		if cursor = gjson.GetBytes(raw, "nextCursor").String(); cursor == "" {
 			break
 		}
 		if seen[cursor] {
-			return nil, fail.New(fail.Protocol, "", "%s sent the tasks/list cursor %q twice: its list of tasks does not end", s.Label, cursor)
+			return nil, fail.New(fail.Protocol, "", "%s sent the tasks/list cursor %q twice: its list of tasks does not end", s.Label(), cursor)
 		}
 		seen[cursor] = true
 	}
-	return joinPages(pages, "tasks", false), nil
+	return pages, nil
 }
 
 // maxTaskPages bounds tasks/list: a server whose list never ends (fresh
@@ -589,11 +529,11 @@ const maxTaskPages = 100
 
 // answerTask answers a 2026 task's input requests (each key once) and
 // sends the answers with tasks/update.
-func (s *Session) answerTask(ctx context.Context, t *Task, answered map[string]bool) error {
+func answerTask(ctx context.Context, s Session, t *Task, answered map[string]bool) error {
 	var all mcp.InputRequestMap
 	if r := gjson.GetBytes(t.Raw, "inputRequests"); r.Exists() {
 		if err := json.Unmarshal([]byte(r.Raw), &all); err != nil {
-			return fail.Wrap(fail.Protocol, err, "", "%s sent input requests mcpc cannot read for the task %s", s.Label, t.ID)
+			return fail.Wrap(fail.Protocol, err, "", "%s sent input requests mcpc cannot read for the task %s", s.Label(), t.ID)
 		}
 	}
 	todo := mcp.InputRequestMap{}
@@ -605,94 +545,16 @@ func (s *Session) answerTask(ctx context.Context, t *Task, answered map[string]b
 	if len(todo) == 0 {
 		return nil
 	}
-	answers, err := s.fulfil(ctx, todo)
+	answers, err := s.Answer(ctx, todo)
 	if err != nil {
 		return err
 	}
 	for k := range todo {
 		answered[k] = true
 	}
-	_, err = s.taskCall(ctx, "tasks/update", t.ID, map[string]any{"inputResponses": answers})
+	_, err = taskCall(ctx, s, "tasks/update", t.ID, map[string]any{"inputResponses": answers})
 	if err != nil {
-		return s.taskError(ctx, t, err)
+		return taskError(ctx, s, t, err)
 	}
 	return nil
-}
-
-// taskCall sends one task method with the task id (when id is not "")
-// and extra params, over the layer below the SDK.
-func (s *Session) taskCall(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
-	return s.taskRequest(ctx, method, id, extra, true)
-}
-
-// taskRequest is taskCall, bounded by taskRequestBound or not (the
-// tasks/result that waits for a 2025 task needing input to end).
-func (s *Session) taskRequest(ctx context.Context, method, id string, extra map[string]any, bounded bool) (json.RawMessage, error) {
-	params := map[string]any{}
-	maps.Copy(params, extra)
-	if id != "" {
-		params["taskId"] = id
-	}
-	if s.modern() {
-		params["_meta"] = s.envelope()
-	}
-	body, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	if !bounded {
-		return s.sendTask(ctx, method, id, body)
-	}
-	rctx, cancel := context.WithTimeout(ctx, taskRequestBound)
-	defer cancel()
-	res, err := s.sendTask(rctx, method, id, body)
-	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
-		return nil, &silentServer{method: method, err: err}
-	}
-	return res, err
-}
-
-func (s *Session) sendTask(ctx context.Context, method, id string, body json.RawMessage) (json.RawMessage, error) {
-	if s.http != nil {
-		return s.post(ctx, method, id, body)
-	}
-	return s.wire.tap.Side.Call(ctx, method, body)
-}
-
-// taskRequestBound bounds each of mcpc's task requests but the tasks/result
-// that waits for a task's end: a poll answered with a stream that never
-// ends, or not at all, must not hold the invocation (which may have no
-// --timeout) for ever; nor a tasks/result for a task the server said had
-// ended, which must answer at once.
-var taskRequestBound = 30 * time.Second
-
-// silentServer is a task request that got no answer within its bound.
-type silentServer struct {
-	method string
-	err    error
-}
-
-func (e *silentServer) Error() string {
-	return fmt.Sprintf("no answer to %s within %s", e.method, taskRequestBound)
-}
-
-func (e *silentServer) Unwrap() error { return e.err }
-
-// envelope is the _meta every 2026-07-28 request carries.
-func (s *Session) envelope() map[string]any {
-	return map[string]any{
-		mcp.MetaKeyProtocolVersion:    s.ProtocolVersion(),
-		mcp.MetaKeyClientInfo:         map[string]any{"name": "mcpc", "version": s.opts.Version},
-		mcp.MetaKeyClientCapabilities: s.ClientCapabilities(),
-	}
-}
-
-// failedNow returns (and forgets) the answer that could not be given
-// while mcpc's own requests ran.
-func (st *inputState) failedNow() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	err := st.failed
-	st.failed = nil
-	return err
 }

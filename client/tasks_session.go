@@ -1,0 +1,180 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/tasks"
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// The Session's side of package tasks: the methods commands call, each
+// handing the work to tasks with taskSession, the interface tasks needs.
+
+// ErrDetachStdio refuses --detach on a stdio server.
+var ErrDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
+	"--detach needs an HTTP server: a stdio server ends with the invocation that starts it, and its tasks with it")
+
+// RunTool calls a tool, as a task when the tool requires one, when asked
+// to (--task) or when a 2026-07-28 server decides so, and follows the
+// task to its end unless detached.
+func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any, o tasks.Options) (*tasks.ToolRun, error) {
+	if o.Detach && s.http == nil {
+		return nil, ErrDetachStdio
+	}
+	return tasks.RunTool(ctx, taskSession{s}, tool, args, o)
+}
+
+// FollowTask polls a task to its end (see tasks.Follow).
+func (s *Session) FollowTask(ctx context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error) {
+	return tasks.Follow(ctx, taskSession{s}, t, o)
+}
+
+// GetTask sends tasks/get.
+func (s *Session) GetTask(ctx context.Context, id string) (*tasks.Task, error) {
+	return tasks.Get(ctx, taskSession{s}, id)
+}
+
+// CancelTask sends tasks/cancel and returns its result as it arrived.
+func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
+	return tasks.Cancel(ctx, taskSession{s}, id)
+}
+
+// ListTasks sends tasks/list (2025-11-25; the extension has none), every
+// page, and returns the tasks joined in one {"tasks": [...]} document.
+func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
+	limit := s.maxMessage // the pages together, as if one message
+	if limit <= 0 {
+		limit = transport.DefaultMaxMessage
+	}
+	pages, err := tasks.List(ctx, taskSession{s}, limit)
+	if err != nil {
+		return nil, err
+	}
+	return joinPages(pages, "tasks", false), nil
+}
+
+// EndSettledSessions ends each kept 2025 session whose remembered tasks
+// are all settled (see tasks.EndSettledSessions).
+func (s *Session) EndSettledSessions(ctx context.Context) {
+	if s.http != nil {
+		tasks.EndSettledSessions(ctx, taskSession{s})
+	}
+}
+
+// SessionsOfTasks returns the distinct 2025 sessions holding remembered
+// tasks, newest first, for tasks/list.
+func (s *Session) SessionsOfTasks() []string { return tasks.Sessions(s.TaskRecords()) }
+
+// taskSession is the Session as package tasks sees it (tasks.Session).
+// It is a type of its own: what tasks needs (raw task requests, the
+// failure explainer) is not for commands to call.
+type taskSession struct{ s *Session }
+
+func (t taskSession) Label() string { return t.s.Label }
+
+func (t taskSession) Modern() bool { return t.s.modern() }
+
+// TaskSupport reads what the server declared as it arrived: the SDK does
+// not model execution.taskSupport.
+func (t taskSession) TaskSupport(tool string) (toolsCall bool, support string) {
+	s := t.s
+	if s.modern() {
+		disc := last(s.wire.peek("server/discover"))
+		if disc == nil {
+			disc = s.wire.discover
+		}
+		return gjson.GetBytes(disc, "capabilities.extensions."+gjson.Escape(TaskExtension)).Exists(), ""
+	}
+	init := last(s.wire.peek("initialize"))
+	toolsCall = gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists()
+	for _, page := range s.wire.peek("tools/list") {
+		for _, it := range gjson.GetBytes(page, "tools").Array() {
+			if it.Get("name").String() == tool {
+				return toolsCall, it.Get("execution.taskSupport").String()
+			}
+		}
+	}
+	return toolsCall, ""
+}
+
+// peek returns the raw results of method received so far, leaving them.
+func (w *wire) peek(method string) []json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.results[method])
+}
+
+func (t taskSession) CallTool(ctx context.Context, tool string, args map[string]any, asTask bool) (json.RawMessage, error) {
+	if asTask {
+		t.s.wire.tasks.askTask(json.RawMessage(`{}`))
+	}
+	_, raw, err := t.s.CallTool(ctx, tool, args)
+	t.s.wire.tasks.askTask(nil)
+	return raw, err
+}
+
+// Request sends a task method over the layer below the SDK: mcpc's own
+// HTTP request (tasks_http.go), or the stdio side channel.
+func (t taskSession) Request(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
+	s := t.s
+	params := map[string]any{}
+	maps.Copy(params, extra)
+	if id != "" {
+		params["taskId"] = id
+	}
+	if s.modern() {
+		params["_meta"] = s.envelope()
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	if s.http != nil {
+		return s.post(ctx, method, id, body)
+	}
+	return s.wire.tap.Side.Call(ctx, method, body)
+}
+
+func (t taskSession) Explain(ctx context.Context, what string, err error) error {
+	return t.s.explain(ctx, what, err)
+}
+
+func (t taskSession) Scrub(err error) string { return t.s.scrub(err) }
+
+func (t taskSession) Answer(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	return t.s.fulfil(ctx, reqs)
+}
+
+func (t taskSession) Unanswered() error { return t.s.input.failedNow() }
+
+func (t taskSession) Note(msg string) { t.s.input.note(msg) }
+
+func (t taskSession) Trace(line string) { trace(t.s.opts, "%s", line) }
+
+func (t taskSession) Records() *state.Tasks { return t.s.records() }
+
+func (t taskSession) Hold() tasks.Scope {
+	s := t.s
+	sc := tasks.Scope{ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey}
+	if !s.modern() {
+		sc.SessionID = s.sessionID()
+		// The session holds the task: ending it would end the task.
+		s.http.KeepSession()
+	}
+	return sc
+}
+
+func (t taskSession) EndSession(ctx context.Context, sid string) error {
+	return t.s.endSession(ctx, sid)
+}
+
+// taskSession is all tasks needs.
+var _ tasks.Session = taskSession{}
