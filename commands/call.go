@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 type callOptions struct {
@@ -106,7 +107,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	if err != nil {
 		return err
 	}
-	args := mergeArgs(o.base, o.pairs, client.PropertyTypes(tool))
+	args := mergeArgs(o.base, o.pairs, toolschema.PropertyTypes(tool))
 	if !o.noValidate {
 		if err := st.checkArgs(tool, args); err != nil {
 			return err
@@ -163,7 +164,7 @@ func (st *state) printToolResult(g *globals, tool *mcp.Tool, raw []byte, taskErr
 // checkArgs checks a call's arguments against the tool's inputSchema; a
 // schema mcpc cannot use is a note, not a failure (the server checks too).
 func (st *state) checkArgs(tool *mcp.Tool, args map[string]any) error {
-	skipped, err := client.ValidateArgs(tool, args)
+	skipped, err := toolschema.ValidateArgs(tool, args)
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func (st *state) checkArgs(tool *mcp.Tool, args map[string]any) error {
 // mismatch is a warning, or under --strict the error to report once the
 // result is printed.
 func (st *state) checkOutput(g *globals, tool *mcp.Tool, raw []byte) error {
-	mismatch, _ := client.ValidateOutput(tool, raw)
+	mismatch, _ := toolschema.ValidateOutput(tool, raw)
 	switch {
 	case mismatch == "":
 		return nil
