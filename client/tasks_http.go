@@ -3,14 +3,11 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,15 +39,10 @@ func (s *Session) post(ctx context.Context, method, name string, params json.Raw
 		return nil, err
 	}
 	defer resp.Body.Close()
-	// The transport let through only the two answers a request may have.
-	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "application/json" {
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return nil, err
-		}
-		return s.answerOf(body, id)
-	}
-	return s.readStream(ctx, resp.Body, id)
+	return transport.ReadAnswer(ctx, resp, id, transport.AnswerOptions{
+		Label: s.Label, MaxMessage: int(s.maxMessage), Request: s.serverRequest,
+		OverLimit: s.wire.tap.OverLimit, // the session explains it (limitFailure)
+	})
 }
 
 // send POSTs one JSON-RPC message through the session's HTTP client (its
@@ -65,7 +57,7 @@ func (s *Session) send(ctx context.Context, data []byte, method, name string) (*
 	if s.modern() && method != "" {
 		req.Header.Set("Mcp-Method", method)
 		if name != "" {
-			req.Header.Set("Mcp-Name", headerValue(name))
+			req.Header.Set("Mcp-Name", transport.HeaderValue(name))
 		}
 	}
 	return s.do(req, s.sessionID())
@@ -115,24 +107,6 @@ func (s *Session) do(req *http.Request, sid string) (*http.Response, error) {
 	return s.http.OwnClient().Do(req)
 }
 
-// headerValue encodes a routing header's value as SEP-2243 asks: one with
-// control or non-ASCII characters or blanks at either end, or one that
-// looks encoded already, is sent as =?base64?…?=. A task id is the
-// server's and may be any string.
-func headerValue(s string) string {
-	plain := !strings.HasPrefix(s, "=?base64?") || !strings.HasSuffix(s, "?=")
-	if plain && s != "" {
-		plain = s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ' && s[len(s)-1] != '\t'
-	}
-	for i := 0; plain && i < len(s); i++ {
-		plain = s[i] >= 0x20 && s[i] <= 0x7e
-	}
-	if plain {
-		return s
-	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
-}
-
 // sessionID is the 2025 session the requests belong to: the SDK's, or
 // the one remembered with a detached task.
 func (s *Session) sessionID() string {
@@ -140,63 +114,6 @@ func (s *Session) sessionID() string {
 		return s.CS.ID()
 	}
 	return s.resumed.sessionID
-}
-
-// answerOf reads the response to request id from a JSON body.
-func (s *Session) answerOf(body []byte, id jsonrpc.ID) (json.RawMessage, error) {
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an answer that is not JSON-RPC", s.Label)
-	}
-	r, ok := msg.(*jsonrpc.Response)
-	if !ok || transport.IDKey(r.ID) != transport.IDKey(id) {
-		return nil, fail.New(fail.Protocol, "", "%s answered with a message that is not the response to mcpc's request", s.Label)
-	}
-	if r.Error != nil {
-		return nil, r.Error
-	}
-	return r.Result, nil
-}
-
-// readStream reads an event stream until the response to request id,
-// answering the server's requests and passing on its progress on the way.
-func (s *Session) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (json.RawMessage, error) {
-	events := transport.NewEventReader(body, int(s.maxMessage))
-	for {
-		ev, err := events.Next()
-		if err != nil {
-			switch {
-			case ctx.Err() != nil:
-				return nil, context.Cause(ctx)
-			case err == io.EOF:
-				return nil, fail.New(fail.Protocol, "", "%s ended the stream without answering mcpc's request", s.Label)
-			case err == transport.ErrTooLarge || err == transport.ErrTooDeep:
-				s.wire.tap.OverLimit(err) // the session explains it (limitFailure)
-				return nil, err
-			}
-			return nil, fail.Wrap(fail.Connection, err, "", "the stream from %s broke", s.Label)
-		}
-		if len(ev.Data) == 0 {
-			continue
-		}
-		msg, err := jsonrpc.DecodeMessage(ev.Data)
-		if err != nil {
-			return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an event that is not JSON-RPC", s.Label)
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if transport.IDKey(m.ID) == transport.IDKey(id) {
-				if m.Error != nil {
-					return nil, m.Error
-				}
-				return m.Result, nil
-			}
-		case *jsonrpc.Request:
-			if err := s.serverRequest(ctx, m); err != nil {
-				return nil, err
-			}
-		}
-	}
 }
 
 // serverRequest handles what a 2025 server sends on the stream of one of

@@ -38,23 +38,6 @@ func TestAugmentAddsTaskFieldOnce(t *testing.T) {
 	}
 }
 
-// Mcp-Name carries a task id as SEP-2243 encodes header values.
-func TestHeaderValue(t *testing.T) {
-	for in, want := range map[string]string{
-		"task-1":          "task-1",
-		"../a b":          "../a b",
-		"ü":               "=?base64?w7w=?=",
-		" x":              "=?base64?IHg=?=",
-		"x\t":             "=?base64?eAk=?=",
-		"=?base64?eA==?=": "=?base64?PT9iYXNlNjQ/ZUE9PT89?=",
-		"":                "",
-	} {
-		if got := headerValue(in); got != want {
-			t.Errorf("headerValue(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // The session's side of a task request: the task id and, on 2026-07-28,
 // the _meta envelope go in its params, and a server that answers with an
 // event stream that never ends holds it only as long as its context (the

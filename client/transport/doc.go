@@ -7,7 +7,10 @@
 // which bounds one message's size and depth, the server's unanswered
 // requests and its silence, and reads event streams with the one parser.
 // An HTTP answer the SDK cannot use comes back as an *HTTPError in the
-// error of the very request it answered.
+// error of the very request it answered. mcpc's own requests beside the
+// SDK (the task methods) get their routing headers encoded here
+// (HeaderValue) and their answers read here (ReadAnswer), from a JSON
+// body or an event stream.
 //
 // It knows nothing of eras, tools or config files: what the session does
 // with each message is its Wire's (package client's), and everything a

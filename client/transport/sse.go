@@ -16,7 +16,7 @@ type Event struct {
 }
 
 // EventReader is THE event-stream parser: the tap the SDK reads through
-// (sseTap) and mcpc's own requests (client's readStream) both read events
+// (sseTap) and mcpc's own requests (ReadAnswer) both read events
 // with it. One event's data is bounded by limit, so a server cannot make
 // mcpc hold an endless line.
 type EventReader struct {
