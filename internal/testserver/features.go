@@ -14,6 +14,12 @@ const (
 	itemTemplate   = "test://items/{id}"
 	itemURIPrefix  = "test://items/"
 	plainPromptMsg = "This is a prompt without arguments."
+	// The MCP Apps view of the app-view tool, and the MIME type the
+	// extension gives it. The HTML carries a terminal escape: mcpc prints
+	// it as text, never renders it, and a server's text is never trusted.
+	appViewURI  = "ui://testserver/app-view.html"
+	appViewMIME = "text/html;profile=mcp-app"
+	appViewHTML = "<!DOCTYPE html>\n<html><body><h1>\x1b[31mApp view\x1b[0m</h1></body></html>\n"
 )
 
 // staticResource is a fixed resource with text or blob contents.
@@ -27,6 +33,7 @@ func addResources(s *mcp.Server) {
 		{uri: "test://static/hello", name: "hello", mimeType: "text/plain", text: "hello resource\n"},
 		{uri: "test://static/data.json", name: "data.json", mimeType: "application/json", text: `{"k":1}`},
 		{uri: "test://static/blob", name: "blob", mimeType: "application/octet-stream", blob: []byte{0x00, 0x01, 0x02}},
+		{uri: appViewURI, name: "app-view.html", mimeType: appViewMIME, text: appViewHTML},
 	}
 	for i := 1; i <= itemCount; i++ {
 		name := fmt.Sprintf("item-%d", i)

@@ -22,7 +22,7 @@ import (
 
 const testTimeout = 10 * time.Second
 
-var allTools = []string{shellyName, "add", "app-only", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "many", "region", "remote-ref", "self-ref", "sleep", "types", "unknown-content"}
+var allTools = []string{shellyName, "add", "app-only", "app-view", "bad-output", "echo", "escape", "fail", "huge", "image", "kinds", "many", "region", "remote-ref", "self-ref", "sleep", "types", "unknown-content"}
 
 // binDir holds the server binary, built once for the tests that need a real
 // process (exit codes, process groups, the default stdio path).
@@ -233,7 +233,7 @@ func TestToolsList(t *testing.T) {
 
 	wantRequired := map[string][]string{
 		"echo": {"text"}, "add": {"a", "b"}, "huge": {"bytes"}, "many": {"count"}, "sleep": {"ms"}, "types": {"s"},
-		"image": nil, "escape": nil, "fail": nil, "app-only": nil, "unknown-content": nil,
+		"image": nil, "escape": nil, "fail": nil, "app-only": nil, "app-view": nil, "unknown-content": nil,
 	}
 	for name, want := range wantRequired {
 		schema := tools[name].InputSchema.(map[string]any)
@@ -262,6 +262,9 @@ func TestToolsList(t *testing.T) {
 	if got := jsonString(t, tools["app-only"].Meta); got != `{"ui":{"visibility":["app"]}}` {
 		t.Errorf("app-only _meta = %s", got)
 	}
+	if got := jsonString(t, tools["app-view"].Meta); got != `{"ui":{"resourceUri":"ui://testserver/app-view.html","visibility":["model","app"]},"ui/resourceUri":"ui://testserver/app-view.html"}` {
+		t.Errorf("app-view _meta = %s", got)
+	}
 	if got := jsonString(t, tools["types"].InputSchema.(map[string]any)["properties"].(map[string]any)["arr"]); !strings.Contains(got, `"type":"array"`) {
 		t.Errorf("types arr schema = %s", got)
 	}
@@ -283,6 +286,7 @@ func TestToolOutputs(t *testing.T) {
 		{tool: "fail", want: "failed: boom", isError: true},
 		{tool: "fail", args: map[string]any{"message": "nope"}, want: "failed: nope", isError: true},
 		{tool: "app-only", want: "app"},
+		{tool: "app-view", want: "viewed"},
 	} {
 		res := callTool(t, cs, tc.tool, tc.args)
 		if got := onlyText(t, res); got != tc.want || res.IsError != tc.isError {
@@ -381,6 +385,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 		{uri: "test://static/blob", mime: "application/octet-stream", blob: "\x00\x01\x02"},
 		{uri: "test://static/item-3", mime: "text/plain", text: "item-3\n"},
 		{uri: "test://items/42", mime: "text/plain", text: "item 42"},
+		{uri: "ui://testserver/app-view.html", mime: "text/html;profile=mcp-app", text: "<!DOCTYPE html>\n<html><body><h1>\x1b[31mApp view\x1b[0m</h1></body></html>\n"},
 	} {
 		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri})
 		if err != nil {
@@ -439,7 +444,7 @@ func TestPagination(t *testing.T) {
 		}
 		uris = append(uris, r.URI)
 	}
-	if len(uris) != 3+itemCount || !slices.Contains(uris, "test://static/item-5") {
+	if len(uris) != 4+itemCount || !slices.Contains(uris, "test://static/item-5") || !slices.Contains(uris, appViewURI) {
 		t.Errorf("resources = %v", uris)
 	}
 	var prompts []string

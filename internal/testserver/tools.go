@@ -216,6 +216,21 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		return textResult("app"), nil, nil
 	})
 
+	// An MCP Apps tool a model may call too: its UI resource under the
+	// current key and the deprecated flat one, as the ext-apps SDK sends
+	// both.
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "app-view",
+		Title:       "App view",
+		Description: "An MCP Apps tool with a UI resource, which hosts render.",
+		Meta: mcp.Meta{
+			"ui":             map[string]any{"resourceUri": appViewURI, "visibility": []string{"model", "app"}},
+			"ui/resourceUri": appViewURI,
+		},
+	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+		return textResult("viewed"), nil, nil
+	})
+
 	// A raw handler: the SDK checks typed tools' output, and this tool's
 	// output is wrong on purpose.
 	s.AddTool(&mcp.Tool{
