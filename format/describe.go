@@ -43,8 +43,15 @@ func describeTool(b *strings.Builder, t *node, opts Options) bool {
 		title = str(t.get("annotations"), "title")
 	}
 	heading(b, name, title, str(t, "description"))
+	var about []string
 	if words := annotationWords(t.get("annotations")); len(words) > 0 {
-		b.WriteString("\nAnnotations: " + strings.Join(words, ", ") + "\n")
+		about = append(about, "Annotations: "+strings.Join(words, ", "))
+	}
+	if uri := uiResource(t); strings.TrimSpace(uri) != "" {
+		about = append(about, "UI resource: "+OneLine(uri)+" (shown, not rendered: "+OneLine(opts.Example.line("read", uri, nil))+")")
+	}
+	if len(about) > 0 {
+		b.WriteString("\n" + strings.Join(about, "\n") + "\n")
 	}
 	params := schemaParams(t.get("inputSchema"))
 	if len(params) == 0 {
@@ -127,6 +134,18 @@ func heading(b *strings.Builder, name, title, desc string) {
 	if desc != "" {
 		b.WriteString(desc + "\n")
 	}
+}
+
+// uiResource is the MCP Apps view a tool names: _meta.ui.resourceUri, or
+// the flat _meta["ui/resourceUri"] the 2026-01-26 extension deprecates,
+// which a host reads only when the first is absent. mcpc renders no app,
+// so the describe view names it and how to read it as text.
+func uiResource(t *node) string {
+	meta := t.get("_meta")
+	if uri := str(meta.get("ui"), "resourceUri"); uri != "" {
+		return uri
+	}
+	return str(meta, "ui/resourceUri")
 }
 
 // annotationWords turns a tool's behaviour hints into short words. Only
