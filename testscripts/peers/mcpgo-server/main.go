@@ -44,13 +44,16 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
 		fmt.Fprintf(os.Stderr, "mcpgo-server: error: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+// run serves until ctx is done (or, on stdio, stdin ends).
+func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcpgo-server", flag.ContinueOnError)
 	transport := fs.String("transport", "stdio", "stdio, http (Streamable HTTP) or sse (HTTP+SSE)")
 	addr := fs.String("addr", "127.0.0.1:0", "with http or sse: where to listen")
@@ -63,8 +66,6 @@ func run(args []string) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	log := &messageLog{path: *requestLog}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	s := newServer()
 	switch *transport {
 	case "stdio":
