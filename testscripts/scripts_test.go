@@ -309,20 +309,25 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// serve-everything VAR [LOGFILE]: start @modelcontextprotocol/server-everything
-// over Streamable HTTP on a free loopback port; $VAR gets its /mcp URL.
-// LOGFILE gets what the server prints on stdout (a line per session started
-// and ended), else it goes to the script's log.
+// serve-everything [--sse] VAR [LOGFILE]: start
+// @modelcontextprotocol/server-everything over Streamable HTTP (with --sse,
+// the 2024-11-05 HTTP+SSE transport) on a free loopback port; $VAR gets its
+// /mcp (/sse) URL. LOGFILE gets what the server prints on stdout (a line per
+// session started and ended), else it goes to the script's log.
 func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
+	mode, path := "streamableHttp", "/mcp"
+	if len(args) > 0 && args[0] == "--sse" {
+		mode, path, args = "sse", "/sse", args[1:]
+	}
 	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: serve-everything VAR [LOGFILE]")
+		ts.Fatalf("usage: serve-everything [--sse] VAR [LOGFILE]")
 	}
 	node, entry := ts.Getenv("MCPC_NODE22"), ts.Getenv("MCPC_EVERYTHING")
 	if node == "" || entry == "" {
 		ts.Fatalf("the npm peers are not installed: run .ci/peers")
 	}
 	port := freePort(ts)
-	cmd := exec.Command(node, entry, "streamableHttp")
+	cmd := exec.Command(node, entry, mode)
 	cmd.Env = append(scriptEnv(ts), "PORT="+strconv.Itoa(port))
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()
@@ -340,7 +345,7 @@ func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			ts.Setenv(args[0], "http://"+addr+"/mcp")
+			ts.Setenv(args[0], "http://"+addr+path)
 			return
 		}
 		if time.Now().After(deadline) {
