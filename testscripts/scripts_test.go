@@ -56,7 +56,8 @@ func TestMain(m *testing.M) {
 	}
 	binDir = dir
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
-		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver")
+		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
+		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server")
 	// Static, as released: no cgo, no dynamic loader at start-up.
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -203,6 +204,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"serve":            cmdServe,
 			"serve-everything": cmdServeEverything,
 			"serve-ts":         cmdServeTS,
+			"serve-mcpgo":      cmdServeMcpgo,
 			"rawpost":          cmdRawPost,
 			"interrupt-when":   cmdInterruptWhen,
 			"gone":             cmdGone,
@@ -307,20 +309,25 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// serve-everything VAR [LOGFILE]: start @modelcontextprotocol/server-everything
-// over Streamable HTTP on a free loopback port; $VAR gets its /mcp URL.
-// LOGFILE gets what the server prints on stdout (a line per session started
-// and ended), else it goes to the script's log.
+// serve-everything [--sse] VAR [LOGFILE]: start
+// @modelcontextprotocol/server-everything over Streamable HTTP (with --sse,
+// the 2024-11-05 HTTP+SSE transport) on a free loopback port; $VAR gets its
+// /mcp (/sse) URL. LOGFILE gets what the server prints on stdout (a line per
+// session started and ended), else it goes to the script's log.
 func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
+	mode, path := "streamableHttp", "/mcp"
+	if len(args) > 0 && args[0] == "--sse" {
+		mode, path, args = "sse", "/sse", args[1:]
+	}
 	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: serve-everything VAR [LOGFILE]")
+		ts.Fatalf("usage: serve-everything [--sse] VAR [LOGFILE]")
 	}
 	node, entry := ts.Getenv("MCPC_NODE22"), ts.Getenv("MCPC_EVERYTHING")
 	if node == "" || entry == "" {
 		ts.Fatalf("the npm peers are not installed: run .ci/peers")
 	}
 	port := freePort(ts)
-	cmd := exec.Command(node, entry, "streamableHttp")
+	cmd := exec.Command(node, entry, mode)
 	cmd.Env = append(scriptEnv(ts), "PORT="+strconv.Itoa(port))
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()
@@ -338,7 +345,7 @@ func cmdServeEverything(ts *testscript.TestScript, neg bool, args []string) {
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			ts.Setenv(args[0], "http://"+addr+"/mcp")
+			ts.Setenv(args[0], "http://"+addr+path)
 			return
 		}
 		if time.Now().After(deadline) {
@@ -416,6 +423,49 @@ func cmdServeTS(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("ts-server did not report its URL within 30s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// serve-mcpgo [--sse] VAR [LOGFILE]: start peers/mcpgo-server (a server
+// written with mark3labs/mcp-go) over Streamable HTTP, or with --sse over
+// the 2024-11-05 HTTP+SSE transport, on a loopback port; $VAR gets its URL
+// (/mcp, or /sse). LOGFILE gets one line per JSON-RPC message it receives
+// ("POST tools/call"; "GET" for a request without one). Over stdio scripts
+// run it as --stdio 'mcpgo-server [--request-log FILE]'.
+func cmdServeMcpgo(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: serve-mcpgo [--sse] VAR [LOGFILE]"
+	transport := "http"
+	if len(args) > 0 && args[0] == "--sse" {
+		transport, args = "sse", args[1:]
+	}
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf(usage)
+	}
+	urlFile := ts.MkAbs("." + args[0] + ".url")
+	flags := []string{"--transport", transport, "--url-file", urlFile}
+	if len(args) == 2 {
+		flags = append(flags, "--request-log", ts.MkAbs(args[1]))
+	}
+	cmd := exec.Command(filepath.Join(binDir, "mcpgo-server"), flags...)
+	cmd.Env = scriptEnv(ts)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Stderr = ts.Stderr()
+	ts.Check(cmd.Start())
+	stopOnDefer(ts, cmd)
+	pid := cmd.Process.Pid
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(urlFile); err == nil && len(b) > 0 {
+			ts.Setenv(args[0], strings.TrimSpace(string(b)))
+			return
+		}
+		if syscall.Kill(pid, 0) != nil || zombie(pid) {
+			ts.Fatalf("mcpgo-server exited before it listened")
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("mcpgo-server did not report its URL within 15s")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
