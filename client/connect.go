@@ -112,6 +112,9 @@ type Session struct {
 	resumed resumed
 }
 
+// SSE says the session speaks the 2024-11-05 HTTP+SSE transport.
+func (s *Session) SSE() bool { return s.sse }
+
 // ProtocolVersion is the revision the session speaks.
 func (s *Session) ProtocolVersion() string {
 	if s.CS == nil {
@@ -610,4 +613,25 @@ func validHeaderValue(v string) bool {
 		}
 	}
 	return true
+}
+
+// TransportName is how listings name the transport mcpc speaks to srv:
+// "stdio", "http" (Streamable HTTP) or "sse" (HTTP+SSE, pinned or
+// remembered; m may be nil).
+func TransportName(m *state.Memo, srv *config.Server) string {
+	if srv.URL == "" {
+		return srv.Transport()
+	}
+	switch (&Session{Entry: &config.Entry{Server: srv}}).transportPin(ConnectOptions{}) {
+	case "sse":
+		return "sse"
+	case "http":
+		return "http"
+	}
+	if m != nil {
+		if rec := m.Era(serverKey(&config.Entry{Server: srv}, "")); rec != nil && rec.Transport == state.TransportSSE {
+			return "sse"
+		}
+	}
+	return srv.Transport()
 }

@@ -33,10 +33,12 @@ var ErrNotSSE = errors.New("not an HTTP+SSE endpoint")
 // rules; an endpoint elsewhere is refused (fail.Redirect) before anything
 // is posted. An error status is an *HTTPError (a challenge goes to the
 // OAuth handler first, as the SDK would send it); anything else that is
-// not such a stream is ErrNotSSE. The stream lives as long as ctx (the
-// session's); bound (the connect timeout) bounds the wait for its start.
+// not such a stream is ErrNotSSE. bound (the connect timeout) and ctx
+// bound the wait for the stream's start; once open, it lives until the
+// session closes it: the answers to the invocation's end (the
+// cancellation an interrupt sends) come on it.
 func (t *HTTP) OpenSSE(ctx, bound context.Context, endpoint string) error {
-	sctx, end := context.WithCancelCause(ctx)
+	sctx, end := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(bound, func() { end(context.Cause(bound)) })
 	err := t.openSSE(sctx, endpoint, end)
 	if !stop() && err != nil && bound.Err() != nil && ctx.Err() == nil {
