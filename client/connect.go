@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,10 +40,15 @@ type ConnectOptions struct {
 	// IdleTimeout bounds each request the server neither answers nor
 	// sends anything on (progress, logs) for that long; 0: no bound.
 	IdleTimeout time.Duration
-	Protocol    string      // overrides the entry's "protocol" when set
-	Version     string      // mcpc's version, sent as clientInfo
-	Memo        *state.Memo // era verdicts and cached results; nil: none
-	NoCache     bool        // do not answer requests from cached results
+	Protocol    string // overrides the entry's "protocol" when set
+	// Transport pins an HTTP server's transport (--transport): "sse",
+	// "http" (or "streamable-http"), or "" / "auto" for the entry's pin,
+	// else the remembered transport, else Streamable HTTP falling back to
+	// HTTP+SSE.
+	Transport string
+	Version   string      // mcpc's version, sent as clientInfo
+	Memo      *state.Memo // era verdicts and cached results; nil: none
+	NoCache   bool        // do not answer requests from cached results
 	// Reprobe forgets what is remembered about the server (its era
 	// verdict and cached results) and probes afresh: mcpc reconnect.
 	Reprobe bool
@@ -63,6 +69,9 @@ type ConnectOptions struct {
 	CredentialID string
 }
 
+// Transports are what --transport may pin.
+var Transports = []string{"auto", "http", "sse"}
+
 // DefaultConnectTimeout is generous because npx- and uvx-launched servers
 // often download and compile before they answer.
 const DefaultConnectTimeout = 60 * time.Second
@@ -81,7 +90,10 @@ type Session struct {
 
 	proc *transport.Process
 	http *transport.HTTP
-	wire *wire
+	// sse says the session speaks the 2024-11-05 HTTP+SSE transport;
+	// foundSSE that auto mode fell back to it, which the memo learns.
+	sse, foundSSE bool
+	wire          *wire
 	// maxMessage bounds one message from the server (--max-message).
 	maxMessage int64
 	idle       *transport.IdleWatch
@@ -99,6 +111,9 @@ type Session struct {
 	// handshake, the remembered era and session id.
 	resumed resumed
 }
+
+// SSE says the session speaks the 2024-11-05 HTTP+SSE transport.
+func (s *Session) SSE() bool { return s.sse }
 
 // ProtocolVersion is the revision the session speaks.
 func (s *Session) ProtocolVersion() string {
@@ -193,6 +208,9 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 		if t := time.Duration(e.Server.ProbeTimeout); t > 0 {
 			o.ProbeTimeout = t
 		}
+	}
+	if t := o.Transport; t != "" && t != "auto" && e.Server.URL == "" {
+		return nil, fail.New(fail.Usage, "leave it out for a stdio server", "--transport %s applies to HTTP servers only", t)
 	}
 	key := serverKey(e, o.Cwd)
 	chosen := chooseEra(e, o, key)
@@ -317,6 +335,10 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 	switch verdict, forget := chosen.learned(s.ProtocolVersion()); {
 	case verdict != "":
 		s.remember(verdict)
+	case s.foundSSE:
+		// A remembered Streamable HTTP verdict that fell back: the
+		// transport is what changed.
+		s.remember(state.VerdictInitialize)
 	case forget:
 		o.Memo.Forget(key)
 		trace(o, "the server remembered as dying at start answered initialize: the next invocation probes its era")
@@ -400,6 +422,78 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	if err := s.prepareHTTP(o); err != nil {
 		return err
 	}
+	pinned := s.transportPin(o)
+	switch {
+	case pinned == "sse":
+		return s.connectSSE(ctx, o, protocol, "pinned")
+	case pinned == "" && s.era.rec != nil && s.era.rec.Transport == state.TransportSSE:
+		return s.connectSSE(ctx, o, protocol, "remembered")
+	}
+	err := s.connectStreamable(ctx, o, protocol)
+	if err == nil || pinned != "" || !sseCandidate(ctx, err) {
+		return err
+	}
+	// The spec's backward-compatibility procedure: a POST answered 400, 404
+	// or 405 may be a 2024-11-05 server, whose GET opens an event stream
+	// that starts with an "endpoint" event.
+	trace(o, "the POST was refused (%s): trying the HTTP+SSE transport", s.scrub(err))
+	if perr := s.prepareHTTP(o); perr != nil {
+		return perr
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, errConnectTimeout)
+	defer cancel()
+	switch gerr := s.http.OpenSSE(ctx, cctx, s.Entry.Server.URL); {
+	case gerr == nil:
+	case sseVerdict(gerr):
+		return s.connectError(ctx, cctx, gerr)
+	default:
+		trace(o, "no HTTP+SSE transport there either (%s)", s.scrub(gerr))
+		return err
+	}
+	s.foundSSE = true
+	return s.connectSSE(ctx, o, protocol, "found")
+}
+
+// transportPin is the pinned HTTP transport: "sse", "http", or "" for none.
+func (s *Session) transportPin(o ConnectOptions) string {
+	switch p := cmp.Or(o.Transport, s.Entry.Server.TransportPin()); p {
+	case "auto":
+		return ""
+	case "streamable-http":
+		return "http"
+	default:
+		return p
+	}
+}
+
+// sseCandidate reports whether a Streamable HTTP handshake's failure is the
+// spec's sign of a 2024-11-05 server: its POST answered 400, 404 or 405
+// (with no JSON-RPC error: a server that answers JSON-RPC speaks POST).
+func sseCandidate(ctx context.Context, err error) bool {
+	var he *transport.HTTPError
+	if ctx.Err() != nil || !errors.As(err, &he) || he.RPC() != nil {
+		return false
+	}
+	switch he.Status() {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}
+
+// sseVerdict reports whether the fallback's GET failed in a way that is
+// the answer to report, not the POST's: a challenge (the server wants a
+// login, whatever it speaks), an endpoint refused on another origin, a
+// message over a limit, the invocation's end.
+func sseVerdict(err error) bool {
+	var he *transport.HTTPError
+	if errors.As(err, &he) {
+		return he.Status() == http.StatusUnauthorized || he.Status() == http.StatusForbidden
+	}
+	return !errors.Is(err, transport.ErrNotSSE)
+}
+
+func (s *Session) connectStreamable(ctx context.Context, o ConnectOptions, protocol string) error {
 	t := &mcp.StreamableClientTransport{
 		Endpoint:   s.Entry.Server.URL,
 		HTTPClient: s.http.Client(),
@@ -410,6 +504,39 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 		OAuthHandler:         o.OAuthHandler,
 	}
 	return s.handshake(ctx, o, s.newClient(o), t, protocol)
+}
+
+// connectSSE speaks the 2024-11-05 HTTP+SSE transport through the SDK's
+// SSEClientTransport with mcpc's HTTP client: mcpc opens the stream
+// itself (transport.OpenSSE judges the announced endpoint before anything
+// is posted) and the SDK's GET is answered with it.
+func (s *Session) connectSSE(ctx context.Context, o ConnectOptions, protocol, why string) error {
+	s.sse = true
+	trace(o, "transport: HTTP+SSE (%s)", why)
+	if !s.http.SSE() {
+		cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, errConnectTimeout)
+		err := s.http.OpenSSE(ctx, cctx, s.Entry.Server.URL)
+		if err != nil {
+			if errors.Is(err, transport.ErrNotSSE) {
+				err = fail.New(fail.Protocol, "check the URL, or let mcpc pick the transport (--transport auto)",
+					"%s does not serve the HTTP+SSE transport: its GET was not answered with an event stream that starts with an \"endpoint\" event", s.Label)
+			}
+			err = s.connectError(ctx, cctx, err)
+		}
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	t := &mcp.SSEClientTransport{
+		Endpoint:   s.Entry.Server.URL,
+		HTTPClient: s.http.Client(),
+		// The tap bounds each event (--max-message) and hands the SDK a
+		// stub for a large one: no second, fixed bound.
+		MaxEventSize: -1,
+	}
+	// HTTP+SSE predates server/discover: a probe would only be refused.
+	return s.handshake(ctx, o, s.newClient(o), t, cmp.Or(protocol, legacyVersion))
 }
 
 // prepareHTTP sets up the session's HTTP client: headers, credentials,
@@ -456,7 +583,7 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		return err
 	}
 	s.http = transport.NewHTTP(transport.HTTPOptions{Base: base, Endpoint: endpoint, Label: s.Label, Headers: headers,
-		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil})
+		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil, OAuthHandler: o.OAuthHandler})
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = o.Memo.CredentialKey(a)
 	} else if o.CredentialID != "" {
@@ -486,4 +613,25 @@ func validHeaderValue(v string) bool {
 		}
 	}
 	return true
+}
+
+// TransportName is how listings name the transport mcpc speaks to srv:
+// "stdio", "http" (Streamable HTTP) or "sse" (HTTP+SSE, pinned or
+// remembered; m may be nil).
+func TransportName(m *state.Memo, srv *config.Server) string {
+	if srv.URL == "" {
+		return srv.Transport()
+	}
+	switch (&Session{Entry: &config.Entry{Server: srv}}).transportPin(ConnectOptions{}) {
+	case "sse":
+		return "sse"
+	case "http":
+		return "http"
+	}
+	if m != nil {
+		if rec := m.Era(serverKey(&config.Entry{Server: srv}, "")); rec != nil && rec.Transport == state.TransportSSE {
+			return "sse"
+		}
+	}
+	return srv.Transport()
 }

@@ -201,6 +201,9 @@ func eraSuspect(err error) bool {
 // is kept so the next invocation can replay it instead of asking.
 func (s *Session) remember(verdict string) {
 	rec := &state.EraRecord{Version: s.ProtocolVersion(), Verdict: verdict}
+	if s.sse {
+		rec.Transport = state.TransportSSE
+	}
 	if rec.Version >= modernVersion {
 		s.wire.mu.Lock()
 		rec.Discover = s.wire.lastDiscover

@@ -138,6 +138,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		MaxMessage:     g.maxMessage,
 		IdleTimeout:    g.idleTimeout,
 		Protocol:       g.adhoc.Protocol,
+		Transport:      g.transport,
 		Version:        version(),
 		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
 		NoCache:        g.noCache,

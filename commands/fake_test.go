@@ -135,6 +135,7 @@ func (s *fakeSession) CloseWithin(time.Duration)               { s.f.closed++ }
 func (s *fakeSession) Close()                                  { s.f.closed++ }
 func (s *fakeSession) label() string                           { return s.name }
 func (s *fakeSession) initializeResult() *mcp.InitializeResult { return &mcp.InitializeResult{} }
+func (s *fakeSession) speaksSSE() bool                         { return false }
 
 type fakeTaskSession struct{ f *fakeServer }
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 )
@@ -129,16 +131,17 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	}
 	rows := []serverRow{}
 	seen := map[string]bool{}
+	memo := clientstate.NewMemo(g.dirs.State, g.dirs.Cache)
 	for i := len(cfg.Files) - 1; i >= 0; i-- {
 		f := cfg.Files[i]
 		for _, name := range f.Names {
-			rows = append(rows, serverRow{Name: name, Transport: f.Servers[name].Transport(), Source: f.Path, Trusted: true, Active: !seen[name]})
+			rows = append(rows, serverRow{Name: name, Transport: client.TransportName(memo, f.Servers[name]), Source: f.Path, Trusted: true, Active: !seen[name]})
 			seen[name] = true
 		}
 	}
 	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
 		for _, name := range p.Names {
-			rows = append(rows, serverRow{Name: name, Transport: p.Servers[name].Transport(), Source: p.Path, Trusted: false})
+			rows = append(rows, serverRow{Name: name, Transport: client.TransportName(memo, p.Servers[name]), Source: p.Path, Trusted: false})
 		}
 	}
 	sortRows(rows)

@@ -68,7 +68,7 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 		})
 	}
 	// The reader going away (… | head) is not a failure.
-	_, _ = io.WriteString(st.env.Stdout, serverSummary(r, entry))
+	_, _ = io.WriteString(st.env.Stdout, serverSummary(r, entry, sess.speaksSSE()))
 	return nil
 }
 
@@ -82,7 +82,7 @@ const (
 // serverSummary is reconnect's text: who the server is, how mcpc reached
 // it and what it offers, one line each, then its instructions. Everything
 // the server wrote is stripped of escape sequences.
-func serverSummary(r *mcp.InitializeResult, entry *config.Entry) string {
+func serverSummary(r *mcp.InitializeResult, entry *config.Entry, sse bool) string {
 	var b strings.Builder
 	server := "unnamed"
 	if r.ServerInfo != nil && r.ServerInfo.Name != "" {
@@ -91,7 +91,10 @@ func serverSummary(r *mcp.InitializeResult, entry *config.Entry) string {
 	fmt.Fprintf(&b, "Server: %s\n", format.OneLine(server))
 	fmt.Fprintf(&b, "Protocol: %s\n", format.OneLine(r.ProtocolVersion))
 	transport := "stdio"
-	if entry.Server.URL != "" {
+	switch {
+	case sse:
+		transport = "HTTP+SSE, " + urlx.Redact(entry.Server.URL)
+	case entry.Server.URL != "":
 		transport = "Streamable HTTP, " + urlx.Redact(entry.Server.URL)
 	}
 	fmt.Fprintf(&b, "Transport: %s\n", transport)

@@ -26,7 +26,7 @@ func TestServerSummary(t *testing.T) {
 		Instructions: "  first \x1b[31mred\x1b[0m\r\n\tindented\n" + strings.Repeat("more\n", 30),
 	}
 	entry := &config.Entry{Server: &config.Server{URL: "https://example.com/mcp?token=secret"}}
-	got := serverSummary(r, entry)
+	got := serverSummary(r, entry, false)
 	want := `Server: evil 1 2
 Protocol: 2025-11-25
 Transport: Streamable HTTP, https://example.com/mcp?token=REDACTED
@@ -41,7 +41,7 @@ Instructions:
 
 	// One long line is cut within the byte bound, on a character.
 	r = &mcp.InitializeResult{Instructions: strings.Repeat("é", maxInstructionBytes)}
-	got = serverSummary(r, &config.Entry{Server: &config.Server{}})
+	got = serverSummary(r, &config.Entry{Server: &config.Server{}}, false)
 	_, text, _ := strings.Cut(got, "Instructions:\n  ")
 	line, _, _ := strings.Cut(text, "\n")
 	if len(line) > maxInstructionBytes || strings.ContainsRune(line, '\uFFFD') || !strings.HasSuffix(got, "… (cut short; --json prints them whole)\n") {
@@ -49,7 +49,7 @@ Instructions:
 	}
 	// A line that fills the bound to its last byte, then another.
 	r.Instructions = strings.Repeat("a", maxInstructionBytes) + "\nb"
-	if got := serverSummary(r, &config.Entry{Server: &config.Server{}}); !strings.HasSuffix(got, "a\n  … (cut short; --json prints them whole)\n") {
+	if got := serverSummary(r, &config.Entry{Server: &config.Server{}}, false); !strings.HasSuffix(got, "a\n  … (cut short; --json prints them whole)\n") {
 		t.Errorf("instructions at the bound: %q", got[len(got)-80:])
 	}
 	if !strings.HasPrefix(got, "Server: unnamed\nProtocol: \nTransport: stdio\nCapabilities: none\n") {

@@ -54,7 +54,8 @@ type globals struct {
 	verbose         bool
 	noCache         bool
 	probeTimeout    time.Duration
-	maxMessage      int64 // 0: the server's "maxMessage" or the default
+	transport       string // --transport: an HTTP server's transport pin
+	maxMessage      int64  // 0: the server's "maxMessage" or the default
 	// idleTimeout bounds a request the server is silent on: --idle-timeout,
 	// else the default unless --timeout was given.
 	idleTimeout time.Duration
@@ -148,6 +149,7 @@ func globalFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send an HTTP `HEADER` written as 'Name: value' (repeatable)"},
 		&cli.StringFlag{Name: "bearer-env", Category: catConnection, Usage: "send the token in environment variable `VAR` as a bearer token"},
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
+		&cli.StringFlag{Name: "transport", Category: catConnection, Usage: "an HTTP server's `TRANSPORT`: auto (Streamable HTTP, falling back to HTTP+SSE), http or sse (per server: \"type\")"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
 		&cli.DurationFlag{Name: "probe-timeout", DefaultText: durationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
 		&cli.DurationFlag{Name: "idle-timeout", DefaultText: durationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
@@ -186,6 +188,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		verbose:           cmd.Bool("verbose"),
 		noCache:           cmd.Bool("no-cache"),
 		probeTimeout:      cmd.Duration("probe-timeout"),
+		transport:         cmd.String("transport"),
 		strict:            cmd.Bool("strict"),
 		serverStderrSet:   cmd.IsSet("server-stderr"),
 		adhoc: config.AdHoc{
@@ -247,6 +250,9 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	}
 	if p := g.adhoc.Protocol; p != "" && !slices.Contains(config.Protocols, p) {
 		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
+	}
+	if t := g.transport; t != "" && !slices.Contains(client.Transports, t) {
+		return nil, usagef("", "--transport must be one of %s, not %q", strings.Join(client.Transports, ", "), t)
 	}
 	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
 		for _, p := range filepath.SplitList(v) {

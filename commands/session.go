@@ -33,6 +33,8 @@ type session interface {
 	// fields: how messages name the server, and its handshake's answer.
 	label() string
 	initializeResult() *mcp.InitializeResult
+	// speaksSSE says the session speaks the 2024-11-05 HTTP+SSE transport.
+	speaksSSE() bool
 }
 
 // taskSession is what mcpc task uses of a connection opened for detached
@@ -81,6 +83,7 @@ type clientSession struct{ *client.Session }
 func (s clientSession) label() string { return s.Label }
 
 func (s clientSession) initializeResult() *mcp.InitializeResult { return s.CS.InitializeResult() }
+func (s clientSession) speaksSSE() bool                         { return s.SSE() }
 
 // dial is the connector of the invocation.
 func (st *state) dial() connector {

@@ -41,8 +41,15 @@ type EraRecord struct {
 	// Discover is the server's last server/discover result, replayed to the
 	// SDK so a remembered modern server is not asked again.
 	Discover json.RawMessage `json:"discover,omitempty"`
-	At       time.Time       `json:"at"`
+	// Transport is TransportSSE for a server found to speak the 2024-11-05
+	// HTTP+SSE transport (the next invocation goes straight to it), ""
+	// for Streamable HTTP and stdio.
+	Transport string    `json:"transport,omitempty"`
+	At        time.Time `json:"at"`
 }
+
+// TransportSSE is EraRecord.Transport for an HTTP+SSE server.
+const TransportSSE = "sse"
 
 // How an era verdict was reached.
 const (

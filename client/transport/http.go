@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -49,6 +51,14 @@ type HTTP struct {
 	// keepSession keeps a 2025 session that holds a detached task: the
 	// SDK's DELETE at the end is answered here and never sent.
 	keepSession atomic.Bool
+
+	// The HTTP+SSE transport (legacy_sse.go): sse once OpenSSE found the
+	// server speaks it, the stream it opened until the SDK's GET takes it,
+	// and the OAuth handler, which mcpc drives itself there.
+	sse          bool
+	held         *http.Response
+	heldURL      string
+	oauthHandler auth.OAuthHandler
 }
 
 // HTTPOptions say how to reach one Streamable HTTP endpoint.
@@ -62,12 +72,16 @@ type HTTPOptions struct {
 	// OAuth says the SDK has an OAuth handler, which answers a 401 or
 	// 403 challenge itself (then retries the request once).
 	OAuth bool
+	// OAuthHandler is that handler: on HTTP+SSE, where the SDK has none,
+	// mcpc sets its tokens and sends it the GET's challenge.
+	OAuthHandler auth.OAuthHandler
 }
 
 // NewHTTP is the transport to o.Endpoint.
 func NewHTTP(o HTTPOptions) *HTTP {
 	return &HTTP{base: o.Base, headers: o.Headers, origin: urlx.Origin(o.Endpoint), label: o.Label, cancelSent: make(chan struct{}),
-		tap: o.Tap, maxMessage: cmp.Or(o.MaxMessage, DefaultMaxMessage), oauth: o.OAuth, challenged: map[string]bool{}}
+		tap: o.Tap, maxMessage: cmp.Or(o.MaxMessage, DefaultMaxMessage), oauth: o.OAuth, challenged: map[string]bool{},
+		oauthHandler: o.OAuthHandler}
 }
 
 // Client is the http.Client the SDK sends through: it follows a redirect
@@ -130,10 +144,26 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
 	}
+	if resp := t.takeHeld(req); resp != nil {
+		return resp, nil
+	}
+	sse := t.SSE()
+	if sse {
+		// The SDK posts where the server's endpoint event said, which
+		// OpenSSE checked; nothing else leaves the origin either.
+		if err := t.sameOrigin(req.URL, "asked mcpc to send a request"); err != nil {
+			return nil, err
+		}
+	}
 	req = req.Clone(req.Context())
 	if urlx.Origin(req.URL) == t.origin {
 		for k, vs := range t.headers {
 			req.Header[k] = vs
+		}
+		if sse {
+			if err := t.oauthToken(req); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var msg jsonrpc.Message
@@ -203,7 +233,7 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	}
 	switch {
 	case req.Method == http.MethodPost && resp.StatusCode >= 400:
-		return t.refused(req, resp, call, own)
+		return t.refused(req, resp, call, own || sse)
 	case resp.StatusCode < 200 || resp.StatusCode >= 300:
 		// A redirect is Go's client's to follow; the standalone GET's 405
 		// (no stream offered) and a DELETE's answer are the SDK's.
@@ -239,9 +269,10 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	case "text/event-stream":
 		resp.Body = newSSETap(resp.Body, t.tap, int(t.maxMessage))
 	default:
-		if call != nil {
+		if call != nil && !sse {
 			// An HTML page, an empty 202, anything but the two answers a
-			// request may have.
+			// request may have. (On HTTP+SSE every answer comes on the
+			// stream: a POST is answered 202.)
 			return nil, t.unusable(req, resp, call, readEvidence(resp.Body))
 		}
 	}

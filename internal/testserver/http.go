@@ -34,15 +34,26 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 	url := "http://" + ln.Addr().String() + "/mcp"
 
 	server := newServer(opts, std)
-	sdkHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{
-			Stateless: opts.stateless,
-			// A 2026-07-28 client cancels by closing the request's stream;
-			// without this the tool would never see it (and --cancel-file
-			// would stay empty).
-			PropagateRequestCancellation: true,
-			DisableLocalhostProtection:   opts.anyHost,
-		})
+	var sdkHandler http.Handler
+	switch {
+	case opts.sseEndpoint != "":
+		sdkHandler = announceEndpoint(opts.sseEndpoint)
+	case opts.sse:
+		// The 2024-11-05 HTTP+SSE transport: GET /mcp opens the stream,
+		// whose endpoint event names /mcp?sessionid=… for the POSTs.
+		sdkHandler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server },
+			&mcp.SSEOptions{DisableLocalhostProtection: opts.anyHost})
+	default:
+		sdkHandler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+			&mcp.StreamableHTTPOptions{
+				Stateless: opts.stateless,
+				// A 2026-07-28 client cancels by closing the request's stream;
+				// without this the tool would never see it (and --cancel-file
+				// would stay empty).
+				PropagateRequestCancellation: true,
+				DisableLocalhostProtection:   opts.anyHost,
+			})
+	}
 	stop := make(chan struct{})
 	mux := http.NewServeMux()
 	var h http.Handler = &faultHandler{next: sdkHandler, opts: opts, stderr: std.err, stop: stop}
@@ -173,5 +184,21 @@ func busyOnce(method string, next http.Handler) http.Handler {
 			}
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// announceEndpoint is an HTTP+SSE server that announces endpoint (on
+// another origin, say) and then says nothing: a POST refused as in the SDK's
+// SSE handler, without a session.
+func announceEndpoint(endpoint string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			http.Error(w, "sessionid must be provided", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: endpoint\ndata: %s\n\n", endpoint)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
 	})
 }

@@ -92,6 +92,9 @@ Serves a deterministic MCP test server over stdio (default) or Streamable HTTP.
 flags:
   --http ADDR          serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:0)
   --url-file FILE      with --http: write the server URL to FILE once listening
+  --sse                with --http: serve the 2024-11-05 HTTP+SSE transport at /mcp
+  --sse-endpoint URL   with --http: an HTTP+SSE server that announces URL as
+                       its message endpoint and serves nothing else
   --stateless          with --http: stateless mode (2026-07-28 style)
   --legacy             act as a pre-2026 server: server/discover is an unknown
                        method (-32601) and only 2025-11-25 is negotiated
@@ -149,12 +152,17 @@ type options struct {
 	modernOnly bool   // --modern-only: 2026-07-28 only
 	ttlMs      int    // --ttl: ttlMs on cacheable results
 	requestLog string // --request-log: one line per request method
-	anyHost    bool   // --any-host: no DNS-rebinding protection
-	startDelay time.Duration
-	busyOnce   string // --busy-once: the first such request gets 503
-	ask        bool
-	logging    bool
-	tasks      *taskStore // --tasks: the 2026-07-28 tasks extension
+	// --sse: serve the 2024-11-05 HTTP+SSE transport at /mcp instead;
+	// --sse-endpoint URL: announce URL as its message endpoint, serve
+	// nothing else.
+	sse         bool
+	sseEndpoint string
+	anyHost     bool // --any-host: no DNS-rebinding protection
+	startDelay  time.Duration
+	busyOnce    string // --busy-once: the first such request gets 503
+	ask         bool
+	logging     bool
+	tasks       *taskStore // --tasks: the 2026-07-28 tasks extension
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -243,6 +251,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.httpAddr, "http", "", "")
 	fs.StringVar(&opts.urlFile, "url-file", "", "")
 	fs.BoolVar(&opts.stateless, "stateless", false, "")
+	fs.BoolVar(&opts.sse, "sse", false, "")
+	fs.StringVar(&opts.sseEndpoint, "sse-endpoint", "", "")
 	fs.BoolVar(&opts.legacy, "legacy", false, "")
 	fs.IntVar(&opts.pageSize, "page-size", 0, "")
 	fs.StringVar(&opts.fault, "fault", "", "")
@@ -279,8 +289,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
 		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
-	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.redirect != "" || opts.headerLog != ""):
-		return nil, errors.New("--url-file, --stateless, --require-bearer, --redirect and --header-log need --http")
+	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.redirect != "" || opts.headerLog != "" || opts.sse || opts.sseEndpoint != ""):
+		return nil, errors.New("--url-file, --stateless, --require-bearer, --redirect, --header-log, --sse and --sse-endpoint need --http")
+	case opts.sse && opts.stateless:
+		return nil, errors.New("--sse cannot be combined with --stateless: an HTTP+SSE session lives on its stream")
 	case opts.modernOnly && opts.legacyMode():
 		return nil, errors.New("--modern-only cannot be combined with --legacy or a legacy fault")
 	case opts.httpAddr != "" && opts.fault == faultGarbage:
