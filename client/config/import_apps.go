@@ -241,14 +241,15 @@ func rewriteVars(app string, e *ImportEntry) {
 	for i, a := range s.Args {
 		s.Args[i] = outside("args", a)
 	}
-	for k, v := range s.Env {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		v := s.Env[k]
 		if app == AppGemini && !strings.Contains(v, "${") {
 			v = geminiVarRE.ReplaceAllString(v, "$${$1}")
 		}
 		s.Env[k] = one(v)
 	}
-	for k, v := range s.Headers {
-		s.Headers[k] = one(v)
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		s.Headers[k] = one(s.Headers[k])
 	}
 }
 
