@@ -3,6 +3,7 @@ module github.com/mcpc-dev/mcpc
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/cpuguy83/go-md2man/v2 v2.0.2
 	github.com/creack/pty v1.1.24
 	github.com/gofrs/flock v0.13.2

@@ -34,7 +34,7 @@ came from: a table with --text (the default on a terminal), every field with
 			"one server's entry, as JSON", `mcpc config -q 'servers.#(name=="everything").server'`,
 			"add a server, then remove it", "mcpc config add web https://mcp.example.com/mcp && mcpc config remove web",
 		),
-		Commands: []*cli.Command{configAddCommand(st), configRemoveCommand(st)},
+		Commands: []*cli.Command{configAddCommand(st), configRemoveCommand(st), configImportCommand(st)},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("", "unexpected argument %q", cmd.Args().First())

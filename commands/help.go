@@ -196,6 +196,8 @@ never by a shell. URLs must be https, or http on a loopback host.
 'mcpc config' prints the merged result and the file each server came from;
 'mcpc list' shows every configured server with its status. 'mcpc config add'
 and 'mcpc config remove' edit the user file (--project: the project's).
+'mcpc config import' lists and copies servers other apps (Claude, Cursor,
+VS Code, Windsurf, Codex, Gemini CLI) have configured.
 `
 
 const authHelp = `mcpc authentication

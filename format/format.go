@@ -36,6 +36,7 @@ const (
 	KindTool                     // one Tool: {name,title?,description?,inputSchema,annotations?}
 	KindPrompt                   // one Prompt: {name,title?,description?,arguments?}
 	KindTemplate                 // one ResourceTemplate: {uriTemplate,name,title?,description?,mimeType?}
+	KindImportList               // {"sources":[{app,scope,file,servers:[names],clashes:[names],error?}]} (mcpc config import)
 )
 
 // Defaults for the zero values of Options.

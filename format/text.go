@@ -76,6 +76,9 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 	case KindConfig:
 		ok = listText(&b, notes, root, width, "servers", "no servers configured",
 			[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow)
+	case KindImportList:
+		ok = listText(&b, notes, root, width, "sources", "no other app's MCP servers found",
+			[]string{"APP", "SCOPE", "SERVERS", "CLASHES", "FILE"}, importRow)
 	case KindTool:
 		ok = describeTool(&b, root, opts)
 	case KindPrompt:
@@ -303,4 +306,20 @@ func promptArguments(p *node) string {
 		return "-"
 	}
 	return strings.Join(names, ", ")
+}
+
+// importRow is one file another app keeps servers in: how many, and which
+// names the target file already has.
+func importRow(s *node) []string {
+	count := "unreadable"
+	if str(s, "error") == "" {
+		servers, _ := s.getArray("servers")
+		count = strconv.Itoa(len(servers))
+	}
+	var clashes []string
+	list, _ := s.getArray("clashes")
+	for _, c := range list {
+		clashes = append(clashes, plain(c))
+	}
+	return []string{str(s, "app"), str(s, "scope"), count, cmp.Or(strings.Join(clashes, ","), "-"), str(s, "file")}
 }
