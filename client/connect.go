@@ -263,6 +263,9 @@ func serverKey(e *config.Entry, cwd string) string {
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		parts = append(parts, k+"="+srv.Env[k])
 	}
+	if srv.EnvFile != "" {
+		parts = append(parts, "envFile="+srv.EnvFile)
+	}
 	return state.HashKey(parts...)
 }
 
@@ -359,6 +362,13 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	srv := s.Entry.Server
 	argv := append([]string{srv.Command}, srv.Args...)
 	env := append([]string(nil), o.Environ...)
+	// The envFile's variables come after the inherited ones and before
+	// "env": the last of a name wins.
+	fileVars, err := s.Entry.EnvFileVars(o.Cwd)
+	if err != nil {
+		return err
+	}
+	env = append(env, fileVars...)
 	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		v, err := config.Expand(srv.Env[k], o.Getenv)
 		if err != nil {

@@ -110,6 +110,7 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", note)
 	}
+	st.traceIgnored(g, entry.Server)
 	return entry, nil
 }
 

@@ -19,6 +19,8 @@ type configRow struct {
 	Name   string         `json:"name"`
 	Source string         `json:"source"`
 	Server *config.Server `json:"server"`
+	// Unusable is why mcpc cannot use the entry, as in 'mcpc list'.
+	Unusable string `json:"unusable,omitempty"`
 }
 
 func configCommand(st *state) *cli.Command {
@@ -52,12 +54,37 @@ func (st *state) runConfig(g *globals) error {
 	rows := []configRow{}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		e := cfg.Servers[name]
-		rows = append(rows, configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)})
+		row := configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)}
+		if err := e.Server.Unusable(); err != nil {
+			row.Unusable = err.Error()
+		}
+		rows = append(rows, row)
+		st.entryNotes(g, e.Server, true)
 	}
 	if p := cfg.Project; p != nil && p.Err == nil && cfg.ProjectTrust != config.Trusted {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
 	}
 	return st.print(g, format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
+}
+
+// entryNotes says what mcpc does not use of a listed entry: why a loaded
+// one is unusable, in a note; under --verbose, each key of another host's
+// that it ignores.
+func (st *state) entryNotes(g *globals, srv *config.Server, loaded bool) {
+	if err := srv.Unusable(); err != nil && loaded {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", err)
+	}
+	st.traceIgnored(g, srv)
+}
+
+// traceIgnored writes, under --verbose, the keys of another host's that
+// mcpc ignores in srv's entry.
+func (st *state) traceIgnored(g *globals, srv *config.Server) {
+	if trace := st.verboseFunc(g); trace != nil {
+		for _, n := range srv.IgnoredNotes() {
+			trace(n)
+		}
+	}
 }
 
 func redact(s *config.Server) *config.Server {

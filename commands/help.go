@@ -168,27 +168,48 @@ The format is the "mcpServers" object other MCP hosts use:
     }
   }
 
-A stdio server has "command", "args", "env", "cwd" and "serverStderr" (show,
-hide, or a file for its stderr); a Streamable HTTP server has "url",
-"headers", and for a private CA or mutual TLS "caFile", "clientCertFile" and
-"clientKeyFile" (PEM files, relative to the config file). HTTPS_PROXY,
-NO_PROXY and SSL_CERT_FILE are honoured as by any Go program. Both may set
-"protocol" (auto, 2026-07-28, 2025-11-25 or 2025-06-18), "timeout" (seconds
-or "90s": start-up and handshake), "probeTimeout" (how long a stdio server
+A stdio server has "command", "args", "env", "envFile", "cwd" and
+"serverStderr" (show, hide, or a file for its stderr); a Streamable HTTP
+server has "url", "headers", and for a private CA or mutual TLS "caFile",
+"clientCertFile" and "clientKeyFile" (PEM files, relative to the config
+file). HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE are honoured as by any Go
+program. Both may set "protocol" (auto, 2026-07-28, 2025-11-25 or
+2025-06-18), "timeout" (start-up and handshake: a duration like "90s", or a
+JSON number of milliseconds, as Claude Code and Gemini CLI write it),
+"probeTimeout" (seconds or "10s": how long a stdio server
 gets to answer the server/discover probe) and "maxMessage" (the largest
 message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(transport.DefaultMaxMessage) + `); an HTTP
 server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 
+Entries written for other MCP hosts work as they are:
+  "type"       "stdio", "http" or "streamable-http" (Streamable HTTP, never
+               falling back), "sse" (the 2024-11-05 HTTP+SSE transport); it
+               must agree with "command" or "url"
+  "disabled"   true: the server is listed as disabled and never started
+               (naming it is exit 3)
+  "envFile"    a dotenv file (KEY=VALUE lines, # comments, 'single' or
+               "double" quotes, nothing expanded), relative to the config
+               file, read when the server starts; "env" wins over it. Its
+               values are never printed, not by 'mcpc config' either.
+  "autoApprove", "alwaysAllow", "description", "trust": other hosts' UI and
+               approval settings, ignored (--verbose says so).
+An entry mcpc cannot use (a transport it does not speak, or an invalid
+one) makes only that server unusable: 'mcpc list' shows it as unusable,
+'mcpc config' marks it, both give the reason in a note (--json: "unusable"
+in its row), and naming it is exit 3 with that reason; the file's other
+servers are trusted and used as usual.
+
 A project .mcp.json names commands mcpc would run and URLs it would send
 credentials to, so its servers are ignored until 'mcpc trust' records the
 file's path and SHA-256; any change makes it untrusted again. One mcpc
-cannot use (invalid, or not a small regular file) is skipped: 'mcpc list'
-and 'mcpc config' name it and the reason in a note, and with --json add
+cannot use (invalid JSON, an unknown field, a wrong type, or not a small
+regular file) is skipped: 'mcpc list' and 'mcpc config' name it and the
+reason in a note, and with --json add
 "errors": [{"file": ..., "message": ...}] beside "servers" (only when there
-is one); a server found nowhere else is then exit 3 with that reason.
-An error in the user file or a --config file stops every command that
-reads the configuration, with exit 3.
+is one); a server found nowhere else is then exit 3 with that reason. Such an error in the user file or a
+--config file stops every command that reads the configuration, with
+exit 3.
 
 ${VAR} and ${VAR:-default} are expanded in "env" and "headers" values only,
 never by a shell. URLs must be https, or http on a loopback host.

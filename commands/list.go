@@ -120,6 +120,21 @@ type serverRow struct {
 	// Auth is how an active HTTP server authenticates and whether that
 	// is ready (logged in, expires in …, needs login, VAR not set).
 	Auth string `json:"auth,omitempty"`
+	// Disabled is a "disabled": true entry: listed, never started.
+	Disabled bool `json:"disabled,omitempty"`
+	// Unusable is why mcpc cannot use the entry (it starts with the
+	// file, line and column).
+	Unusable string `json:"unusable,omitempty"`
+}
+
+// newServerRow is the row of one entry of file f.
+func newServerRow(memo *clientstate.Memo, name string, f *config.File, trusted, active bool) serverRow {
+	srv := f.Servers[name]
+	r := serverRow{Name: name, Transport: client.TransportName(memo, srv), Source: f.Path, Trusted: trusted, Active: active, Disabled: srv.Disabled}
+	if err := srv.Unusable(); err != nil {
+		r.Unusable = err.Error()
+	}
+	return r
 }
 
 // listServers prints every configured server, including those of an
@@ -135,13 +150,15 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	for i := len(cfg.Files) - 1; i >= 0; i-- {
 		f := cfg.Files[i]
 		for _, name := range f.Names {
-			rows = append(rows, serverRow{Name: name, Transport: client.TransportName(memo, f.Servers[name]), Source: f.Path, Trusted: true, Active: !seen[name]})
+			rows = append(rows, newServerRow(memo, name, f, true, !seen[name]))
 			seen[name] = true
+			st.entryNotes(g, f.Servers[name], true)
 		}
 	}
 	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
 		for _, name := range p.Names {
-			rows = append(rows, serverRow{Name: name, Transport: client.TransportName(memo, p.Servers[name]), Source: p.Path, Trusted: false})
+			rows = append(rows, newServerRow(memo, name, p, false, false))
+			st.entryNotes(g, p.Servers[name], false)
 		}
 	}
 	sortRows(rows)
@@ -151,7 +168,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	st.env.Keyring = &stickyStore{Store: st.keyring()}
 	defer func() { st.env.Keyring = keyring }()
 	for i, r := range rows {
-		if r.Active {
+		if r.Active && !r.Disabled && r.Unusable == "" {
 			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
 		}
 	}

@@ -329,6 +329,9 @@ func dash(s string) string {
 func configRow(s *node) []string {
 	srv := s.get("server")
 	target, transport := str(srv, "url"), "http"
+	if str(srv, "type") == "sse" {
+		transport = "sse"
+	}
 	if target == "" {
 		transport = "stdio"
 		words := []string{str(srv, "command")}
@@ -337,6 +340,12 @@ func configRow(s *node) []string {
 			words = append(words, plain(a))
 		}
 		target = shellwords.Join(words)
+	}
+	switch {
+	case srv.isTrue("disabled"):
+		target += " (disabled)"
+	case str(s, "unusable") != "":
+		target += " (unusable)"
 	}
 	return []string{str(s, "name"), transport, str(s, "source"), target}
 }

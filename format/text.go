@@ -103,6 +103,10 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 				// whether this definition is the one a name resolves to.
 				status := "untrusted"
 				switch {
+				case s.isTrue("trusted") && s.isTrue("disabled"):
+					status = "disabled"
+				case s.isTrue("trusted") && str(s, "unusable") != "":
+					status = "unusable"
 				case s.isTrue("trusted") && s.isTrue("active"):
 					status = "active"
 				case s.isTrue("trusted"):

@@ -50,7 +50,7 @@ type Server struct {
 	URL            string            `json:"url,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	Protocol       string            `json:"protocol,omitempty"`
-	Timeout        units.Duration    `json:"timeout,omitempty"`
+	Timeout        Timeout           `json:"timeout,omitempty"`
 	ProbeTimeout   units.Duration    `json:"probeTimeout,omitempty"`
 	MaxMessage     units.Size        `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
@@ -65,6 +65,18 @@ type Server struct {
 	CAFile         string `json:"caFile,omitempty"`
 	ClientCertFile string `json:"clientCertFile,omitempty"`
 	ClientKeyFile  string `json:"clientKeyFile,omitempty"`
+	// Disabled is another host's switch (Claude Code, Cursor) that mcpc
+	// honours: the server is listed, never started.
+	Disabled bool `json:"disabled,omitempty"`
+	// EnvFile is a dotenv file (relative to the config file's directory)
+	// of variables for a stdio server; "env" wins over it. Its values are
+	// read only when the server is started, so nothing prints them.
+	EnvFile string `json:"envFile,omitempty"`
+
+	// unusable is why the entry cannot be used (see Unusable).
+	unusable error
+	// ignored are the notes on other hosts' keys (see IgnoredNotes).
+	ignored []string
 
 	// literalHeaders come from --header: the shell already expanded them,
 	// so mcpc must not interpret ${...} in them again.
@@ -84,8 +96,12 @@ type Auth struct {
 	ClientAssertionAlg     string   `json:"clientAssertionAlg,omitempty"`
 }
 
-// Transport names the wire the server speaks: "stdio" or "http".
+// Transport names the wire the server speaks: "stdio", "http", or "sse"
+// where "type" pins the HTTP+SSE transport.
 func (s *Server) Transport() string {
+	if s.URL != "" && s.TypePin() == "sse" {
+		return "sse"
+	}
 	if s.URL != "" {
 		return "http"
 	}
@@ -110,7 +126,7 @@ type File struct {
 
 var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
-	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "description", "disabled"},
+	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "disabled", "envFile"},
 	"auth":   {"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
 }
 
@@ -142,11 +158,12 @@ func ParseFile(path string, src Source, data []byte) *File {
 		f.Err = err
 		return f
 	}
+	// An entry mcpc cannot use is that server's problem, not the file's:
+	// the file may be shared with hosts that speak what mcpc does not, and
+	// its other servers still work.
 	for _, name := range names {
-		if err := validateServer(path, src, name, servers[name].srv, data, servers[name].off); err != nil {
-			f.Err = err
-			return f
-		}
+		l := servers[name]
+		l.srv.unusable = validateServer(path, src, name, l.srv, data, l.off, l.keys)
 	}
 	f.Servers = map[string]*Server{}
 	for name, s := range servers {
@@ -157,8 +174,9 @@ func ParseFile(path string, src Source, data []byte) *File {
 }
 
 type located struct {
-	srv *Server
-	off int64
+	srv  *Server
+	off  int64            // where the server's value starts
+	keys map[string]int64 // where each of its keys starts
 }
 
 func parseServers(path string, data []byte) (map[string]located, []string, error) {
@@ -280,6 +298,9 @@ func unknownKey(key, where string, allowed []string) string {
 			return msg + fmt.Sprintf(" (did you mean %q?)", a)
 		}
 	}
+	if a := Closest(key, allowed); a != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", a)
+	}
 	return msg
 }
 
@@ -313,11 +334,11 @@ func (w *walker) top() (map[string]located, []string, error) {
 					return nil, nil, w.errAt(noff, "server %q is defined twice", name)
 				}
 				voff := w.valueStart()
-				srv, err := w.server(name)
+				srv, keys, err := w.server(name)
 				if err != nil {
 					return nil, nil, err
 				}
-				servers[name] = located{srv, voff}
+				servers[name] = located{srv, voff, keys}
 				names = append(names, name)
 			}
 			w.dec.Token() // closing }
@@ -335,11 +356,11 @@ func (w *walker) top() (map[string]located, []string, error) {
 	return servers, names, nil
 }
 
-func (w *walker) server(name string) (*Server, error) {
+func (w *walker) server(name string) (*Server, map[string]int64, error) {
 	where := fmt.Sprintf("server %q", name)
 	start := w.valueStart()
 	if err := w.expectDelim('{', where); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &Server{}
 	type field struct {
@@ -348,26 +369,38 @@ func (w *walker) server(name string) (*Server, error) {
 		raw json.RawMessage
 	}
 	var fields []field
+	keys := map[string]int64{}
 	for w.dec.More() {
 		k, koff, err := w.key()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		keys[k] = koff
+		if slices.Contains(hostKeys, k) {
+			// Decoding the object below skips it too: Server has no field
+			// of that name.
+			if err := w.skip(); err != nil {
+				return nil, nil, w.errAt(koff, "invalid JSON: %v", err)
+			}
+			line, col := lineCol(w.data, koff)
+			s.ignored = append(s.ignored, fmt.Sprintf("%s:%d:%d: %s: ignoring %q, another MCP host's setting that mcpc does not use", w.path, line, col, where, k))
+			continue
 		}
 		if !slices.Contains(allowedKeys["server"], k) {
-			return nil, w.errAt(koff, "%s", unknownKey(k, where, allowedKeys["server"]))
+			return nil, nil, w.errAt(koff, "%s", unknownKey(k, where, slices.Concat(allowedKeys["server"], hostKeys)))
 		}
 		voff := w.valueStart()
 		if k == "auth" {
 			a, err := w.auth(where)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			s.Auth = a
 			continue
 		}
 		var raw json.RawMessage
 		if err := w.dec.Decode(&raw); err != nil {
-			return nil, w.errAt(voff, "invalid JSON: %v", err)
+			return nil, nil, w.errAt(voff, "invalid JSON: %v", err)
 		}
 		fields = append(fields, field{k, voff, raw})
 	}
@@ -376,15 +409,15 @@ func (w *walker) server(name string) (*Server, error) {
 	// tags at once, and only when that fails each field alone, to name the
 	// one at fault (a decode per field costs as much as the rest of Load).
 	if err := json.Unmarshal(w.data[start:w.offset()], s); err == nil {
-		return s, nil
+		return s, keys, nil
 	}
 	one := &Server{}
 	for _, f := range fields {
 		if err := decodeField(one, f.key, f.raw); err != nil {
-			return nil, w.errAt(f.off, "%s: field %q: %s", where, f.key, err)
+			return nil, nil, w.errAt(f.off, "%s: field %q: %s", where, f.key, err)
 		}
 	}
-	return nil, w.errAt(start, "%s: cannot decode the server", where)
+	return nil, nil, w.errAt(start, "%s: cannot decode the server", where)
 }
 
 func (w *walker) auth(where string) (*Auth, error) {
@@ -417,10 +450,6 @@ func (w *walker) auth(where string) (*Auth, error) {
 // decodeField decodes one server field through the struct's own JSON tags,
 // so the walker and the Server type cannot drift apart.
 func decodeField(s *Server, key string, raw json.RawMessage) error {
-	if key == "description" || key == "disabled" {
-		// Accepted for compatibility with other hosts' files; mcpc ignores them.
-		return nil
-	}
 	one, err := json.Marshal(map[string]json.RawMessage{key: raw})
 	if err != nil {
 		return err

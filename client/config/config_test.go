@@ -152,13 +152,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", "user", `{"mcpServers": {"-x": {"command": "x"}}}`, `invalid server name "-x"`},
 		{"dup", "user", `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`, `server "a" is defined twice`},
 		{"env type", "user", `{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}`, `field "env": must be a string, not number`},
-		{"var in url", "user", `{"mcpServers": {"a": {"url": "https://${HOST}/mcp"}}}`, `not in "url"`},
-		{"bad var", "user", `{"mcpServers": {"a": {"command": "x", "env": {"K": "${1X}"}}}}`, `${1X} is not a valid ${VAR} reference`},
-		{"literal token in project", "project", `{"mcpServers": {"a": {"url": "https://x.example", "headers": {"Authorization": "Bearer abc"}}}}`, `holds a literal secret`},
-		{"stdio fields on http", "user", `{"mcpServers": {"a": {"url": "https://x.example", "env": {"K": "v"}}}}`, `apply to stdio servers only`},
-		{"protocol", "user", `{"mcpServers": {"a": {"command": "x", "protocol": "2024-11-05"}}}`, `unknown protocol "2024-11-05"`},
 		{"timeout", "user", `{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`, `invalid duration "soon"`},
-		{"client credentials", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "client_credentials", "clientId": "c", "issuer": "https://as.example"}}}}`, `needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := SourceUser
@@ -180,9 +174,53 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestServerUnusable: an entry mcpc cannot use makes that one server
+// unusable, with its reason located in the file; the file and its other
+// servers stay usable.
+func TestServerUnusable(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, data, want string
+	}{
+		{"var in url", "user", `{"mcpServers": {"a": {"url": "https://${HOST}/mcp"}}}`, `not in "url"`},
+		{"bad var", "user", `{"mcpServers": {"a": {"command": "x", "env": {"K": "${1X}"}}}}`, `${1X} is not a valid ${VAR} reference`},
+		{"literal token in project", "project", `{"mcpServers": {"a": {"url": "https://x.example", "headers": {"Authorization": "Bearer abc"}}}}`, `holds a literal secret`},
+		{"stdio fields on http", "user", `{"mcpServers": {"a": {"url": "https://x.example", "env": {"K": "v"}}}}`, `apply to stdio servers only`},
+		{"protocol", "user", `{"mcpServers": {"a": {"command": "x", "protocol": "2024-11-05"}}}`, `unknown protocol "2024-11-05"`},
+		{"client credentials", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "client_credentials", "clientId": "c", "issuer": "https://as.example"}}}}`, `needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`},
+		{"websocket", "user", `{"mcpServers": {"a": {"type": "websocket", "url": "https://x.example"}}}`, `f.json:1:23: server "a": type "websocket" is not a transport mcpc speaks (use "stdio", "http", "streamable-http" or "sse")`},
+		{"stdio type with url", "user", `{"mcpServers": {"a": {"type": "stdio", "url": "https://x.example"}}}`, `f.json:1:23: server "a": type "stdio" needs "command", not "url"`},
+		{"sse type with command", "user", `{"mcpServers": {"a": {"command": "x", "type": "sse"}}}`, `f.json:1:39: server "a": type "sse" needs "url", not "command"`},
+		{"http type with command", "user", `{"mcpServers": {"a": {"type": "streamable-http", "command": "x"}}}`, `type "streamable-http" needs "url", not "command"`},
+		{"envFile on http", "user", `{"mcpServers": {"a": {"url": "https://x.example", "envFile": ".env"}}}`, `f.json:1:51: server "a": "envFile" applies to stdio servers only`},
+		{"var in envFile", "user", `{"mcpServers": {"a": {"command": "x", "envFile": "${HOME}/.env"}}}`, `not in "envFile"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := SourceUser
+			if tc.src == "project" {
+				src = SourceProject
+			}
+			data := strings.TrimSuffix(tc.data, "}}") + `, "ok": {"command": "fine"}}}`
+			f := ParseFile("f.json", src, []byte(data))
+			if f.Err != nil {
+				t.Fatalf("file error %v, want only server \"a\" unusable", f.Err)
+			}
+			if err := f.Servers["ok"].Unusable(); err != nil {
+				t.Fatalf("the good server is unusable: %v", err)
+			}
+			err := f.Servers["a"].Unusable()
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if fail.CodeOf(err) != fail.Config || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestParseAccepts(t *testing.T) {
 	f := ParseFile("f.json", SourceProject, []byte(`{"$schema": "x", "mcpServers": {
-		"s": {"type": "stdio", "command": "node", "args": ["srv.js"], "env": {"K": "${K:-d}"}, "timeout": 90, "description": "ignored"},
+		"s": {"type": "stdio", "command": "node", "args": ["srv.js"], "env": {"K": "${K:-d}"}, "timeout": 90000, "description": "ignored"},
 		"h": {"type": "http", "url": "http://127.0.0.1:8080/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "protocol": "2026-07-28", "timeout": "2m"}}}`))
 	if f.Err != nil {
 		t.Fatal(f.Err)
@@ -191,7 +229,7 @@ func TestParseAccepts(t *testing.T) {
 		t.Fatalf("names in file order = %q", got)
 	}
 	if d := time.Duration(f.Servers["s"].Timeout); d != 90*time.Second {
-		t.Fatalf("timeout 90 = %v", d)
+		t.Fatalf("timeout 90000 (milliseconds) = %v", d)
 	}
 	if d := time.Duration(f.Servers["h"].Timeout); d != 2*time.Minute {
 		t.Fatalf(`timeout "2m" = %v`, d)

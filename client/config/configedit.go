@@ -261,6 +261,9 @@ func editLocked(ctx context.Context, e ConfigEdit, edit func([]byte) ([]byte, er
 		return &Edited{File: before, Trusted: trusted && existed}, nil
 	}
 	f := ParseFile(path, src, out)
+	if f.Err == nil {
+		f.Err = newlyUnusable(before, f)
+	}
 	if f.Err != nil {
 		return nil, &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Err: f.Err}
 	}
@@ -303,4 +306,20 @@ func withEditLock(ctx context.Context, lockDir, path string, f func() error) err
 	}
 	defer unlock()
 	return f()
+}
+
+// newlyUnusable is the reason of the first server an edit made unusable:
+// mcpc never writes an entry it could not use, though it leaves alone one
+// already in the file (written for another host, perhaps).
+func newlyUnusable(before, after *File) error {
+	for _, name := range after.Names {
+		err := after.Servers[name].Unusable()
+		if err == nil {
+			continue
+		}
+		if old, ok := before.Servers[name]; !ok || old.Unusable() == nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -223,8 +223,15 @@ func Prepare(e *ImportEntry, t ImportTarget) *Prepared {
 	}
 	data, err := SetServer(nil, e.Name, &s)
 	if err == nil {
-		if f := ParseFile(t.Path, t.Source, data); f.Err != nil {
-			p.Skip = strings.TrimPrefix(stripPlace(f.Err.Error(), t.Path), fmt.Sprintf("server %q: ", e.Name))
+		f := ParseFile(t.Path, t.Source, data)
+		err := f.Err
+		if srv := f.Servers[e.Name]; err == nil && srv != nil {
+			// A problem with using the server is the server's, not the
+			// file's: ParseFile records it on the entry.
+			err = srv.Unusable()
+		}
+		if err != nil {
+			p.Skip = strings.TrimPrefix(stripPlace(err.Error(), t.Path), fmt.Sprintf("server %q: ", e.Name))
 			return p
 		}
 	} else {

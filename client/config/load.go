@@ -213,6 +213,9 @@ func (c *Config) UntrustedNote(name string) string {
 // that the user can see in a file cannot be used.
 func (c *Config) Lookup(name string) (*Entry, error) {
 	if e, ok := c.Servers[name]; ok {
+		if err := e.refusal(); err != nil {
+			return nil, err
+		}
 		return e, nil
 	}
 	if c.ProjectTrust != Trusted && c.projectDefines(name) {

@@ -3,5 +3,5 @@ package config
 // TransportPin is the HTTP transport the entry pins: "sse" (the 2024-11-05
 // HTTP+SSE transport), "http" or "streamable-http" (Streamable HTTP, never
 // falling back), or "" to let mcpc find out. The entry's "type" key sets
-// it; until that key is read it is always "".
-func (s *Server) TransportPin() string { return "" }
+// it (see TypePin).
+func (s *Server) TransportPin() string { return s.TypePin() }

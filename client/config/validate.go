@@ -52,27 +52,35 @@ var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$
 
 func hasVar(v string) bool { return strings.Contains(v, "${") && varRE().MatchString(v) }
 
-func validateServer(path string, src Source, name string, s *Server, data []byte, off int64) error {
+func validateServer(path string, src Source, name string, s *Server, data []byte, off int64, keys map[string]int64) error {
 	fail := func(format string, args ...any) error {
 		return configErr(path, data, off, "server %q: %s", name, fmt.Sprintf(format, args...))
 	}
+	// failAt locates a problem with one key at that key.
+	failAt := func(key, format string, args ...any) error {
+		if k, ok := keys[key]; ok {
+			return configErr(path, data, k, "server %q: %s", name, fmt.Sprintf(format, args...))
+		}
+		return fail(format, args...)
+	}
 	switch s.Type {
-	case "", "stdio", "http", "streamable-http", "streamableHttp":
-	case "sse":
-		return fail(`type "sse" (the deprecated HTTP+SSE transport) is not supported; use the server's Streamable HTTP endpoint`)
+	case "", "stdio", "sse":
 	default:
-		return fail(`unknown type %q (use "stdio" or "http")`, s.Type)
+		if !slices.Contains(httpTypes, s.Type) {
+			return failAt("type", `type %q is not a transport mcpc speaks (use "stdio", "http", "streamable-http" or "sse")`, s.Type)
+		}
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
 		return fail(`needs "command" (stdio) or "url" (Streamable HTTP)`)
 	case s.Command != "" && s.URL != "":
 		return fail(`has both "command" and "url"; a server is either stdio or HTTP`)
+	case s.Type == "stdio" && s.URL != "":
+		return failAt("type", `type "stdio" needs "command", not "url"`)
+	case s.TypePin() != "" && s.Command != "":
+		return failAt("type", `type %q needs "url", not "command"`, s.Type)
 	}
-	if s.Type == "stdio" && s.URL != "" || (s.Type == "http" || s.Type == "streamable-http" || s.Type == "streamableHttp") && s.Command != "" {
-		return fail("type %q does not match the fields given", s.Type)
-	}
-	for field, v := range map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL} {
+	for field, v := range map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL, "envFile": s.EnvFile} {
 		if hasVar(v) {
 			return fail("${VAR} is only expanded in \"env\" and \"headers\" values, not in %q", field)
 		}
@@ -91,6 +99,9 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		}
 		if s.ServerStderr != "" {
 			return fail(`"serverStderr" applies to stdio servers only`)
+		}
+		if s.EnvFile != "" {
+			return failAt("envFile", `"envFile" applies to stdio servers only`)
 		}
 		if (s.ClientCertFile == "") != (s.ClientKeyFile == "") {
 			return fail(`"clientCertFile" and "clientKeyFile" go together`)
