@@ -88,7 +88,7 @@ func token(prefix string) string { return prefix + rand.Text() }
 
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
-// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first]:
+// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]:
 // start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
 // issuer.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -107,6 +107,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.StringVar(&s.mdToken, "metadata-token-endpoint", "", "")
 	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
 	fs.BoolVar(&s.early, "revoke-first", false, "")
+	sse := fs.Bool("sse", false, "serve /mcp over the 2024-11-05 HTTP+SSE transport")
 	ts.Check(fs.Parse(args[1:]))
 	mux := http.NewServeMux()
 	if *ccKeyFile != "" {
@@ -144,7 +145,10 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "refuse", Description: "always refused"}, func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, any, error) {
 		return nil, nil, &jsonrpc.Error{Code: -32000, Message: "not allowed for this client"}
 	})
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	var mcpHandler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	if *sse {
+		mcpHandler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil)
+	}
 	mux.Handle("/mcp", s.protect(mcpHandler))
 	prm := func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
