@@ -36,6 +36,7 @@ const (
 	KindTool                     // one Tool: {name,title?,description?,inputSchema,annotations?}
 	KindPrompt                   // one Prompt: {name,title?,description?,arguments?}
 	KindTemplate                 // one ResourceTemplate: {uriTemplate,name,title?,description?,mimeType?}
+	KindSkillList                // {"skills":[{uri,frontmatter:{name,description},resources:[{size}]|"dynamic"}]} (skills/list)
 )
 
 // Defaults for the zero values of Options.
