@@ -86,7 +86,7 @@ type Fetched struct {
 // declared fails unless the server declared the extension.
 func declared(s Session) error {
 	if !s.Extension(Extension).Exists() {
-		return fail.New(fail.Rejected, "skills come from servers that declare the extension; mcpc list "+s.Label()+" resources shows what it serves",
+		return fail.New(fail.Rejected, "skills come from servers that declare the extension; 'mcpc list SERVER resources' shows what this one serves",
 			"%s does not serve skills: it declares no %s extension", s.Label(), Extension)
 	}
 	return nil
@@ -202,7 +202,7 @@ func Find(ctx context.Context, s Session, listing []json.RawMessage, name string
 		json.Unmarshal(res, &got)
 		return ParseEntry(s.Label(), got.Skill)
 	}
-	hint := "list them with: mcpc skills " + s.Label()
+	hint := "list them with: mcpc skills SERVER"
 	if c := config.Closest(name, names); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c) + hint
 	}

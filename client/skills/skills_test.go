@@ -237,7 +237,9 @@ func TestDynamicNeedsDirectoryRead(t *testing.T) {
 	if _, _, err := Get(t.Context(), f, "d", true, 1<<20); err == nil || !strings.Contains(err.Error(), "served dynamically") {
 		t.Errorf("without directoryRead: %v", err)
 	}
-	if slices.ContainsFunc(f.requests, func(r string) bool { return strings.HasPrefix(r, "resources/directory/read") || strings.HasPrefix(r, "read ") }) {
+	if slices.ContainsFunc(f.requests, func(r string) bool {
+		return strings.HasPrefix(r, "resources/directory/read") || strings.HasPrefix(r, "read ")
+	}) {
 		t.Errorf("requests = %q, want no directory read and no file read", f.requests)
 	}
 	f = &fake{ext: `{"directoryRead":true}`, listing: listing, files: files}
