@@ -9,14 +9,15 @@ const TaskExtension = "io.modelcontextprotocol/tasks"
 // client declares it in the handshake, and mcpc's own 2026-07-28 requests
 // (the task methods) in their _meta. It is elicitation, form and URL,
 // when someone or something answers (in), and the tasks extension, since
-// a tools/call may come back as a task, which mcpc follows. Nothing else:
-// the SDK would otherwise claim roots.
+// a tools/call may come back as a task, which mcpc follows, and the skills
+// extension (mcpc skills). Nothing else: the SDK would otherwise claim roots.
 func clientCapabilities(in *Input) *mcp.ClientCapabilities {
 	c := &mcp.ClientCapabilities{}
 	if in.offersElicitation() {
 		c.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 	}
 	c.AddExtension(TaskExtension, nil)
+	c.AddExtension(skillExtension, nil)
 	return c
 }
 

@@ -13,7 +13,7 @@ import (
 
 // The handshake and mcpc's own 2026-07-28 requests declare the same
 // capabilities: elicitation only when something answers, and the tasks
-// extension always.
+// and skills extensions always.
 func TestClientCapabilitiesOneDeclaration(t *testing.T) {
 	answer := &Input{Elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
@@ -35,8 +35,10 @@ func TestClientCapabilitiesOneDeclaration(t *testing.T) {
 			if e := caps.Elicitation; (e != nil) != tc.elicits || e != nil && (e.Form == nil || e.URL == nil) {
 				t.Errorf("elicitation = %+v, want it offered: %v", e, tc.elicits)
 			}
-			if _, ok := caps.Extensions[TaskExtension]; !ok || len(caps.Extensions) != 1 {
-				t.Errorf("capabilities = %+v, want the tasks extension and no more", caps)
+			_, tasks := caps.Extensions[TaskExtension]
+			_, skills := caps.Extensions["io.modelcontextprotocol/skills"]
+			if !tasks || !skills || len(caps.Extensions) != 2 {
+				t.Errorf("capabilities = %+v, want the tasks and skills extensions and no more", caps)
 			}
 			envelope, _ := json.Marshal(caps)
 

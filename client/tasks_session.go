@@ -11,12 +11,11 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
-	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // The Session's side of package tasks: the methods commands call, each
-// handing the work to tasks with taskSession, the interface tasks needs.
+// handing the work to tasks with extSession, the interface tasks needs.
 
 // ErrDetachStdio refuses --detach on a stdio server.
 var ErrDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
@@ -29,43 +28,36 @@ func (s *Session) RunTool(ctx context.Context, tool string, args map[string]any,
 	if o.Detach && s.http == nil {
 		return nil, ErrDetachStdio
 	}
-	return tasks.RunTool(ctx, taskSession{s}, tool, args, o)
+	return tasks.RunTool(ctx, extSession{s}, tool, args, o)
 }
 
 // FollowTask polls a task to its end (see tasks.Follow).
 func (s *Session) FollowTask(ctx context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error) {
-	return tasks.Follow(ctx, taskSession{s}, t, o)
+	return tasks.Follow(ctx, extSession{s}, t, o)
 }
 
 // GetTask sends tasks/get.
 func (s *Session) GetTask(ctx context.Context, id string) (*tasks.Task, error) {
-	return tasks.Get(ctx, taskSession{s}, id)
+	return tasks.Get(ctx, extSession{s}, id)
 }
 
 // CancelTask sends tasks/cancel and returns its result as it arrived.
 func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
-	return tasks.Cancel(ctx, taskSession{s}, id)
+	return tasks.Cancel(ctx, extSession{s}, id)
 }
 
 // ListTasks sends tasks/list (2025-11-25; the extension has none), every
 // page, and returns the tasks joined in one {"tasks": [...]} document.
 func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
-	limit := s.maxMessage // the pages together, as if one message
-	if limit <= 0 {
-		limit = transport.DefaultMaxMessage
-	}
-	pages, err := tasks.List(ctx, taskSession{s}, limit)
-	if err != nil {
-		return nil, err
-	}
-	return joinPages(pages, "tasks", false), nil
+	pages, err := tasks.List(ctx, extSession{s}, s.pagesLimit())
+	return joinPages(pages, "tasks", false), err
 }
 
 // EndSettledSessions ends each kept 2025 session whose remembered tasks
 // are all settled (see tasks.EndSettledSessions).
 func (s *Session) EndSettledSessions(ctx context.Context) {
 	if s.http != nil {
-		tasks.EndSettledSessions(ctx, taskSession{s})
+		tasks.EndSettledSessions(ctx, extSession{s})
 	}
 }
 
@@ -73,25 +65,21 @@ func (s *Session) EndSettledSessions(ctx context.Context) {
 // tasks, newest first, for tasks/list.
 func (s *Session) SessionsOfTasks() []string { return tasks.Sessions(s.TaskRecords()) }
 
-// taskSession is the Session as package tasks sees it (tasks.Session).
-// It is a type of its own: what tasks needs (raw task requests, the
-// failure explainer) is not for commands to call.
-type taskSession struct{ s *Session }
+// extSession is the Session as the extension packages see it
+// (tasks.Session, skills.Session). It is a type of its own: what they
+// need (raw requests, the failure explainer) is not for commands to call.
+type extSession struct{ s *Session }
 
-func (t taskSession) Label() string { return t.s.Label }
+func (t extSession) Label() string { return t.s.Label }
 
-func (t taskSession) Modern() bool { return t.s.modern() }
+func (t extSession) Modern() bool { return t.s.modern() }
 
 // TaskSupport reads what the server declared as it arrived: the SDK does
 // not model execution.taskSupport.
-func (t taskSession) TaskSupport(tool string) (toolsCall bool, support string) {
+func (t extSession) TaskSupport(tool string) (toolsCall bool, support string) {
 	s := t.s
 	if s.modern() {
-		disc := last(s.wire.peek("server/discover"))
-		if disc == nil {
-			disc = s.wire.discover
-		}
-		return gjson.GetBytes(disc, "capabilities.extensions."+gjson.Escape(TaskExtension)).Exists(), ""
+		return t.Extension(TaskExtension).Exists(), ""
 	}
 	init := last(s.wire.peek("initialize"))
 	toolsCall = gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists()
@@ -112,7 +100,7 @@ func (w *wire) peek(method string) []json.RawMessage {
 	return slices.Clone(w.results[method])
 }
 
-func (t taskSession) CallTool(ctx context.Context, tool string, args map[string]any, asTask bool) (json.RawMessage, error) {
+func (t extSession) CallTool(ctx context.Context, tool string, args map[string]any, asTask bool) (json.RawMessage, error) {
 	if asTask {
 		t.s.wire.tasks.askTask(json.RawMessage(`{}`))
 	}
@@ -121,9 +109,9 @@ func (t taskSession) CallTool(ctx context.Context, tool string, args map[string]
 	return raw, err
 }
 
-// Request sends a task method over the layer below the SDK: mcpc's own
+// Request sends a method of an extension over the layer below the SDK: mcpc's own
 // HTTP request (tasks_http.go), or the stdio side channel.
-func (t taskSession) Request(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
+func (t extSession) Request(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
 	s := t.s
 	params := map[string]any{}
 	maps.Copy(params, extra)
@@ -143,25 +131,25 @@ func (t taskSession) Request(ctx context.Context, method, id string, extra map[s
 	return s.wire.tap.Side.Call(ctx, method, body)
 }
 
-func (t taskSession) Explain(ctx context.Context, what string, err error) error {
+func (t extSession) Explain(ctx context.Context, what string, err error) error {
 	return t.s.explain(ctx, what, err)
 }
 
-func (t taskSession) Scrub(err error) string { return t.s.scrub(err) }
+func (t extSession) Scrub(err error) string { return t.s.scrub(err) }
 
-func (t taskSession) Answer(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+func (t extSession) Answer(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	return t.s.fulfil(ctx, reqs)
 }
 
-func (t taskSession) Unanswered() error { return t.s.input.failedNow() }
+func (t extSession) Unanswered() error { return t.s.input.failedNow() }
 
-func (t taskSession) Note(msg string) { t.s.input.note(msg) }
+func (t extSession) Note(msg string) { t.s.input.note(msg) }
 
-func (t taskSession) Trace(line string) { trace(t.s.opts, "%s", line) }
+func (t extSession) Trace(line string) { trace(t.s.opts, "%s", line) }
 
-func (t taskSession) Records() *state.Tasks { return t.s.records() }
+func (t extSession) Records() *state.Tasks { return t.s.records() }
 
-func (t taskSession) Hold() tasks.Scope {
+func (t extSession) Hold() tasks.Scope {
 	s := t.s
 	sc := tasks.Scope{ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey}
 	if !s.modern() {
@@ -172,9 +160,9 @@ func (t taskSession) Hold() tasks.Scope {
 	return sc
 }
 
-func (t taskSession) EndSession(ctx context.Context, sid string) error {
+func (t extSession) EndSession(ctx context.Context, sid string) error {
 	return t.s.endSession(ctx, sid)
 }
 
-// taskSession is all tasks needs.
-var _ tasks.Session = taskSession{}
+// extSession is all tasks needs.
+var _ tasks.Session = extSession{}

@@ -150,6 +150,13 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 			return c.taskIDs(r, pos[0])
 		}
 		return nil
+	case "skills":
+		// mcpc skills SERVER | skills get SERVER NAME: the server; skill
+		// names would need the server contacted.
+		if len(pos) == 0 && len(r.Flags["stdio"]) == 0 {
+			return c.servers(r)
+		}
+		return nil
 	case "list", "call", "read", "prompt":
 	default:
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/skills"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/creds"
@@ -127,6 +128,14 @@ func (s *fakeSession) ReadResource(context.Context, string) (json.RawMessage, er
 
 func (s *fakeSession) GetPrompt(context.Context, string, map[string]string) (json.RawMessage, error) {
 	return nil, fmt.Errorf("GetPrompt is not faked")
+}
+
+func (s *fakeSession) ListSkills(context.Context) (json.RawMessage, error) {
+	return json.RawMessage(`{"skills":[]}`), nil
+}
+
+func (s *fakeSession) GetSkill(context.Context, string, bool) (*skills.Entry, []skills.Fetched, error) {
+	return nil, nil, fail.New(fail.Rejected, "", "no skills")
 }
 
 func (s *fakeSession) ListHint() string                        { return "mcpc list fake" }

@@ -79,6 +79,7 @@ func newRoot(st *state) *cli.Command {
 mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
+mcpc skills SERVER | skills get SERVER NAME [--out DIR]
 mcpc reconnect SERVER
 mcpc task get|result|cancel SERVER TASK_ID | task list SERVER
 mcpc config | trust [FILE] | untrust [FILE] | man | completion SHELL
@@ -119,6 +120,7 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			callCommand(st),
 			readCommand(st),
 			promptCommand(st),
+			skillsCommand(st),
 			reconnectCommand(st),
 			taskCommand(st),
 			loginCommand(st), logoutCommand(st),

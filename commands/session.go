@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/skills"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 )
@@ -25,6 +26,8 @@ type session interface {
 	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)
 	ReadResource(ctx context.Context, uri string) (json.RawMessage, error)
 	GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error)
+	ListSkills(ctx context.Context) (json.RawMessage, error)
+	GetSkill(ctx context.Context, name string, all bool) (*skills.Entry, []skills.Fetched, error)
 	ListHint() string
 	AwaitCancellation(d time.Duration)
 	CloseWithin(d time.Duration)

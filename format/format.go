@@ -37,6 +37,7 @@ const (
 	KindPrompt                   // one Prompt: {name,title?,description?,arguments?}
 	KindTemplate                 // one ResourceTemplate: {uriTemplate,name,title?,description?,mimeType?}
 	KindImportList               // {"sources":[{app,scope,file,servers:[names],clashes:[names],error?}]} (mcpc config import)
+	KindSkillList                // {"skills":[{uri,frontmatter:{name,description},resources:[{size}]|"dynamic"}]} (skills/list)
 )
 
 // Defaults for the zero values of Options.

@@ -335,6 +335,15 @@ func TestWriteTextKinds(t *testing.T) {
 			result: `{"servers":[{"name":"github","transport":"http","source":"user","trusted":true,"active":true},{"name":"github","transport":"stdio","source":"user2","trusted":true,"active":false},{"name":"local","transport":"stdio","source":"project","trusted":false}]}`,
 			want:   "NAME    TRANSPORT  STATUS      SOURCE\ngithub  http       active      user\ngithub  stdio      overridden  user2\nlocal   stdio      untrusted   project\n",
 		},
+		{
+			// Sizes are the entries' own: nothing was read. A name two
+			// skills share shows their paths.
+			name: "skill list", kind: KindSkillList,
+			result: `{"skills":[{"uri":"skill://pdf/SKILL.md","frontmatter":{"name":"pdf","description":"PDFs\n\nmore"},"resources":[{"uri":"skill://pdf/SKILL.md","size":10},{"uri":"skill://pdf/a","size":5}]},` +
+				`{"uri":"skill://a/dup/SKILL.md","frontmatter":{"name":"dup","description":"x\u001b[2J"},"resources":"dynamic"},{"uri":"skill://b/dup/SKILL.md","frontmatter":{"name":"dup"},"resources":[]}]}`,
+			want: "NAME   FILES    SIZE      DESCRIPTION\npdf    2        15 bytes  PDFs\na/dup  dynamic  -         x\nb/dup  0        0 bytes\n",
+		},
+		{name: "empty skills", kind: KindSkillList, result: `{"skills":[]}`, notes: "mcpc: note: server lists no skills\n"},
 		{name: "empty tools", kind: KindToolList, result: `{"tools":[]}`, notes: "mcpc: note: server has no tools\n"},
 		{name: "empty resources", kind: KindResourceList, result: `{}`, notes: "mcpc: note: server has no resources\n"},
 		{name: "null resources", kind: KindResourceList, result: `{"resources":null}`, notes: "mcpc: note: server has no resources\n"},

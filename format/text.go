@@ -73,6 +73,8 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 			func(p *node) []string {
 				return []string{str(p, "name"), promptArguments(p), summary(str(p, "description"))}
 			})
+	case KindSkillList:
+		ok = skillListText(&b, notes, root, width)
 	case KindConfig:
 		ok = listText(&b, notes, root, width, "servers", "no servers configured",
 			[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow)
@@ -326,4 +328,35 @@ func importRow(s *node) []string {
 		clashes = append(clashes, plain(c))
 	}
 	return []string{str(s, "app"), str(s, "scope"), count, cmp.Or(strings.Join(clashes, ","), "-"), str(s, "file")}
+}
+
+// skillListText shows a skill's name, its number of files and their size
+// (from the entry: nothing was read), and its description. Two skills of
+// one name are told apart by their paths, which NAME then shows.
+func skillListText(b *strings.Builder, notes io.Writer, root *node, width int) bool {
+	items, _ := root.getArray("skills")
+	count := map[string]int{}
+	for _, it := range items {
+		count[str(it.get("frontmatter"), "name")]++
+	}
+	return listText(b, notes, root, width, "skills", "server lists no skills",
+		[]string{"NAME", "FILES", "SIZE", "DESCRIPTION"},
+		func(s *node) []string {
+			fm := s.get("frontmatter")
+			name := str(fm, "name")
+			if count[name] > 1 {
+				_, rest, _ := strings.Cut(str(s, "uri"), "://")
+				name = strings.TrimSuffix(rest, "/SKILL.md")
+			}
+			files, size := "dynamic", "-"
+			if res, ok := s.getArray("resources"); ok {
+				total := 0
+				for _, r := range res {
+					n, _ := integer(r, "size")
+					total += n
+				}
+				files, size = strconv.Itoa(len(res)), strconv.Itoa(total)+" bytes"
+			}
+			return []string{name, files, size, summary(str(fm, "description"))}
+		})
 }

@@ -192,3 +192,44 @@ func TestLockSerializes(t *testing.T) {
 		t.Errorf("counter = %s, want 20", b)
 	}
 }
+
+func TestWriteTree(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "out", "skill")
+	files := []TreeFile{{"SKILL.md", []byte("s")}, {"a/b/c.md", []byte("c")}}
+	if err := WriteTree(dir, files, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "a", "b", "c.md")); err != nil || string(b) != "c" {
+		t.Fatalf("c.md = %q, %v", b, err)
+	}
+	if err := WriteTree(dir, files, 0o644); err == nil || !strings.Contains(err.Error(), "exists and is not empty") {
+		t.Errorf("over a full directory: %v", err)
+	}
+	// A path that leaves the tree fails and leaves nothing behind, not
+	// even the files before it.
+	for _, bad := range []string{"../x", "/etc/x", "a/../../x", ""} {
+		d := filepath.Join(base, "bad")
+		err := WriteTree(d, []TreeFile{{"ok", nil}, {bad, []byte("x")}}, 0o644)
+		if err == nil {
+			t.Errorf("%q: written", bad)
+		}
+		if left, _ := os.ReadDir(base); len(left) != 1 {
+			t.Errorf("%q: left %v", bad, left)
+		}
+	}
+	// A symlink in place of the directory is not written through.
+	target := t.TempDir()
+	link := filepath.Join(base, "link")
+	os.Symlink(target, link)
+	if err := WriteTree(link, files, 0o644); err == nil || !strings.Contains(err.Error(), "is not a directory (a symbolic link)") {
+		t.Errorf("symlink: %v", err)
+	}
+	if left, _ := os.ReadDir(target); len(left) != 0 {
+		t.Errorf("wrote through the link: %v", left)
+	}
+	// Two paths for one file are refused.
+	if err := WriteTree(filepath.Join(base, "twice"), []TreeFile{{"x", nil}, {"x", nil}}, 0o644); err == nil {
+		t.Errorf("one path twice: written")
+	}
+}

@@ -98,7 +98,7 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				io.WriteString(c.t.out, garbageOutput)
 			})
 		}
-		if resp := c.t.opts.tasks.handle(req); resp != nil {
+		if resp := c.t.opts.below(req); resp != nil {
 			if err := c.Write(ctx, resp); err != nil {
 				return nil, err
 			}
@@ -193,7 +193,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil {
+	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil {
 		h.next.ServeHTTP(w, r)
 		return
 	}
@@ -213,7 +213,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Write(data)
 			return
 		}
-		if resp := h.opts.tasks.handle(req); resp != nil {
+		if resp := h.opts.below(req); resp != nil {
 			data, err := jsonrpc.EncodeMessage(resp)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -91,7 +91,7 @@ func (st *taskStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 		if _, ok := taskTools[p.Name]; !ok || !declared {
 			return nil
 		}
-		return st.reply(req, st.create(p.Name), nil)
+		return reply(req, st.create(p.Name), nil)
 	case "tasks/get", "tasks/update", "tasks/cancel":
 	default:
 		return nil
@@ -103,7 +103,7 @@ func (st *taskStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 	defer st.mu.Unlock()
 	t := st.tasks[p.TaskID]
 	if t == nil {
-		return st.reply(req, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task not found"})
+		return reply(req, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task not found"})
 	}
 	switch req.Method {
 	case "tasks/cancel":
@@ -113,7 +113,7 @@ func (st *taskStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 				appendLine(st.cancelFile, "cancelled "+t.tool)
 			}
 		}
-		return st.reply(req, map[string]any{"resultType": "complete"}, nil)
+		return reply(req, map[string]any{"resultType": "complete"}, nil)
 	case "tasks/update":
 		var answer struct {
 			Action  string            `json:"action"`
@@ -127,7 +127,7 @@ func (st *taskStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 			}
 			t.status, t.message = "working", "greeting"
 		}
-		return st.reply(req, map[string]any{"resultType": "complete"}, nil)
+		return reply(req, map[string]any{"resultType": "complete"}, nil)
 	}
 	return st.poll(req, t)
 }
@@ -195,7 +195,7 @@ func (st *taskStore) poll(req *jsonrpc.Request, t *serverTask) *jsonrpc.Response
 			t.message = "still working"
 		case "task-expire":
 			delete(st.tasks, t.id)
-			return st.reply(req, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task has expired"})
+			return reply(req, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task has expired"})
 		case "task-ask":
 			switch {
 			case t.name != "":
@@ -225,7 +225,7 @@ func (st *taskStore) poll(req *jsonrpc.Request, t *serverTask) *jsonrpc.Response
 					"required":   []string{"name"}}},
 		}}
 	}
-	return st.reply(req, out, nil)
+	return reply(req, out, nil)
 }
 
 func (st *taskStore) taskObject(t *serverTask) map[string]any {
@@ -240,7 +240,7 @@ func (st *taskStore) taskObject(t *serverTask) map[string]any {
 	}
 }
 
-func (st *taskStore) reply(req *jsonrpc.Request, result any, rpcErr *jsonrpc.Error) *jsonrpc.Response {
+func reply(req *jsonrpc.Request, result any, rpcErr *jsonrpc.Error) *jsonrpc.Response {
 	if rpcErr != nil {
 		return &jsonrpc.Response{ID: req.ID, Error: rpcErr}
 	}

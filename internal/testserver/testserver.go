@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -133,6 +134,10 @@ flags:
   --logging            declare the logging capability (for logging/setLevel)
   --tasks              speak the 2026-07-28 tasks extension: the task-* tools
                        run as tasks (steps, fail, endless, expire, ask)
+  --skills             serve the skills extension: skills/list, skills/get,
+                       resources/directory/read and skill:// files, one skill
+                       per way a skill can be right or wrong (skills.go)
+  --no-directory-read  with --skills: declare no directoryRead
 `
 
 // options holds the parsed command line.
@@ -162,7 +167,17 @@ type options struct {
 	busyOnce    string // --busy-once: the first such request gets 503
 	ask         bool
 	logging     bool
-	tasks       *taskStore // --tasks: the 2026-07-28 tasks extension
+	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
+	skills      *skillStore // --skills: the skills extension
+}
+
+// below answers a request of an extension the SDK does not know (tasks,
+// skills); nil when it is the SDK's.
+func (o *options) below(req *jsonrpc.Request) *jsonrpc.Response {
+	if r := o.tasks.handle(req); r != nil {
+		return r
+	}
+	return o.skills.handle(req)
 }
 
 // streams are the process's standard streams, injected so that tests can run
@@ -271,6 +286,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
 	tasks := fs.Bool("tasks", false, "")
+	skills := fs.Bool("skills", false, "")
+	noDirRead := fs.Bool("no-directory-read", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
@@ -279,6 +296,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if *tasks {
 		opts.tasks = newTaskStore(opts.cancelFile)
+	}
+	if *skills {
+		opts.skills = newSkillStore(&opts, !*noDirRead)
 	}
 	switch {
 	case *tasks && opts.legacyMode():
@@ -326,6 +346,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.tasks != nil {
 		sopts.Capabilities.AddExtension(taskExtension, nil)
 	}
+	if opts.skills != nil {
+		sopts.Capabilities.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
+	}
 	if opts.ttlMs > 0 {
 		sopts.SetCacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = opts.ttlMs }
 	}
@@ -345,6 +368,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 		addTaskTools(s)
 	}
 	addResources(s)
+	if opts.skills != nil {
+		addSkillResources(s)
+	}
 	addPrompts(s)
 	return s
 }
@@ -497,6 +523,9 @@ func logRequests(path string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			line := method
+			if r, ok := req.(*mcp.ReadResourceRequest); ok {
+				line += " " + r.Params.URI
+			}
 			if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
 				if tp, ok := p.GetMeta()["traceparent"].(string); ok {
 					line += " traceparent=" + tp

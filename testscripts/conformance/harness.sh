@@ -247,6 +247,28 @@ sse-retry)
 	run call --json "$url" test_reconnection || fail "mcpc call exited $?"
 	;;
 
+sep-2640-client-no-prefetch)
+	# Skills (SEP-2640): listing reads no file, not even SKILL.md.
+	out=$(run skills --json "$url") || fail "mcpc skills exited $?"
+	printf '%s\n' "$out" >&2
+	expect "$out" '"skill://pdf-processing/SKILL.md"' "skills/list"
+	;;
+
+sep-2640-client-verify-*)
+	# The server's SKILL.md fails verification (its digest, its size or its
+	# frontmatter against the listing): mcpc must read it, refuse it with
+	# exit 5, write nothing and never read the skill's other file, which
+	# --out would otherwise fetch next.
+	dir=$(mktemp -d)
+	rc=0
+	run skills get --json "$url" pdf-processing --out "$dir/skill" >&2 || rc=$?
+	written=no
+	[ ! -e "$dir/skill" ] || written=yes
+	rm -rf "$dir"
+	[ "$written" = no ] || fail "mcpc wrote a skill that failed verification"
+	[ "$rc" -eq 5 ] || fail "mcpc skills get exited $rc, want 5 (verification failure)"
+	;;
+
 auth/client-credentials-*)
 	# The extension io.modelcontextprotocol/oauth-client-credentials: a
 	# config file names the client (from the context) and the issuer (the

@@ -33,7 +33,9 @@ if [ $# -eq 0 ]; then
 	set -- initialize tools_call tools_call@2026-07-28 request-metadata \
 		http-standard-headers http-custom-headers http-invalid-tool-headers \
 		json-schema-ref-no-deref json-schema-2020-12-preservation sse-retry \
-		elicitation-sep1034-client-defaults sep-2322-client-request-state
+		elicitation-sep1034-client-defaults sep-2322-client-request-state \
+		sep-2640-client-no-prefetch sep-2640-client-verify-digest \
+		sep-2640-client-verify-size sep-2640-client-verify-frontmatter
 fi
 
 failed=

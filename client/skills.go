@@ -1,0 +1,42 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/skills"
+	"github.com/mcpc-dev/mcpc/client/transport"
+)
+
+// skillExtension is the skills extension, which caps.go declares.
+const skillExtension = skills.Extension
+
+// ListSkills sends skills/list, every page, joined as sent; reads no file.
+func (s *Session) ListSkills(ctx context.Context) (json.RawMessage, error) {
+	pages, err := skills.List(ctx, extSession{s}, s.pagesLimit())
+	return joinPages(pages, "skills", false), err
+}
+
+// GetSkill reads the skill called name, verified (skills.Get).
+func (s *Session) GetSkill(ctx context.Context, name string, all bool) (*skills.Entry, []skills.Fetched, error) {
+	return skills.Get(ctx, extSession{s}, name, all, s.pagesLimit())
+}
+
+// pagesLimit bounds the pages of a list mcpc joins, as if one message.
+func (s *Session) pagesLimit() int64 { return cmp.Or(s.maxMessage, transport.DefaultMaxMessage) }
+
+// Extension is what the server declared of an extension, as it arrived.
+func (t extSession) Extension(id string) gjson.Result {
+	res := string(last(t.s.wire.peek("initialize")))
+	if t.s.modern() {
+		res = cmp.Or(string(last(t.s.wire.peek("server/discover"))), string(t.s.wire.discover))
+	}
+	return gjson.Get(res, "capabilities.extensions."+gjson.Escape(id))
+}
+
+func (t extSession) Read(ctx context.Context, uri string) (json.RawMessage, error) {
+	return t.s.ReadResource(ctx, uri)
+}

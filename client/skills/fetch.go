@@ -1,0 +1,319 @@
+package skills
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// Fetch reads the skill's SKILL.md and verifies it: its size and digest
+// against the entry's, then its YAML frontmatter field by field against
+// the entry's frontmatter. With all, every other listed file follows, in
+// the entry's order, each verified before the next is read. The first
+// mismatch ends it: nothing after it is read.
+//
+// A dynamic skill ("resources": "dynamic") has nothing to verify against
+// but its frontmatter; its other files are found with
+// resources/directory/read, which only a server declaring directoryRead
+// is sent, and bounded by the SEP's limits as they are read.
+func Fetch(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error) {
+	if e.Dynamic {
+		return fetchDynamic(ctx, s, e, all)
+	}
+	var out []Fetched
+	for i, f := range e.Files {
+		if i > 0 && !all {
+			break
+		}
+		got, err := read(ctx, s, f)
+		if err != nil {
+			return nil, err
+		}
+		if err := verify(s.Label(), e, got); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			if err := sameFrontmatter(s.Label(), e, got.Data); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, got)
+	}
+	return out, nil
+}
+
+// read sends resources/read for one file and takes its bytes: the
+// contents item for its URI (or the only one), text or base64 blob.
+func read(ctx context.Context, s Session, f File) (Fetched, error) {
+	raw, err := s.Read(ctx, f.URI)
+	if err != nil {
+		return Fetched{}, err
+	}
+	var res struct {
+		Contents []json.RawMessage `json:"contents"`
+	}
+	json.Unmarshal(raw, &res)
+	type item struct {
+		URI  string  `json:"uri"`
+		Text *string `json:"text"`
+		Blob *string `json:"blob"`
+	}
+	var pick json.RawMessage
+	var it item
+	for _, c := range res.Contents {
+		var x item
+		if json.Unmarshal(c, &x) == nil && (x.URI == f.URI || len(res.Contents) == 1) {
+			pick, it = c, x
+			break
+		}
+	}
+	got := Fetched{File: f, Content: pick}
+	switch {
+	case it.Text != nil:
+		got.Data = []byte(*it.Text)
+	case it.Blob != nil:
+		if got.Data, err = base64.StdEncoding.DecodeString(*it.Blob); err != nil {
+			return got, fail.New(fail.Protocol, "", "%s sent %s as a blob that is not base64", s.Label(), f.URI)
+		}
+	default:
+		return got, fail.New(fail.Protocol, "", "%s answered resources/read of %s with no contents for it", s.Label(), f.URI)
+	}
+	return got, nil
+}
+
+// mismatch is the failure of a file that is not what the entry promised.
+func mismatch(label string, e *Entry, f File, format string, args ...any) error {
+	return fail.New(fail.Protocol, "the skill changed after it was listed, or something on the way rewrote it; nothing was written and no further file read: run the command again to fetch the current listing",
+		"skill %q from %s failed verification: %s %s", e.Name, label, f.Path, fmt.Sprintf(format, args...))
+}
+
+// verify checks a file's bytes against its entry: the size first (a
+// truncated or padded read fails without hashing), then the digest.
+func verify(label string, e *Entry, got Fetched) error {
+	if n := int64(len(got.Data)); n != got.Size {
+		return mismatch(label, e, got.File, "is %d bytes, the listing says %d", n, got.Size)
+	}
+	sum := sha256.Sum256(got.Data)
+	if d := "sha256:" + hex.EncodeToString(sum[:]); d != got.Digest {
+		return mismatch(label, e, got.File, "has digest %s, the listing says %s", d, got.Digest)
+	}
+	return nil
+}
+
+// sameFrontmatter compares SKILL.md's YAML frontmatter with the entry's,
+// field by field, both as JSON values.
+func sameFrontmatter(label string, e *Entry, data []byte) error {
+	f := File{URI: e.URI, Path: "SKILL.md"}
+	file, err := Frontmatter(data)
+	if err != nil {
+		return mismatch(label, e, f, "%v", err)
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range file {
+			yield(k)
+		}
+		for k := range e.Frontmatter {
+			if _, dup := file[k]; !dup {
+				yield(k)
+			}
+		}
+	})
+	for _, k := range keys {
+		a, inFile := file[k]
+		b, inEntry := e.Frontmatter[k]
+		switch {
+		case !inFile:
+			return mismatch(label, e, f, "has no frontmatter field %q, the listing has %s", k, show(b))
+		case !inEntry:
+			return mismatch(label, e, f, "has frontmatter field %q (%s), the listing has none", k, show(a))
+		case !reflect.DeepEqual(a, b):
+			return mismatch(label, e, f, "has frontmatter field %q %s, the listing says %s", k, show(a), show(b))
+		}
+	}
+	return nil
+}
+
+// show writes a frontmatter value for a message: JSON (which escapes
+// control characters), shortened.
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	if s := []rune(string(b)); len(s) > 80 {
+		return string(s[:77]) + "..."
+	}
+	return string(b)
+}
+
+// Frontmatter parses the YAML frontmatter at the start of a SKILL.md (a
+// byte-order mark aside) into JSON values: numbers as float64, as the
+// entry's frontmatter decodes; a timestamp stays the text written.
+func Frontmatter(data []byte) (map[string]any, error) {
+	s := strings.TrimPrefix(string(data), "\ufeff")
+	first, rest, ok := strings.Cut(s, "\n")
+	if !ok || strings.TrimRight(first, "\r") != "---" {
+		return nil, fmt.Errorf("does not begin with YAML frontmatter (a --- line)")
+	}
+	var block []string
+	for {
+		var line string
+		line, rest, ok = strings.Cut(rest, "\n")
+		if strings.TrimRight(line, " \t\r") == "---" {
+			break
+		}
+		if !ok {
+			return nil, fmt.Errorf("has frontmatter that never ends (no closing --- line)")
+		}
+		block = append(block, line)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(strings.Join(block, "\n")), &doc); err != nil {
+		return nil, fmt.Errorf("has frontmatter that is not YAML: %v", err)
+	}
+	v, err := plain(&doc, 0)
+	if err != nil {
+		return nil, fmt.Errorf("has frontmatter that JSON cannot hold: %v", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("has frontmatter that is not a mapping")
+	}
+	// Through JSON, so that numbers compare as the entry's do.
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("has frontmatter that JSON cannot hold: %v", err)
+	}
+	var out map[string]any
+	err = json.NewDecoder(bytes.NewReader(b)).Decode(&out)
+	return out, err
+}
+
+// plain turns a YAML node into the value JSON would hold. Aliases are
+// followed to a bounded depth, so that a billion-laughs document ends.
+func plain(n *yaml.Node, depth int) (any, error) {
+	if depth > 64 {
+		return nil, fmt.Errorf("nested more than 64 levels deep")
+	}
+	switch n.Kind {
+	case 0: // an empty document
+		return map[string]any{}, nil
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return map[string]any{}, nil
+		}
+		return plain(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return plain(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		out := []any{}
+		for _, c := range n.Content {
+			v, err := plain(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" && k.ShortTag() != "!!int" && k.ShortTag() != "!!bool" {
+				return nil, fmt.Errorf("a key that is not a string (line %d)", k.Line)
+			}
+			v, err := plain(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = v
+		}
+		return out, nil
+	}
+	if n.ShortTag() == "!!timestamp" {
+		return n.Value, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// fetchDynamic reads a dynamic skill: SKILL.md, its frontmatter checked;
+// with all, the files resources/directory/read finds under its directory.
+func fetchDynamic(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error) {
+	if all {
+		// Only a server that declares directoryRead is sent it.
+		if s.Extension(Extension).Get("directoryRead").Type != gjson.True {
+			return nil, fail.New(fail.Rejected, "leave out --out to print its SKILL.md",
+				"skill %q from %s is served dynamically: it lists no files, and the server offers no resources/directory/read (directoryRead) to find them", e.Name, s.Label())
+		}
+	}
+	skill, err := read(ctx, s, File{URI: e.URI, Path: "SKILL.md"})
+	if err != nil {
+		return nil, err
+	}
+	if err := sameFrontmatter(s.Label(), e, skill.Data); err != nil {
+		return nil, err
+	}
+	out := []Fetched{skill}
+	if !all {
+		return out, nil
+	}
+	total := int64(len(skill.Data))
+	dirs := []string{strings.TrimSuffix(e.Root, "/")}
+	for visited := 0; len(dirs) > 0; visited++ {
+		if visited >= MaxFiles {
+			return nil, fail.New(fail.Protocol, "", "skill %q from %s has more than %d directories", e.Name, s.Label(), MaxFiles)
+		}
+		dir := dirs[0]
+		dirs = dirs[1:]
+		pgs, err := pages(ctx, s, "resources/directory/read", map[string]any{"uri": dir}, MaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pgs {
+			var page struct {
+				Resources []struct {
+					URI      string `json:"uri"`
+					MIMEType string `json:"mimeType"`
+				} `json:"resources"`
+			}
+			json.Unmarshal(p, &page)
+			for _, r := range page.Resources {
+				rel, ok := strings.CutPrefix(r.URI, e.Root)
+				switch {
+				case !ok || !LocalPath(rel):
+					return nil, fail.New(fail.Protocol, "", "%s lists %s in the directory of skill %q: outside it", s.Label(), r.URI, e.Name)
+				case r.MIMEType == "inode/directory":
+					dirs = append(dirs, r.URI)
+					continue
+				case rel == "SKILL.md":
+					continue
+				case len(out) >= MaxFiles:
+					return nil, fail.New(fail.Protocol, "", "skill %q from %s has more than %d files, the most a skill may have", e.Name, s.Label(), MaxFiles)
+				}
+				got, err := read(ctx, s, File{URI: r.URI, Path: rel})
+				if err != nil {
+					return nil, err
+				}
+				if total += int64(len(got.Data)); total > MaxBytes {
+					return nil, fail.New(fail.Protocol, "", "skill %q from %s holds more than %d bytes (16 MiB), the most a skill may hold", e.Name, s.Label(), MaxBytes)
+				}
+				got.Size = int64(len(got.Data))
+				out = append(out, got)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,151 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
+)
+
+type skillOptions struct {
+	server string
+	name   string
+	out    string // --out: the directory to write the skill to; "" prints SKILL.md
+}
+
+func skillsCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "skills",
+		Usage:     "list a server's skills, or fetch one verified",
+		ArgsUsage: "SERVER | get SERVER NAME [--out DIR]",
+		Description: `Skills are Agent Skills (a SKILL.md and the files beside it) that a server
+serves under the io.modelcontextprotocol/skills extension. 'mcpc skills SERVER'
+lists them (skills/list, every page): name, number of files, their total size
+and description, all from the listing: no file is read. --json prints the
+listing as the server sent it.`,
+		Metadata: examples(
+			"the skills a server offers", "mcpc skills docs",
+			"print one skill's SKILL.md", "mcpc skills get docs pdf-processing",
+			"write all its files under a new directory", "mcpc skills get docs pdf-processing --out skills/pdf-processing",
+		),
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			server, rest, err := target(g, cmd.Args().Slice())
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("list with: mcpc skills SERVER; fetch one with: mcpc skills get SERVER NAME", "unexpected argument %q", rest[0])
+			}
+			sess, closeFn, err := st.open(ctx, g, server)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			res, err := sess.ListSkills(ctx)
+			if err != nil {
+				return err
+			}
+			return st.printRaw(g, format.KindSkillList, res)
+		}),
+		Commands: []*cli.Command{{
+			Name:      "get",
+			Usage:     "fetch a skill, verified against the listing",
+			ArgsUsage: "SERVER NAME [--out DIR]",
+			Description: `NAME is the skill's name, its path (acme/billing/refunds) when two share a
+name, or its SKILL.md URI (a skill the listing leaves out is then asked for
+with skills/get). SKILL.md is read first and checked against the listing: its
+size, its SHA-256 digest and its YAML frontmatter, field by field. Without
+--out it is then printed (--json: the verified contents item). With --out,
+every other listed file is read after it, each checked the same way before
+the next is read, and all are written under DIR, a directory that must not
+exist or be empty: into a new directory beside it, renamed to DIR only when
+every file is verified, so DIR never holds part of a skill. Paths stay inside
+DIR (no absolute path, no '..', no symlink followed). A skill may have at most
+512 files and 16 MiB, checked from the listing before anything is read. Any
+mismatch exits 5 naming the file and what differed; nothing after it is read
+and nothing is written. A skill served "dynamically" has nothing to verify
+but its frontmatter; its files are found with resources/directory/read, when
+the server offers it (directoryRead).`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, TakesFile: true, Usage: "write every file of the skill under `DIR` (new or empty)"},
+			},
+			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+				server, rest, err := target(g, cmd.Args().Slice())
+				if err != nil {
+					return err
+				}
+				switch {
+				case len(rest) == 0:
+					return usagef("list the skills with: mcpc skills SERVER", "missing skill NAME")
+				case len(rest) > 1:
+					return usagef("", "unexpected argument %q", rest[1])
+				}
+				o := skillOptions{server: server, name: rest[0], out: cmd.String("out")}
+				if cmd.IsSet("out") {
+					if o.out == "" {
+						return usagef("", "--out needs a directory")
+					}
+					if !filepath.IsAbs(o.out) {
+						o.out = filepath.Join(g.cwd, o.out)
+					}
+					// Before anything is fetched: a skill is never merged
+					// into files already there.
+					if err := fsx.CheckTreeDir(o.out); err != nil {
+						return usagef("name a new or empty directory", "--out: %v", err)
+					}
+				}
+				return st.runSkillGet(ctx, g, o)
+			}),
+		}},
+	}
+}
+
+func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) error {
+	sess, closeFn, err := st.open(ctx, g, o.server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	e, files, err := sess.GetSkill(ctx, o.name, o.out != "")
+	if err != nil {
+		return err
+	}
+	if e.Dynamic {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: skill %q is served dynamically: only its frontmatter could be checked, against the listing\n", format.OneLine(e.Name))
+	}
+	if o.out == "" {
+		// Only the verified item: whatever else the answer held was not.
+		doc, _ := json.Marshal(map[string]any{"contents": []json.RawMessage{files[0].Content}})
+		return st.printRaw(g, format.KindReadResource, doc)
+	}
+	tree := make([]fsx.TreeFile, len(files))
+	type written struct {
+		Path   string `json:"path"`
+		URI    string `json:"uri"`
+		Size   int64  `json:"size"`
+		Digest string `json:"digest,omitempty"`
+	}
+	out := struct {
+		Skill string    `json:"skill"`
+		Dir   string    `json:"dir"`
+		Files []written `json:"files"`
+	}{Skill: e.URI, Dir: o.out}
+	for i, f := range files {
+		tree[i] = fsx.TreeFile{Path: f.Path, Data: f.Data}
+		out.Files = append(out.Files, written{f.Path, f.URI, f.Size, f.Digest})
+	}
+	if err := fsx.WriteTree(o.out, tree, 0o644); err != nil {
+		return fail.Wrap(fail.Usage, err, "name a new or empty directory", "cannot write skill %q: %v", e.Name, err)
+	}
+	if g.mode == format.ModeJSON || g.query != "" {
+		return st.print(g, format.KindGeneric, out)
+	}
+	fmt.Fprintf(st.env.Stdout, "wrote %d files of skill %s to %s\n", len(files), format.OneLine(e.Name), o.out)
+	return nil
+}
