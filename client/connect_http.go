@@ -1,0 +1,224 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol string) error {
+	if err := s.prepareHTTP(o); err != nil {
+		return err
+	}
+	pinned := s.transportPin(o)
+	switch {
+	case pinned == "sse":
+		return s.connectSSE(ctx, o, protocol, "pinned")
+	case pinned == "" && s.era.rec != nil && s.era.rec.Transport == state.TransportSSE:
+		return s.connectSSE(ctx, o, protocol, "remembered")
+	}
+	err := s.connectStreamable(ctx, o, protocol)
+	if err == nil || pinned != "" || !sseCandidate(ctx, err) {
+		return err
+	}
+	// The spec's backward-compatibility procedure: a POST answered 400, 404
+	// or 405 may be a 2024-11-05 server, whose GET opens an event stream
+	// that starts with an "endpoint" event.
+	trace(o, "the POST was refused (%s): trying the HTTP+SSE transport", s.scrub(err))
+	if perr := s.prepareHTTP(o); perr != nil {
+		return perr
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, errConnectTimeout)
+	defer cancel()
+	switch gerr := s.http.OpenSSE(ctx, cctx, s.Entry.Server.URL); {
+	case gerr == nil:
+	case sseVerdict(gerr):
+		return s.connectError(ctx, cctx, gerr)
+	default:
+		trace(o, "no HTTP+SSE transport there either (%s)", s.scrub(gerr))
+		return err
+	}
+	s.foundSSE = true
+	return s.connectSSE(ctx, o, protocol, "found")
+}
+
+// transportPin is the pinned HTTP transport: "sse", "http", or "" for none.
+func (s *Session) transportPin(o ConnectOptions) string {
+	switch p := cmp.Or(o.Transport, s.Entry.Server.TransportPin()); p {
+	case "auto":
+		return ""
+	case "streamable-http":
+		return "http"
+	default:
+		return p
+	}
+}
+
+// sseCandidate reports whether a Streamable HTTP handshake's failure is the
+// spec's sign of a 2024-11-05 server: its POST answered 400, 404 or 405
+// (with no JSON-RPC error: a server that answers JSON-RPC speaks POST).
+func sseCandidate(ctx context.Context, err error) bool {
+	var he *transport.HTTPError
+	if ctx.Err() != nil || !errors.As(err, &he) || he.RPC() != nil {
+		return false
+	}
+	switch he.Status() {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}
+
+// sseVerdict reports whether the fallback's GET failed in a way that is
+// the answer to report, not the POST's: a challenge (the server wants a
+// login, whatever it speaks), an endpoint refused on another origin, a
+// message over a limit, the invocation's end.
+func sseVerdict(err error) bool {
+	var he *transport.HTTPError
+	if errors.As(err, &he) {
+		return he.Status() == http.StatusUnauthorized || he.Status() == http.StatusForbidden
+	}
+	return !errors.Is(err, transport.ErrNotSSE)
+}
+
+func (s *Session) connectStreamable(ctx context.Context, o ConnectOptions, protocol string) error {
+	t := &mcp.StreamableClientTransport{
+		Endpoint:   s.Entry.Server.URL,
+		HTTPClient: s.http.Client(),
+		// A 2025 server may send its questions (elicitation/create) on
+		// the standalone GET stream rather than on the request's own, so
+		// it is opened when there is someone or something to answer.
+		DisableStandaloneSSE: !o.Input.offersElicitation(),
+		OAuthHandler:         o.OAuthHandler,
+	}
+	return s.handshake(ctx, o, s.newClient(o), t, protocol)
+}
+
+// connectSSE speaks the 2024-11-05 HTTP+SSE transport through the SDK's
+// SSEClientTransport with mcpc's HTTP client: mcpc opens the stream
+// itself (transport.OpenSSE judges the announced endpoint before anything
+// is posted) and the SDK's GET is answered with it.
+func (s *Session) connectSSE(ctx context.Context, o ConnectOptions, protocol, why string) error {
+	s.sse = true
+	trace(o, "transport: HTTP+SSE (%s)", why)
+	if !s.http.SSE() {
+		cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, errConnectTimeout)
+		err := s.http.OpenSSE(ctx, cctx, s.Entry.Server.URL)
+		if err != nil {
+			if errors.Is(err, transport.ErrNotSSE) {
+				err = fail.New(fail.Protocol, "check the URL, or let mcpc pick the transport (--transport auto)",
+					"%s does not serve the HTTP+SSE transport: its GET was not answered with an event stream that starts with an \"endpoint\" event", s.Label)
+			}
+			err = s.connectError(ctx, cctx, err)
+		}
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	t := &mcp.SSEClientTransport{
+		Endpoint:   s.Entry.Server.URL,
+		HTTPClient: s.http.Client(),
+		// The tap bounds each event (--max-message) and hands the SDK a
+		// stub for a large one: no second, fixed bound.
+		MaxEventSize: -1,
+	}
+	// HTTP+SSE predates server/discover: a probe would only be refused.
+	return s.handshake(ctx, o, s.newClient(o), t, cmp.Or(protocol, legacyVersion))
+}
+
+// prepareHTTP sets up the session's HTTP client: headers, credentials,
+// TLS, and the wire.
+func (s *Session) prepareHTTP(o ConnectOptions) error {
+	srv := s.Entry.Server
+	headers := http.Header{}
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
+		v, err := config.Expand(srv.Headers[k], o.Getenv)
+		if err != nil {
+			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
+				"%s: header %q: %v", s.Label, k, err)
+		}
+		// A line break would end the header early (and smuggle another);
+		// the variable's value is never quoted in the message.
+		if !validHeaderValue(v) {
+			return fail.New(fail.Config, "header values must be one line of printable text",
+				"%s: header %q: its value (after ${VAR} expansion) contains a control character such as CR or LF", s.Label, k)
+		}
+		headers.Set(k, v)
+	}
+	for k, v := range srv.LiteralHeaders() {
+		if !validHeaderValue(v) {
+			return fail.New(fail.Usage, "header values must be one line of printable text",
+				"--header %q: its value contains a control character such as CR or LF", k)
+		}
+		headers.Set(k, v)
+	}
+	if name := srv.BearerTokenEnv; name != "" {
+		tok := o.Getenv(name)
+		if tok == "" {
+			return fail.New(fail.AuthRequired, "export "+name+" with the server's access token",
+				"%s needs a bearer token from the environment variable %s, which is not set", s.Label, name)
+		}
+		headers.Set("Authorization", "Bearer "+tok)
+	}
+	endpoint, err := url.Parse(srv.URL)
+	if err != nil { // checked when the config was read
+		return fail.Wrap(fail.Config, err, "", "%s: invalid URL", s.Label)
+	}
+	base, err := transport.WithServerTLS(transport.BaseTransport(), transport.ServerTLS{CAFile: srv.CAFile, ClientCertFile: srv.ClientCertFile,
+		ClientKeyFile: srv.ClientKeyFile, Dir: s.Entry.ConfigDir(o.Cwd), Name: s.Entry.Name, Source: s.Entry.SourceName()})
+	if err != nil {
+		return err
+	}
+	s.http = transport.NewHTTP(transport.HTTPOptions{Base: base, Endpoint: endpoint, Label: s.Label, Headers: headers,
+		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil, OAuthHandler: o.OAuthHandler})
+	if a := headers.Get("Authorization"); a != "" {
+		s.wire.credKey = o.Memo.CredentialKey(a)
+	} else if o.CredentialID != "" {
+		s.wire.credKey = state.HashKey("credential", o.CredentialID)
+	}
+	return nil
+}
+
+// validHeaderValue reports whether v can be sent as one HTTP header value:
+// no control characters but tab (RFC 9110 field-value).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// TransportName is how listings name the transport mcpc speaks to srv:
+// "stdio", "http" (Streamable HTTP) or "sse" (HTTP+SSE, pinned or
+// remembered; m may be nil).
+func TransportName(m *state.Memo, srv *config.Server) string {
+	if srv.URL == "" {
+		return srv.Transport()
+	}
+	switch (&Session{Entry: &config.Entry{Server: srv}}).transportPin(ConnectOptions{}) {
+	case "sse":
+		return "sse"
+	case "http":
+		return "http"
+	}
+	if m != nil {
+		if rec := m.Era(serverKey(&config.Entry{Server: srv}, "")); rec != nil && rec.Transport == state.TransportSSE {
+			return "sse"
+		}
+	}
+	return srv.Transport()
+}
