@@ -367,14 +367,11 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		return err
 	}
 	env = append(env, fileVars...)
-	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
-		v, err := config.Expand(srv.Env[k], o.Getenv)
-		if err != nil {
-			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
-				"%s: env %q: %v", s.Label, k, err)
-		}
-		env = append(env, k+"="+v)
+	vars, err := config.Environ(srv, s.Label, o.Getenv)
+	if err != nil {
+		return err
 	}
+	env = append(env, vars...)
 	// A project's servers run in the project's directory (as other hosts
 	// run them); others in mcpc's working directory.
 	dir := s.Entry.Dir(o.Cwd)

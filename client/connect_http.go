@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -142,35 +140,9 @@ func (s *Session) connectSSE(ctx context.Context, o ConnectOptions, protocol, wh
 // TLS, and the wire.
 func (s *Session) prepareHTTP(o ConnectOptions) error {
 	srv := s.Entry.Server
-	headers := http.Header{}
-	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
-		v, err := config.Expand(srv.Headers[k], o.Getenv)
-		if err != nil {
-			return fail.New(fail.Config, "export it, or give a default with ${VAR:-default}",
-				"%s: header %q: %v", s.Label, k, err)
-		}
-		// A line break would end the header early (and smuggle another);
-		// the variable's value is never quoted in the message.
-		if !validHeaderValue(v) {
-			return fail.New(fail.Config, "header values must be one line of printable text",
-				"%s: header %q: its value (after ${VAR} expansion) contains a control character such as CR or LF", s.Label, k)
-		}
-		headers.Set(k, v)
-	}
-	for k, v := range srv.LiteralHeaders() {
-		if !validHeaderValue(v) {
-			return fail.New(fail.Usage, "header values must be one line of printable text",
-				"--header %q: its value contains a control character such as CR or LF", k)
-		}
-		headers.Set(k, v)
-	}
-	if name := srv.BearerTokenEnv; name != "" {
-		tok := o.Getenv(name)
-		if tok == "" {
-			return fail.New(fail.AuthRequired, "export "+name+" with the server's access token",
-				"%s needs a bearer token from the environment variable %s, which is not set", s.Label, name)
-		}
-		headers.Set("Authorization", "Bearer "+tok)
+	headers, err := config.Headers(srv, s.Label, o.Getenv)
+	if err != nil {
+		return err
 	}
 	endpoint, err := url.Parse(srv.URL)
 	if err != nil { // checked when the config was read
@@ -189,17 +161,6 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		s.wire.credKey = state.HashKey("credential", o.CredentialID)
 	}
 	return nil
-}
-
-// validHeaderValue reports whether v can be sent as one HTTP header value:
-// no control characters but tab (RFC 9110 field-value).
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // TransportName is how listings name the transport mcpc speaks to srv:
