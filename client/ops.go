@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/listpages"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 )
 
 // ListTools fetches every page of tools/list. App-only tools (MCP Apps
@@ -47,20 +46,6 @@ func appOnly(t *mcp.Tool) bool {
 		return false
 	}
 	return !slices.Contains(vis, any("model"))
-}
-
-// appOnlyRaw is appOnly for a tool as the server sent it.
-func appOnlyRaw(tool gjson.Result) bool {
-	vis := tool.Get("_meta.ui.visibility")
-	if !vis.IsArray() {
-		return false
-	}
-	for _, v := range vis.Array() {
-		if v.String() == "model" {
-			return false
-		}
-	}
-	return true
 }
 
 // Lists mcpc can print, by the word the user types.
@@ -100,7 +85,7 @@ func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, er
 	if err != nil {
 		return nil, err
 	}
-	return joinPages(pages, k.key, kind == "tools"), nil
+	return listpages.Join(pages, k.key, kind == "tools"), nil
 }
 
 // drain runs a pagination iterator to the end: the wire keeps each page as
@@ -112,54 +97,6 @@ func drain[T any](seq iter.Seq2[T, error]) error {
 		}
 	}
 	return nil
-}
-
-// joinPages merges list pages into one document.
-func joinPages(pages []json.RawMessage, key string, dropAppOnly bool) json.RawMessage {
-	if len(pages) == 0 {
-		return json.RawMessage(`{"` + key + `":[]}`)
-	}
-	if len(pages) == 1 && !dropAppOnly && !gjson.GetBytes(pages[0], "nextCursor").Exists() {
-		return pages[0]
-	}
-	var items []string
-	for _, p := range pages {
-		for _, it := range gjson.GetBytes(p, key).Array() {
-			if dropAppOnly && appOnlyRaw(it) {
-				continue
-			}
-			items = append(items, it.Raw)
-		}
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	first, wroteItems := true, false
-	field := func(k, raw string) {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.WriteString(raw)
-	}
-	gjson.ParseBytes(pages[0]).ForEach(func(k, v gjson.Result) bool {
-		switch k.String() {
-		case "nextCursor":
-		case key:
-			field(key, "["+strings.Join(items, ",")+"]")
-			wroteItems = true
-		default:
-			field(k.String(), v.Raw)
-		}
-		return true
-	})
-	if !wroteItems {
-		field(key, "["+strings.Join(items, ",")+"]")
-	}
-	b.WriteByte('}')
-	return json.RawMessage(b.String())
 }
 
 // FindTool returns the named tool from list, or an error that lists near

@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/listpages"
 )
 
 // App-only is the MCP Apps rule (2026-01-26, "Visibility"): a host leaves
@@ -35,8 +37,8 @@ func TestAppOnly(t *testing.T) {
 		if got := appOnly(&tool); got != tc.want {
 			t.Errorf("appOnly(%s) = %v, want %v", tc.tool, got, tc.want)
 		}
-		if got := appOnlyRaw(gjson.Parse(tc.tool)); got != tc.want {
-			t.Errorf("appOnlyRaw(%s) = %v, want %v", tc.tool, got, tc.want)
+		if got := listpages.AppOnly(gjson.Parse(tc.tool)); got != tc.want {
+			t.Errorf("listpages.AppOnly(%s) = %v, want %v", tc.tool, got, tc.want)
 		}
 	}
 }

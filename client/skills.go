@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/skills"
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/listpages"
 )
 
 // skillExtension is the skills extension, which caps.go declares.
@@ -17,7 +18,7 @@ const skillExtension = skills.Extension
 // ListSkills sends skills/list, every page, joined as sent; reads no file.
 func (s *Session) ListSkills(ctx context.Context) (json.RawMessage, error) {
 	pages, err := skills.List(ctx, extSession{s}, s.pagesLimit())
-	return joinPages(pages, "skills", false), err
+	return listpages.Join(pages, "skills", false), err
 }
 
 // GetSkill reads the skill called name, verified (skills.Get).

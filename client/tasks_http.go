@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,66 +44,14 @@ func (s *Session) post(ctx context.Context, method, name string, params json.Raw
 	})
 }
 
-// send POSTs one JSON-RPC message through the session's HTTP client (its
-// headers, credentials and redirect policy).
+// send POSTs one JSON-RPC message of mcpc's own: routed by method and
+// name on a 2026-07-28 server.
 func (s *Session) send(ctx context.Context, data []byte, method, name string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.Entry.Server.URL, bytes.NewReader(data))
-	if err != nil {
-		return nil, err
+	h := transport.Own{Protocol: s.ProtocolVersion(), SessionID: s.sessionID()}
+	if s.modern() {
+		h.Method, h.Name = method, name
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.modern() && method != "" {
-		req.Header.Set("Mcp-Method", method)
-		if name != "" {
-			req.Header.Set("Mcp-Name", transport.HeaderValue(name))
-		}
-	}
-	return s.do(req, s.sessionID())
-}
-
-// endSession DELETEs a 2025 session (one kept for detached tasks). A
-// server that no longer knows it (404) or does not let clients end
-// sessions (405) leaves nothing to do.
-func (s *Session) endSession(ctx context.Context, sid string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.Entry.Server.URL, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := s.do(req, sid)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
-		return fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	return nil
-}
-
-// do sends one of mcpc's own HTTP requests with the protocol version, the
-// session id and the credentials.
-func (s *Session) do(req *http.Request, sid string) (*http.Response, error) {
-	ctx := req.Context()
-	req.Header.Set("Mcp-Protocol-Version", s.ProtocolVersion())
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	if h := s.opts.OAuthHandler; h != nil && !s.http.HasAuthorization() {
-		ts, err := h.TokenSource(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if ts != nil {
-			tok, err := ts.Token()
-			if err != nil {
-				return nil, err
-			}
-			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-		}
-	}
-	return s.http.OwnClient().Do(req)
+	return s.http.PostOwn(ctx, s.Entry.Server.URL, data, h)
 }
 
 // sessionID is the 2025 session the requests belong to: the SDK's, or

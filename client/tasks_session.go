@@ -11,7 +11,9 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/listpages"
 )
 
 // The Session's side of package tasks: the methods commands call, each
@@ -50,7 +52,7 @@ func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, e
 // page, and returns the tasks joined in one {"tasks": [...]} document.
 func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 	pages, err := tasks.List(ctx, extSession{s}, s.pagesLimit())
-	return joinPages(pages, "tasks", false), err
+	return listpages.Join(pages, "tasks", false), err
 }
 
 // EndSettledSessions ends each kept 2025 session whose remembered tasks
@@ -161,7 +163,7 @@ func (t extSession) Hold() tasks.Scope {
 }
 
 func (t extSession) EndSession(ctx context.Context, sid string) error {
-	return t.s.endSession(ctx, sid)
+	return t.s.http.EndSession(ctx, t.s.Entry.Server.URL, transport.Own{Protocol: t.s.ProtocolVersion(), SessionID: sid})
 }
 
 // extSession is all tasks needs.

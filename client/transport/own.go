@@ -1,0 +1,70 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Own is what one of mcpc's own requests (beside the SDK) carries besides
+// the configured headers: the protocol revision, the 2025 session it
+// belongs to (which may be one remembered from an earlier invocation,
+// which the SDK cannot resume), and on a 2026-07-28 server the method and
+// name it is routed by.
+type Own struct {
+	Protocol, SessionID string
+	Method, Name        string // Mcp-Method and Mcp-Name; "": not sent
+}
+
+// PostOwn POSTs one JSON-RPC message of mcpc's own to endpoint through
+// OwnClient (the configured headers, credentials and redirect policy).
+func (t *HTTP) PostOwn(ctx context.Context, endpoint string, data []byte, h Own) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if h.Method != "" {
+		req.Header.Set("Mcp-Method", h.Method)
+		if h.Name != "" {
+			req.Header.Set("Mcp-Name", HeaderValue(h.Name))
+		}
+	}
+	return t.doOwn(req, h)
+}
+
+// EndSession DELETEs a 2025 session (one kept for detached tasks). A
+// server that no longer knows it (404) or does not let clients end
+// sessions (405) leaves nothing to do.
+func (t *HTTP) EndSession(ctx context.Context, endpoint string, h Own) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, endpoint, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := t.doOwn(req, h)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// doOwn sends one of mcpc's own requests with the protocol version, the
+// session id and the OAuth handler's token.
+func (t *HTTP) doOwn(req *http.Request, h Own) (*http.Response, error) {
+	req.Header.Set("Mcp-Protocol-Version", h.Protocol)
+	if h.SessionID != "" {
+		req.Header.Set("Mcp-Session-Id", h.SessionID)
+	}
+	if err := t.oauthToken(req); err != nil {
+		return nil, err
+	}
+	return t.OwnClient().Do(req)
+}

@@ -1,0 +1,75 @@
+// Package listpages joins the pages of an MCP list result as the server
+// sent them: pure JSON work, below the session.
+package listpages
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Join merges list pages into one document: the first page's fields in
+// their order, the items (under key) of every page, no nextCursor;
+// dropAppOnly leaves out tools that are AppOnly.
+func Join(pages []json.RawMessage, key string, dropAppOnly bool) json.RawMessage {
+	if len(pages) == 0 {
+		return json.RawMessage(`{"` + key + `":[]}`)
+	}
+	if len(pages) == 1 && !dropAppOnly && !gjson.GetBytes(pages[0], "nextCursor").Exists() {
+		return pages[0]
+	}
+	var items []string
+	for _, p := range pages {
+		for _, it := range gjson.GetBytes(p, key).Array() {
+			if dropAppOnly && AppOnly(it) {
+				continue
+			}
+			items = append(items, it.Raw)
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	first, wroteItems := true, false
+	field := func(k, raw string) {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.WriteString(raw)
+	}
+	gjson.ParseBytes(pages[0]).ForEach(func(k, v gjson.Result) bool {
+		switch k.String() {
+		case "nextCursor":
+		case key:
+			field(key, "["+strings.Join(items, ",")+"]")
+			wroteItems = true
+		default:
+			field(k.String(), v.Raw)
+		}
+		return true
+	})
+	if !wroteItems {
+		field(key, "["+strings.Join(items, ",")+"]")
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String())
+}
+
+// AppOnly says a tool as the server sent it is for an MCP App only: its
+// _meta.ui.visibility lacks "model" (absent means ["model", "app"]).
+func AppOnly(tool gjson.Result) bool {
+	vis := tool.Get("_meta.ui.visibility")
+	if !vis.IsArray() {
+		return false
+	}
+	for _, v := range vis.Array() {
+		if v.String() == "model" {
+			return false
+		}
+	}
+	return true
+}
