@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -345,15 +343,6 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		trace(o, "the server remembered as dying at start answered initialize: the next invocation probes its era")
 	}
 	return s, nil
-}
-
-// oneLineJSON compacts a JSON fragment for a message.
-func oneLineJSON(raw string) string {
-	var b bytes.Buffer
-	if json.Compact(&b, []byte(raw)) != nil {
-		return raw
-	}
-	return b.String()
 }
 
 func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol string) error {

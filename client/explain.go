@@ -229,8 +229,9 @@ func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 			Msg: fmt.Sprintf("%s does not support the pinned protocol version (JSON-RPC error -32022)", s.Label)}
 	case codeMissingCapability:
 		hint = "the server needs a client capability mcpc does not declare for this request"
-		if caps := gjson.GetBytes(rpc.Data, "requiredCapabilities"); caps.Exists() {
-			hint += " (" + oneLineJSON(caps.Raw) + ")"
+		// gjson's @ugly compacts the capabilities to one line.
+		if caps := gjson.GetBytes(rpc.Data, "requiredCapabilities|@ugly"); caps.Exists() {
+			hint += " (" + caps.Raw + ")"
 		}
 	case jsonrpc.CodeMethodNotFound:
 		hint = "the server does not implement this request"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -105,18 +104,5 @@ func (s *Session) serverRequest(ctx context.Context, m *jsonrpc.Request) error {
 
 // respond POSTs mcpc's answer to a server's request.
 func (s *Session) respond(ctx context.Context, resp *jsonrpc.Response) error {
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		return err
-	}
-	r, err := s.send(ctx, data, "", "")
-	if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.RPC() == nil {
-		return &fail.Error{Code: fail.HTTPStatus, Err: err, Msg: fmt.Sprintf("%s refused mcpc's answer to its question (HTTP %d)", s.Label, he.Status())}
-	}
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, io.LimitReader(r.Body, transport.ErrorBodyLimit))
-	r.Body.Close()
-	return nil
+	return s.http.Answer(ctx, s.Entry.Server.URL, resp, transport.Own{Protocol: s.ProtocolVersion(), SessionID: s.sessionID()}, s.Label)
 }

@@ -19,6 +19,7 @@ func FuzzParseFile(f *testing.F) {
 		`{"mcpServers": []}`,
 		`{"mcpServers": {"a": {"command": 1}}}`,
 		"\xff\xfe{",
+		`{"mcpServers":{"0":{}}}`,
 		``,
 	} {
 		f.Add([]byte(seed))
@@ -33,7 +34,18 @@ func FuzzParseFile(f *testing.F) {
 		}
 		for _, name := range file.Names {
 			s := file.Servers[name]
-			if s == nil || (s.Command == "") == (s.URL == "") {
+			if s == nil {
+				t.Fatalf("server %q listed but absent", name)
+			}
+			// A server mcpc cannot use carries its own located reason;
+			// any other is exactly one of stdio or HTTP.
+			if err := s.Unusable(); err != nil {
+				if fail.CodeOf(err) != fail.Config || !strings.HasPrefix(err.Error(), "/p/.mcp.json") {
+					t.Fatalf("server %q: reason %q is not a located config error", name, err)
+				}
+				continue
+			}
+			if (s.Command == "") == (s.URL == "") {
 				t.Fatalf("server %q: command %q, url %q", name, s.Command, s.URL)
 			}
 		}

@@ -3,9 +3,14 @@ package transport
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // Own is what one of mcpc's own requests (beside the SDK) carries besides
@@ -67,4 +72,25 @@ func (t *HTTP) doOwn(req *http.Request, h Own) (*http.Response, error) {
 		return nil, err
 	}
 	return t.OwnClient().Do(req)
+}
+
+// Answer POSTs mcpc's answer to a request the server sent on the stream
+// of one of mcpc's own requests. An error status is named as a refusal of
+// the answer (label names the server); what the server then writes is
+// read and dropped.
+func (t *HTTP) Answer(ctx context.Context, endpoint string, resp *jsonrpc.Response, h Own, label string) error {
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return err
+	}
+	r, err := t.PostOwn(ctx, endpoint, data, h)
+	if he := (*HTTPError)(nil); errors.As(err, &he) && he.RPC() == nil {
+		return &fail.Error{Code: fail.HTTPStatus, Err: err, Msg: fmt.Sprintf("%s refused mcpc's answer to its question (HTTP %d)", label, he.Status())}
+	}
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(r.Body, ErrorBodyLimit))
+	r.Body.Close()
+	return nil
 }
