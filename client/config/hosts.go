@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // Entries written for other MCP hosts. A project .mcp.json is shared with
@@ -59,24 +59,9 @@ func (s *Server) IgnoredNotes() []string { return s.ignored }
 type Timeout time.Duration
 
 func (t *Timeout) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		v, err := time.ParseDuration(s)
-		if err != nil || v < 0 {
-			return fmt.Errorf("invalid duration %q (use a duration like \"90s\", or a number of milliseconds)", s)
-		}
-		*t = Timeout(v)
-		return nil
-	}
-	ms, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || ms < 0 || ms > float64(time.Duration(1<<62)/time.Millisecond) {
-		return fmt.Errorf("invalid timeout %s (use a duration like \"90s\", or a number of milliseconds)", b)
-	}
-	*t = Timeout(ms * float64(time.Millisecond))
-	return nil
+	v, err := units.DecodeDuration(b, time.Millisecond, `use a duration like "90s", or a number of milliseconds`)
+	*t = Timeout(v)
+	return err
 }
 
 func (t Timeout) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(t).String()) }

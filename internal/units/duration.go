@@ -12,24 +12,32 @@ import (
 type Duration time.Duration
 
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	v, err := DecodeDuration(b, time.Second, `use seconds or a duration like "90s"`)
+	*d = Duration(v)
+	return err
+}
+
+// DecodeDuration reads a JSON duration: a Go duration string, or a number
+// of unit (seconds in mcpc's own keys; milliseconds where other hosts
+// write them). The JSON type decides, so neither spelling is ambiguous;
+// use says, in an error, what to write instead.
+func DecodeDuration(b []byte, unit time.Duration, use string) (time.Duration, error) {
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+			return 0, err
 		}
 		v, err := time.ParseDuration(s)
 		if err != nil || v < 0 {
-			return fmt.Errorf("invalid duration %q (use seconds or a duration like \"90s\")", s)
+			return 0, fmt.Errorf("invalid duration %q (%s)", s, use)
 		}
-		*d = Duration(v)
-		return nil
+		return v, nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || f < 0 {
-		return fmt.Errorf("invalid timeout %s (use seconds or a duration like \"90s\")", b)
+	if err != nil || f < 0 || f > float64(time.Duration(1<<62)/unit) {
+		return 0, fmt.Errorf("invalid timeout %s (%s)", b, use)
 	}
-	*d = Duration(f * float64(time.Second))
-	return nil
+	return time.Duration(f * float64(unit)), nil
 }
 
 func (d Duration) MarshalJSON() ([]byte, error) {
