@@ -63,7 +63,7 @@ sentry line 4: {"url":"https://mcp.sentry.dev/mcp","headers":{"Authorization":"B
 legacy line 5: {"url":"https://legacy.example.com/sse"}
   note: Claude Code marks it as the old HTTP+SSE transport (2024-11-05); its url is kept, and mcpc reaches it once it speaks that transport
 `},
-		{AppClaudeCode, "claude.json", "/work/app/sub", `
+		{AppClaudeCode, "claude.json", "/home/dev/app/sub", `
 db line 11: skipped: ${DB_DSN:-postgres://localhost} in "args": mcpc expands variables only in "env" and "headers" values; write the value out, or add the server with: mcpc config add
 `},
 		{AppCursor, "cursor-mcp.json", "", `
