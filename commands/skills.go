@@ -8,9 +8,11 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client/skills"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 type skillOptions struct {
@@ -67,7 +69,7 @@ the next is read, and all are written under DIR, a directory that must not
 exist or be empty: into a new directory beside it, renamed to DIR only when
 every file is verified, so DIR never holds part of a skill. Paths stay inside
 DIR (no absolute path, no '..', no symlink followed). A skill may have at most
-512 files and 16 MiB, checked from the listing before anything is read. Any
+` + fmt.Sprint(skills.MaxFiles) + ` files and ` + units.SizeText(skills.MaxBytes) + `, checked from the listing before anything is read. Any
 mismatch exits 5 naming the file and what differed; nothing after it is read
 and nothing is written. A skill served "dynamically" has nothing to verify
 but its frontmatter; its files are found with resources/directory/read, when
