@@ -107,9 +107,8 @@ type importRow struct {
 
 func (st *state) runConfigImport(ctx context.Context, g *globals, o configImportOptions) error {
 	target := st.editTarget(g, o.project)
-	existing := st.importExisting(target)
 	if o.arg == "" {
-		return st.importListing(g, target, existing)
+		return st.importListing(g, target, st.importExisting(target))
 	}
 	files, err := st.importFiles(g, o, target)
 	if err != nil {
@@ -149,7 +148,8 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	return importVerdict(written, kept, failed)
 }
 
-// importExisting are the names the target file has, for clashes.
+// importExisting are the names the target file has, for the listing's
+// clashes (an import reads the file again under its edit lock).
 func (st *state) importExisting(target config.ConfigEdit) map[string]bool {
 	names := map[string]bool{}
 	data, err := fsx.ReadFile(target.Path, config.MaxConfigFile)

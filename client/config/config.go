@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -124,10 +125,24 @@ type File struct {
 	Err     error              // a parse or validation error (*fail.Error, KindConfig)
 }
 
+// allowedKeys are the keys of each level, in the order the hints list
+// them; a server's and auth's are their structs' JSON names, so a field
+// added there is a key mcpc accepts.
 var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
-	"server": {"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "disabled", "envFile"},
-	"auth":   {"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
+	"server": jsonKeys[Server](),
+	"auth":   jsonKeys[Auth](),
+}
+
+// jsonKeys are the JSON names of T's exported fields, in field order.
+func jsonKeys[T any]() []string {
+	var keys []string
+	for f := range reflect.TypeFor[T]().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // configErr builds a KindConfig error located at byte offset off of data.

@@ -35,7 +35,7 @@ type rawEntry struct {
 }
 
 // carried are the keys rawEntry reads; any other key is named in a note.
-var carried = []string{"type", "command", "args", "env", "cwd", "url", "serverUrl", "httpUrl", "headers", "disabled", "envFile"}
+var carried = jsonKeys[rawEntry]()
 
 // parseJSONApp reads the servers of a JSON app file: mcpServers (or VS
 // Code's servers, or Claude Code's projects[DIR].mcpServers for local

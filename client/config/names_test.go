@@ -2,6 +2,7 @@ package config
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,20 @@ func TestNameChecksMatchTheirExpressions(t *testing.T) {
 		}
 		if got, want := validEnvName(s), envRE.MatchString(s); got != want {
 			t.Errorf("validEnvName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// The accepted keys are derived from the structs' JSON tags: each is the
+// bare name (no ",omitempty"), in field order, which the hints rely on.
+func TestAllowedKeysFromTags(t *testing.T) {
+	for name, c := range map[string]struct{ got, want []string }{
+		"server":  {allowedKeys["server"], []string{"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "auth", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "disabled", "envFile"}},
+		"auth":    {allowedKeys["auth"], []string{"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"}},
+		"carried": {carried, []string{"type", "command", "args", "env", "cwd", "url", "serverUrl", "httpUrl", "headers", "disabled", "envFile"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s keys = %q, want %q", name, c.got, c.want)
 		}
 	}
 }
