@@ -124,6 +124,13 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	}
 	var written, kept []string
 	var secrets bool
+	if slices.ContainsFunc(chosen, func(p *config.Prepared) bool { return p.KeptSecrets }) {
+		// Private before the secret is written, not after: the atomic
+		// write keeps an existing file's mode.
+		if err := privateFile(target.Path); err != nil {
+			return err
+		}
+	}
 	ed, err := config.EditFile(ctx, target, func(data []byte) ([]byte, error) {
 		out, w, k, err := config.Merge(target.Path, target.Source, data, chosen, o.overwrite)
 		written, kept = w, k
@@ -344,12 +351,21 @@ func (st *state) importKeptNotes(kept []string, path string) {
 	}
 }
 
-// importPrivate makes the user file that now holds a literal credential
-// readable by its owner only, and says so.
-func (st *state) importPrivate(path string) {
-	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		_ = os.Chmod(path, fi.Mode().Perm()&^0o077)
+// privateFile makes an existing file that is about to receive a literal
+// credential readable by its owner only (a new one is made so).
+func privateFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() == 0o600 {
+		return nil
 	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fail.Wrap(fail.Config, err, "", "cannot make %s private before writing secrets into it (--keep-secrets)", path)
+	}
+	return nil
+}
+
+// importPrivate says that the user file now holds a literal credential.
+func (st *state) importPrivate(path string) {
 	fmt.Fprintf(st.env.Stderr, "mcpc: note: %s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)\n", path)
 }
 
