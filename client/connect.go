@@ -265,13 +265,6 @@ func serverKey(e *config.Entry, cwd string) string {
 	return state.HashKey(parts...)
 }
 
-// ForgetServer drops everything remembered about the entry's server: its
-// era verdict and cached results (credentials and detached tasks are kept
-// elsewhere and stay).
-func ForgetServer(m *state.Memo, e *config.Entry, cwd string) {
-	m.Forget(serverKey(e, cwd))
-}
-
 // connectOnce makes one connection attempt with the era chosen.
 func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) (*Session, error) {
 	newSession := func() *Session {

@@ -170,8 +170,15 @@ func (t *Tasks) Settle(id string) {
 	t.set(id, func(r *TaskRecord) *bool { return &r.Settled })
 }
 
-// set turns on the flag of task id's record that field names.
+// set turns on the flag of task id's record that field names. Most tasks
+// settled were never remembered (a call followed to its end, a listed
+// task), so a record missing or already flagged takes no lock: only the
+// invocation that starts a task creates its record, and a flag once on
+// stays on.
 func (t *Tasks) set(id string, field func(*TaskRecord) *bool) {
+	if r := t.Get(id); r == nil || *field(r) {
+		return
+	}
 	t.Update(id, func(r *TaskRecord) bool {
 		f := field(r)
 		changed := !*f

@@ -156,3 +156,22 @@ func TestTaskUpdatesConcurrentKeepBoth(t *testing.T) {
 		t.Fatalf("%d of %d records lost a change:\n%s", len(lost), n, strings.Join(lost, "\n"))
 	}
 }
+
+// Settling or cancelling a task mcpc does not remember (a call followed to
+// its end, a task in tasks/list) reads, never locks: no lock file appears.
+func TestTaskSetUnknownTakesNoLock(t *testing.T) {
+	m, _ := testMemo(t)
+	store := m.Tasks("k")
+	store.Settle("never-kept")
+	store.MarkCancelled("never-kept")
+	if _, err := os.Stat(store.Locks); !os.IsNotExist(err) {
+		t.Fatalf("a lock was taken for a task with no record (%v)", err)
+	}
+	if err := store.Put(&TaskRecord{TaskID: "kept", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	store.Settle("kept")
+	if r := store.Get("kept"); r == nil || !r.Settled {
+		t.Fatalf("record = %+v, want settled", r)
+	}
+}
