@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -28,7 +29,7 @@ func exitCodesHelp() string {
    5  connection, transport or protocol failure: the server did not start,
       crashed, wrote something that is not JSON-RPC, or speaks another protocol
    6  timeout (--timeout, --connect-timeout, --idle-timeout for a silent server;
-      a task poll unanswered for 30s)
+      a task poll unanswered for ` + durationText(tasks.RequestBound) + `)
    7  the server rejected the request (JSON-RPC error: unknown tool, invalid params),
       or cancelled or lost a task (expired ttl, unknown id)
  130  interrupted (Ctrl-C or SIGTERM; the task mcpc call follows is cancelled,

@@ -95,7 +95,10 @@ func taskRequest(ctx context.Context, s Session, method, id string, extra map[st
 // ends, or not at all, must not hold the invocation (which may have no
 // --timeout) for ever; nor a tasks/result for a task the server said had
 // ended, which must answer at once.
-var taskRequestBound = 30 * time.Second
+var taskRequestBound = RequestBound
+
+// RequestBound is the default of that bound, as the help states it.
+const RequestBound = 30 * time.Second
 
 // silentServer is a task request that got no answer within its bound.
 type silentServer struct {
