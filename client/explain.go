@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -312,6 +314,10 @@ func (s *Session) procFailure() *fail.Error {
 	return e
 }
 
+// quotedURL matches a URL as Go's HTTP client quotes it in an error;
+// compiled on first use, not at start-up.
+var quotedURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"https?://[^"\s]*"`) })
+
 // scrub is err's text with the server's URL redacted wherever it is
 // quoted: Go's HTTP client quotes the whole request URL, query string
 // included, and the SDK passes its error on as text.
@@ -320,7 +326,12 @@ func (s *Session) scrub(err error) string {
 	if u := s.Entry.Server.URL; u != "" {
 		msg = strings.ReplaceAll(msg, u, urlx.Redact(u))
 	}
-	return msg
+	// Go's client quotes the URL it sent to, which may be another: the
+	// message endpoint an HTTP+SSE server announced names the session in
+	// its query. The SDK keeps only the text (%v), so the text is read.
+	return quotedURL().ReplaceAllStringFunc(msg, func(q string) string {
+		return `"` + urlx.Redact(q[1:len(q)-1]) + `"`
+	})
 }
 
 func rootCause(err error) string {

@@ -123,3 +123,16 @@ func TestExplainFromItsOwnEvidence(t *testing.T) {
 		}
 	}
 }
+
+// A failure's message quotes the URL Go's client sent to, which on HTTP+SSE
+// is the message endpoint the server announced, whose query names the
+// session: it is redacted like the configured URL.
+func TestExplainRedactsTheMessageEndpoint(t *testing.T) {
+	s := &Session{Entry: &config.Entry{Name: "x", Server: &config.Server{URL: "https://h.example/sse?key=k1"}}, Label: `server "x"`, wire: newWire()}
+	err := fmt.Errorf("calling \"tools/list\": %v", &url.Error{Op: "Post", URL: "https://h.example/messages?sessionId=s1", Err: io.ErrUnexpectedEOF})
+	f := fail.As(s.explain(context.Background(), "list tools on", err))
+	want := `cannot list tools on server "x": calling "tools/list": Post "https://h.example/messages?sessionId=REDACTED": unexpected EOF`
+	if f == nil || f.Msg != want || f.Code != fail.Connection {
+		t.Errorf("got %#v, want %q", f, want)
+	}
+}

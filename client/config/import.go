@@ -143,8 +143,9 @@ type ImportTarget struct {
 }
 
 // secretWords mark an environment variable or header whose value is a
-// credential.
-var secretWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD"}
+// credential. AUTH covers Authorization and Proxy-Authorization, and
+// COOKIE a session cookie: a false positive only costs an export.
+var secretWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "AUTH", "COOKIE", "CREDENTIAL"}
 
 func secretName(name string) bool {
 	up := strings.ToUpper(name)

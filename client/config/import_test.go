@@ -146,6 +146,19 @@ brave line 4: {"command":"npx","args":["-y","@modelcontextprotocol/server-brave-
 	if e.Server.Headers["X-API-Key"] != "k1" {
 		t.Error("Prepare changed the entry it was given")
 	}
+	// Credentials whose names carry none of TOKEN, KEY, SECRET or PASSWORD
+	// are credentials all the same: a project file gets none of them.
+	e = &ImportEntry{Name: "px", Server: &Server{URL: "https://x.example.com/mcp",
+		Headers: map[string]string{"Proxy-Authorization": "Basic dXNlcjpwYXNz", "Cookie": "session=abc", "X-Auth": "a1"}}}
+	p = Prepare(e, ImportTarget{Path: "/p/.mcp.json", Source: SourceProject})
+	if h := p.Server.Headers; h["Proxy-Authorization"] != "${PX_PROXY_AUTHORIZATION}" || h["Cookie"] != "${PX_COOKIE}" || h["X-Auth"] != "${PX_X_AUTH}" {
+		t.Errorf("headers = %v", h)
+	}
+	e = &ImportEntry{Name: "cr", Server: &Server{Command: "x", Env: map[string]string{"GOOGLE_APPLICATION_CREDENTIALS_JSON": "{}", "AUTH_HEADER": "h", "MODE": "fast"}}}
+	p = Prepare(e, ImportTarget{Path: "/p/.mcp.json", Source: SourceProject})
+	if env := p.Server.Env; env["GOOGLE_APPLICATION_CREDENTIALS_JSON"] != "${GOOGLE_APPLICATION_CREDENTIALS_JSON}" || env["AUTH_HEADER"] != "${AUTH_HEADER}" || env["MODE"] != "fast" {
+		t.Errorf("env = %v", env)
+	}
 }
 
 func TestImportValidation(t *testing.T) {

@@ -190,3 +190,46 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// traceWire is quietWire with --verbose on: it keeps the lines.
+type traceWire struct {
+	quietWire
+	lines *[]string
+}
+
+func (w traceWire) Verbose() func(string) { return func(l string) { *w.lines = append(*w.lines, l) } }
+
+// The --verbose line of an HTTP exchange shows the protocol headers but
+// none that may let someone else act as the user: configured headers, an
+// Authorization, a session id (either way), a cookie.
+func TestTraceHTTPRedacts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Mcp-Session-Id", "sess-from-server")
+		w.Header().Set("Set-Cookie", "c=cookie-value")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	var lines []string
+	tr := NewHTTP(HTTPOptions{Base: http.DefaultTransport, Endpoint: u, Label: "server", Headers: http.Header{"X-Token": {"configured-value"}},
+		Tap: NewTap(traceWire{lines: &lines})})
+	resp, err := post(tr.Client(), srv.URL, listCall, "Mcp-Session-Id", "sess-from-client", "Mcp-Protocol-Version", "2025-11-25",
+		"Authorization", "Bearer bearer-value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := strings.Join(lines, "\n")
+	for _, secret := range []string{"sess-from-server", "sess-from-client", "cookie-value", "configured-value", "bearer-value"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the trace shows %s:\n%s", secret, got)
+		}
+	}
+	for _, shown := range []string{"Mcp-Protocol-Version: 2025-11-25", "Mcp-Session-Id: <redacted>", "Content-Type: application/json"} {
+		if !strings.Contains(got, shown) {
+			t.Errorf("the trace lacks %q:\n%s", shown, got)
+		}
+	}
+}

@@ -402,9 +402,10 @@ func (t *HTTP) traceHTTP(req *http.Request, resp *http.Response, d time.Duration
 		for _, k := range slices.Sorted(maps.Keys(h)) {
 			v := strings.Join(h[k], ",")
 			// Protocol headers are shown; anything configured (whatever its
-			// name) and everything else is not.
+			// name), the session id (which lets its holder act in the
+			// session) and everything else is not.
 			_, configured := t.headers[k]
-			if configured || !(strings.HasPrefix(k, "Mcp-") || k == "Content-Type" || k == "Accept") {
+			if configured || k == "Mcp-Session-Id" || !(strings.HasPrefix(k, "Mcp-") || k == "Content-Type" || k == "Accept") {
 				v = "<redacted>"
 			}
 			parts = append(parts, k+": "+v)
