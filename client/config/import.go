@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -157,6 +158,37 @@ func secretName(name string) bool {
 	return false
 }
 
+// literalCredential names where s carries a credential that is not a
+// ${VAR}: the value of a secret-named flag in its args (--api-key V,
+// --token=V), or a secret-named query parameter of its url; "" if none.
+func literalCredential(s *Server) string {
+	for i, a := range s.Args {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		up := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		// --key-file PATH names where a secret is, not the secret.
+		if !secretName(up) || strings.HasSuffix(up, "_FILE") || strings.HasSuffix(up, "_PATH") || strings.HasSuffix(up, "_DIR") {
+			continue
+		}
+		if !eq && i+1 < len(s.Args) && !strings.HasPrefix(s.Args[i+1], "-") {
+			val = s.Args[i+1]
+		}
+		if val != "" && !strings.Contains(val, "${") {
+			return fmt.Sprintf("the value of %s in its args", name)
+		}
+	}
+	if u, err := url.Parse(s.URL); err == nil && s.URL != "" {
+		for _, k := range slices.Sorted(maps.Keys(u.Query())) {
+			if secretName(k) && u.Query().Get(k) != "" {
+				return fmt.Sprintf("the query parameter %q of its url", k)
+			}
+		}
+	}
+	return ""
+}
+
 // Prepared is an entry made fit for its target: Server is what is written
 // (nil when Skip says why not), Notes what the user must know or do,
 // KeptSecrets whether a literal credential is in it.
@@ -218,6 +250,16 @@ func Prepare(e *ImportEntry, t ImportTarget) *Prepared {
 		}
 		s.Headers[h] = scheme + "${" + name + "}"
 		p.Notes = append(p.Notes, fmt.Sprintf("header %s held a literal secret, not copied: it reads %s${%s}; export %s", h, scheme, name, name))
+	}
+	// A credential in args or in the URL's query cannot become ${NAME}
+	// (mcpc expands only env and header values): such an entry is kept
+	// only where --keep-secrets keeps literals, and skipped elsewhere.
+	if where := literalCredential(&s); where != "" {
+		if !keep {
+			p.Skip = where + ` looks like a literal credential, which mcpc cannot read from a variable there; add the server with "mcpc config add", passing the credential through "env"`
+			return p
+		}
+		p.KeptSecrets = true
 	}
 	if t.KeepSecrets && t.Source == SourceProject && !keep {
 		p.Notes = append(p.Notes, "--keep-secrets does not apply to a project file, which is shared")

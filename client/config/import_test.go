@@ -290,3 +290,36 @@ func TestExportName(t *testing.T) {
 		}
 	}
 }
+
+// A credential in args or in a URL's query cannot become ${NAME}: the
+// entry is skipped, unless --keep-secrets keeps literals in the user file.
+func TestImportLiteralCredentialInArgsOrQuery(t *testing.T) {
+	project := ImportTarget{Path: "/p/.mcp.json", Source: SourceProject}
+	for _, c := range []struct {
+		srv  *Server
+		skip string
+	}{
+		{&Server{Command: "srv", Args: []string{"--api-key", "sk-1"}}, `the value of api-key in its args looks like a literal credential`},
+		{&Server{Command: "srv", Args: []string{"--token=abc"}}, `the value of token in its args looks like a literal credential`},
+		{&Server{URL: "https://x.example.com/mcp?api_key=abc&q=1"}, `the query parameter "api_key" of its url looks like a literal credential`},
+		{&Server{Command: "srv", Args: []string{"--key-file", "k.pem", "--verbose"}}, ``},
+		{&Server{Command: "srv", Args: []string{"--api-key", "--verbose"}}, ``},
+		{&Server{URL: "https://x.example.com/mcp?q=1"}, ``},
+	} {
+		p := Prepare(&ImportEntry{Name: "x", Server: c.srv}, project)
+		if c.skip == "" {
+			if p.Skip != "" {
+				t.Errorf("%+v: skipped: %s", c.srv, p.Skip)
+			}
+			continue
+		}
+		want := c.skip + `, which mcpc cannot read from a variable there; add the server with "mcpc config add", passing the credential through "env"`
+		if p.Skip != want {
+			t.Errorf("%+v: skip = %q, want %q", c.srv, p.Skip, want)
+		}
+		user := Prepare(&ImportEntry{Name: "x", Server: c.srv}, ImportTarget{Path: "/u/config.json", Source: SourceUser, KeepSecrets: true})
+		if user.Skip != "" || !user.KeptSecrets {
+			t.Errorf("%+v into the user file with --keep-secrets: skip %q, kept %v", c.srv, user.Skip, user.KeptSecrets)
+		}
+	}
+}
