@@ -183,3 +183,22 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 	})
 	return raw, err
 }
+
+// Complete asks the server for the values an argument of ref (a prompt or
+// a resource template) can take, starting with value; args are the
+// arguments already given, the context a later argument's values may
+// depend on. A server that does not declare completions is not asked.
+func (s *Session) Complete(ctx context.Context, ref *mcp.CompleteReference, arg, value string, args map[string]string) ([]string, error) {
+	if r := s.CS.InitializeResult(); r == nil || r.Capabilities == nil || r.Capabilities.Completions == nil {
+		return nil, nil
+	}
+	p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
+	if len(args) > 0 {
+		p.Context = &mcp.CompleteContext{Arguments: args}
+	}
+	res, err := s.CS.Complete(ctx, p)
+	if err != nil {
+		return nil, s.explain(ctx, "complete "+arg+" of", err)
+	}
+	return res.Completion.Values, nil
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
@@ -33,7 +34,9 @@ func completionCommand(st *state) *cli.Command {
 tool, prompt and resource names of the server named on the line, asked
 for with a short timeout (configured servers only: a --stdio command or a
 URL being typed is never contacted, nor is an untrusted project's server),
-and after 'mcpc task get|result|cancel SERVER' the detached tasks mcpc
+argument values (a prompt's and a resource template's from the server's
+completion/complete, with the arguments already given as context; a tool's
+from its input schema: enum, const, true/false), and after 'mcpc task get|result|cancel SERVER' the detached tasks mcpc
 remembers on that server (read from the state directory).`,
 		Metadata: examples(
 			"bash, in ~/.bashrc", "source <(mcpc completion bash)",
@@ -270,6 +273,7 @@ func (c *completer) names(r completions.Request) []completions.Candidate {
 		return nil
 	}
 	defer closeFn()
+	var out []completions.Candidate
 	list := kind
 	switch kind {
 	case "tool-args":
@@ -277,11 +281,21 @@ func (c *completer) names(r completions.Request) []completions.Candidate {
 	case "prompt-args":
 		list = "prompts"
 	}
+	// KEY=partial: the argument's values, not the names.
+	if key, sep, partial, ok := argBeingValued(r.Current); ok && (kind == "tool-args" || kind == "prompt-args") {
+		if kind == "prompt-args" {
+			ref := &mcp.CompleteReference{Type: "ref/prompt", Name: pos[0]}
+			return serverValues(ctx, sess, ref, key, partial, givenArgs(pos[1:]), key+sep)
+		}
+		return schemaValues(ctx, sess, pos[0], key, sep)
+	}
 	raw, err := sess.ListRaw(ctx, list)
 	if err != nil {
 		return nil
 	}
-	var out []completions.Candidate
+	if kind == "resources" {
+		out = templateValues(ctx, sess, r.Current)
+	}
 	if kind == "tools" && cmd == "list" {
 		for _, k := range listKinds {
 			out = append(out, completions.Candidate{Value: k, Description: "list the server's " + k})
@@ -327,4 +341,159 @@ func given(words []string, key string) bool {
 		}
 	}
 	return false
+}
+
+// argBeingValued splits the word being typed when it is KEY=partial or
+// KEY:=partial.
+func argBeingValued(word string) (key, sep, partial string, ok bool) {
+	i := strings.IndexByte(word, '=')
+	if i <= 0 {
+		return "", "", "", false
+	}
+	key, sep = word[:i], "="
+	if strings.HasSuffix(key, ":") {
+		key, sep = key[:len(key)-1], ":="
+	}
+	return key, sep, word[i+1:], key != ""
+}
+
+// givenArgs are the KEY=VALUE words already on the line, the context a
+// server may narrow a later argument's values by.
+func givenArgs(words []string) map[string]string {
+	out := map[string]string{}
+	for _, w := range words {
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" && !strings.HasSuffix(k, ":") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// serverValues asks the server (completion/complete) for an argument's
+// values; each candidate is prefix followed by a value.
+func serverValues(ctx context.Context, sess session, ref *mcp.CompleteReference, arg, partial string, args map[string]string, prefix string) []completions.Candidate {
+	values, err := sess.Complete(ctx, ref, arg, partial, args)
+	if err != nil {
+		return nil
+	}
+	var out []completions.Candidate
+	for _, v := range values {
+		out = append(out, completions.Candidate{Value: prefix + v})
+	}
+	return out
+}
+
+// schemaValues offers what a tool's input schema allows for one argument:
+// its enum, its const, or true and false. A KEY:= word gets JSON values.
+func schemaValues(ctx context.Context, sess session, tool, key, sep string) []completions.Candidate {
+	raw, err := sess.ListRaw(ctx, "tools")
+	if err != nil {
+		return nil
+	}
+	var prop gjson.Result
+	for _, t := range gjson.GetBytes(raw, "tools").Array() {
+		if t.Get("name").String() == tool {
+			prop = t.Get("inputSchema.properties." + gjson.Escape(key))
+		}
+	}
+	var values []gjson.Result
+	switch {
+	case prop.Get("enum").IsArray():
+		values = prop.Get("enum").Array()
+	case prop.Get("const").Exists():
+		values = []gjson.Result{prop.Get("const")}
+	case prop.Get("type").String() == "boolean":
+		values = gjson.Parse(`[true,false]`).Array()
+	}
+	var out []completions.Candidate
+	for _, v := range values {
+		text := v.String()
+		if sep == ":=" || v.Type == gjson.JSON {
+			text = v.Raw
+		}
+		out = append(out, completions.Candidate{Value: key + sep + text, Description: prop.Get("description").String()})
+	}
+	return out
+}
+
+// templateValues completes a URI against the server's resource templates:
+// the template's text up to its first variable, then, inside a variable,
+// the values the server offers for it (with the variables before it as
+// the context).
+func templateValues(ctx context.Context, sess session, word string) []completions.Candidate {
+	raw, err := sess.ListRaw(ctx, "templates")
+	if err != nil {
+		return nil
+	}
+	var out []completions.Candidate
+	for _, t := range gjson.GetBytes(raw, "resourceTemplates").Array() {
+		tpl := t.Get("uriTemplate").String()
+		m, ok := matchTemplate(tpl, word)
+		switch {
+		case !ok:
+		case m.variable == "":
+			out = append(out, completions.Candidate{Value: m.prefix, Description: "template " + t.Get("name").String()})
+		default:
+			ref := &mcp.CompleteReference{Type: "ref/resource", URI: tpl}
+			out = append(out, serverValues(ctx, sess, ref, m.variable, m.partial, m.vars, m.prefix)...)
+		}
+	}
+	return out
+}
+
+// templateMatch is where a word being typed stands in a URI template.
+type templateMatch struct {
+	prefix   string            // the word up to the variable being typed, or the template's text up to its first variable
+	variable string            // the variable being typed; "" when the word ends before any
+	partial  string            // what of it is typed
+	vars     map[string]string // the variables before it
+}
+
+// matchTemplate matches word against a level-1 URI template (RFC 6570
+// {name} expressions; operators are not completed). A variable's value runs
+// up to the template's next literal character.
+func matchTemplate(tpl, word string) (templateMatch, bool) {
+	m := templateMatch{vars: map[string]string{}}
+	w := 0
+	for i := 0; i < len(tpl); {
+		if tpl[i] != '{' {
+			if w == len(word) {
+				// The word ends in the template's text: offer it up to
+				// the next variable.
+				end := strings.IndexByte(tpl[i:], '{')
+				if end < 0 {
+					end = len(tpl) - i
+				}
+				m.prefix = word + tpl[i:i+end]
+				return m, true
+			}
+			if tpl[i] != word[w] {
+				return m, false
+			}
+			i, w = i+1, w+1
+			continue
+		}
+		end := strings.IndexByte(tpl[i:], '}')
+		if end < 0 {
+			return m, false
+		}
+		name := tpl[i+1 : i+end]
+		if name == "" || strings.ContainsAny(name, "+#./;?&,*:") {
+			return m, false
+		}
+		i += end + 1
+		stop := len(word)
+		if i < len(tpl) {
+			if j := strings.IndexByte(word[w:], tpl[i]); j >= 0 {
+				stop = w + j
+			}
+		}
+		if stop == len(word) {
+			m.prefix, m.variable, m.partial = word[:w], name, word[w:]
+			return m, true
+		}
+		m.vars[name] = word[w:stop]
+		w = stop
+	}
+	return m, false
 }

@@ -130,6 +130,10 @@ func (s *fakeSession) GetPrompt(context.Context, string, map[string]string) (jso
 	return nil, fmt.Errorf("GetPrompt is not faked")
 }
 
+func (s *fakeSession) Complete(context.Context, *mcp.CompleteReference, string, string, map[string]string) ([]string, error) {
+	return nil, fmt.Errorf("Complete is not faked")
+}
+
 func (s *fakeSession) ListSkills(context.Context) (json.RawMessage, error) {
 	return json.RawMessage(`{"skills":[]}`), nil
 }

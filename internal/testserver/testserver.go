@@ -167,6 +167,7 @@ type options struct {
 	busyOnce    string // --busy-once: the first such request gets 503
 	ask         bool
 	logging     bool
+	completions bool        // --completions: answer completion/complete
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 }
@@ -285,6 +286,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
+	fs.BoolVar(&opts.completions, "completions", false, "")
 	tasks := fs.Bool("tasks", false, "")
 	skills := fs.Bool("skills", false, "")
 	noDirRead := fs.Bool("no-directory-read", false, "")
@@ -348,6 +350,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	}
 	if opts.skills != nil {
 		sopts.Capabilities.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
+	}
+	if opts.completions {
+		sopts.CompletionHandler = completeValues
 	}
 	if opts.ttlMs > 0 {
 		sopts.SetCacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = opts.ttlMs }
