@@ -65,6 +65,7 @@ accepted the task; 'mcpc task' reaches it later.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},
+			noFilterFlag,
 			&cli.StringFlag{Name: "batch", TakesFile: true, Usage: "make the calls listed in `FILE` (- for stdin), one JSON object per line (no @FILE values), over one connection"},
 			&cli.BoolFlag{Name: "progress", Usage: "print the server's progress notifications on stderr even when it is not a terminal"},
 			&cli.BoolFlag{Name: "task", Usage: "run the tool as a task when it allows one (execution.taskSupport \"optional\")"},
