@@ -63,6 +63,9 @@ type ConnectOptions struct {
 	// secret: its tokens rotate, the login does not), so private cached
 	// results stay with it.
 	CredentialID string
+	// NoFilter shows and allows the tools the entry's includeTools and
+	// excludeTools hide (--no-filter; refused for project files).
+	NoFilter bool
 }
 
 // Transports are what --transport may pin.

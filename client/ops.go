@@ -13,11 +13,12 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/listpages"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // ListTools fetches every page of tools/list. App-only tools (MCP Apps
 // tools whose _meta.ui.visibility lacks "model") are dropped: a host must
-// not offer them.
+// not offer them; so are the tools the entry's filter hides.
 func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
 	err := s.verify(ctx, func() error {
@@ -27,7 +28,7 @@ func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 			if err != nil {
 				return s.explain(ctx, "list tools of", err)
 			}
-			if !appOnly(t) {
+			if !appOnly(t) && s.toolFilter(t.Name) == "" {
 				out = append(out, t)
 			}
 		}
@@ -48,6 +49,15 @@ func appOnly(t *mcp.Tool) bool {
 	return !slices.Contains(vis, any("model"))
 }
 
+// toolFilter says why the entry's includeTools/excludeTools hide tool
+// (config.Server.ToolFilteredBy), "" when shown or under --no-filter.
+func (s *Session) toolFilter(tool string) string {
+	if s.opts.NoFilter || s.Entry == nil {
+		return ""
+	}
+	return s.Entry.Server.ToolFilteredBy(tool)
+}
+
 // Lists mcpc can print, by the word the user types.
 var listKinds = map[string]struct{ method, key, op string }{
 	"tools":     {"tools/list", "tools", "list tools of"},
@@ -59,7 +69,7 @@ var listKinds = map[string]struct{ method, key, op string }{
 // ListRaw fetches every page of a list (tools, resources, templates,
 // prompts) and returns it as the server sent it, pages joined: the first
 // page's fields in their order, the items of every page, no nextCursor.
-// App-only tools are left out.
+// App-only tools are left out, and those the entry's filter hides.
 func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, error) {
 	k := listKinds[kind]
 	var pages []json.RawMessage
@@ -85,7 +95,12 @@ func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, er
 	if err != nil {
 		return nil, err
 	}
-	return listpages.Join(pages, k.key, kind == "tools"), nil
+	if kind != "tools" {
+		return listpages.Join(pages, k.key, nil), nil
+	}
+	return listpages.Join(pages, k.key, func(t gjson.Result) bool {
+		return listpages.AppOnly(t) || s.toolFilter(t.Get("name").String()) != ""
+	}), nil
 }
 
 // drain runs a pagination iterator to the end: the wire keeps each page as
@@ -100,8 +115,14 @@ func drain[T any](seq iter.Seq2[T, error]) error {
 }
 
 // FindTool returns the named tool from list, or an error that lists near
-// misses. Calling an app-only tool is refused as if it did not exist.
+// misses. Calling an app-only tool is refused as if it did not exist; a
+// tool the entry's filter hides is refused naming the filter, before
+// anything is sent about it.
 func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
+	if by := s.toolFilter(name); by != "" {
+		return nil, fail.New(fail.Rejected, s.filterHint(),
+			"tool %q of %s is hidden by its %s in %s", name, s.Label, by, s.Entry.SourceName())
+	}
 	var names []string
 	for _, t := range tools {
 		if t.Name == name {
@@ -114,6 +135,15 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 		hint = fmt.Sprintf("did you mean %q? ", c) + hint
 	}
 	return nil, fail.New(fail.Rejected, hint, "%s has no tool named %q", s.Label, name)
+}
+
+// filterHint says how to reach a hidden tool: --no-filter, except for a
+// project file's server, whose filter may be why it was trusted.
+func (s *Session) filterHint() string {
+	if f := s.Entry.File; f != nil && f.Source == config.SourceProject {
+		return "the project file's filter stays in force; to call the tool, define the server in your user config"
+	}
+	return "pass --no-filter to call it anyway, or change the filter in " + s.Entry.SourceName()
 }
 
 // CallTool sends tools/call and returns the result decoded (nil when the

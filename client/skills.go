@@ -18,7 +18,7 @@ const skillExtension = skills.Extension
 // ListSkills sends skills/list, every page, joined as sent; reads no file.
 func (s *Session) ListSkills(ctx context.Context) (json.RawMessage, error) {
 	pages, err := skills.List(ctx, extSession{s}, s.pagesLimit())
-	return listpages.Join(pages, "skills", false), err
+	return listpages.Join(pages, "skills", nil), err
 }
 
 // GetSkill reads the skill called name, verified (skills.Get).

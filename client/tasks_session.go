@@ -52,7 +52,7 @@ func (s *Session) CancelTask(ctx context.Context, id string) (json.RawMessage, e
 // page, and returns the tasks joined in one {"tasks": [...]} document.
 func (s *Session) ListTasks(ctx context.Context) (json.RawMessage, error) {
 	pages, err := tasks.List(ctx, extSession{s}, s.pagesLimit())
-	return listpages.Join(pages, "tasks", false), err
+	return listpages.Join(pages, "tasks", nil), err
 }
 
 // EndSettledSessions ends each kept 2025 session whose remembered tasks

@@ -42,11 +42,13 @@ func (w *wordList) Get() any           { return []string(*w) }
 
 // inputOptions are the answers given on the command line.
 type inputOptions struct {
-	pairs     []argPair
-	base      map[string]any
-	yes       bool
-	logLevel  string
-	stdinUsed bool // --answers -, --args - or --batch - took stdin: no terminal questions
+	pairs    []argPair
+	base     map[string]any
+	yes      bool
+	logLevel string
+	// stdinBy is what takes stdin ("--answers -", "--args -", "--batch -",
+	// a key=@- word), "" for nothing: with it set, no terminal questions.
+	stdinBy string
 }
 
 // keys lists the fields the command line answers, sorted.
@@ -91,8 +93,24 @@ func (st *state) readInput(cmd *cli.Command, cwd string) (*inputOptions, error) 
 			return nil, usagef("put one of them in a file and pass @FILE", "--answers - and --%s - cannot both read stdin", other)
 		}
 	}
-	o.stdinUsed = answers == "-" || cmd.String("args") == "-" || cmd.String("batch") == "-"
+	for _, f := range []string{"answers", "args", "batch"} {
+		if cmd.String(f) == "-" && o.stdinBy == "" {
+			o.stdinBy = "--" + f + " -"
+		}
+	}
+	if answers == "-" {
+		// --answers is read before the command's own words are parsed: a
+		// key=@- among them must be refused before stdin is gone.
+		for _, w := range cmd.Args().Slice() {
+			if wordReadsStdin(w) {
+				return nil, usagef("put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", w)
+			}
+		}
+	}
 	if o.base, err = readObjectFlag("--answers", `'{"confirmed":true}'`, answers, st.env.Stdin, cwd); err != nil {
+		return nil, err
+	}
+	if o.stdinBy, err = readPairFiles(o.pairs, o.stdinBy, st.env.Stdin, cwd); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -105,7 +123,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 		return nil
 	}
 	var term *elicit.Prompter
-	if !g.input.stdinUsed && termui.IsTerminal(st.env.Stdin) && termui.IsTerminal(st.env.Stderr) {
+	if g.input.stdinBy == "" && termui.IsTerminal(st.env.Stdin) && termui.IsTerminal(st.env.Stderr) {
 		term = elicit.NewPrompter(st.env.Stdin, st.env.Stderr, coerce)
 	}
 	a := elicit.NewAnswerer(g.input.answers(), term, st.env.Stderr, g.jsonFlag)

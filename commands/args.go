@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
@@ -20,12 +21,18 @@ type argPair struct {
 	key   string
 	raw   string
 	typed bool
+	// file is what a key=@PATH or key:=@PATH word names ("-": stdin);
+	// readPairFiles puts its contents in raw. A file's text is sent as it
+	// is: the schema never turns it into a number or a boolean.
+	file string
 }
 
 // parsePairs reads key=value and key:=json words. It runs before any I/O so
-// a typo fails fast with exit 2.
+// a typo fails fast with exit 2. A value @PATH names a file, @- stdin (once:
+// it cannot be read twice), @@text is the literal @text.
 func parsePairs(words []string) ([]argPair, error) {
 	var out []argPair
+	stdinKey := ""
 	for _, w := range words {
 		i := strings.IndexByte(w, '=')
 		if i <= 0 || (i == 1 && w[0] == ':') {
@@ -35,6 +42,26 @@ func parsePairs(words []string) ([]argPair, error) {
 		p := argPair{key: w[:i], raw: w[i+1:]}
 		if strings.HasSuffix(p.key, ":") {
 			p.key, p.typed = p.key[:len(p.key)-1], true
+		}
+		switch {
+		case strings.HasPrefix(p.raw, "@@"):
+			p.raw = p.raw[1:]
+		case p.raw == "@":
+			return nil, usagef("name a file (key=@PATH), stdin (key=@-), or write key=@@text for a literal @text",
+				"argument %q: @ needs a file name", p.key)
+		case strings.HasPrefix(p.raw, "@"):
+			p.file, p.raw = p.raw[1:], ""
+			if p.file == "-" {
+				if stdinKey != "" {
+					return nil, usagef("put one of the values in a file and pass key=@PATH",
+						"arguments %q and %q both read standard input (@-); it can be read once", stdinKey, p.key)
+				}
+				stdinKey = p.key
+			}
+			out = append(out, p)
+			continue
+		}
+		if p.typed {
 			if err := checkJSON(p.raw); err != nil {
 				return nil, usagef("quote JSON for the shell, e.g. 'tags:=[\"a\",\"b\"]'; for a plain string use key=value",
 					"invalid JSON for argument %q: %v", p.key, err)
@@ -43,6 +70,13 @@ func parsePairs(words []string) ([]argPair, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// wordReadsStdin says a command-line word is key=@- or key:=@-. A URL
+// (its key would hold "scheme:") is not one.
+func wordReadsStdin(w string) bool {
+	key, val, ok := strings.Cut(w, "=")
+	return ok && val == "@-" && key != "" && !strings.Contains(strings.TrimSuffix(key, ":"), ":")
 }
 
 func checkJSON(s string) error {
@@ -102,8 +136,8 @@ func readArgsFlag(v string, stdin io.Reader, cwd string) (map[string]any, error)
 	return readObjectFlag("--args", `'{"q":"bug"}'`, v, stdin, cwd)
 }
 
-// maxObjectFlag bounds what --args and --answers read from a file or
-// stdin: /dev/zero or a mistyped path to a disk image must be refused, not
+// maxObjectFlag bounds what --args, --answers and key=@FILE read from a
+// file or stdin: /dev/zero or a mistyped path to a disk image must be refused, not
 // read until memory runs out.
 const maxObjectFlag = 64 << 20
 
@@ -117,28 +151,15 @@ func readObjectFlag(flag, example, v string, stdin io.Reader, cwd string) (map[s
 	data, where := []byte(v), flag
 	switch {
 	case v == "-":
-		b, err := io.ReadAll(io.LimitReader(stdin, maxObjectFlag+1))
+		b, err := readValueSource(flag, "-", "", stdin, cwd)
 		if err != nil {
-			return nil, usagef("", "cannot read %s from stdin: %v", flag, err)
-		}
-		if len(b) > maxObjectFlag {
-			return nil, usagef("", "%s from stdin is %v", flag, &fsx.TooLargeError{Limit: maxObjectFlag})
+			return nil, err
 		}
 		data, where = b, flag+" from stdin"
 	case strings.HasPrefix(v, "@"):
-		path := v[1:]
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cwd, path)
-		}
-		b, err := fsx.ReadFile(path, maxObjectFlag)
+		b, err := readValueSource(flag, v[1:], "object on stdin with "+flag+" -", stdin, cwd)
 		if err != nil {
-			var nr *fsx.NotRegularError
-			h := ""
-			if errors.As(err, &nr) {
-				// A pipe can still be given: stdin is read as a stream.
-				h = "give a regular file, or pass the object on stdin with " + flag + " -"
-			}
-			return nil, usagef(h, "cannot read %s file: %v", flag, err)
+			return nil, err
 		}
 		data, where = b, flag+" file "+v[1:]
 	}
@@ -158,6 +179,98 @@ func readObjectFlag(flag, example, v string, stdin io.Reader, cwd string) (map[s
 	}
 }
 
+// readValueSource reads the file name names (relative to cwd), or stdin for
+// "-", bounded as every file a command line names is: fsx.ReadFile refuses
+// a FIFO, a device or a file over maxObjectFlag before reading it. what
+// names the value in messages ("--args", "argument \"body\""); viaStdin
+// ends the hint for a FIFO: how to pass it on stdin instead.
+func readValueSource(what, name, viaStdin string, stdin io.Reader, cwd string) ([]byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(io.LimitReader(stdin, maxObjectFlag+1))
+		if err != nil {
+			return nil, usagef("", "cannot read %s from stdin: %v", what, err)
+		}
+		if len(b) > maxObjectFlag {
+			return nil, usagef("", "%s from stdin is %v", what, &fsx.TooLargeError{Limit: maxObjectFlag})
+		}
+		return b, nil
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	b, err := fsx.ReadFile(path, maxObjectFlag)
+	if err != nil {
+		var nr *fsx.NotRegularError
+		h := ""
+		if errors.As(err, &nr) {
+			// A pipe can still be given: stdin is read as a stream.
+			h = "give a regular file, or pass the " + viaStdin
+		}
+		return nil, usagef(h, "cannot read %s file: %v", what, err)
+	}
+	return b, nil
+}
+
+// readPairFiles reads the values key=@PATH and key:=@PATH words name, and
+// stdin for key=@-, before any server starts: a missing file is exit 2,
+// not a started server. stdinBy is what already reads stdin ("" for
+// nothing, else e.g. "--args -"); it returns what reads it now.
+func readPairFiles(pairs []argPair, stdinBy string, stdin io.Reader, cwd string) (string, error) {
+	for i := range pairs {
+		p := &pairs[i]
+		if p.file == "" {
+			continue
+		}
+		what := fmt.Sprintf("argument %q", p.key)
+		sep := "="
+		if p.typed {
+			sep = ":="
+		}
+		if p.file == "-" {
+			if stdinBy != "" {
+				return "", usagef("put one of them in a file and pass @FILE",
+					"%s%s@- and %s cannot both read standard input", p.key, sep, stdinBy)
+			}
+			stdinBy = p.key + sep + "@-"
+		}
+		data, err := readValueSource(what, p.file, "value on stdin with "+p.key+sep+"@-", stdin, cwd)
+		if err != nil {
+			return "", err
+		}
+		where := "file " + p.file
+		if p.file == "-" {
+			where = "stdin"
+		}
+		if p.typed {
+			if err := checkJSON(string(data)); err != nil {
+				return "", usagef("the file must hold one JSON value; pass "+p.key+"=@"+p.file+" to send its text as a string",
+					"invalid JSON in %s of argument %q: %v", where, p.key, err)
+			}
+		} else if !utf8.Valid(data) {
+			// JSON strings are Unicode text: the bytes would arrive altered.
+			return "", usagef("send text files only; encode binary data (e.g. base64) into a file first",
+				"%s of argument %q is not UTF-8 text", where, p.key)
+		}
+		p.raw = string(data)
+	}
+	return stdinBy, nil
+}
+
+// readArgFiles reads the files and stdin a command's key=@PATH words name,
+// stdin only when nothing else of the invocation reads it.
+func (st *state) readArgFiles(g *globals, pairs []argPair) error {
+	by := ""
+	if g.input != nil {
+		by = g.input.stdinBy
+	}
+	by, err := readPairFiles(pairs, by, st.env.Stdin, g.cwd)
+	if g.input != nil {
+		g.input.stdinBy = by
+	}
+	return err
+}
+
 // mergeArgs lays pairs over base (pairs win). A key=value word stays a
 // string unless the tool's schema says the property is a number, integer or
 // boolean (and not a string) and the text parses as one: that is what
@@ -172,6 +285,10 @@ func mergeArgs(base map[string]any, pairs []argPair, types map[string][]string) 
 			var v any
 			_ = decodeJSON([]byte(p.raw), &v) // checked in parsePairs
 			out[p.key] = v
+			continue
+		}
+		if p.file != "" {
+			out[p.key] = p.raw
 			continue
 		}
 		out[p.key] = coerce(p.raw, types[p.key])

@@ -106,3 +106,92 @@ func TestMergeArgs(t *testing.T) {
 		t.Errorf("coerce out-of-range number = %#v, want the string", v)
 	}
 }
+
+func TestParsePairsFileValues(t *testing.T) {
+	pairs, err := parsePairs([]string{"body=@notes.txt", "cfg:=@c.json", "in=@-", "at=@@handle", "mail=a@b", "two=@@@x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []argPair{
+		{key: "body", file: "notes.txt"},
+		{key: "cfg", typed: true, file: "c.json"},
+		{key: "in", file: "-"},
+		{key: "at", raw: "@handle"},
+		{key: "mail", raw: "a@b"},
+		{key: "two", raw: "@@x"},
+	}
+	if len(pairs) != len(want) {
+		t.Fatalf("got %d pairs, want %d", len(pairs), len(want))
+	}
+	for i := range want {
+		if pairs[i] != want[i] {
+			t.Errorf("pair %d = %+v, want %+v", i, pairs[i], want[i])
+		}
+	}
+	for words, msg := range map[string]string{
+		"a=@":           `argument "a": @ needs a file name`,
+		"a:=@":          `argument "a": @ needs a file name`,
+		"a=@- b:=@-":    `arguments "a" and "b" both read standard input (@-); it can be read once`,
+		"a=@- x=1 a=@-": `arguments "a" and "a" both read standard input (@-); it can be read once`,
+		// @@ escapes for key:= too, and @x is no JSON.
+		"lit:=@@x": `invalid JSON for argument "lit": line 1, column 1: invalid character '@' looking for beginning of value`,
+	} {
+		_, err := parsePairs(strings.Fields(words))
+		if fail.CodeOf(err) != fail.Usage || err.Error() != msg {
+			t.Errorf("parsePairs(%q) = %v, want usage error %q", words, err, msg)
+		}
+	}
+}
+
+func TestReadPairFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"n.txt": "5\n", "v.json": ` {"k": [1, 2]} `, "bad.json": "[1,\n 2,,]", "bin": "\xff"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pairs, err := parsePairs([]string{"n=@n.txt", "v:=@v.json", "s=@-", "m=5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by, err := readPairFiles(pairs, "", strings.NewReader("from stdin"), dir)
+	if err != nil || by != "s=@-" {
+		t.Fatalf("readPairFiles = %q, %v", by, err)
+	}
+	// n is an integer in the schema, yet a file's text is sent as it is;
+	// m=5 is typed as before.
+	got := mergeArgs(nil, pairs, map[string][]string{"n": {"integer"}, "m": {"integer"}})
+	b, _ := json.Marshal(got)
+	if want := `{"m":5,"n":"5\n","s":"from stdin","v":{"k":[1,2]}}`; string(b) != want {
+		t.Errorf("mergeArgs = %s\nwant        %s", b, want)
+	}
+
+	for words, msg := range map[string]string{
+		"v:=@bad.json": `invalid JSON in file bad.json of argument "v": line 2, column 4: invalid character ',' looking for beginning of value`,
+		"v=@bin":       `file bin of argument "v" is not UTF-8 text`,
+		"v=@nope":      `cannot read argument "v" file: open ` + filepath.Join(dir, "nope") + `: no such file or directory`,
+		"v=@.":         `cannot read argument "v" file: read ` + dir + `: not a regular file (a directory)`,
+		"v:=@-":        `invalid JSON in stdin of argument "v": empty input`,
+	} {
+		pairs, err := parsePairs(strings.Fields(words))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = readPairFiles(pairs, "", strings.NewReader(""), dir)
+		if fail.CodeOf(err) != fail.Usage || err.Error() != msg {
+			t.Errorf("readPairFiles(%q) = %v, want usage error %q", words, err, msg)
+		}
+	}
+	pairs, _ = parsePairs([]string{"s=@-"})
+	if _, err := readPairFiles(pairs, "--args -", strings.NewReader("x"), dir); err == nil || err.Error() != "s=@- and --args - cannot both read standard input" {
+		t.Errorf("s=@- with --args -: %v", err)
+	}
+}
+
+func TestWordReadsStdin(t *testing.T) {
+	for w, want := range map[string]bool{"a=@-": true, "a:=@-": true, "a=@--": false, "a=@@-": false, "=@-": false, "https://h/?q=@-": false, "a=-": false} {
+		if got := wordReadsStdin(w); got != want {
+			t.Errorf("wordReadsStdin(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

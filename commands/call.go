@@ -38,6 +38,13 @@ key:=json words; words win over --args. They are checked against the tool's
 inputSchema before sending (--no-validate skips that). A result with
 isError: true is printed and exits 1.
 
+A value can come from a file: key=@PATH sends the file's text as a string
+(exactly, never turned into a number), key:=@PATH parses it as JSON, and
+key=@- reads standard input (once per invocation). Paths are relative to
+the working directory; files are read like --args @FILE files (regular
+files of at most 64 MiB). key=@@text sends the literal text @text. --batch
+lines are JSON and take no @ values.
+
 A tool the server runs as a task (execution.taskSupport "required", or
 "optional" with --task or --detach; on a 2026-07-28 server, whenever the
 server decides) is followed to its end: mcpc polls the task, shows its
@@ -49,6 +56,7 @@ accepted the task; 'mcpc task' reaches it later.`,
 		Metadata: examples(
 			"string and number arguments (typed by the tool's schema)", "mcpc call everything get-sum a=2 b=3",
 			"arguments as JSON, one part of the result", `mcpc call everything get-structured-content --args '{"location":"Chicago"}' -q structuredContent`,
+			"a file's contents as an argument", "mcpc call everything echo message=@notes.txt",
 			"a server that is not configured", "mcpc call --stdio 'npx -y @modelcontextprotocol/server-everything' echo message=hi",
 			"several calls over one connection, one JSON result per line", `printf '%s\n' '{"tool":"echo","arguments":{"message":"a"}}' '{"tool":"get-sum","arguments":{"a":1,"b":2}}' | mcpc call everything --batch -`,
 			"JSON into jq", "mcpc call everything echo message=hi | jq -r '.content[0].text'",
@@ -57,7 +65,8 @@ accepted the task; 'mcpc task' reaches it later.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "tool arguments as a JSON object, @FILE, or - (stdin)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "do not check arguments against the tool's inputSchema"},
-			&cli.StringFlag{Name: "batch", TakesFile: true, Usage: "make the calls listed in `FILE` (- for stdin), one JSON object per line, over one connection"},
+			noFilterFlag,
+			&cli.StringFlag{Name: "batch", TakesFile: true, Usage: "make the calls listed in `FILE` (- for stdin), one JSON object per line (no @FILE values), over one connection"},
 			&cli.BoolFlag{Name: "progress", Usage: "print the server's progress notifications on stderr even when it is not a terminal"},
 			&cli.BoolFlag{Name: "task", Usage: "run the tool as a task when it allows one (execution.taskSupport \"optional\")"},
 			&cli.BoolFlag{Name: "detach", Usage: "with a task on an HTTP server: print the task id and exit once the server has accepted it"},
@@ -79,6 +88,11 @@ accepted the task; 'mcpc task' reaches it later.`,
 			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
 				task: cmd.Bool("task"), detach: cmd.Bool("detach")}
 			if o.pairs, err = parsePairs(rest[1:]); err != nil {
+				return err
+			}
+			// The words first: a key=@- that --args - would also read is
+			// refused before either reads stdin.
+			if err := st.readArgFiles(g, o.pairs); err != nil {
 				return err
 			}
 			if o.base, err = readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd); err != nil {

@@ -50,6 +50,12 @@ func (st *state) open(ctx context.Context, g *globals, server string) (session, 
 
 // openEntry connects to a server resolve has found, as open does.
 func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (session, func(), error) {
+	if g.noFilter && entry.File != nil && entry.File.Source == config.SourceProject {
+		// Trusting a project file trusts its filters too: a filter may be
+		// why the servers it starts were deemed safe to run.
+		return nil, nil, fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
+			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
+	}
 	var sw *termui.StderrWriter
 	var err error
 	if entry.Server.URL == "" {
@@ -143,6 +149,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		Version:        version(),
 		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
 		NoCache:        g.noCache,
+		NoFilter:       g.noFilter,
 		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      st.traceContext(g),

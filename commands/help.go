@@ -182,6 +182,17 @@ message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(
 server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 
+"includeTools" and "excludeTools" (Gemini CLI's names, which 'mcpc config
+import' keeps) are lists of globs (* ? [a-z], as Go's path.Match: * stops
+at /) over tool names: with "includeTools" only the tools that match one
+are shown, and a tool matching an "excludeTools" glob never is (exclude
+wins). A hidden tool is left out of 'mcpc list' and of completion, and
+'mcpc call' of it is exit 7 naming the filter; nothing about it is sent.
+--no-filter (list, call) lifts the filter of a server from the user file or
+a --config file; for a project file's server it is refused (exit 3): the
+filter is part of what 'mcpc trust' approved. A malformed glob is exit 3
+with its file, line and column.
+
 Entries written for other MCP hosts work as they are:
   "type"       "stdio", "http" or "streamable-http" (Streamable HTTP, never
                falling back), "sse" (the 2024-11-05 HTTP+SSE transport); it

@@ -26,6 +26,10 @@ type listOptions struct {
 
 var listKinds = []string{"tools", "resources", "templates", "prompts"}
 
+// noFilterFlag is list's and call's way past a server entry's includeTools
+// and excludeTools.
+var noFilterFlag = &cli.BoolFlag{Name: "no-filter", Usage: "show and allow the tools the server entry's includeTools/excludeTools hide (not for project files)"}
+
 func listCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "list",
@@ -37,7 +41,10 @@ trust and (for HTTP servers with credentials) auth state. With SERVER: its
 tools (or the named kind); every page is fetched.
 With a NAME: that tool (or prompt, or resource template) described: its
 annotations, every argument from its schema, and an example command line.
---json prints the complete result, schemas included.`,
+--json prints the complete result, schemas included.
+A server entry's "includeTools" and "excludeTools" globs hide tools from the
+list, from completion and from 'mcpc call'; --no-filter shows them, except
+for a server from a project file.`,
 		Metadata: examples(
 			"every configured server and where it comes from", "mcpc list",
 			"the tools of a server, with their arguments", "mcpc list everything",
@@ -45,6 +52,7 @@ annotations, every argument from its schema, and an example command line.
 			"a prompt's arguments", "mcpc list everything prompts simple-prompt",
 			"the input schema of one tool, as JSON", "mcpc list everything echo --json -q inputSchema",
 		),
+		Flags: []cli.Flag{noFilterFlag},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			o, err := listArgs(g, cmd.Args().Slice())
 			if err != nil {

@@ -22,8 +22,9 @@ func promptCommand(st *state) *cli.Command {
 		ArgsUsage: "SERVER NAME [key=value ...]",
 		Description: `Sends prompts/get for the prompt NAME and prints its messages. Prompt
 arguments are strings: key=value words and --args (a JSON object of strings,
-@FILE, or - for stdin); words win. 'mcpc list SERVER prompts NAME' shows the
-arguments a prompt takes.`,
+@FILE, or - for stdin); words win. key=@PATH sends a file's text, key=@-
+standard input (once), key=@@text the literal @text, as 'mcpc call' does.
+'mcpc list SERVER prompts NAME' shows the arguments a prompt takes.`,
 		Metadata: examples(
 			"a prompt with one argument", "mcpc prompt everything args-prompt city=Paris",
 			"its messages as JSON", "mcpc prompt everything args-prompt city=Paris --json",
@@ -53,6 +54,9 @@ func (st *state) promptArgs(g *globals, cmd *cli.Command) (promptOptions, error)
 	o.server, o.name = server, rest[0]
 	pairs, err := parsePairs(rest[1:])
 	if err != nil {
+		return o, err
+	}
+	if err := st.readArgFiles(g, pairs); err != nil {
 		return o, err
 	}
 	base, err := readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd)

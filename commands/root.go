@@ -53,6 +53,7 @@ type globals struct {
 	dirs            config.Dirs
 	verbose         bool
 	noCache         bool
+	noFilter        bool // list's and call's --no-filter: includeTools/excludeTools hide nothing
 	probeTimeout    time.Duration
 	transport       string // --transport: an HTTP server's transport pin
 	maxMessage      int64  // 0: the server's "maxMessage" or the default
@@ -189,6 +190,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		serverStderr:      cmd.String("server-stderr"),
 		verbose:           cmd.Bool("verbose"),
 		noCache:           cmd.Bool("no-cache"),
+		noFilter:          cmd.Bool("no-filter"),
 		probeTimeout:      cmd.Duration("probe-timeout"),
 		transport:         cmd.String("transport"),
 		strict:            cmd.Bool("strict"),

@@ -69,6 +69,10 @@ type Server struct {
 	// Disabled is another host's switch (Claude Code, Cursor) that mcpc
 	// honours: the server is listed, never started.
 	Disabled bool `json:"disabled,omitempty"`
+	// IncludeTools and ExcludeTools (Gemini CLI's names) hide tools of
+	// the server by name, path.Match globs: see ToolFilteredBy.
+	IncludeTools []string `json:"includeTools,omitempty"`
+	ExcludeTools []string `json:"excludeTools,omitempty"`
 	// EnvFile is a dotenv file (relative to the config file's directory)
 	// of variables for a stdio server; "env" wins over it. Its values are
 	// read only when the server is started, so nothing prints them.

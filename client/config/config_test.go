@@ -153,6 +153,7 @@ func TestParseErrors(t *testing.T) {
 		{"dup", "user", `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`, `server "a" is defined twice`},
 		{"env type", "user", `{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}`, `field "env": must be a string, not number`},
 		{"timeout", "user", `{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`, `invalid duration "soon"`},
+		{"tool globs type", "user", `{"mcpServers": {"a": {"command": "x", "includeTools": "get_*"}}}`, `f.json:1:55: server "a": field "includeTools": must be an array, not string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := SourceUser
@@ -193,6 +194,8 @@ func TestServerUnusable(t *testing.T) {
 		{"http type with command", "user", `{"mcpServers": {"a": {"type": "streamable-http", "command": "x"}}}`, `type "streamable-http" needs "url", not "command"`},
 		{"envFile on http", "user", `{"mcpServers": {"a": {"url": "https://x.example", "envFile": ".env"}}}`, `f.json:1:51: server "a": "envFile" applies to stdio servers only`},
 		{"var in envFile", "user", `{"mcpServers": {"a": {"command": "x", "envFile": "${HOME}/.env"}}}`, `not in "envFile"`},
+		{"bad tool glob", "user", `{"mcpServers": {"a": {"command": "x", "excludeTools": ["ok_*", "del[ete"]}}}`, `f.json:1:39: server "a": excludeTools[1] "del[ete": not a glob: use *, ? and [a-z] classes, \ to quote one of them`},
+		{"empty tool glob", "user", `{"mcpServers": {"a": {"command": "x", "includeTools": [""]}}}`, `f.json:1:39: server "a": includeTools[0] "": an empty pattern matches no tool`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := SourceUser
@@ -367,5 +370,29 @@ func TestProjectFileSearchSkipsSharedDirs(t *testing.T) {
 	}
 	if got := FindProjectFile(cwd, ""); got != filepath.Join(shared, ".mcp.json") {
 		t.Fatalf("FindProjectFile = %q once the directory is private", got)
+	}
+}
+
+func TestToolFilteredBy(t *testing.T) {
+	s := &Server{IncludeTools: []string{"get_*", "list"}, ExcludeTools: []string{"get_secret*"}}
+	for name, want := range map[string]string{
+		"get_issue":      "",
+		"list":           "",
+		"get_secret_key": `excludeTools "get_secret*"`, // exclude wins
+		"delete":         "includeTools (no pattern matches)",
+		"lists":          "includeTools (no pattern matches)",
+		"get_/x":         "includeTools (no pattern matches)", // * stops at /, as path.Match
+	} {
+		if got := s.ToolFilteredBy(name); got != want {
+			t.Errorf("ToolFilteredBy(%q) = %q, want %q", name, got, want)
+		}
+	}
+	only := &Server{ExcludeTools: []string{"rm"}}
+	if only.ToolFilteredBy("ls") != "" || only.ToolFilteredBy("rm") != `excludeTools "rm"` || !only.HasToolFilter() {
+		t.Error("an exclude list alone hides only what it matches")
+	}
+	var none *Server
+	if none.ToolFilteredBy("x") != "" || (&Server{}).HasToolFilter() {
+		t.Error("no filter hides nothing")
 	}
 }

@@ -32,6 +32,9 @@ type rawEntry struct {
 	Headers   map[string]string `json:"headers"`
 	Disabled  bool              `json:"disabled"`
 	EnvFile   string            `json:"envFile"`
+	// Gemini CLI's tool filters, which mcpc reads under the same names.
+	IncludeTools []string `json:"includeTools"`
+	ExcludeTools []string `json:"excludeTools"`
 }
 
 // carried are the keys rawEntry reads; any other key is named in a note.
@@ -161,7 +164,8 @@ func noteInputs(e *ImportEntry, raw []byte, inputs map[string]string) {
 
 // convertJSON makes e.Server from r, by the rules of app.
 func convertJSON(app string, e *ImportEntry, r *rawEntry, dropped []string) {
-	s := &Server{Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd, Headers: r.Headers}
+	s := &Server{Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd, Headers: r.Headers,
+		IncludeTools: r.IncludeTools, ExcludeTools: r.ExcludeTools}
 	e.Server, e.Disabled = s, r.Disabled
 	sse := r.Type == "sse"
 	switch {

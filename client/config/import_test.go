@@ -98,8 +98,7 @@ stream line 4: {"url":"https://stream.example.com/mcp"}
   note: not carried over: timeout, trust
 events line 5: {"url":"https://events.example.com/sse"}
   note: Gemini CLI marks it as the old HTTP+SSE transport (2024-11-05); its url is kept, and mcpc reaches it once it speaks that transport
-py line 6: {"command":"python","args":["-m","server"],"env":{"API_KEY":"${MY_API_KEY}","LEVEL":"debug"},"cwd":"./srv"}
-  note: not carried over: includeTools
+py line 6: {"command":"python","args":["-m","server"],"env":{"API_KEY":"${MY_API_KEY}","LEVEL":"debug"},"cwd":"./srv","includeTools":["a"],"excludeTools":["a_*"]}
 `},
 		{AppClaudeCode, "broken.json", "", `
 error: testdata/import/broken.json:3:27: invalid JSON: invalid character '}' looking for beginning of object key string

@@ -111,6 +111,16 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 	} else if s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "" {
 		return fail(`"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`)
 	}
+	for _, f := range []struct {
+		key  string
+		pats []string
+	}{{"includeTools", s.IncludeTools}, {"excludeTools", s.ExcludeTools}} {
+		for i, p := range f.pats {
+			if err := checkToolPattern(p); err != nil {
+				return failAt(f.key, "%s[%d] %q: %v", f.key, i, p, err)
+			}
+		}
+	}
 	if s.Protocol != "" && !slices.Contains(Protocols, s.Protocol) {
 		return fail("unknown protocol %q (use one of %s)", s.Protocol, strings.Join(Protocols, ", "))
 	}

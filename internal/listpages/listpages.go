@@ -10,19 +10,20 @@ import (
 )
 
 // Join merges list pages into one document: the first page's fields in
-// their order, the items (under key) of every page, no nextCursor;
-// dropAppOnly leaves out tools that are AppOnly.
-func Join(pages []json.RawMessage, key string, dropAppOnly bool) json.RawMessage {
+// their order, the items (under key) of every page, no nextCursor; drop,
+// when set, leaves out the items it is true of (tools that are AppOnly, or
+// that a server entry's tool filter hides).
+func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool) json.RawMessage {
 	if len(pages) == 0 {
 		return json.RawMessage(`{"` + key + `":[]}`)
 	}
-	if len(pages) == 1 && !dropAppOnly && !gjson.GetBytes(pages[0], "nextCursor").Exists() {
+	if len(pages) == 1 && drop == nil && !gjson.GetBytes(pages[0], "nextCursor").Exists() {
 		return pages[0]
 	}
 	var items []string
 	for _, p := range pages {
 		for _, it := range gjson.GetBytes(p, key).Array() {
-			if dropAppOnly && AppOnly(it) {
+			if drop != nil && drop(it) {
 				continue
 			}
 			items = append(items, it.Raw)
