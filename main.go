@@ -10,5 +10,7 @@ import (
 )
 
 func main() {
-	os.Exit(commands.Main(context.Background(), os.Args, commands.OSEnv()))
+	code := commands.Main(context.Background(), os.Args, commands.OSEnv())
+	stopProfile()
+	os.Exit(code)
 }
