@@ -10,7 +10,5 @@ import (
 )
 
 func main() {
-	code := commands.Main(context.Background(), os.Args, commands.OSEnv())
-	stopProfile()
-	os.Exit(code)
+	os.Exit(commands.Main(context.Background(), os.Args, commands.OSEnv()))
 }
