@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -144,12 +145,54 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 		opts.ElicitationCompleteHandler = s.input.complete
 	}
 	if in := o.Input; in != nil && in.Log != nil {
-		opts.LoggingMessageHandler = s.handleLog
+		opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) { s.showLog(req.Params) }
 	}
 	if o.Progress != nil {
 		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			o.Progress(r.Params)
 		}
+	}
+	// On stdio the wire hands these two to the same handlers undecoded by
+	// the SDK (wire.Skip).
+	s.wire.deliver = func(method string, params []byte) bool {
+		switch {
+		case method == "notifications/progress" && o.Progress != nil:
+			// The four fields by one pass (a decode through reflection
+			// was most of the cost of a progress flood).
+			var p mcp.ProgressNotificationParams
+			ok := true
+			gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "progressToken":
+					p.ProgressToken = v.Value()
+				case "progress", "total":
+					ok = ok && v.Type == gjson.Number
+					if k.Str == "progress" {
+						p.Progress = v.Num
+					} else {
+						p.Total = v.Num
+					}
+				case "message":
+					ok = ok && v.Type == gjson.String
+					p.Message = v.Str
+				}
+				return ok
+			})
+			if !ok || p.ProgressToken == nil {
+				return false // the SDK says what is wrong with it
+			}
+			o.Progress(&p)
+		case method == "notifications/message" && opts.LoggingMessageHandler != nil:
+			if levelRank(gjson.GetBytes(params, "level").String()) < levelRank(s.input.level()) {
+				return true
+			}
+			var p mcp.LoggingMessageParams
+			if json.Unmarshal(params, &p) != nil {
+				return false
+			}
+			s.showLog(&p)
+		}
+		return true // a notification nothing would show
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
 	c.AddReceivingMiddleware(s.refuseUnoffered)
@@ -212,8 +255,8 @@ func withRelatedTask(p *mcp.ElicitParams, res *mcp.ElicitResult) *mcp.ElicitResu
 	return &out
 }
 
-func (s *Session) handleLog(_ context.Context, req *mcp.LoggingMessageRequest) {
-	p := req.Params
+// showLog shows a server's log message at or above --log-level.
+func (s *Session) showLog(p *mcp.LoggingMessageParams) {
 	if p == nil || levelRank(string(p.Level)) < levelRank(s.input.level()) {
 		return
 	}

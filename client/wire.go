@@ -50,6 +50,9 @@ type wire struct {
 
 	stray    string // the id of the last response to no request of ours
 	activity func() // told of every message from the server; nil: none
+	// deliver handles a log or progress notification from its raw params
+	// and says whether it did (Skip); nil: the SDK does.
+	deliver func(method string, params []byte) bool
 
 	// tasks asks for a task on the next tools/call (tasks_wire.go).
 	tasks taskField
@@ -99,6 +102,42 @@ func (w *wire) trace(format string, args ...any) {
 	if w.verbose != nil {
 		w.verbose(fmt.Sprintf(format, args...))
 	}
+}
+
+// Skip hands a log or progress notification to the session before it is
+// decoded: a chatty server sends thousands (debug logging, progress every
+// millisecond), and the SDK would decode each twice, with a large buffer
+// each time, and dispatch it on a goroutine of its own. Under --verbose
+// every message is traced, so none is skipped.
+func (w *wire) Skip(line []byte) bool {
+	if w.deliver == nil || w.verbose != nil || !bytes.Contains(line, []byte(`"notifications/`)) {
+		return false
+	}
+	// One pass over the top level; nothing is copied.
+	var version, method, params gjson.Result
+	other := false
+	gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line))).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "jsonrpc":
+			version = v
+		case "method":
+			method = v
+		case "params":
+			params = v
+		default:
+			other = true // an id: not a notification
+		}
+		return !other
+	})
+	m := method.Str
+	if other || version.Str != "2.0" || m != "notifications/message" && m != "notifications/progress" ||
+		!params.IsObject() || !w.deliver(m, line[params.Index:params.Index+len(params.Raw)]) {
+		return false
+	}
+	if w.activity != nil {
+		w.activity()
+	}
+	return true
 }
 
 // Verbose is --verbose's line writer, nil when it is off.

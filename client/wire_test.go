@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +84,63 @@ func TestFramePassesOthers(t *testing.T) {
 	} {
 		if got := w.Frame([]byte(m)); string(got) != m {
 			t.Errorf("frame changed %.80q", m)
+		}
+	}
+}
+
+// Skip hands log and progress notifications over raw, with their params
+// exactly as sent, and leaves every other message to the SDK.
+func TestWireSkip(t *testing.T) {
+	w := newWire()
+	var got []string
+	w.deliver = func(method string, params []byte) bool {
+		got = append(got, method+" "+string(params))
+		return true
+	}
+	active := 0
+	w.activity = func() { active++ }
+	for _, c := range []struct {
+		line string
+		skip bool
+	}{
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"x"}}`, true},
+		{`{"method":"notifications/progress", "params": {"progressToken":1,"progress":2} ,"jsonrpc":"2.0"}`, true},
+		// Not notifications, another method, another version, bad params.
+		{`{"jsonrpc":"2.0","id":1,"method":"notifications/message","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`, false},
+		{`{"jsonrpc":"1.0","method":"notifications/message","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":[1]}`, false},
+		{`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`, false},
+	} {
+		if skip := w.Skip([]byte(c.line)); skip != c.skip {
+			t.Errorf("Skip(%s) = %v, want %v", c.line, skip, c.skip)
+		}
+	}
+	want := []string{
+		`notifications/message {"level":"debug","data":"x"}`,
+		`notifications/progress {"progressToken":1,"progress":2}`,
+	}
+	if !slices.Equal(got, want) || active != 2 {
+		t.Errorf("delivered %q (activity %d), want %q (2)", got, active, want)
+	}
+	// Under --verbose each message is traced: none is skipped.
+	w.verbose = func(string) {}
+	if w.Skip([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)) {
+		t.Error("Skip dropped a message under --verbose")
+	}
+}
+
+// BenchmarkWireSkip is the cost of one log message of a flood that
+// --log-level hides: recognised and dropped from the raw line.
+func BenchmarkWireSkip(b *testing.B) {
+	w := newWire()
+	w.deliver = func(string, []byte) bool { return true }
+	line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","logger":"flood","data":"message 000000001 of the flood, padded to look like a debug line of a busy server: ......"}}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if !w.Skip(line) {
+			b.Fatal("not skipped")
 		}
 	}
 }

@@ -134,6 +134,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.notify != nil {
 		env.notify()
 	}
+	defer profile(env.Getenv)()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	finished, again := make(chan struct{}), make(chan struct{})

@@ -239,6 +239,7 @@ const (
 	hugeWant   = `"truncated": true`
 	manyItems  = 1000000
 	echoWant   = `hello`
+	floodN     = 2000000 // notifications of a flood row
 	listWant   = `"echo"`
 	curlAccept = "Accept: application/json, text/event-stream"
 )
@@ -375,6 +376,16 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: manyCall(url26), home: warmHTTP, want: hugeWant, server: url26}},
 		{name: "mcpc call over HTTP (2025-11-25)", cmd: cmdSpec{argv: manyCall(url25), home: warmHTTP, want: hugeWant, server: url25}},
 	}})
+	// --- a chatty server: notifications before the result ----------------
+	for _, kind := range []string{"log", "progress"} {
+		flood := []string{server, "--notify", strconv.Itoa(floodN), "--notify-kind", kind}
+		what := map[string]string{"log": "log messages (debug, below the default --log-level)", "progress": "progress notifications"}[kind]
+		g = append(g, &group{key: "flood-" + kind, title: fmt.Sprintf("%d %s before the result (stdio)", floodN, what), runs: huge, warmup: 1, rows: []*row{
+			{name: "floor: the same bytes through a pipe, the result copied", cmd: cmdSpec{argv: append([]string{floor, "-call-only"}, flood...), want: echoWant}},
+			{name: "mcpc call, warm", cmd: cmdSpec{argv: call("--stdio", shellwords.Join(flood)), home: warm, want: echoWant, ownRSS: true}, note: "RSS: mcpc alone"},
+			{name: "mcpc call, warm, no flood (idle)", cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant, ownRSS: true}, note: "RSS: mcpc alone"},
+		}})
+	}
 	g = append(g, &group{key: "startup", title: "start-up", runs: runs, warmup: 3, faults: true, rows: []*row{
 		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},
 		{name: "the same with the MCP SDK linked in", cmd: cmdSpec{argv: []string{h.path("hellosdk")}, want: "hello"}, note: "the SDK's share"},
@@ -705,6 +716,14 @@ func targets(groups []*group) []string {
 	}
 	v, ok = ratio("startup", "mcpc --version", "hello-world")
 	add("`mcpc --version` ≤ 1.8× a hello-world Go binary", v, ok, "%.2f×", 1.8)
+	for _, kind := range []string{"log", "progress"} {
+		v, ok = ratio("flood-"+kind, "mcpc call, warm", "floor")
+		add(fmt.Sprintf("%d %s notifications: `mcpc call` ≤ 3× the same bytes through a pipe", floodN, kind), v, ok, "%.2f×", 3)
+		busy, idle := find(groups, "flood-"+kind, "mcpc call, warm"), find(groups, "flood-"+kind, "mcpc call, warm, no flood")
+		if busy != nil && idle != nil {
+			add(fmt.Sprintf("peak RSS under the %s flood ≤ idle + 20 MiB", kind), float64(slices.Max(busy.rss)-slices.Max(idle.rss))/1024, true, "+%.1f MiB", 20)
+		}
+	}
 	for _, r := range []string{"mcpc call over stdio", "mcpc call over HTTP (2026-07-28)", "mcpc call over HTTP (2025-11-25)"} {
 		if r := find(groups, "huge", r); r != nil {
 			add("peak RSS for the 60 MiB result ≤ 3 × 60 + 20 MiB ("+strings.TrimPrefix(r.name, "mcpc call over ")+")", float64(slices.Max(r.rss))/1024, true, "%.0f MiB", 3*60+20)

@@ -58,6 +58,7 @@ type quietWire struct{}
 func (quietWire) Outgoing(jsonrpc.Message) (*jsonrpc.Response, error) { return nil, nil }
 func (quietWire) Incoming(jsonrpc.Message)                            {}
 func (quietWire) Frame(data []byte) []byte                            { return data }
+func (quietWire) Skip([]byte) bool                                    { return false }
 func (quietWire) Refused(*jsonrpc.Request, *HTTPError)                {}
 func (quietWire) Verbose() func(string)                               { return nil }
 

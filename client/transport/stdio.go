@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Grace periods for stopping a stdio server: first its stdin is closed (the
@@ -210,57 +212,96 @@ func (e *ProtocolError) Error() string {
 // that case does not say what the server wrote. Each line goes through
 // frame (the wire's), which may hand the SDK a smaller one.
 type lineChecker struct {
-	r       *bufio.Reader
-	c       io.Closer
-	limit   int                 // bytes in a line, newline included
-	frame   func([]byte) []byte // the wire's
-	over    func(error)         // told of a line over a limit
-	pending []byte
-	mu      sync.Mutex
-	bad     *ProtocolError
+	r     *bufio.Reader
+	c     io.Closer
+	limit int                 // bytes in a line, newline included
+	frame func([]byte) []byte // the wire's
+	over  func(error)         // told of a line over a limit
+	mu    sync.Mutex
+	bad   *ProtocolError
 }
 
-func (l *lineChecker) Read(p []byte) (int, error) {
-	for len(l.pending) == 0 {
+// next returns the next line that is not blank, without its newline and
+// surrounding space, after the wire's frame. A short line is the reader's
+// buffer, valid until the next call: most lines of a flood are dropped
+// unread (Wire.Skip), so only decode copies one.
+func (l *lineChecker) next() ([]byte, error) {
+	for {
 		line, err := l.readLine()
-		if len(line) > 0 {
-			t := bytes.TrimSpace(line)
-			if len(t) > 0 && !json.Valid(t) {
-				if tooDeep(t) {
-					l.tell(ErrTooDeep)
-					return 0, ErrTooDeep
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if len(t) > BigMessage && l.frame != nil {
+				// The wire may keep a large message and hand the SDK a
+				// stub; it is shown only valid JSON.
+				if !json.Valid(t) {
+					return nil, l.notJSON(t)
 				}
-				show := string(t[:min(len(t), 200)])
-				if len(t) > 200 {
-					show += "…"
-				}
-				l.mu.Lock()
-				l.bad = &ProtocolError{Line: show}
-				l.mu.Unlock()
-				return 0, l.bad
+				t = l.frame(t)
 			}
-			if len(t) > 0 && l.frame != nil {
-				if f := l.frame(t); len(f) != len(t) {
-					line = append(f, '\n')
-				}
-			}
-			l.pending = line
-			break
+			return t, nil
 		}
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
-	n := copy(p, l.pending)
-	l.pending = l.pending[n:]
-	return n, nil
 }
 
-// readLine returns the next line, in a buffer of its own.
+// decode decodes a line into its message, or a batch's messages. A line
+// that is not JSON at all is remembered as the server's protocol error.
+func (l *lineChecker) decode(line []byte) ([]jsonrpc.Message, error) {
+	if len(line) <= l.r.Size() {
+		line = bytes.Clone(line) // the reader's buffer (see next)
+	}
+	if line[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(line, &raws); err != nil {
+			return nil, l.notJSON(line)
+		}
+		if len(raws) == 0 {
+			return nil, errors.New("the server sent an empty JSON-RPC batch")
+		}
+		msgs := make([]jsonrpc.Message, 0, len(raws))
+		for _, raw := range raws {
+			m, err := jsonrpc.DecodeMessage(raw)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, m)
+		}
+		return msgs, nil
+	}
+	m, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		if !json.Valid(line) {
+			return nil, l.notJSON(line)
+		}
+		return nil, err
+	}
+	return []jsonrpc.Message{m}, nil
+}
+
+// notJSON is the error for a line that is not JSON: too deep to be read,
+// or what the server wrote, kept for the explanation.
+func (l *lineChecker) notJSON(t []byte) error {
+	if tooDeep(t) {
+		l.tell(ErrTooDeep)
+		return ErrTooDeep
+	}
+	show := string(t[:min(len(t), 200)])
+	if len(t) > 200 {
+		show += "…"
+	}
+	l.mu.Lock()
+	l.bad = &ProtocolError{Line: show}
+	l.mu.Unlock()
+	return l.bad
+}
+
+// readLine returns the next line: in the reader's buffer when it fits
+// there, else in a buffer of its own.
 func (l *lineChecker) readLine() ([]byte, error) {
 	chunk, err := l.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
-		return append([]byte(nil), chunk...), err
+		return chunk, err
 	}
 	var line blockBuf
 	for {

@@ -23,6 +23,12 @@ type Wire interface {
 	// decode in its place. Over HTTP only messages over BigMessage bytes
 	// are shown to it.
 	Frame(data []byte) []byte
+	// Skip sees a message from the server as bytes (a line over stdio)
+	// before it is decoded, and says whether it can be dropped there: a
+	// notification nobody will see (a log message below --log-level)
+	// need not cost a decode and the SDK's dispatch. A dropped message
+	// still counts as the server's activity.
+	Skip(line []byte) bool
 	// Refused is told, over HTTP, of a request whose answer was an error
 	// status or not a JSON-RPC message, with what that answer carried.
 	Refused(call *jsonrpc.Request, e *HTTPError)

@@ -3,7 +3,10 @@ package transport
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,11 +54,11 @@ func TestStdioLargeResult(t *testing.T) {
 	n := memtest.Allocated(func() {
 		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage, frame: tap.frame}
 		var err error
-		if out, err = io.ReadAll(lc); err != nil {
+		if out, err = lc.next(); err != nil {
 			t.Fatal(err)
 		}
 	})
-	if string(out) != stub+"\n" {
+	if string(out) != stub {
 		t.Errorf("the SDK read %.200q, want the stub", out)
 	}
 	if !bytes.Equal(w.kept, msg) {
@@ -88,5 +91,45 @@ func TestSSELargeResult(t *testing.T) {
 	}
 	if limit := uint64(5 * len(msg) / 2); n > limit {
 		t.Errorf("reading a %d-byte event allocated %d bytes, want at most %d", len(msg), n, limit)
+	}
+}
+
+// A stdio line is decoded once: one message, a batch's messages, or, for
+// a line that is not JSON, the server's protocol error quoting it.
+func TestStdioDecode(t *testing.T) {
+	lc := &lineChecker{r: bufio.NewReaderSize(strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"result":{}}`+"\n\n  \n"+
+			`[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"jsonrpc":"2.0","id":2,"result":{}}]`+"\n"+
+			"Starting server...\n"), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage}
+	var got []string
+	for range 2 {
+		line, err := lc.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := lc.decode(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			switch m := m.(type) {
+			case *jsonrpc.Request:
+				got = append(got, m.Method)
+			case *jsonrpc.Response:
+				got = append(got, fmt.Sprint(m.ID.Raw()))
+			}
+		}
+	}
+	if want := []string{"1", "notifications/progress", "2"}; !slices.Equal(got, want) {
+		t.Errorf("decoded %q, want %q", got, want)
+	}
+	line, err := lc.next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lc.decode(line)
+	var pe *ProtocolError
+	if !errors.As(err, &pe) || pe.Line != "Starting server..." || lc.protocolError() != pe {
+		t.Errorf("decode of a line that is not JSON: %v, want the protocol error quoting it", err)
 	}
 }

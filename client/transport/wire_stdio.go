@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net"
 	"sync"
 
@@ -13,9 +15,80 @@ import (
 // message passes tap, and one message is at most limit bytes.
 func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
 	p.stdout.frame, p.stdout.over, p.stdout.limit = tap.frame, tap.OverLimit, int(limit)+1
-	t := &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: int(limit) + 2}
-	return &wireTransport{inner: t, tap: tap}
+	return &wireTransport{inner: &stdioTransport{in: p.stdout, out: p.stdin, skip: tap.wire.Skip}, tap: tap}
 }
+
+// stdioTransport is newline-delimited JSON-RPC over the server's stdout and
+// stdin, with each line decoded once. (The SDK's IOTransport scans a line
+// three times before it has a message: a JSON decoder finds its end, a
+// batch is tried, then the message is decoded; under a flood of
+// notifications that was most of mcpc's time.)
+type stdioTransport struct {
+	in   *lineChecker
+	out  io.WriteCloser
+	skip func(line []byte) bool
+}
+
+func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	return &stdioConn{t: t}, nil
+}
+
+type stdioConn struct {
+	t     *stdioTransport
+	queue []jsonrpc.Message // the rest of a batch
+
+	writeMu   sync.Mutex
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Read returns the next message. It is called from one goroutine only
+// (wireConn's pump).
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for len(c.queue) == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		line, err := c.t.in.next()
+		if err != nil {
+			return nil, err
+		}
+		if c.t.skip != nil && c.t.skip(line) {
+			continue
+		}
+		if c.queue, err = c.t.in.decode(line); err != nil {
+			return nil, err
+		}
+	}
+	m := c.queue[0]
+	c.queue = c.queue[1:]
+	return m, nil
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err = c.t.out.Write(append(data, '\n'))
+	return err
+}
+
+// Close closes both pipes, the server's stdout first, as the SDK's
+// transport does.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.closeErr = errors.Join(c.t.in.Close(), c.t.out.Close())
+	})
+	return c.closeErr
+}
+
+func (c *stdioConn) SessionID() string { return "" }
 
 // wireTransport puts the tap between the SDK and a stdio connection. (Over
 // HTTP the RoundTripper does the same: wrapping an HTTP connection would

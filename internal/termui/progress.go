@@ -15,6 +15,10 @@ import (
 // before it can be read.
 const progressDelay = 300 * time.Millisecond
 
+// redrawEvery bounds how often notifications redraw the live line: 20 times
+// a second reads as live, and a terminal is slower than a flood.
+const redrawEvery = 50 * time.Millisecond
+
 var spinner = []string{"|", "/", "-", "\\"}
 
 // Progress shows a call's progress on stderr while it runs. On a terminal
@@ -34,6 +38,7 @@ type Progress struct {
 	last    *Status
 	tick    int
 	shown   bool
+	drawn   time.Time // when the line was last drawn
 	stopped bool
 	paused  int // questions being asked on the terminal: no redraw meanwhile
 	done    chan struct{}
@@ -94,7 +99,9 @@ func (p *Progress) Update(n *Status) {
 	}
 	p.last = n
 	if p.live {
-		if p.now().Sub(p.start) >= progressDelay {
+		// A server may report every millisecond; the line is redrawn at
+		// most every redrawEvery (the ticker shows the latest anyway).
+		if now := p.now(); now.Sub(p.start) >= progressDelay && now.Sub(p.drawn) >= redrawEvery {
 			p.draw()
 		}
 		return
@@ -131,7 +138,7 @@ func (p *Progress) draw() {
 		line = "\x1b[36m" + line[:1] + "\x1b[0m" + line[1:]
 	}
 	fmt.Fprint(p.w, "\r\x1b[K"+line)
-	p.shown = true
+	p.shown, p.drawn = true, p.now()
 }
 
 // text is "message done/total (percent) elapsed", whatever of it is known.

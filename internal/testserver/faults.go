@@ -107,6 +107,9 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if req.Method == "tools/call" && req.IsCall() && c.answerCall(req) {
 			continue
 		}
+		if req.Method == "tools/call" && c.t.opts.notify > 0 {
+			c.notifyFlood(req)
+		}
 		if req.Method != methodDiscover || !req.IsCall() {
 			return msg, nil
 		}

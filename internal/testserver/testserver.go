@@ -127,6 +127,9 @@ flags:
   --modern-only        speak 2026-07-28 only: initialize is refused (-32022)
   --ttl MS             mark cacheable results (discover, lists, reads) fresh for MS
   --request-log FILE   append the method of every JSON-RPC request received
+  --notify N           send N notifications before each tool result (stdio)
+  --notify-kind KIND   log (notifications/message, the default) or progress
+  --tools N            serve N generated tools more (tool-0 …), for huge lists
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
   --ask                also offer the tools, a prompt and a resource that ask
@@ -168,6 +171,9 @@ type options struct {
 	ask         bool
 	logging     bool
 	completions bool        // --completions: answer completion/complete
+	notify      int         // --notify N: N notifications before each tool result (stdio)
+	notifyKind  string      // --notify-kind log|progress
+	manyTools   int         // --tools N: N generated tools more
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 }
@@ -287,6 +293,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
 	fs.BoolVar(&opts.completions, "completions", false, "")
+	fs.IntVar(&opts.notify, "notify", 0, "")
+	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
+	fs.IntVar(&opts.manyTools, "tools", 0, "")
 	tasks := fs.Bool("tasks", false, "")
 	skills := fs.Bool("skills", false, "")
 	noDirRead := fs.Bool("no-directory-read", false, "")
@@ -307,6 +316,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("--tasks is the 2026-07-28 extension: it cannot be combined with --legacy")
 	case fs.NArg() > 0:
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case opts.notifyKind != notifyLog && opts.notifyKind != notifyProgress:
+		return nil, fmt.Errorf("unknown --notify-kind %q (want log or progress)", opts.notifyKind)
+	case opts.notify > 0 && opts.httpAddr != "":
+		return nil, errors.New("--notify works only over stdio")
 	case opts.pageSize < 0:
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
@@ -365,6 +378,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
 	addTools(s, &toolEnv{cancelFile: opts.cancelFile})
+	addManyTools(s, opts.manyTools)
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)
