@@ -81,6 +81,7 @@ mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
 mcpc skills SERVER | skills get SERVER NAME [--out DIR]
 mcpc reconnect SERVER
+mcpc snapshot SERVER > FILE | diff SERVER SNAPSHOT | diff OLD NEW
 mcpc task get|result|cancel SERVER TASK_ID | task list SERVER
 mcpc config | trust [FILE] | untrust [FILE] | man | completion SHELL
 mcpc help [COMMAND | exit-codes | config | auth]
@@ -122,6 +123,8 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			promptCommand(st),
 			skillsCommand(st),
 			reconnectCommand(st),
+			snapshotCommand(st),
+			diffCommand(st),
 			taskCommand(st),
 			loginCommand(st), logoutCommand(st),
 			configCommand(st),

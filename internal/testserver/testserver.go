@@ -138,6 +138,9 @@ flags:
                        resources/directory/read and skill:// files, one skill
                        per way a skill can be right or wrong (skills.go)
   --no-directory-read  with --skills: declare no directoryRead
+  --drift              serve the next version of the tools, for schema-drift
+                       tests: no huge tool, echo's repeat argument required,
+                       image titled "PNG images"
 `
 
 // options holds the parsed command line.
@@ -167,6 +170,7 @@ type options struct {
 	busyOnce    string // --busy-once: the first such request gets 503
 	ask         bool
 	logging     bool
+	drift       bool        // --drift: the tools changed (toolEnv.drift)
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 }
@@ -285,6 +289,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
+	fs.BoolVar(&opts.drift, "drift", false, "")
 	tasks := fs.Bool("tasks", false, "")
 	skills := fs.Bool("skills", false, "")
 	noDirRead := fs.Bool("no-directory-read", false, "")
@@ -359,7 +364,10 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
-	addTools(s, &toolEnv{cancelFile: opts.cancelFile})
+	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift})
+	if opts.drift {
+		s.RemoveTools("huge")
+	}
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)
