@@ -55,10 +55,12 @@ argument is the snapshot.
 Breaking: a tool, prompt or template removed; a required argument added or
 an argument made required; a property removed; a type changed or narrowed;
 an enum value removed; additionalProperties closed; an output property
-removed or made optional; a tool that now requires a task, or no longer
-allows one. Compatible: a tool, optional argument, enum value or output
-property added; an argument made optional; titles, descriptions and
-annotations changed. In an output schema the server
+removed or made optional; a bound tightened (maximum, minLength, ...) or
+another limit added or changed (pattern, format, ...); a tool that now
+requires a task, or no longer allows one. Compatible: a tool, optional
+argument, enum value or output property added; an argument made optional;
+a bound loosened or a limit removed; titles, descriptions, annotations,
+default, examples and x- keywords changed. In an output schema the server
 produces the value, so a type widened or an enum value added is breaking
 and a narrowing is not. Schemas are compared as JSON Schema (2020-12 and
 draft-07): types as sets, nested properties and array items by path

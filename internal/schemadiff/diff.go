@@ -63,12 +63,31 @@ func (c Change) Text() string {
 		msg = strings.TrimPrefix(subj+": "+strings.TrimSuffix(c.Change, "-changed")+" changed", ": ")
 	case "task-required":
 		msg = fmt.Sprintf(`now requires a task (execution.taskSupport %s, was %s)`, jsonText(c.New), jsonText(c.Old))
+	case "keyword":
+		msg = subj + ": " + keywordText(c.Old, c.New)
 	case "ref-changed":
 		msg = fmt.Sprintf("%s: $ref changed from %s to %s", subj, jsonText(c.Old), jsonText(c.New))
 	default: // "changed"
 		msg = fmt.Sprintf("%s changed from %s to %s", subj, jsonText(c.Old), jsonText(c.New))
 	}
 	return c.Kind + ": " + c.Object + ": " + msg
+}
+
+// keywordText says how one keyword changed: old and new are {keyword:
+// value}, or nil where it is absent.
+func keywordText(old, new any) string {
+	om, _ := old.(map[string]any)
+	nm, _ := new.(map[string]any)
+	for k, ov := range om {
+		if nv, ok := nm[k]; ok {
+			return fmt.Sprintf("%s changed from %s to %s", k, jsonText(ov), jsonText(nv))
+		}
+		return fmt.Sprintf("%s %s removed", k, jsonText(ov))
+	}
+	for k, nv := range nm {
+		return fmt.Sprintf("%s %s added", k, jsonText(nv))
+	}
+	return "changed"
 }
 
 // subject names the place a path points to, as a change line says it.

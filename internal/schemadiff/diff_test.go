@@ -166,6 +166,22 @@ func TestSchemaRules(t *testing.T) {
 			old:  obj(`"p":{"type":"array","items":[{"type":"number"},{"type":"number"}]}`, ``),
 			new:  obj(`"p":{"type":"array","items":[{"type":"number"},{"type":"string"}]}`, ``),
 			want: "breaking: tool t: argument \"p[1]\": type changed from number to string\n"},
+		{name: "a bound tightened",
+			old: obj(`"n":{"type":"integer","maximum":100,"minLength":1}`, ``),
+			new: obj(`"n":{"type":"integer","maximum":10,"minLength":0}`, ``),
+			want: "breaking: tool t: argument \"n\": maximum changed from 100 to 10\n" +
+				"compatible: tool t: argument \"n\": minLength changed from 1 to 0\n"},
+		{name: "a limit added and removed",
+			old: obj(`"s":{"type":"string","format":"date"}`, ``),
+			new: obj(`"s":{"type":"string","pattern":"^[a-z]+$"}`, ``),
+			want: "compatible: tool t: argument \"s\": format \"date\" removed\n" +
+				"breaking: tool t: argument \"s\": pattern \"^[a-z]+$\" added\n"},
+		{name: "annotations and extensions are compatible",
+			old: obj(`"s":{"default":"a","x-mcp-header":"S"}`, ``),
+			new: obj(`"s":{"default":"b","examples":["c"]}`, ``),
+			want: "compatible: tool t: argument \"s\": default changed from \"a\" to \"b\"\n" +
+				"compatible: tool t: argument \"s\": examples [\"c\"] added\n" +
+				"compatible: tool t: argument \"s\": x-mcp-header \"S\" removed\n"},
 
 		// Outputs: the server produces the value, so the direction flips.
 		{name: "output property removed", output: true,
@@ -192,6 +208,10 @@ func TestSchemaRules(t *testing.T) {
 			old:  obj(`"s":{"enum":["ok"]}`, ``),
 			new:  obj(`"s":{"enum":["ok","maybe"]}`, ``),
 			want: "breaking: tool t: output property \"s\": enum value \"maybe\" added\n"},
+		{name: "output bound loosened", output: true,
+			old:  obj(`"n":{"maximum":10}`, ``),
+			new:  obj(`"n":{"maximum":100}`, ``),
+			want: "breaking: tool t: output property \"n\": maximum changed from 10 to 100\n"},
 		{name: "output closed", output: true,
 			old:  obj(`"s":{}`, ``),
 			new:  obj(`"s":{}`, `,"additionalProperties":false`),

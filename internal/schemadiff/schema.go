@@ -329,6 +329,7 @@ func (d *differ) schema(o, n node, path string, output bool, depth int) {
 	}
 	d.types(ov.types, nv.types, path, less, more)
 	d.enums(ov.enum, nv.enum, path, less, more)
+	d.keywords(o.v, n.v, path, less, more)
 
 	for _, k := range sortedUnion(keysOf(ov), keysOf(nv)) {
 		op, inOld := propOf(ov, k)
@@ -466,5 +467,66 @@ func (d *differ) enums(o, n []any, path, less, more string) {
 		if !has(o, v) {
 			d.add(more, path, "enum-value-added", nil, v)
 		}
+	}
+}
+
+// structural are the keywords the walk compares itself.
+var structural = map[string]bool{
+	"type": true, "enum": true, "const": true, "properties": true, "required": true,
+	"additionalProperties": true, "items": true, "prefixItems": true, "allOf": true, "anyOf": true,
+	"oneOf": true, "$ref": true, "$defs": true, "definitions": true, "title": true, "description": true,
+}
+
+// annotations are keywords that describe a value without limiting it.
+var annotations = map[string]bool{
+	"default": true, "examples": true, "$comment": true, "deprecated": true, "readOnly": true,
+	"writeOnly": true, "$schema": true, "$id": true, "$anchor": true, "contentMediaType": true,
+}
+
+// lowerBounds and upperBounds limit a value from below and above: raising
+// a lower bound or lowering an upper one accepts less.
+var (
+	lowerBounds = map[string]bool{"minimum": true, "exclusiveMinimum": true, "minLength": true, "minItems": true, "minProperties": true, "minContains": true}
+	upperBounds = map[string]bool{"maximum": true, "exclusiveMaximum": true, "maxLength": true, "maxItems": true, "maxProperties": true, "maxContains": true}
+)
+
+// keywords compares every other keyword of one location, so that no
+// change goes unreported (--strict counts on it): a bound by its
+// direction; an annotation or an x- extension as compatible; any other
+// (pattern, format, multipleOf, …) as a limit, which accepts less when it
+// is added or changed and more when it is removed.
+func (d *differ) keywords(o, n any, path, less, more string) {
+	om, _ := o.(map[string]any)
+	nm, _ := n.(map[string]any)
+	for _, k := range sortedUnion(om, nm) {
+		if structural[k] {
+			continue
+		}
+		ov, inOld := om[k]
+		nv, inNew := nm[k]
+		if inOld && inNew && jsonText(ov) == jsonText(nv) {
+			continue
+		}
+		kind := less
+		switch {
+		case annotations[k] || strings.HasPrefix(k, "x-"):
+			kind = Compatible
+		case !inNew:
+			kind = more
+		case inOld && (lowerBounds[k] || upperBounds[k]):
+			of, oerr := strconv.ParseFloat(jsonText(ov), 64)
+			nf, nerr := strconv.ParseFloat(jsonText(nv), 64)
+			if oerr == nil && nerr == nil && (lowerBounds[k] && nf < of || upperBounds[k] && nf > of) {
+				kind = more
+			}
+		}
+		var ow, nw any
+		if inOld {
+			ow = map[string]any{k: ov}
+		}
+		if inNew {
+			nw = map[string]any{k: nv}
+		}
+		d.add(kind, path, "keyword", ow, nw)
 	}
 }
