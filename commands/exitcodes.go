@@ -21,7 +21,7 @@ func exitCodesHelp() string {
 
    0  success
    1  the tool ran and reported an error (isError: true); the result is still printed;
-      or a task failed
+      or a task failed; or mcpc diff found a breaking change
    2  usage error: bad flags, bad --args JSON, arguments that do not match the
       tool's inputSchema, unknown command
    3  configuration error: unknown server, invalid or untrusted config file
@@ -90,8 +90,8 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 	}
 	e := asFailure(err)
 	code := e.Code.Exit()
-	if e.Code == fail.ToolError {
-		return code
+	if e.Code == fail.ToolError || e.Code == fail.Drift {
+		return code // what happened is already printed
 	}
 	msg, hint := format.OneLine(e.Msg), format.OneLine(e.Hint)
 	fmt.Fprintf(stderr, "mcpc: error: %s\n", msg)
