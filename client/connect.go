@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,11 @@ type ConnectOptions struct {
 	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
 	// or a login in progress); see package creds.
 	OAuthHandler auth.OAuthHandler
+	// WrapHTTP, when set, wraps the transport every HTTP request to the
+	// server goes through, under mcpc's own (headers, redirects, limits,
+	// trace): the credentials' transport, for tokens that need more than
+	// the SDK's "Authorization: Bearer" (DPoP proofs; see creds.WrapHTTP).
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
 	// CredentialID names the credential OAuthHandler serves (never a
 	// secret: its tokens rotate, the login does not), so private cached
 	// results stay with it.

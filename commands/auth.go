@@ -68,6 +68,7 @@ func (st *state) authHandler(ctx context.Context, g *globals, e *config.Entry, o
 	if err != nil || opts.OAuthHandler == nil {
 		opts.OAuthHandler, opts.CredentialID = nil, ""
 	}
+	opts.WrapHTTP = creds.WrapHTTP(opts.OAuthHandler)
 	return err
 }
 
@@ -108,6 +109,7 @@ func (st *state) clientCredentials(ctx context.Context, g *globals, e *config.En
 		Issuer:   a.Issuer,
 		Scopes:   a.Scopes,
 		Alg:      a.ClientAssertionAlg,
+		DPoP:     e.Server.DPoP,
 		Now:      st.env.Now,
 	}
 	if a.ClientSecretEnv != "" {
@@ -161,15 +163,19 @@ func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, 
 		return "keyring unavailable"
 	}
 	now := st.env.Now()
+	state := "login expired"
 	switch {
 	case rec.Expiry.IsZero():
-		return "logged in"
+		state = "logged in"
 	case now.Before(rec.Expiry):
-		return "logged in, expires in " + roughly(rec.Expiry.Sub(now))
+		state = "logged in, expires in " + roughly(rec.Expiry.Sub(now))
 	case rec.RefreshToken != "":
-		return "logged in, refreshes on next use"
+		state = "logged in, refreshes on next use"
 	}
-	return "login expired"
+	if rec.DPoPKey != "" {
+		state += ", DPoP-bound"
+	}
+	return state
 }
 
 // roughly is a duration as a person says it: 3d, 5h20m, 42m, <1m.

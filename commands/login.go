@@ -120,6 +120,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 			}
 		}
 	}
+	lo.DPoP = e.Server.DPoP
 	if o.paste {
 		lo.Paste = st.env.Stdin
 	}
@@ -138,6 +139,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	// The token comes from the login in progress, never from the stored
 	// one it is to replace.
 	opts.OAuthHandler = login.Handler()
+	opts.WrapHTTP = creds.WrapHTTP(opts.OAuthHandler)
 	// The connection makes no request past the handshake, so it offers
 	// the server nothing to ask (no elicitation, hence no standalone
 	// stream opened for nothing) and has nothing to answer from the

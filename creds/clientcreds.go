@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,6 +39,9 @@ type ClientCredentialsOptions struct {
 	Secret  string
 	KeyFile string
 	Alg     string
+	// DPoP: nil signs with a per-invocation key when the authorization
+	// server's metadata offers DPoP; true always, false never.
+	DPoP *bool
 
 	HTTPClient *http.Client // nil: a client that follows no redirects
 	Now        func() time.Time
@@ -51,6 +55,9 @@ type ClientCredentials struct {
 	ctx context.Context
 	key any // the parsed private key for private_key_jwt
 	alg jwt.SigningMethod
+	// dpop is this invocation's proof key (in memory only); nil when
+	// DPoP is turned off.
+	dpop *DPoP
 
 	mu       sync.Mutex
 	meta     *asMetadata
@@ -74,6 +81,18 @@ func NewClientCredentials(ctx context.Context, o ClientCredentialsOptions) (*Cli
 		o.HTTPClient = noRedirectClient()
 	}
 	c := &ClientCredentials{o: o, ctx: ctx}
+	if o.DPoP == nil || *o.DPoP {
+		d, err := NewDPoP(o.Now)
+		if err != nil {
+			return nil, fail.Wrap(fail.AuthFailed, err, "", "cannot make a DPoP key for %s", o.Server)
+		}
+		if o.DPoP != nil {
+			d.Activate()
+		}
+		hc := *o.HTTPClient
+		hc.Transport = d.Wrap(hc.Transport)
+		c.o.HTTPClient, c.dpop = &hc, d
+	}
 	if o.KeyFile != "" {
 		pem, err := fsx.ReadFile(o.KeyFile, maxKeyFile)
 		if err != nil {
@@ -104,6 +123,15 @@ func parseKey(alg string, pem []byte) (jwt.SigningMethod, any, error) {
 	return m, key, err
 }
 
+// WrapHTTP implements HTTPWrapper: with DPoP, the MCP requests carry
+// proofs made with this invocation's key.
+func (c *ClientCredentials) WrapHTTP(base http.RoundTripper) http.RoundTripper {
+	if c.dpop == nil {
+		return base
+	}
+	return c.dpop.Wrap(base)
+}
+
 // TokenSource implements auth.OAuthHandler.
 func (c *ClientCredentials) TokenSource(context.Context) (oauth2.TokenSource, error) { return c, nil }
 
@@ -123,6 +151,9 @@ func (c *ClientCredentials) Token() (*oauth2.Token, error) {
 // the refusal is final.
 func (c *ClientCredentials) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
+	if useNonceChallenge(resp) {
+		return nonceAgain(c.o.Server)
+	}
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -147,6 +178,7 @@ type asMetadata struct {
 	Issuer        string   `json:"issuer"`
 	TokenEndpoint string   `json:"token_endpoint"`
 	AuthMethods   []string `json:"token_endpoint_auth_methods_supported"`
+	DPoPAlgs      []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // metadata fetches the issuer's metadata (RFC 8414 with path insertion,
@@ -203,6 +235,9 @@ func (c *ClientCredentials) metadata() (*asMetadata, error) {
 		if err := checkEndpoint(m.TokenEndpoint); err != nil {
 			return nil, fail.Wrap(fail.AuthFailed, err, "", "the authorization server %s has an unusable token_endpoint", c.o.Issuer)
 		}
+		if c.dpop != nil && dpopOffered(m.DPoPAlgs) {
+			c.dpop.Activate()
+		}
 		c.meta = &m
 		return c.meta, nil
 	}
@@ -248,9 +283,16 @@ func (c *ClientCredentials) fetchLocked() error {
 	}
 	now := c.o.Now()
 	tok, err := tokenRequest(c.ctx, c.o.HTTPClient, m.TokenEndpoint, c.o.ClientID, secret, style, params, now)
+	var te *tokenError
+	if errors.As(err, &te) && te.Code == "use_dpop_nonce" {
+		return nonceAgain("the authorization server of " + c.o.Server)
+	}
 	if err != nil {
 		return fail.Wrap(fail.AuthFailed, err, "check the client ID, its secret or key, and \"scopes\"",
 			"the authorization server refused the client credentials of %s", c.o.Server)
+	}
+	if err := c.dpop.checkTokenType(c.o.Server, tok.TokenType); err != nil {
+		return err
 	}
 	c.tok = &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}
 	return nil

@@ -56,6 +56,9 @@ type Server struct {
 	MaxMessage     units.Size        `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
+	// DPoP binds OAuth tokens to a key (RFC 9449): unset, when the
+	// authorization server offers it; true always; false never.
+	DPoP *bool `json:"dpop,omitempty"`
 	// ServerStderr is where a stdio server's stderr goes unless
 	// --server-stderr says otherwise: "show", "hide" or a file (relative
 	// to the config file's directory).

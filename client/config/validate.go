@@ -108,6 +108,8 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		}
 	} else if len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil {
 		return fail(`"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`)
+	} else if s.DPoP != nil {
+		return fail(`"dpop" applies to HTTP servers only`)
 	} else if s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "" {
 		return fail(`"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`)
 	}

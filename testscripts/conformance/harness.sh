@@ -296,7 +296,8 @@ auth/*)
 	# tool is called with the stored token. A 403 insufficient_scope
 	# (step-up) exits 4; the user logs in again, once, and retries.
 	# A pre-registered client or a Client ID Metadata Document is named in
-	# a config file, as a user would; otherwise the URL alone will do.
+	# a config file, as a user would; otherwise the URL alone will do
+	# (DPoP too: mcpc binds the tokens when the metadata offers it).
 	server=$url
 	case $scenario in
 	auth/pre-registration)
