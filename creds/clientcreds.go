@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -47,15 +49,11 @@ type ClientCredentialsOptions struct {
 // client_credentials grant at connect time. Tokens live in this process's
 // memory only; every invocation gets its own.
 type ClientCredentials struct {
-	o   ClientCredentialsOptions
-	ctx context.Context
-	key any // the parsed private key for private_key_jwt
-	alg jwt.SigningMethod
-
-	mu       sync.Mutex
-	meta     *asMetadata
-	tok      *Record // only the token fields are used
-	rejected bool
+	inMemory
+	o    ClientCredentialsOptions
+	ctx  context.Context
+	auth *clientAuth
+	meta *asMetadata
 }
 
 var _ auth.OAuthHandler = (*ClientCredentials)(nil)
@@ -73,18 +71,137 @@ func NewClientCredentials(ctx context.Context, o ClientCredentialsOptions) (*Cli
 	if o.HTTPClient == nil {
 		o.HTTPClient = noRedirectClient()
 	}
-	c := &ClientCredentials{o: o, ctx: ctx}
-	if o.KeyFile != "" {
-		pem, err := fsx.ReadFile(o.KeyFile, maxKeyFile)
-		if err != nil {
-			return nil, fail.Wrap(fail.Config, err, `check "clientAssertionKeyFile" of `+o.Server, "cannot read the client assertion key of %s", o.Server)
-		}
-		if c.alg, c.key, err = parseKey(o.Alg, pem); err != nil {
-			return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,
-				"cannot use the client assertion key %s of %s", o.KeyFile, o.Server)
-		}
+	ca, err := newClientAuth(o.Server, o.ClientID, o.Secret, o.KeyFile, o.Alg)
+	if err != nil {
+		return nil, err
+	}
+	c := &ClientCredentials{o: o, ctx: ctx, auth: ca}
+	c.inMemory = inMemory{server: o.Server, kind: "client-credentials", asked: "the client credentials", now: o.Now, fetch: c.fetch,
+		rejectHint: "check the client's registration and the server's expected audience"}
+	return c, nil
+}
+
+// clientAuth is how a confidential client proves itself at a token
+// endpoint: its secret (client_secret_basic, or client_secret_post where
+// the server takes only that) or an RFC 7523 private-key JWT.
+type clientAuth struct {
+	server   string
+	clientID string
+	secret   string
+	key      any // the parsed private key for private_key_jwt
+	alg      jwt.SigningMethod
+}
+
+// newClientAuth reads and parses the key file, if one is named.
+func newClientAuth(server, clientID, secret, keyFile, alg string) (*clientAuth, error) {
+	c := &clientAuth{server: server, clientID: clientID, secret: secret}
+	if keyFile == "" {
+		return c, nil
+	}
+	pem, err := fsx.ReadFile(keyFile, maxKeyFile)
+	if err != nil {
+		return nil, fail.Wrap(fail.Config, err, `check "clientAssertionKeyFile" of `+server, "cannot read the client assertion key of %s", server)
+	}
+	if c.alg, c.key, err = parseKey(alg, pem); err != nil {
+		return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,
+			"cannot use the client assertion key %s of %s", keyFile, server)
 	}
 	return c, nil
+}
+
+// apply adds the client's authentication for the authorization server m
+// to params; the secret and style are tokenRequest's.
+func (c *clientAuth) apply(m *asMetadata, params map[string]string, now time.Time) (string, oauth2.AuthStyle, error) {
+	if c.key != nil {
+		assertion, err := c.assertion(m, now)
+		if err != nil {
+			return "", 0, fail.Wrap(fail.Config, err, "", "cannot sign the client assertion for %s", c.server)
+		}
+		params["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+		params["client_assertion"] = assertion
+		return "", oauth2.AuthStyleInParams, nil
+	}
+	if len(m.AuthMethods) > 0 && !slices.Contains(m.AuthMethods, "client_secret_basic") && slices.Contains(m.AuthMethods, "client_secret_post") {
+		return c.secret, oauth2.AuthStyleInParams, nil
+	}
+	return c.secret, oauth2.AuthStyleInHeader, nil
+}
+
+// assertion signs an RFC 7523 client assertion: the client is issuer and
+// subject, the authorization server (its issuer identifier) the audience.
+func (c *clientAuth) assertion(m *asMetadata, now time.Time) (string, error) {
+	claims := jwt.RegisteredClaims{
+		Issuer:    c.clientID,
+		Subject:   c.clientID,
+		Audience:  jwt.ClaimStrings{m.Issuer},
+		ID:        rand.Text(),
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(now.Add(2 * time.Minute)),
+	}
+	return jwt.NewWithClaims(c.alg, claims).SignedString(c.key)
+}
+
+// inMemory is the auth.OAuthHandler of the grants made at connect time
+// (client credentials, workload identity, enterprise): fetch obtains a
+// token, which lives in this process's memory only. After a 401 it fetches
+// once more, then the refusal is final.
+type inMemory struct {
+	server     string
+	kind       string // "client-credentials": the token's kind, in messages
+	asked      string // "the client credentials": who asked for the scopes
+	rejectHint string
+	now        func() time.Time
+	fetch      func() (*Record, error)
+
+	mu       sync.Mutex
+	tok      *Record // only the token fields are used
+	rejected bool
+}
+
+// TokenSource implements auth.OAuthHandler.
+func (h *inMemory) TokenSource(context.Context) (oauth2.TokenSource, error) { return h, nil }
+
+// Token implements oauth2.TokenSource.
+func (h *inMemory) Token() (*oauth2.Token, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.tok == nil || h.tok.Stale(h.now()) {
+		if err := h.fetchLocked(); err != nil {
+			return nil, err
+		}
+	}
+	return &oauth2.Token{AccessToken: h.tok.AccessToken, TokenType: "Bearer", Expiry: h.tok.Expiry}, nil
+}
+
+func (h *inMemory) fetchLocked() error {
+	tok, err := h.fetch()
+	if err != nil {
+		return err
+	}
+	h.tok = tok
+	return nil
+}
+
+// Authorize implements auth.OAuthHandler: one new token after a 401, then
+// the refusal is final.
+func (h *inMemory) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	defer resp.Body.Close()
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if resp.StatusCode == http.StatusForbidden {
+		if param(challenges, "error") == "insufficient_scope" {
+			return fail.New(fail.AuthFailed, `add them to "scopes" in the server's "auth" block`,
+				"%s needs scopes %s did not ask for (insufficient_scope: %s)", h.server, h.asked, param(challenges, "scope"))
+		}
+		return fail.New(fail.AuthFailed, "check the client's permissions at the authorization server",
+			"%s refused the %s token (HTTP 403)", h.server, h.kind)
+	}
+	if h.rejected {
+		return fail.New(fail.AuthFailed, h.rejectHint, "%s rejected the %s token (HTTP %d)", h.server, h.kind, resp.StatusCode)
+	}
+	h.rejected = true
+	return h.fetchLocked()
 }
 
 func parseKey(alg string, pem []byte) (jwt.SigningMethod, any, error) {
@@ -104,44 +221,6 @@ func parseKey(alg string, pem []byte) (jwt.SigningMethod, any, error) {
 	return m, key, err
 }
 
-// TokenSource implements auth.OAuthHandler.
-func (c *ClientCredentials) TokenSource(context.Context) (oauth2.TokenSource, error) { return c, nil }
-
-// Token implements oauth2.TokenSource.
-func (c *ClientCredentials) Token() (*oauth2.Token, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tok == nil || c.tok.Stale(c.o.Now()) {
-		if err := c.fetchLocked(); err != nil {
-			return nil, err
-		}
-	}
-	return &oauth2.Token{AccessToken: c.tok.AccessToken, TokenType: "Bearer", Expiry: c.tok.Expiry}, nil
-}
-
-// Authorize implements auth.OAuthHandler: one new token after a 401, then
-// the refusal is final.
-func (c *ClientCredentials) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
-	defer resp.Body.Close()
-	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if resp.StatusCode == http.StatusForbidden {
-		if param(challenges, "error") == "insufficient_scope" {
-			return fail.New(fail.AuthFailed, `add them to "scopes" in the server's "auth" block`,
-				"%s needs scopes the client credentials did not ask for (insufficient_scope: %s)", c.o.Server, param(challenges, "scope"))
-		}
-		return fail.New(fail.AuthFailed, "check the client's permissions at the authorization server",
-			"%s refused the client-credentials token (HTTP 403)", c.o.Server)
-	}
-	if c.rejected {
-		return fail.New(fail.AuthFailed, "check the client's registration and the server's expected audience",
-			"%s rejected the client-credentials token (HTTP %d)", c.o.Server, resp.StatusCode)
-	}
-	c.rejected = true
-	return c.fetchLocked()
-}
-
 // asMetadata is the part of RFC 8414 metadata the grant needs.
 type asMetadata struct {
 	Issuer        string   `json:"issuer"`
@@ -149,18 +228,17 @@ type asMetadata struct {
 	AuthMethods   []string `json:"token_endpoint_auth_methods_supported"`
 }
 
-// metadata fetches the issuer's metadata (RFC 8414 with path insertion,
-// then OpenID Connect discovery) and requires its issuer to be exactly the
-// configured one: no normalization, so a look-alike cannot pass.
-func (c *ClientCredentials) metadata() (*asMetadata, error) {
-	if c.meta != nil {
-		return c.meta, nil
-	}
+// issuerMetadata fetches the metadata of the authorization server (or
+// identity provider: role names which, key its config key) at issuer (RFC
+// 8414 with path insertion, then OpenID Connect discovery) and requires
+// its issuer to be exactly the configured one: no normalization, so a
+// look-alike cannot pass.
+func issuerMetadata(ctx context.Context, hc *http.Client, server, issuer, role, key string) (*asMetadata, error) {
 	// The metadata names where the secret or assertion goes: fetched
 	// over plain HTTP, anyone on the path could name their own endpoint.
-	u, err := url.Parse(c.o.Issuer)
-	if err != nil || checkEndpoint(c.o.Issuer) != nil {
-		return nil, fail.New(fail.Config, `"issuer" must be an https URL (http only on loopback)`, "%s: invalid issuer %q", c.o.Server, c.o.Issuer)
+	u, err := url.Parse(issuer)
+	if err != nil || checkEndpoint(issuer) != nil {
+		return nil, fail.New(fail.Config, fmt.Sprintf(`%q must be an https URL (http only on loopback)`, key), "%s: invalid %s %q", server, key, issuer)
 	}
 	path := strings.TrimRight(u.Path, "/")
 	var candidates []string
@@ -175,14 +253,14 @@ func (c *ClientCredentials) metadata() (*asMetadata, error) {
 		candidates = append(candidates, v.String())
 	}
 	for _, mu := range candidates {
-		req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, mu, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mu, nil)
 		if err != nil {
 			return nil, err
 		}
 		req.Header.Set("Accept", "application/json")
-		resp, err := c.o.HTTPClient.Do(req)
+		resp, err := hc.Do(req)
 		if err != nil {
-			return nil, fail.Wrap(fail.Connection, err, "", "cannot fetch the metadata of the authorization server %s", c.o.Issuer)
+			return nil, fail.Wrap(fail.Connection, err, "", "cannot fetch the metadata of the %s %s", role, issuer)
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
@@ -191,23 +269,22 @@ func (c *ClientCredentials) metadata() (*asMetadata, error) {
 		}
 		var m asMetadata
 		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fail.Wrap(fail.AuthFailed, err, "", "the metadata of the authorization server %s is not valid JSON", c.o.Issuer)
+			return nil, fail.Wrap(fail.AuthFailed, err, "", "the metadata of the %s %s is not valid JSON", role, issuer)
 		}
-		if m.Issuer != c.o.Issuer {
-			return nil, fail.New(fail.AuthFailed, `"issuer" must be exactly the authorization server's issuer identifier`,
-				"the authorization server's metadata names the issuer %q, not the configured %q", m.Issuer, c.o.Issuer)
+		if m.Issuer != issuer {
+			return nil, fail.New(fail.AuthFailed, fmt.Sprintf(`%q must be exactly the %s's issuer identifier`, key, role),
+				"the %s's metadata names the issuer %q, not the configured %q", role, m.Issuer, issuer)
 		}
 		if m.TokenEndpoint == "" {
-			return nil, fail.New(fail.AuthFailed, "", "the authorization server %s names no token_endpoint in its metadata", c.o.Issuer)
+			return nil, fail.New(fail.AuthFailed, "", "the %s %s names no token_endpoint in its metadata", role, issuer)
 		}
 		if err := checkEndpoint(m.TokenEndpoint); err != nil {
-			return nil, fail.Wrap(fail.AuthFailed, err, "", "the authorization server %s has an unusable token_endpoint", c.o.Issuer)
+			return nil, fail.Wrap(fail.AuthFailed, err, "", "the %s %s has an unusable token_endpoint", role, issuer)
 		}
-		c.meta = &m
-		return c.meta, nil
+		return &m, nil
 	}
-	return nil, fail.New(fail.AuthFailed, `check "issuer" for `+c.o.Server,
-		"the authorization server %s publishes no metadata", c.o.Issuer)
+	return nil, fail.New(fail.AuthFailed, fmt.Sprintf(`check %q for %s`, key, server),
+		"the %s %s publishes no metadata", role, issuer)
 }
 
 // checkEndpoint allows https, and http only on loopback.
@@ -223,50 +300,57 @@ func checkEndpoint(s string) error {
 	return fmt.Errorf("%q is neither https nor http on loopback", s)
 }
 
-func (c *ClientCredentials) fetchLocked() error {
+// metadata is the configured issuer's, fetched once per invocation.
+func (c *ClientCredentials) metadata() (*asMetadata, error) {
+	if c.meta == nil {
+		m, err := issuerMetadata(c.ctx, c.o.HTTPClient, c.o.Server, c.o.Issuer, "authorization server", "issuer")
+		if err != nil {
+			return nil, err
+		}
+		c.meta = m
+	}
+	return c.meta, nil
+}
+
+func (c *ClientCredentials) fetch() (*Record, error) {
 	m, err := c.metadata()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	params := map[string]string{
 		"grant_type": "client_credentials",
 		"scope":      strings.Join(c.o.Scopes, " "),
 		"resource":   c.o.Resource,
 	}
-	secret, style := c.o.Secret, oauth2.AuthStyleInHeader
-	if c.key != nil {
-		assertion, err := c.assertion(m)
-		if err != nil {
-			return fail.Wrap(fail.Config, err, "", "cannot sign the client assertion for %s", c.o.Server)
-		}
-		params["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-		params["client_assertion"] = assertion
-		params["client_id"] = c.o.ClientID
-		secret = ""
-	} else if len(m.AuthMethods) > 0 && !slices.Contains(m.AuthMethods, "client_secret_basic") && slices.Contains(m.AuthMethods, "client_secret_post") {
-		style = oauth2.AuthStyleInParams
-	}
 	now := c.o.Now()
+	secret, style, err := c.auth.apply(m, params, now)
+	if err != nil {
+		return nil, err
+	}
 	tok, err := tokenRequest(c.ctx, c.o.HTTPClient, m.TokenEndpoint, c.o.ClientID, secret, style, params, now)
 	if err != nil {
-		return fail.Wrap(fail.AuthFailed, err, "check the client ID, its secret or key, and \"scopes\"",
+		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err), "check the client ID, its secret or key, and \"scopes\"",
 			"the authorization server refused the client credentials of %s", c.o.Server)
 	}
-	c.tok = &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}
-	return nil
+	return &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}, nil
 }
 
-// assertion signs an RFC 7523 client assertion: the client is issuer and
-// subject, the authorization server (its issuer identifier) the audience.
-func (c *ClientCredentials) assertion(m *asMetadata) (string, error) {
-	now := c.o.Now()
-	claims := jwt.RegisteredClaims{
-		Issuer:    c.o.ClientID,
-		Subject:   c.o.ClientID,
-		Audience:  jwt.ClaimStrings{m.Issuer},
-		ID:        rand.Text(),
-		IssuedAt:  jwt.NewNumericDate(now),
-		ExpiresAt: jwt.NewNumericDate(now.Add(2 * time.Minute)),
+// maxDescription bounds a token endpoint's error_description in messages:
+// the server chose it, and it ends up on a terminal.
+const maxDescription = 300
+
+// boundedRefusal cuts a token error's description to maxDescription bytes (at a
+// rune boundary); the output stage strips its control characters.
+func boundedRefusal(err error) error {
+	var te *tokenError
+	if !errors.As(err, &te) || len(te.Description) <= maxDescription {
+		return err
 	}
-	return jwt.NewWithClaims(c.alg, claims).SignedString(c.key)
+	c := *te
+	cut := maxDescription
+	for cut > 0 && !utf8.RuneStart(c.Description[cut]) {
+		cut--
+	}
+	c.Description = c.Description[:cut] + "…"
+	return &c
 }
