@@ -60,6 +60,7 @@ type oauthServer struct {
 	ttlMs    int           // cacheable results are fresh this long, and private
 	early    bool          // the first access token is refused at once, as if revoked early
 	closed   chan struct{} // closed when the server stops
+	keys     grantKeys     // workload identity and enterprise (oauth_grants_test.go)
 
 	mu      sync.Mutex
 	issuer  string              // the authorization server the resource names now
@@ -88,9 +89,10 @@ func token(prefix string) string { return prefix + rand.Text() }
 
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
-// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]:
-// start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
-// issuer.
+// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]
+// [-ent-secret S]: start the server; $VAR gets the protected MCP endpoint,
+// ${VAR}_ISSUER the issuer, ${VAR}_IDP the identity provider's issuer,
+// ${VAR}_GITHUB_URL and ${VAR}_GITHUB_TOKEN what GitHub Actions would set.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: oauth-server VAR [flags]")
@@ -108,7 +110,14 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
 	fs.BoolVar(&s.early, "revoke-first", false, "")
 	sse := fs.Bool("sse", false, "serve /mcp over the 2024-11-05 HTTP+SSE transport")
+	fs.StringVar(&s.keys.entSecret, "ent-secret", "", "")
 	ts.Check(fs.Parse(args[1:]))
+	for _, k := range []**ecdsa.PrivateKey{&s.keys.workload, &s.keys.idp} {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		ts.Check(err)
+		*k = key
+	}
+	s.keys.ghToken = token("GHSECRET-")
 	mux := http.NewServeMux()
 	if *ccKeyFile != "" {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -188,9 +197,13 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("POST /token", s.token)
+	s.serveGrants(mux)
 	oauthServers.Store(s.base+"/mcp", s)
 	ts.Setenv(args[0], s.base+"/mcp")
 	ts.Setenv(args[0]+"_ISSUER", s.base)
+	ts.Setenv(args[0]+"_IDP", s.idpIssuer())
+	ts.Setenv(args[0]+"_GITHUB_URL", s.base+"/github/token?api-version=2.0")
+	ts.Setenv(args[0]+"_GITHUB_TOKEN", s.keys.ghToken)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -315,6 +328,11 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		scope = r.PostForm.Get("scope")
+	case jwtBearerGrant:
+		var ok bool
+		if scope, ok = s.jwtBearer(w, r); !ok {
+			return
+		}
 	case "authorization_code":
 		s.mu.Lock()
 		c, ok := s.codes[r.PostForm.Get("code")]

@@ -220,6 +220,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"pty":              cmdPty,
 			"oauth-server":     cmdOAuthServer,
 			"oauth-count":      cmdOAuthCount,
+			"oauth-mint":       cmdOAuthMint,
 			"oauth-wait":       cmdOAuthWait,
 			"oauth-migrate":    cmdOAuthMigrate,
 			"oauth-revoke":     cmdOAuthRevokeClients,
