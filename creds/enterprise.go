@@ -74,11 +74,11 @@ func NewEnterprise(ctx context.Context, o EnterpriseOptions) (*Enterprise, error
 		o.HTTPClient = noRedirectClient()
 	}
 	if o.IDTokenEnv == "" && o.IDTokenFile == "" {
-		return nil, fail.New(fail.AuthRequired, `set "idTokenEnv" or "idTokenFile" in the server's "auth" block to an ID token your identity provider issued for "idp"."clientId"`,
+		return nil, fail.New(fail.AuthRequired, `set "idTokenEnv" or "idTokenFile" in the server's "auth" block to an ID token your identity provider issued for "idp.clientId"`,
 			"%s needs an ID token from the identity provider %s", o.Server, o.IdPIssuer)
 	}
 	idToken, err := readToken(o.Getenv, o.Server, "ID token", o.IDTokenEnv, o.IDTokenFile,
-		"export "+o.IDTokenEnv+" with an ID token your identity provider issued for \"idp\".\"clientId\"",
+		"export "+o.IDTokenEnv+" with an ID token your identity provider issued for \"idp.clientId\"",
 		`write an ID token from your identity provider there or correct "idTokenFile"`)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (e *Enterprise) endpoints() error {
 	if e.idpURL == "" {
 		if u := e.o.IdPTokenEndpoint; u != "" {
 			if err := checkEndpoint(u); err != nil {
-				return fail.Wrap(fail.Config, err, `"idp"."tokenEndpoint" must be an https URL (http only on loopback)`, "%s: invalid identity provider token endpoint", e.o.Server)
+				return fail.Wrap(fail.Config, err, `"idp.tokenEndpoint" must be an https URL (http only on loopback)`, "%s: invalid identity provider token endpoint", e.o.Server)
 			}
 			e.idpURL = u
 		} else {
@@ -138,7 +138,7 @@ func (e *Enterprise) fetch() (*Record, error) {
 	}, now)
 	if err != nil {
 		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err),
-			`check the ID token (is it current, and issued for "idp"."clientId"?) and that the identity provider lets this client reach the MCP server`,
+			`check the ID token (is it current, and issued for "idp.clientId"?) and that the identity provider lets this client reach the MCP server`,
 			"the identity provider refused the token exchange for %s", e.o.Server)
 	}
 	params := map[string]string{
