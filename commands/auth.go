@@ -63,7 +63,7 @@ func (st *state) authHandler(ctx context.Context, g *globals, e *config.Entry, o
 	a := srv.Auth
 	switch {
 	case a != nil && a.Type == "client_credentials":
-		opts.OAuthHandler, err = st.clientCredentials(ctx, g, e)
+		opts.OAuthHandler, err = st.clientCredentials(ctx, e)
 		opts.CredentialID = "client_credentials\x00" + a.Issuer + "\x00" + a.ClientID
 	case a != nil && a.Type == "workload":
 		opts.OAuthHandler, err = st.workload(ctx, e)
@@ -109,27 +109,30 @@ func (st *state) storedLogin(ctx context.Context, g *globals, e *config.Entry) (
 
 // clientCredentials reads the secret from its variable at connect time
 // (missing: exit 4 naming it) or the key file for a JWT assertion.
-func (st *state) clientCredentials(ctx context.Context, g *globals, e *config.Entry) (auth.OAuthHandler, error) {
-	a := e.Server.Auth
-	o := creds.ClientCredentialsOptions{
-		Server:   shownName(e),
-		Resource: e.Server.URL,
-		ClientID: a.ClientID,
-		Issuer:   a.Issuer,
-		Scopes:   a.Scopes,
-		Alg:      a.ClientAssertionAlg,
-		Now:      st.env.Now,
-	}
-	var err error
-	if o.Secret, err = st.secretFrom(e, a.ClientSecretEnv, "client secret"); err != nil {
+func (st *state) clientCredentials(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
+	ca, err := st.clientAuth(e)
+	if err != nil {
 		return nil, err
 	}
-	o.KeyFile = configRelative(e, a.ClientAssertionKeyFile)
-	c, err := creds.NewClientCredentials(ctx, o)
+	c, err := creds.NewClientCredentials(ctx, creds.ClientCredentialsOptions{Grant: st.grant(e), ClientAuth: ca})
 	if err != nil {
 		return nil, err
 	}
 	return creds.Sticky(c), nil
+}
+
+// grant is what every connect-time grant names, from the server's entry.
+func (st *state) grant(e *config.Entry) creds.Grant {
+	a := e.Server.Auth
+	return creds.Grant{Server: shownName(e), Resource: e.Server.URL, Issuer: a.Issuer, ClientID: a.ClientID, Scopes: a.Scopes, Now: st.env.Now}
+}
+
+// clientAuth is the client's secret, from its variable, or its key file
+// (relative to the config file) for a private-key JWT.
+func (st *state) clientAuth(e *config.Entry) (creds.ClientAuth, error) {
+	a := e.Server.Auth
+	secret, err := st.secretFrom(e, a.ClientSecretEnv, "client secret")
+	return creds.ClientAuth{Secret: secret, KeyFile: configRelative(e, a.ClientAssertionKeyFile), Alg: a.ClientAssertionAlg}, err
 }
 
 // secretFrom reads a secret from the variable the config names ("" when
@@ -160,17 +163,12 @@ func configRelative(e *config.Entry, p string) string {
 func (st *state) workload(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
 	a := e.Server.Auth
 	w, err := creds.NewWorkload(ctx, creds.WorkloadOptions{
-		Server:        shownName(e),
-		Resource:      e.Server.URL,
-		Issuer:        a.Issuer,
-		ClientID:      a.ClientID,
-		Scopes:        a.Scopes,
+		Grant:         st.grant(e),
 		AssertionEnv:  a.AssertionEnv,
 		AssertionFile: configRelative(e, a.AssertionFile),
 		AssertionFrom: a.AssertionFrom,
 		Audience:      a.Audience,
 		Getenv:        st.env.Getenv,
-		Now:           st.env.Now,
 	})
 	if err != nil {
 		return nil, err
@@ -183,25 +181,19 @@ func (st *state) workload(ctx context.Context, e *config.Entry) (auth.OAuthHandl
 // token.
 func (st *state) enterprise(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
 	a := e.Server.Auth
+	ca, err := st.clientAuth(e)
+	if err != nil {
+		return nil, err
+	}
 	o := creds.EnterpriseOptions{
-		Server:           shownName(e),
-		Resource:         e.Server.URL,
-		Issuer:           a.Issuer,
-		ClientID:         a.ClientID,
-		Scopes:           a.Scopes,
-		KeyFile:          configRelative(e, a.ClientAssertionKeyFile),
-		Alg:              a.ClientAssertionAlg,
+		Grant:            st.grant(e),
+		ClientAuth:       ca,
 		IdPIssuer:        a.IdP.Issuer,
 		IdPClientID:      a.IdP.ClientID,
 		IdPTokenEndpoint: a.IdP.TokenEndpoint,
 		IDTokenEnv:       a.IDTokenEnv,
 		IDTokenFile:      configRelative(e, a.IDTokenFile),
 		Getenv:           st.env.Getenv,
-		Now:              st.env.Now,
-	}
-	var err error
-	if o.Secret, err = st.secretFrom(e, a.ClientSecretEnv, "client secret"); err != nil {
-		return nil, err
 	}
 	if o.IdPSecret, err = st.secretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret"); err != nil {
 		return nil, err
@@ -271,7 +263,7 @@ func (st *state) workloadSource(e *config.Entry) string {
 	a := e.Server.Auth
 	switch {
 	case a.AssertionFrom != "":
-		for _, v := range []string{"ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+		for _, v := range creds.GitHubVars {
 			if st.env.Getenv(v) == "" {
 				return a.AssertionFrom + ", " + v + " not set"
 			}

@@ -24,25 +24,38 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
+// Grant is what every grant made at connect time (client credentials,
+// workload identity, enterprise) names.
+type Grant struct {
+	Server   string // the server's name, for messages
+	Resource string // the MCP endpoint, sent as the RFC 8707 resource
+	// Issuer is the MCP authorization server's exact issuer identifier;
+	// its metadata must name the same string.
+	Issuer   string
+	ClientID string
+	Scopes   []string
+
+	// HTTPClient makes every request to the authorization servers (a DPoP
+	// round tripper goes in here); nil: a client that follows no redirects.
+	HTTPClient *http.Client
+	Now        func() time.Time
+}
+
+// ClientAuth is how a confidential client proves itself: exactly one of
+// Secret (client_secret_basic, or _post where the server takes only that)
+// and KeyFile + Alg (private_key_jwt, RFC 7523).
+type ClientAuth struct {
+	Secret  string
+	KeyFile string
+	Alg     string
+}
+
 // ClientCredentialsOptions configure the client_credentials grant (the MCP
 // extension io.modelcontextprotocol/oauth-client-credentials), what CI uses:
 // no browser, no keyring.
 type ClientCredentialsOptions struct {
-	Server   string // the server's name, for messages
-	Resource string // the MCP endpoint, sent as the RFC 8707 resource
-	ClientID string
-	// Issuer is the authorization server's exact issuer identifier; its
-	// metadata must name the same string.
-	Issuer string
-	Scopes []string
-	// Exactly one of Secret (client_secret_basic/post) and KeyFile +
-	// Alg (private_key_jwt, RFC 7523).
-	Secret  string
-	KeyFile string
-	Alg     string
-
-	HTTPClient *http.Client // nil: a client that follows no redirects
-	Now        func() time.Time
+	Grant
+	ClientAuth
 }
 
 // ClientCredentials is an auth.OAuthHandler that obtains tokens with the
@@ -50,10 +63,7 @@ type ClientCredentialsOptions struct {
 // memory only; every invocation gets its own.
 type ClientCredentials struct {
 	inMemory
-	o    ClientCredentialsOptions
-	ctx  context.Context
 	auth *clientAuth
-	meta *asMetadata
 }
 
 var _ auth.OAuthHandler = (*ClientCredentials)(nil)
@@ -65,25 +75,16 @@ const maxKeyFile = 1 << 20
 // NewClientCredentials checks the settings and reads the key file; nothing
 // is sent until the first request needs a token.
 func NewClientCredentials(ctx context.Context, o ClientCredentialsOptions) (*ClientCredentials, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
-	ca, err := newClientAuth(o.Server, o.ClientID, o.Secret, o.KeyFile, o.Alg)
+	ca, err := newClientAuth(o.Server, o.ClientID, o.ClientAuth)
 	if err != nil {
 		return nil, err
 	}
-	c := &ClientCredentials{o: o, ctx: ctx, auth: ca}
-	c.inMemory = inMemory{server: o.Server, kind: "client-credentials", asked: "the client credentials", now: o.Now, fetch: c.fetch,
-		rejectHint: "check the client's registration and the server's expected audience"}
+	c := &ClientCredentials{auth: ca}
+	c.init(ctx, o.Grant, "client-credentials", "the client credentials", "check the client's registration and the server's expected audience", c.fetch)
 	return c, nil
 }
 
-// clientAuth is how a confidential client proves itself at a token
-// endpoint: its secret (client_secret_basic, or client_secret_post where
-// the server takes only that) or an RFC 7523 private-key JWT.
+// clientAuth is a ClientAuth with its key read and parsed.
 type clientAuth struct {
 	server   string
 	clientID string
@@ -93,18 +94,18 @@ type clientAuth struct {
 }
 
 // newClientAuth reads and parses the key file, if one is named.
-func newClientAuth(server, clientID, secret, keyFile, alg string) (*clientAuth, error) {
-	c := &clientAuth{server: server, clientID: clientID, secret: secret}
-	if keyFile == "" {
+func newClientAuth(server, clientID string, a ClientAuth) (*clientAuth, error) {
+	c := &clientAuth{server: server, clientID: clientID, secret: a.Secret}
+	if a.KeyFile == "" {
 		return c, nil
 	}
-	pem, err := fsx.ReadFile(keyFile, maxKeyFile)
+	pem, err := fsx.ReadFile(a.KeyFile, maxKeyFile)
 	if err != nil {
 		return nil, fail.Wrap(fail.Config, err, `check "clientAssertionKeyFile" of `+server, "cannot read the client assertion key of %s", server)
 	}
-	if c.alg, c.key, err = parseKey(alg, pem); err != nil {
+	if c.alg, c.key, err = parseKey(a.Alg, pem); err != nil {
 		return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,
-			"cannot use the client assertion key %s of %s", keyFile, server)
+			"cannot use the client assertion key %s of %s", a.KeyFile, server)
 	}
 	return c, nil
 }
@@ -146,16 +147,58 @@ func (c *clientAuth) assertion(m *asMetadata, now time.Time) (string, error) {
 // token, which lives in this process's memory only. After a 401 it fetches
 // once more, then the refusal is final.
 type inMemory struct {
-	server     string
+	g          Grant
+	ctx        context.Context
 	kind       string // "client-credentials": the token's kind, in messages
 	asked      string // "the client credentials": who asked for the scopes
 	rejectHint string
-	now        func() time.Time
 	fetch      func() (*Record, error)
+	meta       *asMetadata // the issuer's, fetched once
 
 	mu       sync.Mutex
 	tok      *Record // only the token fields are used
 	rejected bool
+}
+
+func (h *inMemory) init(ctx context.Context, g Grant, kind, asked, rejectHint string, fetch func() (*Record, error)) {
+	if g.Now == nil {
+		g.Now = time.Now
+	}
+	if g.HTTPClient == nil {
+		g.HTTPClient = noRedirectClient()
+	}
+	h.g, h.ctx, h.kind, h.asked, h.rejectHint, h.fetch = g, ctx, kind, asked, rejectHint, fetch
+}
+
+// metadata is the configured issuer's, fetched once per invocation.
+func (h *inMemory) metadata() (*asMetadata, error) {
+	if h.meta == nil {
+		m, err := issuerMetadata(h.ctx, h.g.HTTPClient, h.g.Server, h.g.Issuer, "authorization server", "issuer")
+		if err != nil {
+			return nil, err
+		}
+		h.meta = m
+	}
+	return h.meta, nil
+}
+
+// request posts one grant to a token endpoint; a refusal is exit 4 with
+// msg (what was refused, "%s" the server), the server's error and its
+// bounded description, and the hint for that error.
+func (h *inMemory) request(tokenURL, clientID, secret string, style oauth2.AuthStyle, params map[string]string, msg string, hint func(error) string) (*tokenResponse, error) {
+	tok, err := tokenRequest(h.ctx, h.g.HTTPClient, tokenURL, clientID, secret, style, params, h.g.Now())
+	if err != nil {
+		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err), hint(err), msg, h.g.Server)
+	}
+	return tok, nil
+}
+
+// fixedHint is one hint whatever the error.
+func fixedHint(s string) func(error) string { return func(error) string { return s } }
+
+// record keeps an access token in memory.
+func (h *inMemory) record(tok *tokenResponse, obtained time.Time) *Record {
+	return &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: obtained}
 }
 
 // TokenSource implements auth.OAuthHandler.
@@ -165,7 +208,7 @@ func (h *inMemory) TokenSource(context.Context) (oauth2.TokenSource, error) { re
 func (h *inMemory) Token() (*oauth2.Token, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.tok == nil || h.tok.Stale(h.now()) {
+	if h.tok == nil || h.tok.Stale(h.g.Now()) {
 		if err := h.fetchLocked(); err != nil {
 			return nil, err
 		}
@@ -192,13 +235,13 @@ func (h *inMemory) Authorize(_ context.Context, _ *http.Request, resp *http.Resp
 	if resp.StatusCode == http.StatusForbidden {
 		if param(challenges, "error") == "insufficient_scope" {
 			return fail.New(fail.AuthFailed, `add them to "scopes" in the server's "auth" block`,
-				"%s needs scopes %s did not ask for (insufficient_scope: %s)", h.server, h.asked, param(challenges, "scope"))
+				"%s needs scopes %s did not ask for (insufficient_scope: %s)", h.g.Server, h.asked, param(challenges, "scope"))
 		}
 		return fail.New(fail.AuthFailed, "check the client's permissions at the authorization server",
-			"%s refused the %s token (HTTP 403)", h.server, h.kind)
+			"%s refused the %s token (HTTP 403)", h.g.Server, h.kind)
 	}
 	if h.rejected {
-		return fail.New(fail.AuthFailed, h.rejectHint, "%s rejected the %s token (HTTP %d)", h.server, h.kind, resp.StatusCode)
+		return fail.New(fail.AuthFailed, h.rejectHint, "%s rejected the %s token (HTTP %d)", h.g.Server, h.kind, resp.StatusCode)
 	}
 	h.rejected = true
 	return h.fetchLocked()
@@ -300,18 +343,6 @@ func checkEndpoint(s string) error {
 	return fmt.Errorf("%q is neither https nor http on loopback", s)
 }
 
-// metadata is the configured issuer's, fetched once per invocation.
-func (c *ClientCredentials) metadata() (*asMetadata, error) {
-	if c.meta == nil {
-		m, err := issuerMetadata(c.ctx, c.o.HTTPClient, c.o.Server, c.o.Issuer, "authorization server", "issuer")
-		if err != nil {
-			return nil, err
-		}
-		c.meta = m
-	}
-	return c.meta, nil
-}
-
 func (c *ClientCredentials) fetch() (*Record, error) {
 	m, err := c.metadata()
 	if err != nil {
@@ -319,20 +350,20 @@ func (c *ClientCredentials) fetch() (*Record, error) {
 	}
 	params := map[string]string{
 		"grant_type": "client_credentials",
-		"scope":      strings.Join(c.o.Scopes, " "),
-		"resource":   c.o.Resource,
+		"scope":      strings.Join(c.g.Scopes, " "),
+		"resource":   c.g.Resource,
 	}
-	now := c.o.Now()
+	now := c.g.Now()
 	secret, style, err := c.auth.apply(m, params, now)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := tokenRequest(c.ctx, c.o.HTTPClient, m.TokenEndpoint, c.o.ClientID, secret, style, params, now)
+	tok, err := c.request(m.TokenEndpoint, c.g.ClientID, secret, style, params,
+		"the authorization server refused the client credentials of %s", fixedHint(`check the client ID, its secret or key, and "scopes"`))
 	if err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err), "check the client ID, its secret or key, and \"scopes\"",
-			"the authorization server refused the client credentials of %s", c.o.Server)
+		return nil, err
 	}
-	return &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}, nil
+	return c.record(tok, now), nil
 }
 
 // maxDescription bounds a token endpoint's error_description in messages:

@@ -2,9 +2,7 @@ package creds
 
 import (
 	"context"
-	"net/http"
 	"strings"
-	"time"
 
 	"golang.org/x/oauth2"
 
@@ -24,17 +22,8 @@ const (
 // there for an identity assertion grant (ID-JAG), and that at the MCP
 // authorization server for an access token. No consent screen, no browser.
 type EnterpriseOptions struct {
-	Server   string // the server's name, for messages
-	Resource string // the MCP endpoint, sent as the RFC 8707 resource
-	// Issuer is the MCP authorization server's exact issuer identifier.
-	Issuer   string
-	ClientID string
-	Scopes   []string
-	// The MCP client's own authentication, as for client credentials:
-	// Secret, or KeyFile + Alg.
-	Secret  string
-	KeyFile string
-	Alg     string
+	Grant      // of the MCP authorization server
+	ClientAuth // the MCP client's own, as for client credentials
 
 	IdPIssuer        string
 	IdPClientID      string
@@ -46,9 +35,7 @@ type EnterpriseOptions struct {
 	IDTokenEnv  string
 	IDTokenFile string
 
-	Getenv     func(string) string
-	HTTPClient *http.Client // nil: a client that follows no redirects
-	Now        func() time.Time
+	Getenv func(string) string
 }
 
 // Enterprise is the auth.OAuthHandler of enterprise-managed authorization:
@@ -57,22 +44,14 @@ type EnterpriseOptions struct {
 type Enterprise struct {
 	inMemory
 	o       EnterpriseOptions
-	ctx     context.Context
 	auth    *clientAuth
 	idToken string
-	meta    *asMetadata
 	idpURL  string // the identity provider's token endpoint
 }
 
 // NewEnterprise reads the ID token and the client's key, or says what is
 // missing, before anything is contacted.
 func NewEnterprise(ctx context.Context, o EnterpriseOptions) (*Enterprise, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
 	if o.IDTokenEnv == "" && o.IDTokenFile == "" {
 		return nil, fail.New(fail.AuthRequired, `set "idTokenEnv" or "idTokenFile" in the server's "auth" block to an ID token your identity provider issued for "idp.clientId"`,
 			"%s needs an ID token from the identity provider %s", o.Server, o.IdPIssuer)
@@ -83,79 +62,72 @@ func NewEnterprise(ctx context.Context, o EnterpriseOptions) (*Enterprise, error
 	if err != nil {
 		return nil, err
 	}
-	ca, err := newClientAuth(o.Server, o.ClientID, o.Secret, o.KeyFile, o.Alg)
+	ca, err := newClientAuth(o.Server, o.ClientID, o.ClientAuth)
 	if err != nil {
 		return nil, err
 	}
-	e := &Enterprise{o: o, ctx: ctx, auth: ca, idToken: idToken}
-	e.inMemory = inMemory{server: o.Server, kind: "enterprise", asked: "the enterprise grant", now: o.Now, fetch: e.fetch,
-		rejectHint: "check the audience the MCP server expects and the scopes your identity provider grants"}
+	e := &Enterprise{o: o, auth: ca, idToken: idToken}
+	e.init(ctx, o.Grant, "enterprise", "the enterprise grant", "check the audience the MCP server expects and the scopes your identity provider grants", e.fetch)
 	return e, nil
 }
 
 // endpoints checks both issuers' metadata before the ID token goes
 // anywhere: the MCP authorization server's (its issuer is the ID-JAG's
 // audience) and, unless "tokenEndpoint" names it, the identity provider's.
-func (e *Enterprise) endpoints() error {
-	if e.meta == nil {
-		m, err := issuerMetadata(e.ctx, e.o.HTTPClient, e.o.Server, e.o.Issuer, "authorization server", "issuer")
-		if err != nil {
-			return err
-		}
-		e.meta = m
+func (e *Enterprise) endpoints() (*asMetadata, error) {
+	m, err := e.metadata()
+	if err != nil || e.idpURL != "" {
+		return m, err
 	}
-	if e.idpURL == "" {
-		if u := e.o.IdPTokenEndpoint; u != "" {
-			if err := checkEndpoint(u); err != nil {
-				return fail.Wrap(fail.Config, err, `"idp.tokenEndpoint" must be an https URL (http only on loopback)`, "%s: invalid identity provider token endpoint", e.o.Server)
-			}
-			e.idpURL = u
-		} else {
-			m, err := issuerMetadata(e.ctx, e.o.HTTPClient, e.o.Server, e.o.IdPIssuer, "identity provider", "idp.issuer")
-			if err != nil {
-				return err
-			}
-			e.idpURL = m.TokenEndpoint
+	if u := e.o.IdPTokenEndpoint; u != "" {
+		if err := checkEndpoint(u); err != nil {
+			return nil, fail.Wrap(fail.Config, err, `"idp.tokenEndpoint" must be an https URL (http only on loopback)`, "%s: invalid identity provider token endpoint", e.g.Server)
 		}
+		e.idpURL = u
+		return m, nil
 	}
-	return nil
+	idp, err := issuerMetadata(e.ctx, e.g.HTTPClient, e.g.Server, e.o.IdPIssuer, "identity provider", "idp.issuer")
+	if err != nil {
+		return nil, err
+	}
+	e.idpURL = idp.TokenEndpoint
+	return m, nil
 }
 
 func (e *Enterprise) fetch() (*Record, error) {
-	if err := e.endpoints(); err != nil {
+	m, err := e.endpoints()
+	if err != nil {
 		return nil, err
 	}
-	scope := strings.Join(e.o.Scopes, " ")
-	now := e.o.Now()
-	jag, err := tokenRequest(e.ctx, e.o.HTTPClient, e.idpURL, e.o.IdPClientID, e.o.IdPSecret, oauth2.AuthStyleInHeader, map[string]string{
+	scope := strings.Join(e.g.Scopes, " ")
+	now := e.g.Now()
+	jag, err := e.request(e.idpURL, e.o.IdPClientID, e.o.IdPSecret, oauth2.AuthStyleInHeader, map[string]string{
 		"grant_type":           tokenExchange,
 		"requested_token_type": idJAGType,
 		"subject_token":        e.idToken,
 		"subject_token_type":   idTokenType,
-		"audience":             e.meta.Issuer,
-		"resource":             e.o.Resource,
+		"audience":             m.Issuer,
+		"resource":             e.g.Resource,
 		"scope":                scope,
-	}, now)
+	}, "the identity provider refused the token exchange for %s",
+		fixedHint(`check the ID token (is it current, and issued for "idp.clientId"?) and that the identity provider lets this client reach the MCP server`))
 	if err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err),
-			`check the ID token (is it current, and issued for "idp.clientId"?) and that the identity provider lets this client reach the MCP server`,
-			"the identity provider refused the token exchange for %s", e.o.Server)
+		return nil, err
 	}
 	params := map[string]string{
 		"grant_type": jwtBearer,
 		"assertion":  jag.AccessToken,
-		"resource":   e.o.Resource,
+		"resource":   e.g.Resource,
 		"scope":      scope,
 	}
-	secret, style, err := e.auth.apply(e.meta, params, now)
+	secret, style, err := e.auth.apply(m, params, now)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := tokenRequest(e.ctx, e.o.HTTPClient, e.meta.TokenEndpoint, e.o.ClientID, secret, style, params, now)
+	tok, err := e.request(m.TokenEndpoint, e.g.ClientID, secret, style, params, "the authorization server refused the ID-JAG for %s",
+		fixedHint(`check "clientId" and its secret or key, and that the authorization server trusts the identity provider`))
 	if err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err),
-			`check "clientId" and its secret or key, and that the authorization server trusts the identity provider`,
-			"the authorization server refused the ID-JAG for %s", e.o.Server)
+		return nil, err
 	}
-	return &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}, nil
+	return e.record(tok, now), nil
 }

@@ -10,8 +10,8 @@ import (
 )
 
 func enterpriseOptions(f *fakeAS) EnterpriseOptions {
-	return EnterpriseOptions{Server: "corp", Resource: "https://mcp.example/mcp", Issuer: f.URL, ClientID: "mcp-client", Secret: "S3CRET",
-		Scopes: []string{"read"}, IdPIssuer: f.URL + "/idp", IdPClientID: "idp-client", IDTokenEnv: "ID",
+	return EnterpriseOptions{Grant: Grant{Server: "corp", Resource: "https://mcp.example/mcp", Issuer: f.URL, ClientID: "mcp-client", Scopes: []string{"read"}},
+		ClientAuth: ClientAuth{Secret: "S3CRET"}, IdPIssuer: f.URL + "/idp", IdPClientID: "idp-client", IDTokenEnv: "ID",
 		Getenv: env(map[string]string{"ID": "ID-TOKEN"})}
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"golang.org/x/oauth2"
 
@@ -29,6 +28,10 @@ const (
 	ghTokenVar = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
 )
 
+// GitHubVars are those variables, for a caller that checks them without
+// requesting a token (mcpc list).
+var GitHubVars = []string{ghURLVar, ghTokenVar}
+
 // jwtBearer is the RFC 7523 grant type, for workload tokens and ID-JAGs.
 const jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
@@ -42,12 +45,7 @@ const maxAssertion = 64 << 10
 // token with the RFC 7523 jwt-bearer grant. No secret, no registration, no
 // browser, no keyring.
 type WorkloadOptions struct {
-	Server   string // the server's name, for messages
-	Resource string // the MCP endpoint, sent as the RFC 8707 resource
-	// Issuer is the authorization server's exact issuer identifier.
-	Issuer   string
-	ClientID string // sent only when set
-	Scopes   []string
+	Grant // ClientID is sent only when set
 
 	// Exactly one source of the workload token: a variable, a file
 	// (already resolved against the config file) or GitHubActions.
@@ -56,20 +54,16 @@ type WorkloadOptions struct {
 	AssertionFrom string
 	Audience      string // what GitHub Actions puts in "aud"; "": Issuer
 
-	Getenv     func(string) string
-	HTTPClient *http.Client // nil: a client that follows no redirects
-	Now        func() time.Time
+	Getenv func(string) string
 }
 
 // Workload is the auth.OAuthHandler of workload identity: one jwt-bearer
 // token request at connect time, the access token in memory only.
 type Workload struct {
 	inMemory
-	o         WorkloadOptions
-	ctx       context.Context
+	audience  string
 	assertion string   // from the variable or file; GitHub's is fetched on use
 	gh        ghSource // set for GitHubActions
-	meta      *asMetadata
 }
 
 type ghSource struct{ url, bearer string }
@@ -77,17 +71,11 @@ type ghSource struct{ url, bearer string }
 // NewWorkload finds the workload token, or says what is missing and how to
 // provide it, before anything is contacted.
 func NewWorkload(ctx context.Context, o WorkloadOptions) (*Workload, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
-	w := &Workload{o: o, ctx: ctx}
-	w.inMemory = inMemory{server: o.Server, kind: "workload-identity", asked: "the workload identity", now: o.Now, fetch: w.fetch,
-		rejectHint: "check the audience the MCP server expects and the scopes the authorization server grants this workload"}
+	w := &Workload{audience: o.Audience}
+	w.init(ctx, o.Grant, "workload-identity", "the workload identity",
+		"check the audience the MCP server expects and the scopes the authorization server grants this workload", w.fetch)
 	if o.AssertionFrom == GitHubActions {
-		for _, v := range []string{ghURLVar, ghTokenVar} {
+		for _, v := range GitHubVars {
 			if o.Getenv(v) == "" {
 				return nil, fail.New(fail.AuthRequired, `give the job "permissions: id-token: write" (GitHub sets `+ghURLVar+` and `+ghTokenVar+` only then)`,
 					"%s needs a GitHub Actions OIDC token, but %s is not set", o.Server, v)
@@ -132,34 +120,31 @@ func readToken(getenv func(string) string, server, what, env, file, envHint, fil
 }
 
 func (w *Workload) fetch() (*Record, error) {
-	if w.meta == nil {
-		m, err := issuerMetadata(w.ctx, w.o.HTTPClient, w.o.Server, w.o.Issuer, "authorization server", "issuer")
-		if err != nil {
-			return nil, err
-		}
-		w.meta = m
+	m, err := w.metadata()
+	if err != nil {
+		return nil, err
 	}
 	if w.assertion == "" {
-		a, err := w.fromGitHub()
-		if err != nil {
+		if w.assertion, err = w.fromGitHub(); err != nil {
 			return nil, err
 		}
-		w.assertion = a
 	}
-	now := w.o.Now()
-	tok, err := tokenRequest(w.ctx, w.o.HTTPClient, w.meta.TokenEndpoint, w.o.ClientID, "", oauth2.AuthStyleInParams, map[string]string{
+	now := w.g.Now()
+	params := map[string]string{
 		"grant_type": jwtBearer,
 		"assertion":  w.assertion,
-		"resource":   w.o.Resource,
-		"scope":      strings.Join(w.o.Scopes, " "),
-	}, now)
-	if err != nil {
-		// No retry and no other grant: an expired or misaddressed token
-		// stays so, and the server's answer is what the user needs.
-		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err), refusalHint(err),
-			"the authorization server refused the workload token of %s", w.o.Server)
+		"resource":   w.g.Resource,
+		"scope":      strings.Join(w.g.Scopes, " "),
 	}
-	return &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}, nil
+	// No retry and no other grant after a refusal: an expired or
+	// misaddressed token stays so, and the server's answer is what the
+	// user needs.
+	tok, err := w.request(m.TokenEndpoint, w.g.ClientID, "", oauth2.AuthStyleInParams, params,
+		"the authorization server refused the workload token of %s", refusalHint)
+	if err != nil {
+		return nil, err
+	}
+	return w.record(tok, now), nil
 }
 
 // refusalHint says what to check for the error code a token endpoint
@@ -183,9 +168,9 @@ func refusalHint(err error) string {
 // It is not a token endpoint, so it gets a client of its own (no DPoP
 // proof, no redirects).
 func (w *Workload) fromGitHub() (string, error) {
-	aud := w.o.Audience
+	aud := w.audience
 	if aud == "" {
-		aud = w.o.Issuer
+		aud = w.g.Issuer
 	}
 	u, err := url.Parse(w.gh.url)
 	if err == nil {
@@ -207,7 +192,7 @@ func (w *Workload) fromGitHub() (string, error) {
 	resp, err := noRedirectClient().Do(req)
 	if err != nil {
 		// The URL carries nothing secret, but keep the message short.
-		return "", fail.Wrap(fail.Connection, unwrapURL(err), "", "cannot request the GitHub Actions OIDC token for %s", w.o.Server)
+		return "", fail.Wrap(fail.Connection, unwrapURL(err), "", "cannot request the GitHub Actions OIDC token for %s", w.g.Server)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAssertion))
@@ -216,10 +201,10 @@ func (w *Workload) fromGitHub() (string, error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		return "", fail.New(fail.AuthFailed, `check that the job has "permissions: id-token: write"`,
-			"GitHub Actions refused the OIDC token request for %s (HTTP %d)", w.o.Server, resp.StatusCode)
+			"GitHub Actions refused the OIDC token request for %s (HTTP %d)", w.g.Server, resp.StatusCode)
 	}
 	if json.Unmarshal(body, &v) != nil || v.Value == "" {
-		return "", fail.New(fail.AuthFailed, "", "GitHub Actions answered the OIDC token request for %s without a token", w.o.Server)
+		return "", fail.New(fail.AuthFailed, "", "GitHub Actions answered the OIDC token request for %s without a token", w.g.Server)
 	}
 	return v.Value, nil
 }

@@ -84,7 +84,7 @@ func TestWorkloadOneRequest(t *testing.T) {
 		}
 		return 0, map[string]any{"access_token": "AT", "token_type": "Bearer", "expires_in": 60}
 	}
-	o := WorkloadOptions{Server: "ci", Resource: "https://mcp.example/mcp", Issuer: f.URL, Scopes: []string{"a", "b"},
+	o := WorkloadOptions{Grant: Grant{Server: "ci", Resource: "https://mcp.example/mcp", Issuer: f.URL, Scopes: []string{"a", "b"}},
 		AssertionEnv: "TOK", Getenv: env(map[string]string{"TOK": " JWT\n"})}
 	w, err := NewWorkload(context.Background(), o)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestWorkloadGitHub(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]string{"value": "GH-JWT"})
 	}))
 	defer gh.Close()
-	w, err := NewWorkload(context.Background(), WorkloadOptions{Server: "ci", Resource: "https://mcp.example/mcp", Issuer: f.URL, AssertionFrom: GitHubActions,
+	w, err := NewWorkload(context.Background(), WorkloadOptions{Grant: Grant{Server: "ci", Resource: "https://mcp.example/mcp", Issuer: f.URL}, AssertionFrom: GitHubActions,
 		Getenv: env(map[string]string{ghURLVar: gh.URL + "/token?api-version=2.0", ghTokenVar: "REQ"})})
 	if err != nil {
 		t.Fatal(err)

@@ -306,39 +306,36 @@ sep-2640-client-verify-*)
 	[ "$rc" -eq 5 ] || fail "mcpc skills get exited $rc, want 5 (verification failure)"
 	;;
 
-auth/client-credentials-*)
-	# The extension io.modelcontextprotocol/oauth-client-credentials: a
+auth/client-credentials-* | auth/wif-jwt-bearer | auth/enterprise-managed-authorization)
+	# The grants made at connect time, with no login and no keyring: a
 	# config file names the client (from the context) and the issuer (the
-	# authorization server the resource's metadata lists); mcpc gets its
-	# token at connect time: no login, no keyring.
-	issuer=$(resource_issuer) || exit 1
-	write_config "{\"type\": \"client_credentials\", \"issuer\": \"$issuer\"}"
-	rc=0
-	out=$(run call --json --config "$dir/config.json" server test-tool) || rc=$?
-	rm -rf "$dir"
-	[ "$rc" -eq 0 ] || fail "mcpc call exited $rc"
-	printf '%s\n' "$out" >&2
-	expect "$out" '"test"' "tools/call test-tool"
-	;;
-
-auth/wif-jwt-bearer | auth/enterprise-managed-authorization)
-	# Workload identity (io.modelcontextprotocol/auth/wif): the CI
-	# platform's token, here the context's valid_jwt, in a variable the
-	# config names; one jwt-bearer grant. Enterprise-managed authorization:
-	# the IdP's ID token exchanged at the IdP for an ID-JAG, and that at the
-	# MCP authorization server (client_secret_basic). `mcpc list` shows the
-	# state without contacting anything, then the call connects.
+	# authorization server the resource's metadata lists).
+	# - io.modelcontextprotocol/oauth-client-credentials: the client's
+	#   secret or private-key JWT.
+	# - Workload identity (io.modelcontextprotocol/auth/wif): the CI
+	#   platform's token, here the context's valid_jwt, in a variable the
+	#   config names; one jwt-bearer grant.
+	# - Enterprise-managed authorization: the IdP's ID token exchanged at
+	#   the IdP for an ID-JAG, and that at the MCP authorization server
+	#   (client_secret_basic).
+	# `mcpc list` shows the state without contacting anything, then the
+	# call connects.
 	issuer=$(resource_issuer) || exit 1
 	case $scenario in
+	auth/client-credentials-*)
+		type=client_credentials
+		want_state='"auth": "client credentials"'
+		;;
 	auth/wif-jwt-bearer)
-		write_config "{\"type\": \"workload\", \"issuer\": \"$issuer\"}"
+		type=workload
 		want_state='"auth": "workload (MCPC_CONFORMANCE_ASSERTION)"'
 		;;
 	*)
-		write_config "{\"type\": \"enterprise\", \"issuer\": \"$issuer\"}"
+		type=enterprise
 		want_state='"auth": "enterprise via localhost:'
 		;;
 	esac
+	write_config "{\"type\": \"$type\", \"issuer\": \"$issuer\"}"
 	state=$(run list --json --config "$dir/config.json") || fail "mcpc list exited $?"
 	printf '%s\n' "$state" >&2
 	expect "$state" "$want_state" "mcpc list --json"
