@@ -69,6 +69,7 @@ type oauthServer struct {
 	dpopBearer bool
 	dpopNonce  string
 	dpopNever  string
+	keys       grantKeys // workload identity and enterprise (oauth_grants_test.go)
 
 	mu      sync.Mutex
 	issuer  string              // the authorization server the resource names now
@@ -102,9 +103,10 @@ func token(prefix string) string { return prefix + rand.Text() }
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
 // [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]
-// [-dpop [-dpop-bearer] [-dpop-nonce as|rs|both] [-dpop-nonce-never as|rs]]:
-// start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
-// issuer.
+// [-dpop [-dpop-bearer] [-dpop-nonce as|rs|both] [-dpop-nonce-never as|rs]]
+// [-ent-secret S]: start the server; $VAR gets the protected MCP endpoint,
+// ${VAR}_ISSUER the issuer, ${VAR}_IDP the identity provider's issuer,
+// ${VAR}_GITHUB_URL and ${VAR}_GITHUB_TOKEN what GitHub Actions would set.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: oauth-server VAR [flags]")
@@ -127,7 +129,14 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
 	fs.BoolVar(&s.early, "revoke-first", false, "")
 	sse := fs.Bool("sse", false, "serve /mcp over the 2024-11-05 HTTP+SSE transport")
+	fs.StringVar(&s.keys.entSecret, "ent-secret", "", "")
 	ts.Check(fs.Parse(args[1:]))
+	for _, k := range []**ecdsa.PrivateKey{&s.keys.workload, &s.keys.idp} {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		ts.Check(err)
+		*k = key
+	}
+	s.keys.ghToken = token("GHSECRET-")
 	mux := http.NewServeMux()
 	if *ccKeyFile != "" {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -210,9 +219,13 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("POST /token", s.token)
+	s.serveGrants(mux)
 	oauthServers.Store(s.base+"/mcp", s)
 	ts.Setenv(args[0], s.base+"/mcp")
 	ts.Setenv(args[0]+"_ISSUER", s.base)
+	ts.Setenv(args[0]+"_IDP", s.idpIssuer())
+	ts.Setenv(args[0]+"_GITHUB_URL", s.base+"/github/token?api-version=2.0")
+	ts.Setenv(args[0]+"_GITHUB_TOKEN", s.keys.ghToken)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -377,6 +390,11 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		scope = r.PostForm.Get("scope")
+	case jwtBearerGrant:
+		var ok bool
+		if scope, ok = s.jwtBearer(w, r); !ok {
+			return
+		}
 	case "authorization_code":
 		s.mu.Lock()
 		c, ok := s.codes[r.PostForm.Get("code")]

@@ -221,6 +221,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"oauth-server":      cmdOAuthServer,
 			"oauth-nonce-never": cmdOAuthNonceNever,
 			"oauth-count":       cmdOAuthCount,
+			"oauth-mint":        cmdOAuthMint,
 			"oauth-wait":        cmdOAuthWait,
 			"oauth-migrate":     cmdOAuthMigrate,
 			"oauth-revoke":      cmdOAuthRevokeClients,
