@@ -25,12 +25,9 @@ server even when its answer is remembered. Prints the time (--json:
 			"the round trip in milliseconds, for a script", "mcpc ping everything -q ms",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
+			server, err := soleTarget(g, cmd.Args().Slice())
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("", "unexpected argument %q", rest[0])
 			}
 			return st.runPing(ctx, g, server)
 		}),
