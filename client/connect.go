@@ -293,7 +293,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		// While the probe decides, the server's stderr is held back: if it
 		// dies on the probe and is started again, its start-up messages
 		// must show once, not twice.
-		gate := &gateWriter{out: o.ServerStderr}
+		gate := transport.NewGate(o.ServerStderr)
 		po := o
 		if o.ServerStderr != nil && chosen.probes() {
 			po.ServerStderr = gate
@@ -301,9 +301,9 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		err = s.connectStdio(ctx, po, chosen.version)
 		respawn := err != nil && chosen.probes() && s.proc != nil && s.proc.Exited() && !errors.Is(err, context.Canceled)
 		if respawn {
-			gate.discard()
+			gate.Discard()
 		} else {
-			gate.release()
+			gate.Release()
 		}
 		if respawn {
 			// Some pre-2026 servers exit on the unknown server/discover

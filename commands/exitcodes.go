@@ -35,6 +35,13 @@ func exitCodesHelp() string {
  130  interrupted (Ctrl-C or SIGTERM; the task mcpc call follows is cancelled,
       the one mcpc task result waits for is left running)
 
+mcpc list --check exits 0 when every server it checked is ok, else with the
+status of the most severe failure, in this order: 5 (unreachable), 6
+(timeout), 4 (needs login, auth failed), 7 (rejected), 2, then 3 (a named
+server that is untrusted, disabled or unusable; unnamed ones are listed
+only). mcpc grep exits 0 with a match, 1 without, 5 when no server could
+be searched.
+
 With --json, a failure also prints one JSON object on stderr:
   {"error":{"code":"auth_required","message":"…","hint":"…","exit":4}}
 

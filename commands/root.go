@@ -76,7 +76,8 @@ func newRoot(st *state) *cli.Command {
 	root := &cli.Command{
 		Name:  "mcpc",
 		Usage: "a scriptable command-line client for the Model Context Protocol",
-		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts] [NAME]]
+		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts] [NAME]] | list --check [SERVER...]
+mcpc ping SERVER | grep PATTERN [SERVER...]
 mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
@@ -122,6 +123,8 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			callCommand(st),
 			readCommand(st),
 			promptCommand(st),
+			pingCommand(st),
+			grepCommand(st),
 			skillsCommand(st),
 			reconnectCommand(st),
 			snapshotCommand(st),
