@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,11 @@ type ConnectOptions struct {
 	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
 	// or a login in progress); see package creds.
 	OAuthHandler auth.OAuthHandler
+	// WrapHTTP, when set, wraps the transport every HTTP request to the
+	// server goes through, under mcpc's own (headers, redirects, limits,
+	// trace): the credentials' transport, for tokens that need more than
+	// the SDK's "Authorization: Bearer" (DPoP proofs; see creds.WrapHTTP).
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
 	// CredentialID names the credential OAuthHandler serves (never a
 	// secret: its tokens rotate, the login does not), so private cached
 	// results stay with it.
@@ -287,7 +293,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		// While the probe decides, the server's stderr is held back: if it
 		// dies on the probe and is started again, its start-up messages
 		// must show once, not twice.
-		gate := &gateWriter{out: o.ServerStderr}
+		gate := transport.NewGate(o.ServerStderr)
 		po := o
 		if o.ServerStderr != nil && chosen.probes() {
 			po.ServerStderr = gate
@@ -295,9 +301,9 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		err = s.connectStdio(ctx, po, chosen.version)
 		respawn := err != nil && chosen.probes() && s.proc != nil && s.proc.Exited() && !errors.Is(err, context.Canceled)
 		if respawn {
-			gate.discard()
+			gate.Discard()
 		} else {
-			gate.release()
+			gate.Release()
 		}
 		if respawn {
 			// Some pre-2026 servers exit on the unknown server/discover

@@ -153,6 +153,9 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.WrapHTTP != nil {
+		base = o.WrapHTTP(base)
+	}
 	s.http = transport.NewHTTP(transport.HTTPOptions{Base: base, Endpoint: endpoint, Label: s.Label, Headers: headers,
 		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil, OAuthHandler: o.OAuthHandler})
 	if a := headers.Get("Authorization"); a != "" {

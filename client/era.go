@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -236,19 +234,19 @@ func reprobe(ctx context.Context, e *config.Entry, o ConnectOptions, key string,
 	if o.ServerStderr == nil || e.Server.URL != "" || fail.CodeOf(err) != fail.ServerExited {
 		return connectOnce(ctx, e, o, key, fresh)
 	}
-	gate := &gateWriter{out: o.ServerStderr}
+	gate := transport.NewGate(o.ServerStderr)
 	po := o
 	po.ServerStderr = gate
 	s, err := connectOnce(ctx, e, po, key, fresh)
 	if err != nil {
 		if fail.CodeOf(err) == fail.ServerExited {
-			gate.discard()
+			gate.Discard()
 		} else {
-			gate.release()
+			gate.Release()
 		}
 		return nil, err
 	}
-	gate.release()
+	gate.Release()
 	s.opts.ServerStderr = o.ServerStderr
 	return s, nil
 }
@@ -279,45 +277,4 @@ func (s *Session) verify(ctx context.Context, op func() error) error {
 	*s = *s2
 	s.verified = true
 	return op()
-}
-
-// gateWriter holds a probing server's stderr until the probe's outcome is
-// known, then passes it on (release) or drops it (discard).
-type gateWriter struct {
-	mu      sync.Mutex
-	out     io.Writer
-	buf     []byte
-	decided bool
-	drop    bool
-}
-
-func (g *gateWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case !g.decided:
-		if len(g.buf) < 1<<20 {
-			g.buf = append(g.buf, p...)
-		}
-		return len(p), nil
-	case g.drop || g.out == nil:
-		return len(p), nil
-	}
-	return g.out.Write(p)
-}
-
-func (g *gateWriter) release() { g.decide(false) }
-func (g *gateWriter) discard() { g.decide(true) }
-
-func (g *gateWriter) decide(drop bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.decided {
-		return
-	}
-	g.decided, g.drop = true, drop
-	if !drop && g.out != nil && len(g.buf) > 0 {
-		g.out.Write(g.buf)
-	}
-	g.buf = nil
 }

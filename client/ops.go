@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -186,32 +187,52 @@ func last(rs []json.RawMessage) json.RawMessage {
 
 // ReadResource sends resources/read and returns the result as it arrived.
 func (s *Session) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
+	return s.rawRequest(ctx, "resources/read", fmt.Sprintf("read %s from", uri), func() error {
+		_, err := s.CS.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		return err
+	})
+}
+
+// GetPrompt sends prompts/get and returns the result as it arrived.
+func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
+	return s.rawRequest(ctx, "prompts/get", fmt.Sprintf("get prompt %q from", name), func() error {
+		_, err := s.CS.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		return err
+	})
+}
+
+// rawRequest runs send, the SDK's request for method, and returns its
+// result as it arrived, even one the SDK cannot decode.
+func (s *Session) rawRequest(ctx context.Context, method, what string, send func() error) (json.RawMessage, error) {
 	var raw json.RawMessage
 	err := s.verify(ctx, func() error {
-		s.wire.Results("resources/read")
-		_, err := s.CS.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-		raw = last(s.wire.Results("resources/read"))
+		s.wire.Results(method)
+		err := send()
+		raw = last(s.wire.Results(method))
 		if err != nil && !(raw != nil && s.undecodable(ctx, err)) {
-			return s.explain(ctx, fmt.Sprintf("read %s from", uri), err)
+			return s.explain(ctx, what, err)
 		}
 		return nil
 	})
 	return raw, err
 }
 
-// GetPrompt sends prompts/get and returns the result as it arrived.
-func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
-	var raw json.RawMessage
-	err := s.verify(ctx, func() error {
-		s.wire.Results("prompts/get")
-		_, err := s.CS.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
-		raw = last(s.wire.Results("prompts/get"))
-		if err != nil && !(raw != nil && s.undecodable(ctx, err)) {
-			return s.explain(ctx, fmt.Sprintf("get prompt %q from", name), err)
+// Ping times one round trip to the server: ping on a 2025 server; a
+// 2026-07-28 server has no ping (-32601), so there server/discover, sent
+// beside the SDK and the era memo so that the server itself answers.
+func (s *Session) Ping(ctx context.Context) (rtt time.Duration, err error) {
+	err = s.verify(ctx, func() error {
+		start := time.Now()
+		var err error
+		if s.modern() {
+			_, err = extSession{s}.Request(ctx, "server/discover", "", nil)
+		} else {
+			err = s.CS.Ping(ctx, nil)
 		}
-		return nil
+		rtt = time.Since(start)
+		return s.explain(ctx, "ping", err)
 	})
-	return raw, err
+	return rtt, err
 }
 
 // Complete asks the server for the values an argument of ref (a prompt or

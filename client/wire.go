@@ -182,7 +182,9 @@ func (w *wire) Outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 		}
 	}
 	w.tasks.augment(req)
-	if req.Method == "server/discover" && w.discover != nil {
+	// The SDK's handshake only: mcpc's own server/discover (mcpc ping) is
+	// the server's to answer.
+	if req.Method == "server/discover" && w.discover != nil && !transport.OwnID(req.ID) {
 		w.trace("← server/discover answered from the era memo")
 		return w.local(req, w.discover), nil
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -58,16 +60,25 @@ func (st *state) authHandler(ctx context.Context, g *globals, e *config.Entry, o
 		return nil
 	}
 	var err error
-	if a := srv.Auth; a != nil && a.Type == "client_credentials" {
-		opts.OAuthHandler, err = st.clientCredentials(ctx, g, e)
+	a := srv.Auth
+	switch {
+	case a != nil && a.Type == "client_credentials":
+		opts.OAuthHandler, err = st.clientCredentials(ctx, e)
 		opts.CredentialID = "client_credentials\x00" + a.Issuer + "\x00" + a.ClientID
-	} else {
+	case a != nil && a.Type == "workload":
+		opts.OAuthHandler, err = st.workload(ctx, e)
+		opts.CredentialID = "workload\x00" + a.Issuer + "\x00" + a.ClientID + "\x00" + a.AssertionEnv + "\x00" + a.AssertionFile + "\x00" + a.AssertionFrom + "\x00" + a.Audience
+	case a != nil && a.Type == "enterprise":
+		opts.OAuthHandler, err = st.enterprise(ctx, e)
+		opts.CredentialID = "enterprise\x00" + a.Issuer + "\x00" + a.ClientID + "\x00" + a.IdP.Issuer + "\x00" + a.IdP.ClientID + "\x00" + a.IDTokenEnv + "\x00" + a.IDTokenFile
+	default:
 		opts.OAuthHandler, err = st.storedLogin(ctx, g, e)
 		opts.CredentialID = "login\x00" + credRef(e).Key
 	}
 	if err != nil || opts.OAuthHandler == nil {
 		opts.OAuthHandler, opts.CredentialID = nil, ""
 	}
+	opts.WrapHTTP = creds.WrapHTTP(opts.OAuthHandler)
 	return err
 }
 
@@ -99,34 +110,100 @@ func (st *state) storedLogin(ctx context.Context, g *globals, e *config.Entry) (
 
 // clientCredentials reads the secret from its variable at connect time
 // (missing: exit 4 naming it) or the key file for a JWT assertion.
-func (st *state) clientCredentials(ctx context.Context, g *globals, e *config.Entry) (auth.OAuthHandler, error) {
-	a := e.Server.Auth
-	o := creds.ClientCredentialsOptions{
-		Server:   shownName(e),
-		Resource: e.Server.URL,
-		ClientID: a.ClientID,
-		Issuer:   a.Issuer,
-		Scopes:   a.Scopes,
-		Alg:      a.ClientAssertionAlg,
-		Now:      st.env.Now,
+func (st *state) clientCredentials(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
+	ca, err := st.clientAuth(e)
+	if err != nil {
+		return nil, err
 	}
-	if a.ClientSecretEnv != "" {
-		if o.Secret = st.env.Getenv(a.ClientSecretEnv); o.Secret == "" {
-			return nil, fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
-				"%s needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
-		}
-	} else {
-		// A relative path is relative to the config file naming it.
-		o.KeyFile = a.ClientAssertionKeyFile
-		if !filepath.IsAbs(o.KeyFile) && e.File != nil {
-			o.KeyFile = filepath.Join(filepath.Dir(e.File.Path), o.KeyFile)
-		}
-	}
-	c, err := creds.NewClientCredentials(ctx, o)
+	c, err := creds.NewClientCredentials(ctx, creds.ClientCredentialsOptions{Grant: st.grant(e), ClientAuth: ca})
 	if err != nil {
 		return nil, err
 	}
 	return creds.Sticky(c), nil
+}
+
+// grant is what every connect-time grant names, from the server's entry.
+func (st *state) grant(e *config.Entry) creds.Grant {
+	a := e.Server.Auth
+	return creds.Grant{Server: shownName(e), Resource: e.Server.URL, Issuer: a.Issuer, ClientID: a.ClientID, Scopes: a.Scopes, DPoP: e.Server.DPoP, Now: st.env.Now}
+}
+
+// clientAuth is the client's secret, from its variable, or its key file
+// (relative to the config file) for a private-key JWT.
+func (st *state) clientAuth(e *config.Entry) (creds.ClientAuth, error) {
+	a := e.Server.Auth
+	secret, err := st.secretFrom(e, a.ClientSecretEnv, "client secret")
+	return creds.ClientAuth{Secret: secret, KeyFile: configRelative(e, a.ClientAssertionKeyFile), Alg: a.ClientAssertionAlg}, err
+}
+
+// secretFrom reads a secret from the variable the config names ("" when
+// it names none); an unset one is exit 4 naming it.
+func (st *state) secretFrom(e *config.Entry, env, what string) (string, error) {
+	if env == "" {
+		return "", nil
+	}
+	v := st.env.Getenv(env)
+	if v == "" {
+		return "", fail.New(fail.AuthRequired, "export "+env+" with the "+what,
+			"%s needs its %s from the environment variable %s, which is not set", shownName(e), what, env)
+	}
+	return v, nil
+}
+
+// configRelative resolves a path a config file names against that file's
+// directory; "" stays "".
+func configRelative(e *config.Entry, p string) string {
+	if p != "" && !filepath.IsAbs(p) && e.File != nil {
+		return filepath.Join(filepath.Dir(e.File.Path), p)
+	}
+	return p
+}
+
+// workload serves workload identity: the CI platform's token, found (or
+// found missing) before anything is contacted, for one jwt-bearer grant.
+func (st *state) workload(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
+	a := e.Server.Auth
+	w, err := creds.NewWorkload(ctx, creds.WorkloadOptions{
+		Grant:         st.grant(e),
+		AssertionEnv:  a.AssertionEnv,
+		AssertionFile: configRelative(e, a.AssertionFile),
+		AssertionFrom: a.AssertionFrom,
+		Audience:      a.Audience,
+		Getenv:        st.env.Getenv,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return creds.Sticky(w), nil
+}
+
+// enterprise serves enterprise-managed authorization: the ID token
+// exchanged at the identity provider for an ID-JAG, and that for an access
+// token.
+func (st *state) enterprise(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
+	a := e.Server.Auth
+	ca, err := st.clientAuth(e)
+	if err != nil {
+		return nil, err
+	}
+	o := creds.EnterpriseOptions{
+		Grant:            st.grant(e),
+		ClientAuth:       ca,
+		IdPIssuer:        a.IdP.Issuer,
+		IdPClientID:      a.IdP.ClientID,
+		IdPTokenEndpoint: a.IdP.TokenEndpoint,
+		IDTokenEnv:       a.IDTokenEnv,
+		IDTokenFile:      configRelative(e, a.IDTokenFile),
+		Getenv:           st.env.Getenv,
+	}
+	if o.IdPSecret, err = st.secretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret"); err != nil {
+		return nil, err
+	}
+	h, err := creds.NewEnterprise(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return creds.Sticky(h), nil
 }
 
 // authState says, for `mcpc list`, how a configured HTTP server
@@ -145,11 +222,20 @@ func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, 
 		return "token from " + v
 	}
 	a := srv.Auth
-	if a != nil && a.Type == "client_credentials" {
+	switch {
+	case a != nil && a.Type == "client_credentials":
 		if v := a.ClientSecretEnv; v != "" && st.env.Getenv(v) == "" {
 			return v + " not set"
 		}
 		return "client credentials"
+	case a != nil && a.Type == "workload":
+		return "workload (" + st.workloadSource(e) + ")"
+	case a != nil && a.Type == "enterprise":
+		s := "enterprise via " + hostOf(a.IdP.Issuer)
+		if missing := st.enterpriseMissing(e); missing != "" {
+			s += " (" + missing + ")"
+		}
+		return s
 	}
 	rec, err := creds.Load(ctx, st.keyring(), credRef(e))
 	switch {
@@ -161,15 +247,71 @@ func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, 
 		return "keyring unavailable"
 	}
 	now := st.env.Now()
+	state := "login expired"
 	switch {
 	case rec.Expiry.IsZero():
-		return "logged in"
+		state = "logged in"
 	case now.Before(rec.Expiry):
-		return "logged in, expires in " + roughly(rec.Expiry.Sub(now))
+		state = "logged in, expires in " + roughly(rec.Expiry.Sub(now))
 	case rec.RefreshToken != "":
-		return "logged in, refreshes on next use"
+		state = "logged in, refreshes on next use"
 	}
-	return "login expired"
+	if rec.DPoPKey != "" {
+		state += ", DPoP-bound"
+	}
+	return state
+}
+
+// workloadSource names where the workload token comes from, or what is
+// missing for it, without reading the token.
+func (st *state) workloadSource(e *config.Entry) string {
+	a := e.Server.Auth
+	switch {
+	case a.AssertionFrom != "":
+		for _, v := range creds.GitHubVars {
+			if st.env.Getenv(v) == "" {
+				return a.AssertionFrom + ", " + v + " not set"
+			}
+		}
+		return a.AssertionFrom
+	case a.AssertionEnv != "":
+		if st.env.Getenv(a.AssertionEnv) == "" {
+			return a.AssertionEnv + " not set"
+		}
+		return a.AssertionEnv
+	}
+	if _, err := os.Stat(configRelative(e, a.AssertionFile)); err != nil {
+		return a.AssertionFile + " missing"
+	}
+	return a.AssertionFile
+}
+
+// enterpriseMissing is what an enterprise server lacks before it can
+// connect, or "".
+func (st *state) enterpriseMissing(e *config.Entry) string {
+	a := e.Server.Auth
+	for _, v := range []string{a.ClientSecretEnv, a.IdP.ClientSecretEnv, a.IDTokenEnv} {
+		if v != "" && st.env.Getenv(v) == "" {
+			return v + " not set"
+		}
+	}
+	if a.IDTokenFile != "" {
+		if _, err := os.Stat(configRelative(e, a.IDTokenFile)); err != nil {
+			return a.IDTokenFile + " missing"
+		}
+	}
+	if a.IDTokenEnv == "" && a.IDTokenFile == "" {
+		return "needs an ID token"
+	}
+	return ""
+}
+
+// hostOf is a URL's host, or the URL when it has none.
+func hostOf(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return s
 }
 
 // roughly is a duration as a person says it: 3d, 5h20m, 42m, <1m.

@@ -37,6 +37,15 @@ func target(g *globals, args []string) (server string, rest []string, err error)
 	return args[0], args[1:], nil
 }
 
+// soleTarget is target for a command that takes SERVER and nothing else.
+func soleTarget(g *globals, args []string) (string, error) {
+	server, rest, err := target(g, args)
+	if err == nil && len(rest) > 0 {
+		err = usagef("", "unexpected argument %q", rest[0])
+	}
+	return server, err
+}
+
 // open resolves the server and connects to it. The returned close function
 // tears the connection down (and, after an interrupt, first lets the
 // cancellation reach the server).

@@ -21,7 +21,7 @@ func exitCodesHelp() string {
 
    0  success
    1  the tool ran and reported an error (isError: true); the result is still printed;
-      or a task failed
+      or a task failed; or mcpc diff found a breaking change
    2  usage error: bad flags, bad --args JSON, arguments that do not match the
       tool's inputSchema, unknown command
    3  configuration error: unknown server, invalid or untrusted config file
@@ -34,6 +34,13 @@ func exitCodesHelp() string {
       or cancelled or lost a task (expired ttl, unknown id)
  130  interrupted (Ctrl-C or SIGTERM; the task mcpc call follows is cancelled,
       the one mcpc task result waits for is left running)
+
+mcpc list --check exits 0 when every server it checked is ok, else with the
+status of the most severe failure, in this order: 5 (unreachable), 6
+(timeout), 4 (needs login, auth failed), 7 (rejected), 2, then 3 (a named
+server that is untrusted, disabled or unusable; unnamed ones are listed
+only). mcpc grep exits 0 with a match, 1 without, 5 when no server could
+be searched.
 
 With --json, a failure also prints one JSON object on stderr:
   {"error":{"code":"auth_required","message":"…","hint":"…","exit":4}}
@@ -90,8 +97,8 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 	}
 	e := asFailure(err)
 	code := e.Code.Exit()
-	if e.Code == fail.ToolError {
-		return code
+	if e.Code == fail.ToolError || e.Code == fail.Drift {
+		return code // what happened is already printed
 	}
 	msg, hint := format.OneLine(e.Msg), format.OneLine(e.Hint)
 	fmt.Fprintf(stderr, "mcpc: error: %s\n", msg)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,12 +35,19 @@ type fakeServer struct {
 	// cancels answers CancelTask by id.
 	cancels map[string]json.RawMessage
 	modern  bool
+	pingErr error
+	// init is the handshake's answer; lists answer ListRaw by kind.
+	init  *mcp.InitializeResult
+	lists map[string]json.RawMessage
 	// records are the remembered detached tasks (2026-07-28 list).
 	records []*clientstate.TaskRecord
 	// sessions are the remembered 2025 sessions and what tasks/list
 	// answers in each.
 	sessions     []string
 	sessionTasks map[string]json.RawMessage
+
+	// connectErrs fails the connect to the named servers.
+	connectErrs map[string]error
 
 	// What was asked.
 	connects []client.ConnectOptions
@@ -72,8 +80,17 @@ type fakeCall struct {
 	opts tasks.Options
 }
 
+// fakeMu guards a fakeServer: mcpc list --check and mcpc grep connect
+// from several goroutines. (A package variable: tests copy fakeServers.)
+var fakeMu sync.Mutex
+
 func (f *fakeServer) connect(_ context.Context, e *config.Entry, o client.ConnectOptions) (session, error) {
+	fakeMu.Lock()
+	defer fakeMu.Unlock()
 	f.connects = append(f.connects, o)
+	if err := f.connectErrs[e.Name]; err != nil {
+		return nil, err
+	}
 	if f.connectErr != nil {
 		return nil, f.connectErr
 	}
@@ -118,7 +135,10 @@ func (s *fakeSession) RunTool(_ context.Context, tool string, args map[string]an
 	return r.run, r.err
 }
 
-func (s *fakeSession) ListRaw(context.Context, string) (json.RawMessage, error) {
+func (s *fakeSession) ListRaw(_ context.Context, kind string) (json.RawMessage, error) {
+	if raw, ok := s.f.lists[kind]; ok {
+		return raw, nil
+	}
 	return nil, fmt.Errorf("ListRaw is not faked")
 }
 
@@ -142,13 +162,21 @@ func (s *fakeSession) GetSkill(context.Context, string, bool) (*skills.Entry, []
 	return nil, nil, fail.New(fail.Rejected, "", "no skills")
 }
 
-func (s *fakeSession) ListHint() string                        { return "mcpc list fake" }
-func (s *fakeSession) AwaitCancellation(time.Duration)         {}
-func (s *fakeSession) CloseWithin(time.Duration)               { s.f.closed++ }
-func (s *fakeSession) Close()                                  { s.f.closed++ }
-func (s *fakeSession) label() string                           { return s.name }
-func (s *fakeSession) initializeResult() *mcp.InitializeResult { return &mcp.InitializeResult{} }
-func (s *fakeSession) speaksSSE() bool                         { return false }
+func (s *fakeSession) ListHint() string { return "mcpc list fake" }
+func (s *fakeSession) Ping(context.Context) (time.Duration, error) {
+	return time.Millisecond, s.f.pingErr
+}
+func (s *fakeSession) AwaitCancellation(time.Duration) {}
+func (s *fakeSession) CloseWithin(time.Duration)       { s.f.closed++ }
+func (s *fakeSession) Close()                          { s.f.closed++ }
+func (s *fakeSession) label() string                   { return s.name }
+func (s *fakeSession) initializeResult() *mcp.InitializeResult {
+	if s.f.init != nil {
+		return s.f.init
+	}
+	return &mcp.InitializeResult{}
+}
+func (s *fakeSession) speaksSSE() bool { return false }
 
 type fakeTaskSession struct{ f *fakeServer }
 

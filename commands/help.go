@@ -260,6 +260,74 @@ A Streamable HTTP server that needs credentials gets them from one of:
                    "clientAssertionKeyFile" + "clientAssertionAlg" for a
                    private-key JWT) for machines (CI): a token at connect
                    time, in memory only; the issuer must match exactly.
+  workload         "auth": {"type": "workload", "issuer": ...,
+                   "assertionEnv": VAR | "assertionFile": PATH |
+                   "assertionFrom": "github-actions", "clientId"?,
+                   "audience"?, "scopes"?}: CI without stored secrets (below).
+  enterprise       "auth": {"type": "enterprise", "issuer": ..., "clientId":
+                   ..., "clientSecretEnv" | "clientAssertionKeyFile", "idp":
+                   {"issuer", "clientId", "clientSecretEnv"?,
+                   "tokenEndpoint"?}, "idTokenEnv" | "idTokenFile",
+                   "scopes"?}: enterprise-managed authorization (below).
+
+CI without stored secrets (workload identity)
+
+A CI job gets a short-lived token signed by its platform (OIDC). With
+"type": "workload", mcpc sends it to the authorization server that trusts
+that platform (RFC 7523 jwt-bearer grant, one request) and uses the access
+token it gets back for this invocation only: no secret to store, rotate or
+leak, no login, no keyring. The authorization server must be set up to trust
+the platform's issuer and the job's subject; its metadata must name exactly
+"issuer". The token is read on each invocation, never printed or written,
+and sent only to that issuer's token endpoint.
+
+  GitHub Actions   "assertionFrom": "github-actions": mcpc asks GitHub for
+                   a token whose audience is "audience" (default: the
+                   issuer). The job needs
+                     permissions:
+                       id-token: write
+                   (GitHub sets ACTIONS_ID_TOKEN_REQUEST_URL and
+                   ACTIONS_ID_TOKEN_REQUEST_TOKEN only then).
+  GitLab CI        "assertionEnv": "MCP_ID_TOKEN" and in .gitlab-ci.yml
+                     id_tokens:
+                       MCP_ID_TOKEN:
+                         aud: https://as.example.com
+  Kubernetes       "assertionFile": "/var/run/secrets/mcp/token" (a relative
+                   path is relative to the config file) and a projected
+                   service-account token volume:
+                     volumes:
+                     - name: mcp-token
+                       projected:
+                         sources:
+                         - serviceAccountToken:
+                             path: token
+                             audience: https://as.example.com
+                             expirationSeconds: 3600
+                   mounted at /var/run/secrets/mcp.
+
+A variable that is not set, a missing file or a job without id-token: write
+is exit 4 naming it, before anything is contacted. A refused token
+(invalid_grant: expired or for another audience; invalid_scope;
+unauthorized_client) is exit 4 with the server's error and description,
+and is not retried.
+
+Enterprise-managed authorization
+
+With "type": "enterprise", the user's ID token from the enterprise identity
+provider ("idTokenEnv" or "idTokenFile", e.g. from the company's sign-in
+tooling) is exchanged at the identity provider for an identity assertion
+grant (ID-JAG, RFC 8693 token exchange; its token endpoint from
+"idp.tokenEndpoint" or its OpenID Connect discovery), and that at the MCP
+authorization server for an access token (jwt-bearer, with the client's
+secret from "clientSecretEnv" or its private-key JWT). No consent screen,
+no browser; the ID-JAG and the access token stay in memory. A refusal is
+exit 4 and names the step: "the identity provider refused the token
+exchange" or "the authorization server refused the ID-JAG". 'mcpc login'
+does not apply: the ID token is given.
+
+'mcpc list' shows these states without contacting anything: "workload
+(github-actions)", "workload (CI_OIDC_TOKEN not set)", "enterprise via
+idp.example.com".
 
 A server that answers 401 or 403 ends the invocation with exit status 4 and a
 hint naming what to set or 'mcpc login SERVER'. Without a usable keyring a

@@ -35,7 +35,7 @@ func listCommand(st *state) *cli.Command {
 		Name:      "list",
 		Aliases:   []string{"ls"},
 		Usage:     "list servers, a server's tools, resources, templates or prompts, or describe one",
-		ArgsUsage: "[SERVER [tools|resources|templates|prompts] [NAME]]",
+		ArgsUsage: "[SERVER [tools|resources|templates|prompts] [NAME]] | --check [SERVER...]",
 		Description: `Without SERVER: the configured servers with their transport, source file,
 trust and (for HTTP servers with credentials) auth state. With SERVER: its
 tools (or the named kind); every page is fetched.
@@ -44,16 +44,38 @@ annotations, every argument from its schema, and an example command line.
 --json prints the complete result, schemas included.
 A server entry's "includeTools" and "excludeTools" globs hide tools from the
 list, from completion and from 'mcpc call'; --no-filter shows them, except
-for a server from a project file.`,
+for a server from a project file.
+With --check: connects to every configured server (or the named ones), at
+most --parallel at once, each bounded by its connect timeout, and prints
+each one's status (ok, needs login, auth failed, unreachable, timeout,
+untrusted, disabled), revision, tool count and time. It never starts a
+login, nor an untrusted or disabled server. The exit status is 0 when every
+server checked is ok, else the most severe failure's (see 'mcpc help
+exit-codes').`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "check", Usage: "connect to each server and report its health"},
+			parallelFlag(),
+			noFilterFlag,
+		},
 		Metadata: examples(
 			"every configured server and where it comes from", "mcpc list",
 			"the tools of a server, with their arguments", "mcpc list everything",
 			"one tool: its arguments and an example call", "mcpc list everything echo",
 			"a prompt's arguments", "mcpc list everything prompts simple-prompt",
 			"the input schema of one tool, as JSON", "mcpc list everything echo --json -q inputSchema",
+			"is every configured server up? (exit 0 when all are)", "mcpc list --check",
 		),
-		Flags: []cli.Flag{noFilterFlag},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			parallel, err := readParallel(cmd)
+			if err != nil {
+				return err
+			}
+			if cmd.Bool("check") {
+				return st.runCheck(ctx, g, cmd.Args().Slice(), parallel)
+			}
+			if cmd.IsSet("parallel") {
+				return usagef("", "--parallel applies to --check only")
+			}
 			o, err := listArgs(g, cmd.Args().Slice())
 			if err != nil {
 				return err

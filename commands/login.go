@@ -86,8 +86,16 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, shownName(e))
 	}
 	if a := e.Server.Auth; a != nil && a.Type != "oauth" {
-		return nil, fail.New(fail.Config, "client credentials are fetched at connect time and never stored",
-			"%q authenticates with %s: there is no login to %s", shownName(e), a.Type, verb)
+		hint := "client credentials are fetched at connect time and never stored"
+		switch a.Type {
+		case "workload":
+			hint = `the workload token comes from "assertionEnv", "assertionFile" or "assertionFrom" on each invocation, and nothing is stored`
+		case "enterprise":
+			// The OpenID Connect login at the identity provider is not
+			// implemented: the ID token is given, as in CI.
+			hint = `the ID token comes from "idTokenEnv" or "idTokenFile" (an ID token your identity provider issued); mcpc does not log in to the identity provider`
+		}
+		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", shownName(e), a.Type, verb)
 	}
 	return e, nil
 }
@@ -120,6 +128,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 			}
 		}
 	}
+	lo.DPoP = e.Server.DPoP
 	if o.paste {
 		lo.Paste = st.env.Stdin
 	}
@@ -138,6 +147,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	// The token comes from the login in progress, never from the stored
 	// one it is to replace.
 	opts.OAuthHandler = login.Handler()
+	opts.WrapHTTP = creds.WrapHTTP(opts.OAuthHandler)
 	// The connection makes no request past the handshake, so it offers
 	// the server nothing to ask (no elicitation, hence no standalone
 	// stream opened for nothing) and has nothing to answer from the

@@ -35,12 +35,9 @@ tasks are kept. It never starts an authorization.
 Example:
    mcpc reconnect github --json`,
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
+			server, err := soleTarget(g, cmd.Args().Slice())
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("", "unexpected argument %q", rest[0])
 			}
 			return st.runReconnect(ctx, g, &reconnectOptions{server: server})
 		}),

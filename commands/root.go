@@ -76,12 +76,14 @@ func newRoot(st *state) *cli.Command {
 	root := &cli.Command{
 		Name:  "mcpc",
 		Usage: "a scriptable command-line client for the Model Context Protocol",
-		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts] [NAME]]
+		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts] [NAME]] | list --check [SERVER...]
+mcpc ping SERVER | grep PATTERN [SERVER...]
 mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI
 mcpc prompt SERVER NAME [key=value ...]
 mcpc skills SERVER | skills get SERVER NAME [--out DIR]
 mcpc reconnect SERVER
+mcpc snapshot SERVER > FILE | diff SERVER SNAPSHOT | diff OLD NEW
 mcpc task get|result|cancel SERVER TASK_ID | task list SERVER
 mcpc config | trust [FILE] | untrust [FILE] | man | completion SHELL
 mcpc help [COMMAND | exit-codes | config | auth]
@@ -121,8 +123,12 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			callCommand(st),
 			readCommand(st),
 			promptCommand(st),
+			pingCommand(st),
+			grepCommand(st),
 			skillsCommand(st),
 			reconnectCommand(st),
+			snapshotCommand(st),
+			diffCommand(st),
 			taskCommand(st),
 			loginCommand(st), logoutCommand(st),
 			configCommand(st),
@@ -159,7 +165,7 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(transport.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
-		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema"},
+		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema; with mcpc diff, exit 1 on any change"},
 	}, inputFlags()...)
 }
 

@@ -30,6 +30,8 @@ type session interface {
 	ListSkills(ctx context.Context) (json.RawMessage, error)
 	GetSkill(ctx context.Context, name string, all bool) (*skills.Entry, []skills.Fetched, error)
 	ListHint() string
+	// Ping times one round trip: ping, or server/discover on 2026-07-28.
+	Ping(ctx context.Context) (time.Duration, error)
 	AwaitCancellation(d time.Duration)
 	CloseWithin(d time.Duration)
 	Close()

@@ -3,19 +3,13 @@ package creds
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -26,36 +20,16 @@ import (
 // extension io.modelcontextprotocol/oauth-client-credentials), what CI uses:
 // no browser, no keyring.
 type ClientCredentialsOptions struct {
-	Server   string // the server's name, for messages
-	Resource string // the MCP endpoint, sent as the RFC 8707 resource
-	ClientID string
-	// Issuer is the authorization server's exact issuer identifier; its
-	// metadata must name the same string.
-	Issuer string
-	Scopes []string
-	// Exactly one of Secret (client_secret_basic/post) and KeyFile +
-	// Alg (private_key_jwt, RFC 7523).
-	Secret  string
-	KeyFile string
-	Alg     string
-
-	HTTPClient *http.Client // nil: a client that follows no redirects
-	Now        func() time.Time
+	Grant
+	ClientAuth
 }
 
 // ClientCredentials is an auth.OAuthHandler that obtains tokens with the
 // client_credentials grant at connect time. Tokens live in this process's
 // memory only; every invocation gets its own.
 type ClientCredentials struct {
-	o   ClientCredentialsOptions
-	ctx context.Context
-	key any // the parsed private key for private_key_jwt
-	alg jwt.SigningMethod
-
-	mu       sync.Mutex
-	meta     *asMetadata
-	tok      *Record // only the token fields are used
-	rejected bool
+	inMemory
+	auth *clientAuth
 }
 
 var _ auth.OAuthHandler = (*ClientCredentials)(nil)
@@ -67,24 +41,73 @@ const maxKeyFile = 1 << 20
 // NewClientCredentials checks the settings and reads the key file; nothing
 // is sent until the first request needs a token.
 func NewClientCredentials(ctx context.Context, o ClientCredentialsOptions) (*ClientCredentials, error) {
-	if o.Now == nil {
-		o.Now = time.Now
+	ca, err := newClientAuth(o.Server, o.ClientID, o.ClientAuth)
+	if err != nil {
+		return nil, err
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
-	c := &ClientCredentials{o: o, ctx: ctx}
-	if o.KeyFile != "" {
-		pem, err := fsx.ReadFile(o.KeyFile, maxKeyFile)
-		if err != nil {
-			return nil, fail.Wrap(fail.Config, err, `check "clientAssertionKeyFile" of `+o.Server, "cannot read the client assertion key of %s", o.Server)
-		}
-		if c.alg, c.key, err = parseKey(o.Alg, pem); err != nil {
-			return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,
-				"cannot use the client assertion key %s of %s", o.KeyFile, o.Server)
-		}
+	c := &ClientCredentials{auth: ca}
+	if err := c.init(ctx, o.Grant, "client-credentials", "the client credentials", "check the client's registration and the server's expected audience", c.fetch); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// clientAuth is a ClientAuth with its key read and parsed.
+type clientAuth struct {
+	server   string
+	clientID string
+	secret   string
+	key      any // the parsed private key for private_key_jwt
+	alg      jwt.SigningMethod
+}
+
+// newClientAuth reads and parses the key file, if one is named.
+func newClientAuth(server, clientID string, a ClientAuth) (*clientAuth, error) {
+	c := &clientAuth{server: server, clientID: clientID, secret: a.Secret}
+	if a.KeyFile == "" {
+		return c, nil
+	}
+	pem, err := fsx.ReadFile(a.KeyFile, maxKeyFile)
+	if err != nil {
+		return nil, fail.Wrap(fail.Config, err, `check "clientAssertionKeyFile" of `+server, "cannot read the client assertion key of %s", server)
+	}
+	if c.alg, c.key, err = parseKey(a.Alg, pem); err != nil {
+		return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,
+			"cannot use the client assertion key %s of %s", a.KeyFile, server)
+	}
+	return c, nil
+}
+
+// apply adds the client's authentication for the authorization server m
+// to params; the secret and style are tokenRequest's.
+func (c *clientAuth) apply(m *asMetadata, params map[string]string, now time.Time) (string, oauth2.AuthStyle, error) {
+	if c.key != nil {
+		assertion, err := c.assertion(m, now)
+		if err != nil {
+			return "", 0, fail.Wrap(fail.Config, err, "", "cannot sign the client assertion for %s", c.server)
+		}
+		params["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+		params["client_assertion"] = assertion
+		return "", oauth2.AuthStyleInParams, nil
+	}
+	if len(m.AuthMethods) > 0 && !slices.Contains(m.AuthMethods, "client_secret_basic") && slices.Contains(m.AuthMethods, "client_secret_post") {
+		return c.secret, oauth2.AuthStyleInParams, nil
+	}
+	return c.secret, oauth2.AuthStyleInHeader, nil
+}
+
+// assertion signs an RFC 7523 client assertion: the client is issuer and
+// subject, the authorization server (its issuer identifier) the audience.
+func (c *clientAuth) assertion(m *asMetadata, now time.Time) (string, error) {
+	claims := jwt.RegisteredClaims{
+		Issuer:    c.clientID,
+		Subject:   c.clientID,
+		Audience:  jwt.ClaimStrings{m.Issuer},
+		ID:        rand.Text(),
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(now.Add(2 * time.Minute)),
+	}
+	return jwt.NewWithClaims(c.alg, claims).SignedString(c.key)
 }
 
 func parseKey(alg string, pem []byte) (jwt.SigningMethod, any, error) {
@@ -104,169 +127,25 @@ func parseKey(alg string, pem []byte) (jwt.SigningMethod, any, error) {
 	return m, key, err
 }
 
-// TokenSource implements auth.OAuthHandler.
-func (c *ClientCredentials) TokenSource(context.Context) (oauth2.TokenSource, error) { return c, nil }
-
-// Token implements oauth2.TokenSource.
-func (c *ClientCredentials) Token() (*oauth2.Token, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tok == nil || c.tok.Stale(c.o.Now()) {
-		if err := c.fetchLocked(); err != nil {
-			return nil, err
-		}
-	}
-	return &oauth2.Token{AccessToken: c.tok.AccessToken, TokenType: "Bearer", Expiry: c.tok.Expiry}, nil
-}
-
-// Authorize implements auth.OAuthHandler: one new token after a 401, then
-// the refusal is final.
-func (c *ClientCredentials) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
-	defer resp.Body.Close()
-	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if resp.StatusCode == http.StatusForbidden {
-		if param(challenges, "error") == "insufficient_scope" {
-			return fail.New(fail.AuthFailed, `add them to "scopes" in the server's "auth" block`,
-				"%s needs scopes the client credentials did not ask for (insufficient_scope: %s)", c.o.Server, param(challenges, "scope"))
-		}
-		return fail.New(fail.AuthFailed, "check the client's permissions at the authorization server",
-			"%s refused the client-credentials token (HTTP 403)", c.o.Server)
-	}
-	if c.rejected {
-		return fail.New(fail.AuthFailed, "check the client's registration and the server's expected audience",
-			"%s rejected the client-credentials token (HTTP %d)", c.o.Server, resp.StatusCode)
-	}
-	c.rejected = true
-	return c.fetchLocked()
-}
-
-// asMetadata is the part of RFC 8414 metadata the grant needs.
-type asMetadata struct {
-	Issuer        string   `json:"issuer"`
-	TokenEndpoint string   `json:"token_endpoint"`
-	AuthMethods   []string `json:"token_endpoint_auth_methods_supported"`
-}
-
-// metadata fetches the issuer's metadata (RFC 8414 with path insertion,
-// then OpenID Connect discovery) and requires its issuer to be exactly the
-// configured one: no normalization, so a look-alike cannot pass.
-func (c *ClientCredentials) metadata() (*asMetadata, error) {
-	if c.meta != nil {
-		return c.meta, nil
-	}
-	// The metadata names where the secret or assertion goes: fetched
-	// over plain HTTP, anyone on the path could name their own endpoint.
-	u, err := url.Parse(c.o.Issuer)
-	if err != nil || checkEndpoint(c.o.Issuer) != nil {
-		return nil, fail.New(fail.Config, `"issuer" must be an https URL (http only on loopback)`, "%s: invalid issuer %q", c.o.Server, c.o.Issuer)
-	}
-	path := strings.TrimRight(u.Path, "/")
-	var candidates []string
-	for _, wk := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-		v := *u
-		v.Path, v.RawQuery, v.Fragment = wk+path, "", ""
-		candidates = append(candidates, v.String())
-	}
-	if path != "" {
-		v := *u
-		v.Path = path + "/.well-known/openid-configuration"
-		candidates = append(candidates, v.String())
-	}
-	for _, mu := range candidates {
-		req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, mu, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		resp, err := c.o.HTTPClient.Do(req)
-		if err != nil {
-			return nil, fail.Wrap(fail.Connection, err, "", "cannot fetch the metadata of the authorization server %s", c.o.Issuer)
-		}
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			continue
-		}
-		var m asMetadata
-		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fail.Wrap(fail.AuthFailed, err, "", "the metadata of the authorization server %s is not valid JSON", c.o.Issuer)
-		}
-		if m.Issuer != c.o.Issuer {
-			return nil, fail.New(fail.AuthFailed, `"issuer" must be exactly the authorization server's issuer identifier`,
-				"the authorization server's metadata names the issuer %q, not the configured %q", m.Issuer, c.o.Issuer)
-		}
-		if m.TokenEndpoint == "" {
-			return nil, fail.New(fail.AuthFailed, "", "the authorization server %s names no token_endpoint in its metadata", c.o.Issuer)
-		}
-		if err := checkEndpoint(m.TokenEndpoint); err != nil {
-			return nil, fail.Wrap(fail.AuthFailed, err, "", "the authorization server %s has an unusable token_endpoint", c.o.Issuer)
-		}
-		c.meta = &m
-		return c.meta, nil
-	}
-	return nil, fail.New(fail.AuthFailed, `check "issuer" for `+c.o.Server,
-		"the authorization server %s publishes no metadata", c.o.Issuer)
-}
-
-// checkEndpoint allows https, and http only on loopback.
-func checkEndpoint(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%q is not a URL", s)
-	}
-	h := u.Hostname()
-	if u.Scheme == "https" || u.Scheme == "http" && (h == "127.0.0.1" || h == "::1" || h == "localhost") {
-		return nil
-	}
-	return fmt.Errorf("%q is neither https nor http on loopback", s)
-}
-
-func (c *ClientCredentials) fetchLocked() error {
+func (c *ClientCredentials) fetch() (*Record, error) {
 	m, err := c.metadata()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	params := map[string]string{
 		"grant_type": "client_credentials",
-		"scope":      strings.Join(c.o.Scopes, " "),
-		"resource":   c.o.Resource,
+		"scope":      strings.Join(c.g.Scopes, " "),
+		"resource":   c.g.Resource,
 	}
-	secret, style := c.o.Secret, oauth2.AuthStyleInHeader
-	if c.key != nil {
-		assertion, err := c.assertion(m)
-		if err != nil {
-			return fail.Wrap(fail.Config, err, "", "cannot sign the client assertion for %s", c.o.Server)
-		}
-		params["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-		params["client_assertion"] = assertion
-		params["client_id"] = c.o.ClientID
-		secret = ""
-	} else if len(m.AuthMethods) > 0 && !slices.Contains(m.AuthMethods, "client_secret_basic") && slices.Contains(m.AuthMethods, "client_secret_post") {
-		style = oauth2.AuthStyleInParams
-	}
-	now := c.o.Now()
-	tok, err := tokenRequest(c.ctx, c.o.HTTPClient, m.TokenEndpoint, c.o.ClientID, secret, style, params, now)
+	now := c.g.Now()
+	secret, style, err := c.auth.apply(m, params, now)
 	if err != nil {
-		return fail.Wrap(fail.AuthFailed, err, "check the client ID, its secret or key, and \"scopes\"",
-			"the authorization server refused the client credentials of %s", c.o.Server)
+		return nil, err
 	}
-	c.tok = &Record{AccessToken: tok.AccessToken, Expiry: tok.Expiry, Obtained: now}
-	return nil
-}
-
-// assertion signs an RFC 7523 client assertion: the client is issuer and
-// subject, the authorization server (its issuer identifier) the audience.
-func (c *ClientCredentials) assertion(m *asMetadata) (string, error) {
-	now := c.o.Now()
-	claims := jwt.RegisteredClaims{
-		Issuer:    c.o.ClientID,
-		Subject:   c.o.ClientID,
-		Audience:  jwt.ClaimStrings{m.Issuer},
-		ID:        rand.Text(),
-		IssuedAt:  jwt.NewNumericDate(now),
-		ExpiresAt: jwt.NewNumericDate(now.Add(2 * time.Minute)),
+	tok, err := c.request(m.TokenEndpoint, c.g.ClientID, secret, style, params,
+		"the authorization server refused the client credentials of %s", fixedHint(`check the client ID, its secret or key, and "scopes"`))
+	if err != nil {
+		return nil, err
 	}
-	return jwt.NewWithClaims(c.alg, claims).SignedString(c.key)
+	return c.record(tok, now), nil
 }

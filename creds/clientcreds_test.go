@@ -21,8 +21,9 @@ func (r refuseTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // where the client secret goes.
 func TestClientCredentialsIssuerScheme(t *testing.T) {
 	for _, issuer := range []string{"http://as.example.com", "as.example.com", "ftp://as.example.com"} {
-		c, err := NewClientCredentials(context.Background(), ClientCredentialsOptions{Server: "prod", Resource: "https://mcp.example.com/mcp",
-			ClientID: "cid", Secret: "SECRET", Issuer: issuer, HTTPClient: &http.Client{Transport: refuseTransport{t}}})
+		c, err := NewClientCredentials(context.Background(), ClientCredentialsOptions{
+			Grant:      Grant{Server: "prod", Resource: "https://mcp.example.com/mcp", ClientID: "cid", Issuer: issuer, HTTPClient: &http.Client{Transport: refuseTransport{t}}},
+			ClientAuth: ClientAuth{Secret: "SECRET"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,6 +33,9 @@ type LoginOptions struct {
 	Issuer            string   // for a pre-registered client: the only issuer it may be used with
 	Scopes            []string // configured scopes; empty: what the server asks for
 	RedirectPort      int      // 0: an ephemeral port
+	// DPoP: nil binds the tokens to a new key when the authorization
+	// server's metadata offers DPoP; true always, false never.
+	DPoP *bool
 
 	// ShowLink tells the user where to authorize; mcpc never opens a
 	// browser itself.
@@ -67,6 +70,7 @@ type Login struct {
 	asIssuer string // the issuer of the authorization server metadata the flow used
 	regURL   string // that server's registration endpoint
 	reused   *Registration
+	dpop     *DPoP // this login's key; nil when DPoP is turned off
 }
 
 // StartLogin listens on the loopback receiver and prepares the handler.
@@ -107,12 +111,28 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 		return nil, fail.Wrap(fail.AuthFailed, err, `free the port, or change "redirectPort"`, "cannot listen for the login callback")
 	}
 	l := &Login{o: o, recv: recv}
+	if o.DPoP == nil || *o.DPoP {
+		// A new key per login: the tokens are bound to it, and it is
+		// kept with them.
+		if l.dpop, err = NewDPoP(o.Now); err != nil {
+			recv.close()
+			return nil, fail.Wrap(fail.AuthFailed, err, "", "cannot make a DPoP key for %s", o.Ref.Server)
+		}
+		if o.DPoP != nil {
+			l.dpop.Activate()
+		}
+	}
 	// Watch the SDK's metadata requests to learn which authorization
 	// server issued the tokens (a later 401 can then tell a migration to
 	// another server from a revoked token) and answer its registration
-	// request with the registration kept for that server.
+	// request with the registration kept for that server. The code
+	// exchange carries a DPoP proof once the metadata offered DPoP.
 	hc := *o.HTTPClient
-	hc.Transport = &loginTransport{base: hc.Transport, l: l}
+	base := hc.Transport
+	if l.dpop != nil {
+		base = l.dpop.Wrap(base)
+	}
+	hc.Transport = &loginTransport{base: base, l: l}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              recv.redirectURL(),
 		AuthorizationCodeFetcher: l.fetch,
@@ -133,6 +153,9 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 			return s
 		},
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			if err := l.dpop.checkTokenType(o.Ref.Server, t.TokenType); err != nil {
+				return nil, err
+			}
 			l.mu.Lock()
 			l.cfg, l.tok = c, t
 			l.mu.Unlock()
@@ -173,6 +196,15 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 // Handler is the auth.OAuthHandler for the login's MCP connection.
 func (l *Login) Handler() auth.OAuthHandler { return Sticky(loginHandler{l}) }
 
+// WrapHTTP implements HTTPWrapper for the login's MCP connection: once the
+// tokens are DPoP-bound, its requests carry proofs.
+func (h loginHandler) WrapHTTP(base http.RoundTripper) http.RoundTripper {
+	if h.l.dpop == nil {
+		return base
+	}
+	return h.l.dpop.Wrap(base)
+}
+
 type loginHandler struct{ l *Login }
 
 func (h loginHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
@@ -186,6 +218,12 @@ func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	// The SDK closes the body; the status and headers (the challenge) are
 	// what a second round needs.
 	again := &http.Response{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone(), Body: http.NoBody, Request: resp.Request}
+	if useNonceChallenge(resp) {
+		// Not a reason to log in anew: the one retry with the server's
+		// nonce was refused too.
+		resp.Body.Close()
+		return nonceAgain(h.l.o.Ref.Server)
+	}
 	err := h.l.h.Authorize(ctx, req, resp)
 	if err == nil || ctx.Err() != nil {
 		return err
@@ -207,6 +245,9 @@ func (h loginHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	}
 	if fail.As(err) != nil {
 		return err
+	}
+	if clientErrorCode(err) == "use_dpop_nonce" {
+		return nonceAgain("the authorization server of " + h.l.o.Ref.Server)
 	}
 	e := fail.Wrap(fail.AuthFailed, err, "", "cannot log in to %s", h.l.o.Ref.Server)
 	e.Msg = withoutTokenBody(e.Msg, err)
@@ -315,6 +356,13 @@ func (l *Login) Finish(ctx context.Context) (*Record, error) {
 	if s, ok := tok.Extra("scope").(string); ok && s != "" {
 		rec.Scopes = strings.Fields(s)
 	}
+	if l.dpop.Active() {
+		k, err := l.dpop.encodeKey()
+		if err != nil {
+			return nil, err
+		}
+		rec.DPoPKey = k
+	}
 	// A registered client's secret must be kept to refresh; a configured
 	// one stays in its environment variable.
 	if cfg.ClientSecret != l.o.ClientSecret {
@@ -329,7 +377,10 @@ func (l *Login) Finish(ctx context.Context) (*Record, error) {
 // Close releases the receiver when the login is abandoned.
 func (l *Login) Close() { l.recv.close() }
 
-func (l *Login) sawMetadata(issuer, registrationEndpoint string) {
+func (l *Login) sawMetadata(issuer, registrationEndpoint string, dpopAlgs []string) {
+	if l.dpop != nil && dpopOffered(dpopAlgs) {
+		l.dpop.Activate()
+	}
 	l.mu.Lock()
 	l.asIssuer, l.regURL = issuer, registrationEndpoint
 	l.mu.Unlock()

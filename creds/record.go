@@ -30,6 +30,9 @@ type Record struct {
 	RefreshToken string    `json:"refreshToken,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	Obtained     time.Time `json:"obtained,omitzero"` // when the access token was issued
+	// DPoPKey is the private key the tokens are bound to (RFC 9449),
+	// PKCS #8 in base64; empty for bearer tokens. It lives here only.
+	DPoPKey string `json:"dpopKey,omitempty"`
 	// Challenged holds scopes a server asked for (403 insufficient_scope)
 	// that the next login adds to its request.
 	Challenged []string  `json:"challenged,omitempty"`

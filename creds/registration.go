@@ -169,11 +169,12 @@ func (t *loginTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var meta struct {
-		Issuer               string `json:"issuer"`
-		RegistrationEndpoint string `json:"registration_endpoint"`
+		Issuer               string   `json:"issuer"`
+		RegistrationEndpoint string   `json:"registration_endpoint"`
+		DPoPAlgs             []string `json:"dpop_signing_alg_values_supported"`
 	}
 	if json.Unmarshal(body, &meta) == nil && meta.Issuer != "" {
-		t.l.sawMetadata(meta.Issuer, meta.RegistrationEndpoint)
+		t.l.sawMetadata(meta.Issuer, meta.RegistrationEndpoint, meta.DPoPAlgs)
 	}
 	return resp, nil
 }

@@ -51,6 +51,14 @@ func (s *sticky) Authorize(ctx context.Context, req *http.Request, resp *http.Re
 	return err
 }
 
+// WrapHTTP passes h's transport wrapper on (see HTTPWrapper).
+func (s *sticky) WrapHTTP(base http.RoundTripper) http.RoundTripper {
+	if w := WrapHTTP(s.h); w != nil {
+		return w(base)
+	}
+	return base
+}
+
 func (s *sticky) keep(err error) {
 	if fail.As(err) != nil {
 		s.mu.Lock()

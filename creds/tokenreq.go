@@ -53,7 +53,11 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 	}
 	basic := secret != "" && style != oauth2.AuthStyleInParams
 	if !basic {
-		form.Set("client_id", clientID)
+		// A workload-identity request without "clientId" sends none: the
+		// assertion names the workload.
+		if clientID != "" {
+			form.Set("client_id", clientID)
+		}
 		if secret != "" {
 			form.Set("client_secret", secret)
 		}

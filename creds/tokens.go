@@ -42,6 +42,8 @@ type Tokens struct {
 	o   TokensOptions
 	ctx context.Context
 
+	dpop *DPoP // the stored login's key, when its tokens are DPoP-bound
+
 	mu       sync.Mutex
 	rec      *Record
 	rejected bool // a 401 was already answered with a refresh
@@ -66,7 +68,26 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tokens{o: o, ctx: ctx, rec: rec}, nil
+	d, err := dpopFromRecord(rec, o.Now)
+	if err != nil {
+		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + o.Ref.Server + " are unreadable", Hint: o.Ref.Login, Err: err}
+	}
+	if d != nil {
+		// Refreshes are signed with the key the tokens are bound to.
+		hc := *o.HTTPClient
+		hc.Transport = d.Wrap(hc.Transport)
+		o.HTTPClient = &hc
+	}
+	return &Tokens{o: o, ctx: ctx, rec: rec, dpop: d}, nil
+}
+
+// WrapHTTP implements HTTPWrapper: the MCP requests of a DPoP-bound login
+// carry proofs made with its key.
+func (t *Tokens) WrapHTTP(base http.RoundTripper) http.RoundTripper {
+	if t.dpop == nil {
+		return base
+	}
+	return t.dpop.Wrap(base)
 }
 
 // noRedirectClient never follows a redirect: a token endpoint that
@@ -99,6 +120,9 @@ func (t *Tokens) Token() (*oauth2.Token, error) {
 // a 403, ends the invocation with the login command as the hint.
 func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
+	if useNonceChallenge(resp) {
+		return nonceAgain(t.o.Ref.Server)
+	}
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden {
 		if param(challenges, "error") == "insufficient_scope" {
@@ -152,9 +176,12 @@ func (t *Tokens) checkMigration(prmURL string) error {
 		"%s now uses another authorization server (%s); the stored login is from %s", t.o.Ref.Server, prm.Servers[0], t.rec.Issuer)
 }
 
+// param is a parameter of the server's Bearer or DPoP challenge: a server
+// that takes DPoP-bound tokens challenges in the DPoP scheme (RFC 9449
+// section 7.1), with the same parameters.
 func param(cs []oauthex.Challenge, name string) string {
 	for _, c := range cs {
-		if c.Scheme == "bearer" && c.Params[name] != "" {
+		if (c.Scheme == "bearer" || c.Scheme == "dpop") && c.Params[name] != "" {
 			return c.Params[name]
 		}
 	}
@@ -268,7 +295,15 @@ func (t *Tokens) refresh(rec *Record) (*Record, error) {
 			return nil, fail.New(fail.AuthRequired, t.o.Ref.Login,
 				"the authorization server no longer accepts the client the stored login for %s was made with (the refresh was refused: invalid_client)", t.o.Ref.Server)
 		}
+		if errors.As(err, &te) && te.Code == "use_dpop_nonce" {
+			return nil, nonceAgain("the authorization server of " + t.o.Ref.Server)
+		}
 		return nil, fail.Wrap(fail.AuthFailed, err, t.o.Ref.Login, "cannot refresh the token for %s", t.o.Ref.Server)
+	}
+	if t.dpop != nil {
+		if err := t.dpop.checkTokenType(t.o.Ref.Server, tok.TokenType); err != nil {
+			return nil, err
+		}
 	}
 	fresh := *rec
 	fresh.AccessToken, fresh.TokenType, fresh.Expiry, fresh.Obtained = tok.AccessToken, tok.TokenType, tok.Expiry, t.o.Now()

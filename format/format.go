@@ -38,6 +38,7 @@ const (
 	KindTemplate                 // one ResourceTemplate: {uriTemplate,name,title?,description?,mimeType?}
 	KindImportList               // {"sources":[{app,scope,file,servers:[names],clashes:[names],error?}]} (mcpc config import)
 	KindSkillList                // {"skills":[{uri,frontmatter:{name,description},resources:[{size}]|"dynamic"}]} (skills/list)
+	KindServerCheck              // {"servers":[{name,transport,status,revision?,tools?,ms?}]} (mcpc list --check)
 )
 
 // Defaults for the zero values of Options.

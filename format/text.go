@@ -75,6 +75,9 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 			})
 	case KindSkillList:
 		ok = skillListText(&b, notes, root, width)
+	case KindServerCheck:
+		ok = listText(&b, notes, root, width, "servers", "no servers configured",
+			[]string{"NAME", "TRANSPORT", "STATUS", "REVISION", "TOOLS", "TIME"}, checkRow)
 	case KindConfig:
 		ok = listText(&b, notes, root, width, "servers", "no servers configured",
 			[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow)
@@ -124,6 +127,19 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 		return string(renderAll(root, 0))
 	}
 	return b.String()
+}
+
+// checkRow is a server's line of mcpc list --check; "-" for what a
+// server that was not reached (or declares no tools) cannot say.
+func checkRow(s *node) []string {
+	tools, ms := "-", "-"
+	if n, ok := integer(s, "tools"); ok {
+		tools = strconv.Itoa(n)
+	}
+	if v := s.get("ms"); v != nil && v.kind == nodeLiteral {
+		ms = string(v.raw) + "ms"
+	}
+	return []string{str(s, "name"), str(s, "transport"), str(s, "status"), cmp.Or(str(s, "revision"), "-"), tools, ms}
 }
 
 func str(n *node, key string) string {

@@ -60,6 +60,16 @@ type oauthServer struct {
 	ttlMs    int           // cacheable results are fresh this long, and private
 	early    bool          // the first access token is refused at once, as if revoked early
 	closed   chan struct{} // closed when the server stops
+	// DPoP (RFC 9449): dpop advertises ES256 and checks every proof; a
+	// token request with one gets a token bound to its key (without, a
+	// bearer token). dpopBearer answers bearer tokens anyway; dpopNonce
+	// ("as", "rs", "both") demands server nonces; dpopNever ("as", "rs")
+	// demands a new one on every request there.
+	dpop       bool
+	dpopBearer bool
+	dpopNonce  string
+	dpopNever  string
+	keys       grantKeys // workload identity and enterprise (oauth_grants_test.go)
 
 	mu      sync.Mutex
 	issuer  string              // the authorization server the resource names now
@@ -68,6 +78,9 @@ type oauthServer struct {
 	codes   map[string]authCode
 	access  map[string]grant
 	refresh map[string]string // refresh token → its scope
+	rtJkt   map[string]string // refresh token → the key it is bound to
+	jtis    map[string]bool   // every DPoP proof's jti seen
+	nonces  map[string]int    // "as"/"rs" → how many nonces were handed out
 	counts  map[string]int
 	issued  int // access tokens issued
 	lastRT  string
@@ -76,6 +89,7 @@ type oauthServer struct {
 type grant struct {
 	expiry time.Time
 	scope  string
+	jkt    string // the thumbprint of the key a DPoP-bound token is bound to
 }
 
 type authCode struct {
@@ -88,15 +102,22 @@ func token(prefix string) string { return prefix + rand.Text() }
 
 // oauth-server VAR [-code-ttl S] [-refresh-ttl S] [-refresh-delay D]
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
-// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]:
-// start the server; $VAR gets the protected MCP endpoint, ${VAR}_ISSUER the
-// issuer.
+// [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]
+// [-dpop [-dpop-bearer] [-dpop-nonce as|rs|both] [-dpop-nonce-never as|rs]]
+// [-ent-secret S]: start the server; $VAR gets the protected MCP endpoint,
+// ${VAR}_ISSUER the issuer, ${VAR}_IDP the identity provider's issuer,
+// ${VAR}_GITHUB_URL and ${VAR}_GITHUB_TOKEN what GitHub Actions would set.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: oauth-server VAR [flags]")
 	}
 	fs := flag.NewFlagSet("oauth-server", flag.ContinueOnError)
-	s := &oauthServer{clients: map[string][]string{}, revoked: map[string]bool{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{}}
+	s := &oauthServer{clients: map[string][]string{}, revoked: map[string]bool{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{},
+		rtJkt: map[string]string{}, jtis: map[string]bool{}, nonces: map[string]int{}}
+	fs.BoolVar(&s.dpop, "dpop", false, "")
+	fs.BoolVar(&s.dpopBearer, "dpop-bearer", false, "")
+	fs.StringVar(&s.dpopNonce, "dpop-nonce", "", "")
+	fs.StringVar(&s.dpopNever, "dpop-nonce-never", "", "")
 	fs.IntVar(&s.codeTTL, "code-ttl", 3600, "")
 	fs.IntVar(&s.refTTL, "refresh-ttl", 3600, "")
 	fs.DurationVar(&s.refDelay, "refresh-delay", 0, "")
@@ -108,7 +129,14 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.IntVar(&s.ttlMs, "private-ttl", 0, "")
 	fs.BoolVar(&s.early, "revoke-first", false, "")
 	sse := fs.Bool("sse", false, "serve /mcp over the 2024-11-05 HTTP+SSE transport")
+	fs.StringVar(&s.keys.entSecret, "ent-secret", "", "")
 	ts.Check(fs.Parse(args[1:]))
+	for _, k := range []**ecdsa.PrivateKey{&s.keys.workload, &s.keys.idp} {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		ts.Check(err)
+		*k = key
+	}
+	s.keys.ghToken = token("GHSECRET-")
 	mux := http.NewServeMux()
 	if *ccKeyFile != "" {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -174,6 +202,9 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 			"scopes_supported":                               []string{"mcp:read", "mcp:write", "offline_access"},
 			"authorization_response_iss_parameter_supported": true,
 		}
+		if s.dpop {
+			meta["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
 		switch s.mdToken {
 		case "":
 		case "none":
@@ -188,9 +219,13 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("GET /authorize", s.authorize)
 	mux.HandleFunc("POST /token", s.token)
+	s.serveGrants(mux)
 	oauthServers.Store(s.base+"/mcp", s)
 	ts.Setenv(args[0], s.base+"/mcp")
 	ts.Setenv(args[0]+"_ISSUER", s.base)
+	ts.Setenv(args[0]+"_IDP", s.idpIssuer())
+	ts.Setenv(args[0]+"_GITHUB_URL", s.base+"/github/token?api-version=2.0")
+	ts.Setenv(args[0]+"_GITHUB_TOKEN", s.keys.ghToken)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -201,21 +236,47 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (s *oauthServer) protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		s.mu.Lock()
 		g, ok := s.access[tok]
 		s.mu.Unlock()
+		// The scheme challenges name: DPoP where the server takes it.
+		chScheme := "Bearer"
+		if s.dpop {
+			chScheme = "DPoP"
+		}
+		switch {
+		case !ok:
+		case g.jkt == "" && !strings.EqualFold(scheme, "Bearer"), g.jkt != "" && !strings.EqualFold(scheme, "DPoP"):
+			ok = false
+		case g.jkt != "":
+			jkt, problem := s.checkProof(r, s.base+"/mcp", tok, "rs")
+			if problem == "use_dpop_nonce" {
+				w.Header().Set("DPoP-Nonce", s.currentNonce("rs"))
+				w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce", error_description="a nonce is required"`)
+				http.Error(w, "nonce required", http.StatusUnauthorized)
+				return
+			}
+			if problem == "" && jkt != g.jkt {
+				problem = "the proof is not made with the key the token is bound to"
+			}
+			if problem != "" {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`DPoP error="invalid_dpop_proof", error_description=%q`, problem))
+				http.Error(w, "invalid DPoP proof: "+problem, http.StatusUnauthorized)
+				return
+			}
+		}
 		if ok && r.Body != nil {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			if bytes.Contains(body, []byte(`"name":"write"`)) && !strings.Contains(" "+g.scope+" ", " mcp:write ") {
-				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.base))
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`%s error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, chScheme, s.base))
 				http.Error(w, "insufficient scope", http.StatusForbidden)
 				return
 			}
 		}
 		if !ok || time.Now().After(g.expiry) {
-			ch := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`, s.base)
+			ch := fmt.Sprintf(`%s resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`, chScheme, s.base)
 			if tok != "" {
 				ch += `, error="invalid_token"`
 			}
@@ -301,6 +362,20 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ttl, scope := s.codeTTL, ""
+	jkt := ""
+	if s.dpop && r.Header.Get("DPoP") != "" {
+		var problem string
+		jkt, problem = s.checkProof(r, s.base+"/token", "", "as")
+		if problem == "use_dpop_nonce" {
+			w.Header().Set("DPoP-Nonce", s.currentNonce("as"))
+			bad("use_dpop_nonce")
+			return
+		}
+		if problem != "" {
+			writeJSON(w, 400, map[string]string{"error": "invalid_dpop_proof", "error_description": problem})
+			return
+		}
+	}
 	s.mu.Lock()
 	revoked := s.revoked[r.PostForm.Get("client_id")]
 	s.mu.Unlock()
@@ -315,6 +390,11 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		scope = r.PostForm.Get("scope")
+	case jwtBearerGrant:
+		var ok bool
+		if scope, ok = s.jwtBearer(w, r); !ok {
+			return
+		}
 	case "authorization_code":
 		s.mu.Lock()
 		c, ok := s.codes[r.PostForm.Get("code")]
@@ -335,7 +415,10 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		delete(s.refresh, rt) // rotation: a refresh token is good once
 		s.mu.Unlock()
 		scope = sc
-		if !ok {
+		s.mu.Lock()
+		bound := s.rtJkt[rt]
+		s.mu.Unlock()
+		if !ok || bound != jkt {
 			bad("invalid_grant")
 			return
 		}
@@ -345,15 +428,104 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	at, rt := token("SECRET-AT-"), token("SECRET-RT-")
+	typ := "Bearer"
+	if s.dpopBearer {
+		jkt = ""
+	}
+	if jkt != "" {
+		typ = "DPoP"
+	}
 	s.mu.Lock()
 	if !s.early || s.issued > 0 {
-		s.access[at] = grant{time.Now().Add(time.Duration(ttl) * time.Second), scope}
+		s.access[at] = grant{time.Now().Add(time.Duration(ttl) * time.Second), scope, jkt}
 	}
 	s.issued++
 	s.refresh[rt] = scope
+	s.rtJkt[rt] = jkt
 	s.lastRT = rt
+	s.counts[typ]++
 	s.mu.Unlock()
-	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": ttl, "refresh_token": rt, "scope": scope})
+	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": typ, "expires_in": ttl, "refresh_token": rt, "scope": scope})
+}
+
+// checkProof checks a request's DPoP proof as RFC 9449 section 4.3 asks
+// (one proof, typ, ES256 with a public jwk, htm, htu, a fresh iat, a jti
+// never seen, ath for the token it comes with) and returns its key's
+// thumbprint, or what is wrong; "use_dpop_nonce" when a nonce is demanded
+// (where "as" or "rs" needs one, and the proof does not carry the current
+// one), the new nonce set on the response by the caller's challenge.
+func (s *oauthServer) checkProof(r *http.Request, htu, tok, where string) (string, string) {
+	proofs := r.Header.Values("DPoP")
+	if len(proofs) != 1 {
+		return "", fmt.Sprintf("%d DPoP proofs", len(proofs))
+	}
+	var jkt string
+	claims := jwt.MapClaims{}
+	parsed, err := jwt.ParseWithClaims(proofs[0], claims, func(t *jwt.Token) (any, error) {
+		if t.Header["typ"] != "dpop+jwt" {
+			return nil, errors.New("typ is not dpop+jwt")
+		}
+		jwk, _ := t.Header["jwk"].(map[string]any)
+		if _, priv := jwk["d"]; priv || jwk["kty"] != "EC" || jwk["crv"] != "P-256" {
+			return nil, errors.New("the jwk is not a P-256 public key")
+		}
+		x, _ := jwk["x"].(string)
+		y, _ := jwk["y"].(string)
+		sum := sha256.Sum256([]byte(`{"crv":"P-256","kty":"EC","x":"` + x + `","y":"` + y + `"}`))
+		jkt = base64.RawURLEncoding.EncodeToString(sum[:])
+		xb, _ := base64.RawURLEncoding.DecodeString(x)
+		yb, _ := base64.RawURLEncoding.DecodeString(y)
+		return ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, xb...), yb...))
+	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuedAt())
+	if err != nil || !parsed.Valid {
+		return "", fmt.Sprintf("the proof does not verify: %v", err)
+	}
+	str := func(k string) string { v, _ := claims[k].(string); return v }
+	iat, _ := claims["iat"].(float64)
+	sum := sha256.Sum256([]byte(tok))
+	wantAth := base64.RawURLEncoding.EncodeToString(sum[:])
+	switch {
+	case str("htm") != r.Method:
+		return "", "htm is " + str("htm")
+	case str("htu") != htu:
+		return "", "htu is " + str("htu")
+	case time.Since(time.Unix(int64(iat), 0)).Abs() > 5*time.Minute:
+		return "", "iat is not now"
+	case tok == "" && claims["ath"] != nil:
+		return "", "a token request's proof has an ath"
+	case tok != "" && str("ath") != wantAth:
+		return "", "ath is not the token's hash"
+	case str("jti") == "":
+		return "", "no jti"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jtis[str("jti")] {
+		s.counts["dpop-replay"]++
+		return "", "jti " + str("jti") + " was seen before"
+	}
+	s.jtis[str("jti")] = true
+	if s.dpopNonce == where || s.dpopNonce == "both" || s.dpopNever == where {
+		if s.dpopNever == where || str("nonce") != s.currentNonceLocked(where) {
+			s.nonces[where]++
+			s.counts["nonce-"+where]++
+			return jkt, "use_dpop_nonce"
+		}
+	}
+	s.counts["dpop-proof"]++
+	return jkt, ""
+}
+
+// currentNonce is the nonce "as" or "rs" wants now: a new one after every
+// demand, so each demand names one a client cannot have sent.
+func (s *oauthServer) currentNonce(where string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.currentNonceLocked(where)
+}
+
+func (s *oauthServer) currentNonceLocked(where string) string {
+	return fmt.Sprintf("%s-nonce-%d", where, s.nonces[where])
 }
 
 // clientAuthenticated checks cc-client's secret (HTTP Basic) or its
@@ -403,6 +575,19 @@ func cmdOAuthRevokeClients(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	clear(s.access)
+	s.mu.Unlock()
+}
+
+// oauth-nonce-never URL as|rs: from now on the server at URL demands a
+// new DPoP nonce on every request at its token endpoint (as) or its MCP
+// endpoint (rs).
+func cmdOAuthNonceNever(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || args[1] != "as" && args[1] != "rs" {
+		ts.Fatalf("usage: oauth-nonce-never URL as|rs")
+	}
+	s := oauthServerAt(ts, args[0])
+	s.mu.Lock()
+	s.dpopNever = args[1]
 	s.mu.Unlock()
 }
 

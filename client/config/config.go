@@ -56,6 +56,9 @@ type Server struct {
 	MaxMessage     units.Size        `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
 	Auth           *Auth             `json:"auth,omitempty"`
+	// DPoP binds OAuth tokens to a key (RFC 9449): unset, when the
+	// authorization server offers it; true always; false never.
+	DPoP *bool `json:"dpop,omitempty"`
 	// ServerStderr is where a stdio server's stderr goes unless
 	// --server-stderr says otherwise: "show", "hide" or a file (relative
 	// to the config file's directory).
@@ -99,6 +102,28 @@ type Auth struct {
 	Issuer                 string   `json:"issuer,omitempty"`
 	ClientAssertionKeyFile string   `json:"clientAssertionKeyFile,omitempty"`
 	ClientAssertionAlg     string   `json:"clientAssertionAlg,omitempty"`
+	// Workload identity ("type": "workload"): exactly one source of the
+	// CI platform's signed workload token, and the audience GitHub Actions
+	// is asked to put in it (default: the issuer).
+	AssertionEnv  string `json:"assertionEnv,omitempty"`
+	AssertionFile string `json:"assertionFile,omitempty"`
+	AssertionFrom string `json:"assertionFrom,omitempty"`
+	Audience      string `json:"audience,omitempty"`
+	// Enterprise-managed authorization ("type": "enterprise"): the
+	// identity provider that exchanges the user's ID token for an ID-JAG,
+	// and where that ID token comes from.
+	IdP         *IdP   `json:"idp,omitempty"`
+	IDTokenEnv  string `json:"idTokenEnv,omitempty"`
+	IDTokenFile string `json:"idTokenFile,omitempty"`
+}
+
+// IdP is the enterprise identity provider of an "enterprise" auth block.
+type IdP struct {
+	Issuer          string   `json:"issuer"`
+	ClientID        string   `json:"clientId"`
+	ClientSecretEnv string   `json:"clientSecretEnv,omitempty"`
+	TokenEndpoint   string   `json:"tokenEndpoint,omitempty"`
+	Scopes          []string `json:"scopes,omitempty"`
 }
 
 // Transport names the wire the server speaks: "stdio", "http", or "sse"
@@ -136,6 +161,7 @@ var allowedKeys = map[string][]string{
 	"":       {"mcpServers", "$schema"},
 	"server": jsonKeys[Server](),
 	"auth":   jsonKeys[Auth](),
+	"idp":    jsonKeys[IdP](),
 }
 
 // jsonKeys are the JSON names of T's exported fields, in field order.
@@ -453,6 +479,14 @@ func (w *walker) auth(where string) (*Auth, error) {
 		if !slices.Contains(allowedKeys["auth"], k) {
 			return nil, w.errAt(koff, "%s", unknownKey(k, where, allowedKeys["auth"]))
 		}
+		if k == "idp" {
+			// Its keys are checked too: a misspelt "tokenEndpoint" would
+			// otherwise be dropped in silence.
+			if err := w.idpKeys(where + ` "idp"`); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := w.skip(); err != nil {
 			return nil, w.errAt(koff, "invalid JSON: %v", err)
 		}
@@ -464,6 +498,26 @@ func (w *walker) auth(where string) (*Auth, error) {
 		return nil, w.errAt(start, "%s: %s", where, typeErrText(err))
 	}
 	return &a, nil
+}
+
+func (w *walker) idpKeys(where string) error {
+	if err := w.expectDelim('{', where); err != nil {
+		return err
+	}
+	for w.dec.More() {
+		k, koff, err := w.key()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(allowedKeys["idp"], k) {
+			return w.errAt(koff, "%s", unknownKey(k, where, allowedKeys["idp"]))
+		}
+		if err := w.skip(); err != nil {
+			return w.errAt(koff, "invalid JSON: %v", err)
+		}
+	}
+	_, err := w.dec.Token()
+	return err
 }
 
 // decodeField decodes one server field through the struct's own JSON tags,

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -108,6 +110,8 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		}
 	} else if len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil {
 		return fail(`"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`)
+	} else if s.DPoP != nil {
+		return fail(`"dpop" applies to HTTP servers only`)
 	} else if s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "" {
 		return fail(`"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`)
 	}
@@ -143,20 +147,84 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		return fail("bearerTokenEnv %q is not an environment variable name", s.BearerTokenEnv)
 	}
 	if a := s.Auth; a != nil {
-		switch a.Type {
-		case "oauth":
-		case "client_credentials":
-			if a.ClientID == "" || a.Issuer == "" {
-				return fail(`auth type "client_credentials" needs "clientId" and "issuer"`)
-			}
-			if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
-				return fail(`auth type "client_credentials" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`)
-			}
-		default:
-			return fail(`unknown auth type %q (use "oauth" or "client_credentials")`, a.Type)
+		if msg := checkAuth(a); msg != "" {
+			return fail("%s", msg)
 		}
 	}
 	return nil
+}
+
+// authKeys are the "auth" keys each type uses beyond "type"; any other key
+// that is set is an error, so a setting never silently does nothing.
+var authKeys = map[string][]string{
+	"oauth":              {"clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer"},
+	"client_credentials": {"clientId", "clientSecretEnv", "scopes", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
+	"workload":           {"issuer", "assertionEnv", "assertionFile", "assertionFrom", "clientId", "audience", "scopes"},
+	"enterprise":         {"issuer", "clientId", "clientSecretEnv", "clientAssertionKeyFile", "clientAssertionAlg", "idp", "idTokenEnv", "idTokenFile", "scopes"},
+}
+
+// checkAuth is what is wrong with an "auth" block, or "".
+func checkAuth(a *Auth) string {
+	keys, ok := authKeys[a.Type]
+	if !ok {
+		return fmt.Sprintf(`unknown auth type %q (use "oauth", "client_credentials", "workload" or "enterprise")`, a.Type)
+	}
+	set, _ := json.Marshal(a)
+	var present map[string]json.RawMessage
+	json.Unmarshal(set, &present)
+	for _, k := range allowedKeys["auth"] {
+		if _, on := present[k]; on && k != "type" && !slices.Contains(keys, k) {
+			return fmt.Sprintf(`auth type %q does not use %q`, a.Type, k)
+		}
+	}
+	envs := map[string]string{"clientSecretEnv": a.ClientSecretEnv, "assertionEnv": a.AssertionEnv, "idTokenEnv": a.IDTokenEnv}
+	if a.IdP != nil {
+		envs["idp.clientSecretEnv"] = a.IdP.ClientSecretEnv
+	}
+	for _, k := range slices.Sorted(maps.Keys(envs)) {
+		if v := envs[k]; v != "" && !validEnvName(v) {
+			return fmt.Sprintf("%s %q is not an environment variable name", k, v)
+		}
+	}
+	switch a.Type {
+	case "client_credentials":
+		if a.ClientID == "" || a.Issuer == "" {
+			return `auth type "client_credentials" needs "clientId" and "issuer"`
+		}
+		if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
+			return `auth type "client_credentials" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`
+		}
+	case "workload":
+		if a.Issuer == "" {
+			return `auth type "workload" needs "issuer": the authorization server that trusts the workload's tokens`
+		}
+		n := 0
+		for _, v := range []string{a.AssertionEnv, a.AssertionFile, a.AssertionFrom} {
+			if v != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			return `auth type "workload" needs exactly one of "assertionEnv", "assertionFile" and "assertionFrom"`
+		}
+		if a.AssertionFrom != "" && a.AssertionFrom != "github-actions" {
+			return fmt.Sprintf(`unknown "assertionFrom" %q (use "github-actions", or "assertionEnv"/"assertionFile" for other platforms)`, a.AssertionFrom)
+		}
+		if a.Audience != "" && a.AssertionFrom == "" {
+			return `"audience" applies to "assertionFrom": "github-actions" only: other platforms put the audience in the token when they issue it`
+		}
+	case "enterprise":
+		if a.ClientID == "" || a.Issuer == "" || a.IdP == nil || a.IdP.Issuer == "" || a.IdP.ClientID == "" {
+			return `auth type "enterprise" needs "clientId", "issuer" and "idp" with its "issuer" and "clientId"`
+		}
+		if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
+			return `auth type "enterprise" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`
+		}
+		if a.IDTokenEnv != "" && a.IDTokenFile != "" {
+			return `auth type "enterprise" takes at most one of "idTokenEnv" and "idTokenFile"`
+		}
+	}
+	return ""
 }
 
 func checkInterp(v string) error {

@@ -27,8 +27,9 @@ func serverAttr() *syscall.SysProcAttr {
 }
 
 // stopOrphans stops every process re-parented to mcpc: descendants of a
-// server that escaped its process group. mcpc has no other children once
-// its servers are gone.
+// server that escaped its process group. mcpc's other children are the
+// servers it still runs (several at once under mcpc list --check and mcpc
+// grep), which children leaves out.
 func stopOrphans() {
 	orphans := children()
 	if len(orphans) == 0 {
@@ -57,7 +58,8 @@ func killOrphans() {
 	}
 }
 
-// children lists the live processes whose parent is mcpc.
+// children lists the live processes whose parent is mcpc, other than
+// the servers it runs.
 func children() []int {
 	// Usually there are none, and waitid says so at once (ECHILD), where
 	// the scan below reads a file per process on the machine: 10 ms of CPU
@@ -67,6 +69,13 @@ func children() []int {
 		return nil
 	}
 	self := os.Getpid()
+	// No server starts while the scan runs (StartProcess holds the lock).
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	running := map[int]bool{}
+	for p := range live.m {
+		running[p.cmd.Process.Pid] = true
+	}
 	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int
 	for _, e := range entries {
@@ -85,8 +94,9 @@ func children() []int {
 			continue
 		}
 		if ppid, _ := strconv.Atoi(f[1]); ppid == self {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e)))
-			out = append(out, pid)
+			if pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e))); !running[pid] {
+				out = append(out, pid)
+			}
 		}
 	}
 	return out

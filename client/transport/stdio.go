@@ -72,15 +72,24 @@ func StartProcess(argv []string, env []string, dir string, stderr io.Writer) (*P
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// Started and recorded as one step: another server's teardown, which
+	// stops mcpc's children that are not live servers (stopOrphans), must
+	// never see this one between the two.
+	live.mu.Lock()
+	err = cmd.Start()
+	if err == nil {
+		live.m[p] = true
+	}
+	live.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	if p.tree, err = contain(cmd); err != nil {
+		live.remove(p)
 		cmd.Process.Kill()
 		cmd.Wait()
 		return nil, err
 	}
-	live.add(p)
 	p.stdout = &lineChecker{r: bufio.NewReaderSize(out, 64<<10), c: out, limit: DefaultMaxMessage}
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -149,9 +158,9 @@ func (p *Process) stopGraces(stdinGrace, termGrace time.Duration) {
 		// The leader is gone; what it started may not be.
 		p.tree.release(termGrace)
 		// Daemonized descendants left the group; as subreaper mcpc
-		// inherited them.
-		stopOrphans()
+		// inherited them. (Other servers still running are not orphans.)
 		live.remove(p)
+		stopOrphans()
 	})
 }
 
@@ -161,12 +170,6 @@ var live = &liveSet{m: map[*Process]bool{}}
 type liveSet struct {
 	mu sync.Mutex
 	m  map[*Process]bool
-}
-
-func (l *liveSet) add(p *Process) {
-	l.mu.Lock()
-	l.m[p] = true
-	l.mu.Unlock()
 }
 
 func (l *liveSet) remove(p *Process) {

@@ -47,6 +47,12 @@ func (t *SideChannel) NextID() jsonrpc.ID {
 	return id
 }
 
+// OwnID reports whether id is one of mcpc's own requests' (NextID).
+func OwnID(id jsonrpc.ID) bool {
+	s, ok := id.Raw().(string)
+	return ok && strings.HasPrefix(s, ownIDPrefix)
+}
+
 // claim takes the answer to one of mcpc's own requests off the
 // connection; it reports whether msg was one.
 func (t *SideChannel) claim(msg jsonrpc.Message) bool {
@@ -54,10 +60,10 @@ func (t *SideChannel) claim(msg jsonrpc.Message) bool {
 	if !ok {
 		return false
 	}
-	s, ok := resp.ID.Raw().(string)
-	if !ok || !strings.HasPrefix(s, ownIDPrefix) {
+	if !OwnID(resp.ID) {
 		return false
 	}
+	s := resp.ID.Raw().(string)
 	t.mu.Lock()
 	ch := t.waiting[s]
 	delete(t.waiting, s)

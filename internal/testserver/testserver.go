@@ -141,6 +141,9 @@ flags:
                        resources/directory/read and skill:// files, one skill
                        per way a skill can be right or wrong (skills.go)
   --no-directory-read  with --skills: declare no directoryRead
+  --drift              serve the next version of the tools, for schema-drift
+                       tests: no huge tool, echo's repeat argument required,
+                       image titled "PNG images"
 `
 
 // options holds the parsed command line.
@@ -175,6 +178,7 @@ type options struct {
 	notifyKind  string      // --notify-kind log|progress
 	manyTools   int         // --tools N: N generated tools more (stdio)
 	generated   []byte      // their JSON, each followed by a comma
+	drift       bool        // --drift: the tools changed (toolEnv.drift)
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 }
@@ -297,6 +301,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&opts.notify, "notify", 0, "")
 	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
 	fs.IntVar(&opts.manyTools, "tools", 0, "")
+	fs.BoolVar(&opts.drift, "drift", false, "")
 	tasks := fs.Bool("tasks", false, "")
 	skills := fs.Bool("skills", false, "")
 	noDirRead := fs.Bool("no-directory-read", false, "")
@@ -379,7 +384,10 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
-	addTools(s, &toolEnv{cancelFile: opts.cancelFile})
+	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift})
+	if opts.drift {
+		s.RemoveTools("huge")
+	}
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)

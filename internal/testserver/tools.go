@@ -44,6 +44,10 @@ var tinyPNG = mustBase64("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQV
 // toolEnv is what tool handlers need from the command line.
 type toolEnv struct {
 	cancelFile string
+	// drift (--drift) serves the next version of these tools, for the
+	// schema-drift tests: no huge tool, echo's repeat required, image
+	// retitled.
+	drift bool
 }
 
 type echoIn struct {
@@ -99,6 +103,9 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		InputSchema: schemaFor[echoIn](func(sc *jsonschema.Schema) {
 			setRange(sc.Properties["repeat"], 0, maxRepeat)
 			setDefault(sc.Properties["repeat"], 1)
+			if env.drift {
+				sc.Required = append(sc.Required, "repeat")
+			}
 		}),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		return textResult(strings.Repeat(in.Text, in.Repeat)), nil, nil
@@ -112,9 +119,13 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		return nil, addOut{Sum: in.A + in.B}, nil
 	})
 
+	imageTitle := "Images"
+	if env.drift {
+		imageTitle = "PNG images"
+	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "image",
-		Title:       "Images",
+		Title:       imageTitle,
 		Description: "Return count PNG images of size bytes each.",
 		InputSchema: schemaFor[imageIn](func(sc *jsonschema.Schema) {
 			setRange(sc.Properties["count"], 0, maxImages)

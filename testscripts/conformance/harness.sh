@@ -71,7 +71,13 @@ expect() {
 # write_config AUTH: write $dir/config.json with one server, "server", at
 # $url, whose "auth" is AUTH plus what the scenario's context provides:
 # client_id, client_secret (into $MCPC_CONFORMANCE_SECRET, named by
-# clientSecretEnv), issuer, private_key_pem (into a key file).
+# clientSecretEnv), issuer, private_key_pem (into a key file), valid_jwt
+# (the workload token, into $MCPC_CONFORMANCE_ASSERTION, named by
+# assertionEnv), idp_issuer, idp_client_id and idp_token_endpoint (the
+# "idp" block) and idp_id_token (into $MCPC_CONFORMANCE_ID_TOKEN, named by
+# idTokenEnv). The wif context's wrong_audience_jwt and expired_jwt are
+# left out: the suite counts any request after a refused one against the
+# client (mcpc's own scripts test those refusals).
 write_config() {
 	dir=$(mktemp -d)
 	printf '%s' "$context" | "$NODE" -e '
@@ -93,12 +99,43 @@ write_config() {
 				a.clientAssertionKeyFile = "key.pem";
 				a.clientAssertionAlg = j.signing_algorithm || "ES256";
 			}
+			if (j.valid_jwt) {
+				a.assertionEnv = "MCPC_CONFORMANCE_ASSERTION";
+				fs.writeFileSync(dir + "/assertion", j.valid_jwt, { mode: 0o600 });
+			}
+			if (j.idp_issuer) {
+				a.idp = { issuer: j.idp_issuer, clientId: j.idp_client_id };
+				if (j.idp_token_endpoint) a.idp.tokenEndpoint = j.idp_token_endpoint;
+			}
+			if (j.idp_id_token) {
+				a.idTokenEnv = "MCPC_CONFORMANCE_ID_TOKEN";
+				fs.writeFileSync(dir + "/id_token", j.idp_id_token, { mode: 0o600 });
+			}
 			fs.writeFileSync(dir + "/config.json", JSON.stringify({ mcpServers: { server: { url, auth: a } } }));
 		});' "$dir" "$url" "$1" || fail "cannot write the config file"
 	if [ -f "$dir/secret" ]; then
 		MCPC_CONFORMANCE_SECRET=$(cat "$dir/secret")
 		export MCPC_CONFORMANCE_SECRET
 	fi
+	if [ -f "$dir/assertion" ]; then
+		MCPC_CONFORMANCE_ASSERTION=$(cat "$dir/assertion")
+		export MCPC_CONFORMANCE_ASSERTION
+	fi
+	if [ -f "$dir/id_token" ]; then
+		MCPC_CONFORMANCE_ID_TOKEN=$(cat "$dir/id_token")
+		export MCPC_CONFORMANCE_ID_TOKEN
+	fi
+}
+
+# resource_issuer: the first authorization server the resource's metadata
+# (RFC 9728) lists, as a user reads it off the server's documentation.
+resource_issuer() {
+	"$NODE" -e '
+		const u = new URL(process.argv[1]);
+		fetch(u.origin + "/.well-known/oauth-protected-resource" + u.pathname)
+			.then((r) => r.json()).then((m) => console.log(m.authorization_servers[0]))
+			.catch((e) => { console.error(String(e)); process.exit(1); });' "$url" ||
+		fail "cannot read the protected resource metadata"
 }
 
 # login [--config FILE] SERVER: run `mcpc login --json` in the background, wait for the
@@ -269,18 +306,39 @@ sep-2640-client-verify-*)
 	[ "$rc" -eq 5 ] || fail "mcpc skills get exited $rc, want 5 (verification failure)"
 	;;
 
-auth/client-credentials-*)
-	# The extension io.modelcontextprotocol/oauth-client-credentials: a
+auth/client-credentials-* | auth/wif-jwt-bearer | auth/enterprise-managed-authorization)
+	# The grants made at connect time, with no login and no keyring: a
 	# config file names the client (from the context) and the issuer (the
-	# authorization server the resource's metadata lists); mcpc gets its
-	# token at connect time: no login, no keyring.
-	issuer=$("$NODE" -e '
-		const u = new URL(process.argv[1]);
-		fetch(u.origin + "/.well-known/oauth-protected-resource" + u.pathname)
-			.then((r) => r.json()).then((m) => console.log(m.authorization_servers[0]))
-			.catch((e) => { console.error(String(e)); process.exit(1); });' "$url") ||
-		fail "cannot read the protected resource metadata"
-	write_config "{\"type\": \"client_credentials\", \"issuer\": \"$issuer\"}"
+	# authorization server the resource's metadata lists).
+	# - io.modelcontextprotocol/oauth-client-credentials: the client's
+	#   secret or private-key JWT.
+	# - Workload identity (io.modelcontextprotocol/auth/wif): the CI
+	#   platform's token, here the context's valid_jwt, in a variable the
+	#   config names; one jwt-bearer grant.
+	# - Enterprise-managed authorization: the IdP's ID token exchanged at
+	#   the IdP for an ID-JAG, and that at the MCP authorization server
+	#   (client_secret_basic).
+	# `mcpc list` shows the state without contacting anything, then the
+	# call connects.
+	issuer=$(resource_issuer) || exit 1
+	case $scenario in
+	auth/client-credentials-*)
+		type=client_credentials
+		want_state='"auth": "client credentials"'
+		;;
+	auth/wif-jwt-bearer)
+		type=workload
+		want_state='"auth": "workload (MCPC_CONFORMANCE_ASSERTION)"'
+		;;
+	*)
+		type=enterprise
+		want_state='"auth": "enterprise via localhost:'
+		;;
+	esac
+	write_config "{\"type\": \"$type\", \"issuer\": \"$issuer\"}"
+	state=$(run list --json --config "$dir/config.json") || fail "mcpc list exited $?"
+	printf '%s\n' "$state" >&2
+	expect "$state" "$want_state" "mcpc list --json"
 	rc=0
 	out=$(run call --json --config "$dir/config.json" server test-tool) || rc=$?
 	rm -rf "$dir"
@@ -296,7 +354,8 @@ auth/*)
 	# tool is called with the stored token. A 403 insufficient_scope
 	# (step-up) exits 4; the user logs in again, once, and retries.
 	# A pre-registered client or a Client ID Metadata Document is named in
-	# a config file, as a user would; otherwise the URL alone will do.
+	# a config file, as a user would; otherwise the URL alone will do
+	# (DPoP too: mcpc binds the tokens when the metadata offers it).
 	server=$url
 	case $scenario in
 	auth/pre-registration)

@@ -1,0 +1,137 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// checkRow is one server of mcpc list --check.
+type checkRow struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Status    string `json:"status"`
+	Revision  string `json:"revision,omitempty"`
+	// Tools is how many tools the server lists; absent when it was not
+	// reached or declares no tools.
+	Tools *int `json:"tools,omitempty"`
+	// MS is how long the connect and the tool list took.
+	MS *float64 `json:"ms,omitempty"`
+	// Error is why the server is not ok, as the single-server commands
+	// say it (no secret: the failure explainer's message).
+	Error string `json:"error,omitempty"`
+	// code and hint are the failure's, for the exit status and the hint.
+	code fail.Code
+	hint string
+}
+
+// checkSeverity orders the failures of mcpc list --check by the exit
+// status they give, the most severe first; `mcpc help exit-codes` says
+// the same.
+var checkSeverity = []int{fail.ExitConnection, fail.ExitTimeout, fail.ExitAuth, fail.ExitRejected, fail.ExitUsage, fail.ExitConfig}
+
+// checkStatus is the status word of a failure, from its code: the one
+// explainer has decided what it was.
+func checkStatus(err error) string {
+	switch c := fail.CodeOf(err); {
+	case c == fail.AuthRequired:
+		return "needs login"
+	case c == fail.AuthFailed:
+		return "auth failed"
+	case c == fail.Untrusted:
+		return "untrusted"
+	case c.Exit() == fail.ExitTimeout:
+		return "timeout"
+	case c.Exit() == fail.ExitRejected:
+		return "rejected"
+	case c.Exit() == fail.ExitConfig || c.Exit() == fail.ExitUsage:
+		return "unusable"
+	}
+	return "unreachable"
+}
+
+// runCheck connects to every target (at most parallel at once), lists its
+// tools, and prints a row per server. It never starts a login (the open
+// path uses only a stored one) nor a server that is untrusted or disabled.
+func (st *state) runCheck(ctx context.Context, g *globals, names []string, parallel int) error {
+	targets, err := st.manyTargets(g, names)
+	if err != nil {
+		return err
+	}
+	g = manyGlobals(g)
+	rows := make([]checkRow, len(targets))
+	for i, t := range targets {
+		rows[i] = checkRow{Name: t.name, Transport: t.transport, Status: t.skip}
+		if t.named && t.err != nil {
+			e := asFailure(t.err)
+			rows[i].Error, rows[i].code, rows[i].hint = e.Msg, e.Code, e.Hint
+		}
+	}
+	st.eachServer(ctx, g, targets, parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
+		r := &rows[i]
+		if err == nil {
+			r.Revision = sess.initializeResult().ProtocolVersion
+			if caps := sess.initializeResult().Capabilities; caps != nil && caps.Tools != nil {
+				var n int
+				tools, lerr := sess.ListTools(ctx)
+				n, err = len(tools), lerr
+				r.Tools = &n
+			}
+		}
+		ms := math.Round(float64(time.Since(start).Microseconds())/100) / 10
+		r.MS = &ms
+		if err != nil {
+			e := asFailure(ctxErr(ctx, err))
+			r.Status, r.Error, r.code, r.hint, r.Tools = checkStatus(e), e.Msg, e.Code, e.Hint, nil
+			return
+		}
+		r.Status = "ok"
+	})
+	if err := st.print(g, format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
+		return err
+	}
+	return ctxErr(ctx, checkResult(st, g, rows))
+}
+
+// checkResult notes each failure on stderr (in text mode: JSON has them
+// in the rows) and returns the most severe, or nil when every server
+// checked is ok.
+func checkResult(st *state, g *globals, rows []checkRow) error {
+	var worst *checkRow
+	failed := 0
+	for i := range rows {
+		r := &rows[i]
+		if r.code == "" {
+			continue
+		}
+		failed++
+		if g.mode == format.ModeText {
+			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s: %s\n", format.OneLine(r.Name), format.OneLine(r.Error))
+		}
+		if worst == nil || severity(r.code) < severity(worst.code) {
+			worst = r
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	e := &fail.Error{Code: worst.code, Msg: fmt.Sprintf("%d of %d servers are not ok; the most severe: %s (%s)", failed, len(rows), worst.Name, worst.Status),
+		Hint: "see the STATUS column (--json: each server's \"error\")"}
+	if failed == 1 && worst.hint != "" {
+		e.Hint = worst.hint
+	}
+	return e
+}
+
+func severity(c fail.Code) int {
+	for i, e := range checkSeverity {
+		if c.Exit() == e {
+			return i
+		}
+	}
+	return len(checkSeverity)
+}

@@ -1,0 +1,244 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/schemadiff"
+)
+
+// maxSnapshotFile bounds what mcpc diff reads of a snapshot file, as
+// --args @FILE is bounded.
+const maxSnapshotFile = maxObjectFlag
+
+// errDrift ends a diff that found a breaking change (or, with --strict,
+// any change): exit 1, the changes already printed.
+var errDrift = &fail.Error{Code: fail.Drift, Msg: "the server's tools changed"}
+
+// diffSide is one side of a comparison: a snapshot file or a server.
+type diffSide struct {
+	file   string // as given, relative to the working directory
+	server string // a server argument ("" for --stdio or --)
+}
+
+type diffOptions struct {
+	old, new diffSide
+}
+
+const diffArgsUsage = "SERVER SNAPSHOT | OLD NEW | SNAPSHOT (with --stdio or --)"
+
+func diffCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "diff",
+		Usage:     "compare a server with a snapshot, or two snapshots, and classify each change as breaking or compatible",
+		ArgsUsage: diffArgsUsage,
+		Description: `The snapshot (from mcpc snapshot) is the old side, the server as it is now
+the new one; with two files, OLD is compared with NEW. An argument is a
+snapshot file when it contains a "/", or when a file of that name exists in
+the working directory; otherwise it is a server (a configured name or an
+https:// URL). A bare name that is both a file and a configured server is
+refused: write ./NAME for the file. With --stdio or after --, the one
+argument is the snapshot.
+
+Breaking: a tool, prompt or template removed; a required argument added or
+an argument made required; a property removed; a type changed or narrowed;
+an enum value removed; additionalProperties closed; an output property
+removed or made optional; a bound tightened (maximum, minLength, ...) or
+another limit added or changed (pattern, format, ...); a tool that now
+requires a task, or no longer allows one. Compatible: a tool, optional
+argument, enum value or output property added; an argument made optional;
+a bound loosened or a limit removed; titles, descriptions, annotations,
+default, examples and x- keywords changed. In an output schema the server
+produces the value, so a type widened or an enum value added is breaking
+and a narrowing is not. Schemas are compared as JSON Schema (2020-12 and
+draft-07): types as sets, nested properties and array items by path
+(arguments.filter.tags[]), local $refs followed, cycles walked once.
+
+Text: one line per change (breaking: tool search: argument "q" is now
+required). JSON: a list of {kind, object, path, change, old, new}. Exit 0
+when nothing breaks, 1 when something does; with --strict any change is
+exit 1. A file that is not a snapshot is exit 2.`,
+		Metadata: examples(
+			"check a server against the snapshot kept in the repository", "mcpc diff github github.snapshot.json",
+			"fail on any change at all", "mcpc diff --strict github github.snapshot.json",
+			"compare two snapshots", "mcpc diff old.snapshot.json new.snapshot.json",
+			"a stdio server", "mcpc diff --stdio './server --next' server.snapshot.json",
+		),
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			o, err := st.diffArgs(g, cmd.Args().Slice())
+			if err != nil {
+				return err
+			}
+			return st.runDiff(ctx, g, o)
+		}),
+	}
+}
+
+// diffArgs decides which argument is a file and which a server, by the
+// rule the help states, before anything is read or started.
+func (st *state) diffArgs(g *globals, args []string) (diffOptions, error) {
+	var o diffOptions
+	if g.adhoc.IsStdio() {
+		if len(args) != 1 {
+			return o, usagef("with --stdio or --, give one snapshot file: mcpc diff --stdio 'command' SNAPSHOT", "mcpc diff needs one SNAPSHOT argument with a server on the command line, not %d", len(args))
+		}
+		if !st.isFile(g, args[0]) {
+			return o, usagef("write one with: mcpc snapshot SERVER > FILE", "snapshot file %s does not exist", args[0])
+		}
+		return diffOptions{old: diffSide{file: args[0]}, new: diffSide{}}, nil
+	}
+	if len(args) != 2 {
+		return o, usagef("usage: mcpc diff "+diffArgsUsage, "mcpc diff needs two arguments, not %d", len(args))
+	}
+	var sides [2]diffSide
+	var cfg *config.Config
+	for i, a := range args {
+		switch {
+		case config.IsURL(a):
+			sides[i] = diffSide{server: a}
+		case strings.ContainsRune(a, '/') || strings.ContainsRune(a, filepath.Separator):
+			sides[i] = diffSide{file: a}
+		default:
+			if cfg == nil {
+				var err error
+				if cfg, err = g.loadConfig(); err != nil {
+					return o, err
+				}
+			}
+			file, server := st.isFile(g, a), configured(cfg, a)
+			switch {
+			case file && server:
+				return o, usagef("write ./"+a+" for the file", "%q is both a file and a configured server", a)
+			case file:
+				sides[i] = diffSide{file: a}
+			case server:
+				sides[i] = diffSide{server: a}
+			default:
+				return o, usagef("give a snapshot file (from mcpc snapshot), a configured server (mcpc list) or an https:// URL",
+					"%q is neither a snapshot file nor a configured server", a)
+			}
+		}
+	}
+	switch {
+	case sides[0].file != "":
+		return diffOptions{old: sides[0], new: sides[1]}, nil
+	case sides[1].file != "":
+		return diffOptions{old: sides[1], new: sides[0]}, nil
+	}
+	return o, usagef("write one with: mcpc snapshot SERVER > FILE", "mcpc diff compares a server with a snapshot file, not two servers")
+}
+
+// isFile says whether name (relative to the working directory) exists.
+func (st *state) isFile(g *globals, name string) bool {
+	_, err := os.Stat(st.filePath(g, name))
+	return err == nil
+}
+
+func (st *state) filePath(g *globals, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(g.cwd, name)
+}
+
+// configured says whether name is a server of any config file, the
+// untrusted project file's included (using it then says why it cannot).
+func configured(cfg *config.Config, name string) bool {
+	if _, ok := cfg.Servers[name]; ok {
+		return true
+	}
+	if p := cfg.Project; p != nil && p.Err == nil {
+		_, ok := p.Servers[name]
+		return ok
+	}
+	return false
+}
+
+func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
+	// Files first: a bad one is reported before a server is started.
+	var snaps [2]*schemadiff.Snapshot
+	sides := [2]diffSide{o.old, o.new}
+	for i, s := range sides {
+		if s.file != "" {
+			var err error
+			if snaps[i], err = st.readSnapshot(g, s.file); err != nil {
+				return err
+			}
+		}
+	}
+	for i, s := range sides {
+		if s.file == "" {
+			var err error
+			if snaps[i], err = st.takeSnapshot(ctx, g, s.server); err != nil {
+				return err
+			}
+		}
+	}
+	changes := schemadiff.Diff(snaps[0], snaps[1])
+	if changes == nil {
+		changes = []schemadiff.Change{}
+	}
+	if err := st.printChanges(g, changes); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if c.Kind == schemadiff.Breaking || g.strict {
+			return errDrift
+		}
+	}
+	return nil
+}
+
+// readSnapshot reads a snapshot file through the bounded reader.
+func (st *state) readSnapshot(g *globals, name string) (*schemadiff.Snapshot, error) {
+	const hint = "give a file written by: mcpc snapshot SERVER > FILE"
+	data, err := fsx.ReadFile(st.filePath(g, name), maxSnapshotFile)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, usagef(hint, "cannot read snapshot file %s: %v", name, err)
+	}
+	var v any
+	if err := decodeJSON(data, &v); err != nil {
+		return nil, usagef(hint, "snapshot file %s is not valid JSON: %v", name, err)
+	}
+	snap, err := schemadiff.Load(v)
+	if err != nil {
+		return nil, usagef(hint, "snapshot file %s: %v", name, err)
+	}
+	return snap, nil
+}
+
+// printChanges prints the list as JSON (or --query of it), or one line
+// per change, stripped of control characters (names are the server's).
+func (st *state) printChanges(g *globals, changes []schemadiff.Change) error {
+	if g.mode == format.ModeJSON || g.query != "" {
+		return st.print(g, format.KindGeneric, changes)
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(st.env.Stderr, "mcpc: note: no changes")
+		return nil
+	}
+	var b strings.Builder
+	for _, c := range changes {
+		b.WriteString(format.StripControl(c.Text()) + "\n")
+	}
+	if _, err := fmt.Fprint(st.env.Stdout, b.String()); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+func grepCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "grep",
+		Usage:     "search the tools, prompts and resources of several servers",
+		ArgsUsage: "PATTERN [SERVER...]",
+		Description: `Searches the names, titles and descriptions of the tools, prompts and
+resources of the named servers, or of every configured one (never an
+untrusted or disabled one), with PATTERN, a case-insensitive regular
+expression (Go's RE2 syntax); --name searches names (and resource URIs)
+only. Servers are reached at most --parallel at once, each bounded by its
+connect timeout; lists a server marked fresh (ttlMs) come from the cache.
+Prints one match per line: server, kind, name (a resource's URI) and
+description, cut to the terminal's width; JSON Lines when piped. A server
+that cannot be reached is a note on stderr. The exit status is 0 with a
+match, 1 without, 5 when no server could be searched.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "name", Usage: "match names (and resource URIs) only"},
+			parallelFlag(),
+		},
+		Metadata: examples(
+			"which server has a tool about issues?", "mcpc grep issue",
+			"tools, prompts and resources named like echo, on two servers", "mcpc grep --name '^echo' everything local",
+		),
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			args := cmd.Args().Slice()
+			if len(args) == 0 {
+				return usagef("mcpc grep PATTERN [SERVER...]", "missing PATTERN")
+			}
+			re, err := regexp.Compile("(?i)" + args[0])
+			if err != nil {
+				why := err.Error()
+				if se := (*syntax.Error)(nil); errors.As(err, &se) {
+					why = fmt.Sprintf("%s: %q", se.Code, strings.TrimPrefix(se.Expr, "(?i)"))
+				}
+				return usagef("PATTERN is a regular expression in Go's RE2 syntax: https://github.com/google/re2/wiki/Syntax",
+					"invalid PATTERN %q: %s", args[0], why)
+			}
+			parallel, err := readParallel(cmd)
+			if err != nil {
+				return err
+			}
+			return st.runGrep(ctx, g, grepOptions{re: re, names: cmd.Bool("name"), servers: args[1:], parallel: parallel})
+		}),
+	}
+}
+
+type grepOptions struct {
+	re       *regexp.Regexp
+	names    bool // match names only
+	servers  []string
+	parallel int
+}
+
+// grepMatch is one line of mcpc grep.
+type grepMatch struct {
+	Server      string `json:"server"`
+	Kind        string `json:"kind"` // tool, prompt or resource
+	Name        string `json:"name"`
+	URI         string `json:"uri,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// grepKinds are the lists searched, with the capability that says a
+// server has one.
+var grepKinds = []struct {
+	list, key, kind string
+	has             func(*mcp.ServerCapabilities) bool
+}{
+	{"tools", "tools", "tool", func(c *mcp.ServerCapabilities) bool { return c.Tools != nil }},
+	{"prompts", "prompts", "prompt", func(c *mcp.ServerCapabilities) bool { return c.Prompts != nil }},
+	{"resources", "resources", "resource", func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }},
+}
+
+// errNoMatch is grep's exit 1: nothing is printed.
+var errNoMatch = &fail.Error{Code: fail.ToolError, Msg: "no match"}
+
+func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
+	targets, err := st.manyTargets(g, o.servers)
+	if err != nil {
+		return err
+	}
+	g = manyGlobals(g)
+	found := make([][]grepMatch, len(targets))
+	var mu sync.Mutex // notes on stderr, one line at a time
+	notef := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: "+format+"\n", args...)
+	}
+	searched := 0
+	var worst error
+	for _, t := range targets {
+		if t.named && t.err != nil {
+			notef("%s not searched: %s", format.OneLine(t.name), format.OneLine(asFailure(t.err).Msg))
+		}
+	}
+	st.eachServer(ctx, g, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
+		name := targets[i].name
+		if err != nil {
+			e := asFailure(ctxErr(ctx, err))
+			notef("%s not searched: %s", format.OneLine(name), format.OneLine(e.Msg))
+			mu.Lock()
+			worst = e
+			mu.Unlock()
+			return
+		}
+		mu.Lock()
+		searched++
+		mu.Unlock()
+		caps := sess.initializeResult().Capabilities
+		for _, k := range grepKinds {
+			if caps == nil || !k.has(caps) {
+				continue
+			}
+			raw, err := sess.ListRaw(ctx, k.list)
+			if err != nil {
+				notef("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg))
+				continue
+			}
+			for _, it := range gjson.GetBytes(raw, k.key).Array() {
+				m := grepMatch{Server: name, Kind: k.kind, Name: it.Get("name").String(), URI: it.Get("uri").String(),
+					Title: it.Get("title").String(), Description: it.Get("description").String()}
+				if m.Title == "" {
+					m.Title = it.Get("annotations.title").String()
+				}
+				if o.match(m) {
+					found[i] = append(found[i], m)
+				}
+			}
+		}
+	})
+	if errors.Is(context.Cause(ctx), errInterrupted) {
+		return errInterrupted
+	}
+	var all []grepMatch
+	for _, ms := range found {
+		all = append(all, ms...)
+	}
+	if err := st.printMatches(g, all); err != nil {
+		return err
+	}
+	switch {
+	case len(targets) == 0:
+		return fail.New(fail.Config, "add one with: mcpc config add NAME …, or name a server (or URL) after PATTERN", "no servers to search")
+	case searched == 0 && worst != nil:
+		e := asFailure(worst)
+		return &fail.Error{Code: fail.Connection, Err: e, Hint: e.Hint,
+			Msg: fmt.Sprintf("no server could be searched (%d tried)", len(targets))}
+	case searched == 0:
+		return fail.New(fail.Config, "name a server that can be started", "no server could be searched: none of those named can be started")
+	case len(all) == 0:
+		return errNoMatch
+	}
+	return nil
+}
+
+// match reports whether the pattern finds m: its name (a resource's URI
+// too), and unless --name its title and description.
+func (o grepOptions) match(m grepMatch) bool {
+	fields := []string{m.Name, m.URI}
+	if !o.names {
+		fields = append(fields, m.Title, m.Description)
+	}
+	for _, f := range fields {
+		if f != "" && o.re.MatchString(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// printMatches writes the matches, at most --max-lines of them: aligned
+// text lines cut to the terminal's width, or JSON Lines (each through
+// --query and --max-bytes, as --batch prints its results).
+func (st *state) printMatches(g *globals, ms []grepMatch) error {
+	shown := ms
+	if len(shown) > g.maxLines {
+		shown = shown[:g.maxLines]
+	}
+	var b strings.Builder
+	if g.mode == format.ModeJSON || g.query != "" {
+		for _, m := range shown {
+			doc, _ := json.Marshal(m)
+			line, err := st.batchLine(g, doc)
+			if err != nil {
+				return outputError(err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	} else {
+		b.WriteString(matchLines(shown, st.env.Width))
+	}
+	if _, err := io.WriteString(st.env.Stdout, b.String()); err != nil {
+		return nil // the reader went away (… | head): not a failure
+	}
+	if n := len(ms) - len(shown); n > 0 {
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: %d more matches not shown (--max-lines %d)\n", n, g.maxLines)
+	}
+	return nil
+}
+
+// matchLines lays the matches out in columns (server, kind, name,
+// description), each line cut to width (0: never cut).
+func matchLines(ms []grepMatch, width int) string {
+	rows := make([][4]string, len(ms))
+	var w [3]int
+	for i, m := range ms {
+		name := m.Name
+		if m.URI != "" {
+			name = m.URI
+		}
+		desc := m.Description
+		if desc == "" {
+			desc = m.Title
+		}
+		desc, _, _ = strings.Cut(strings.TrimSpace(format.StripControl(desc)), "\n")
+		rows[i] = [4]string{format.OneLine(m.Server), m.Kind, format.OneLine(name), format.OneLine(desc)}
+		for c := range w {
+			w[c] = max(w[c], format.Width(rows[i][c]))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		var line strings.Builder
+		for c := range w {
+			line.WriteString(r[c])
+			line.WriteString(strings.Repeat(" ", w[c]-format.Width(r[c])+2))
+		}
+		line.WriteString(r[3])
+		s := strings.TrimRight(line.String(), " ")
+		if width > 0 {
+			s = format.Clip(s, width)
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,65 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/format"
+)
+
+func pingCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "ping",
+		Usage:     "check that a server answers, and how fast",
+		ArgsUsage: "SERVER",
+		Description: `Connects to the server and times one round trip: a ping to a 2025 server;
+a 2026-07-28 server has no ping, so there a server/discover, sent to the
+server even when its answer is remembered. Prints the time (--json:
+{"server":…,"revision":…,"ms":…}). The exit status is that of what failed:
+5 unreachable, 4 needs login, 6 timed out (see 'mcpc help exit-codes').`,
+		Metadata: examples(
+			"is the server up, and how fast does it answer?", "mcpc ping everything",
+			"the round trip in milliseconds, for a script", "mcpc ping everything -q ms",
+		),
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			server, err := soleTarget(g, cmd.Args().Slice())
+			if err != nil {
+				return err
+			}
+			return st.runPing(ctx, g, server)
+		}),
+	}
+}
+
+// pingResult is what mcpc ping prints.
+type pingResult struct {
+	Server   string  `json:"server"`
+	Revision string  `json:"revision"`
+	MS       float64 `json:"ms"`
+}
+
+func (st *state) runPing(ctx context.Context, g *globals, server string) error {
+	entry, err := st.resolve(g, server)
+	if err != nil {
+		return err
+	}
+	sess, closeFn, err := st.openEntry(ctx, g, entry)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	rtt, err := sess.Ping(ctx)
+	if err != nil {
+		return err
+	}
+	r := pingResult{Server: shownName(entry), Revision: sess.initializeResult().ProtocolVersion,
+		MS: math.Round(float64(rtt.Microseconds())/10) / 100}
+	if g.mode == format.ModeText && g.query == "" {
+		_, err := fmt.Fprintf(st.env.Stdout, "%s answered in %.2f ms (MCP %s)\n", format.OneLine(r.Server), r.MS, r.Revision)
+		return err
+	}
+	return st.print(g, format.KindGeneric, r)
+}

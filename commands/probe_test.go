@@ -1,0 +1,138 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// probeConfig writes a config file of stdio servers named names.
+func probeConfig(t *testing.T, names ...string) string {
+	t.Helper()
+	servers := map[string]any{}
+	for _, n := range names {
+		servers[n] = map[string]any{"command": "fake-" + n}
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	p := filepath.Join(t.TempDir(), "servers.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPingPrintsTheRoundTrip(t *testing.T) {
+	f := &fakeServer{init: &mcp.InitializeResult{ProtocolVersion: "2025-11-25"}}
+	code, out, errOut := runFake(t, f, "", "ping", "--stdio", "srv")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := `{
+  "server": "srv",
+  "revision": "2025-11-25",
+  "ms": 1
+}
+`; out != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	// A failed ping is the failure's exit status.
+	f = &fakeServer{pingErr: fail.New(fail.Timeout, "", "timed out trying to ping srv")}
+	if code, _, errOut := runFake(t, f, "", "ping", "--stdio", "srv"); code != 6 || !strings.Contains(errOut, "timed out trying to ping srv") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestCheckStatusAndSeverity(t *testing.T) {
+	for code, want := range map[fail.Code]string{
+		fail.AuthRequired: "needs login", fail.AuthFailed: "auth failed", fail.Untrusted: "untrusted",
+		fail.Timeout: "timeout", fail.ConnectTimeout: "timeout", fail.Connection: "unreachable",
+		fail.ServerExited: "unreachable", fail.HTTPStatus: "unreachable", fail.Rejected: "rejected",
+	} {
+		if got := checkStatus(fail.New(code, "", "x")); got != want {
+			t.Errorf("%s: status %q, want %q", code, got, want)
+		}
+	}
+	f := &fakeServer{
+		init:  &mcp.InitializeResult{ProtocolVersion: "2026-07-28", Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}},
+		tools: []*mcp.Tool{{Name: "a"}, {Name: "b"}},
+		connectErrs: map[string]error{
+			"slow":   fail.New(fail.ConnectTimeout, "raise it", "slow did not complete the MCP handshake"),
+			"locked": fail.New(fail.AuthRequired, "mcpc login locked", "locked needs a login"),
+			"gone":   fail.New(fail.Connection, "", "cannot start gone"),
+		},
+	}
+	cfg := probeConfig(t, "up", "slow", "locked", "gone")
+	code, out, errOut := runFake(t, f, "", "list", "--check", "--config", cfg, "-q", "servers.#.status")
+	// The most severe failure is the unreachable one (5), before the
+	// timeout (6) and the login (4).
+	if code != 5 || !strings.Contains(errOut, "mcpc: error: 3 of 4 servers are not ok; the most severe: gone (unreachable)\n") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "[\n  \"unreachable\",\n  \"needs login\",\n  \"timeout\",\n  \"ok\"\n]\n"; out != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	code, out, _ = runFake(t, f, "", "list", "--check", "--config", cfg, "-q", "servers.#(name==\"up\").tools", "up")
+	if code != 0 || out != "2\n" {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+	code, _, errOut = runFake(t, f, "", "list", "--check", "--config", cfg, "slow", "locked")
+	if code != 6 {
+		t.Errorf("timeout before login: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runFake(t, f, "", "list", "--check", "--parallel", "0", "--config", cfg); code != 2 || !strings.Contains(errOut, "--parallel must be at least 1, not 0") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestGrep(t *testing.T) {
+	f := &fakeServer{
+		init: &mcp.InitializeResult{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}}},
+		lists: map[string]json.RawMessage{
+			"tools":     json.RawMessage(`{"tools":[{"name":"search_issues","description":"Find issues"},{"name":"echo","description":"Echo the ISSUE back"}]}`),
+			"resources": json.RawMessage(`{"resources":[{"uri":"file:///issues.md","name":"tracker"}]}`),
+		},
+		connectErrs: map[string]error{"down": fail.New(fail.Connection, "", "cannot start down")},
+	}
+	cfg := probeConfig(t, "one", "down")
+	code, out, errOut := runFake(t, f, "", "grep", "--config", cfg, "issue")
+	if code != 0 || errOut != "mcpc: note: down not searched: cannot start down\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	want := `{"server":"one","kind":"tool","name":"search_issues","description":"Find issues"}
+{"server":"one","kind":"tool","name":"echo","description":"Echo the ISSUE back"}
+{"server":"one","kind":"resource","name":"tracker","uri":"file:///issues.md"}
+`
+	if out != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
+	}
+	// --name: names (and URIs) only.
+	if _, out, _ := runFake(t, f, "", "grep", "--config", cfg, "--name", "-q", "name", "issue"); out != "\"search_issues\"\n\"tracker\"\n" {
+		t.Errorf("--name: stdout %q", out)
+	}
+	// Text: aligned, the description's first line, escapes stripped; cut
+	// to the terminal's width.
+	ms := []grepMatch{{Server: "one", Kind: "tool", Name: "a", Description: "first line\nsecond"}, {Server: "three", Kind: "resource", Name: "r", URI: "file:///x", Description: "\x1b[31mred"}}
+	if got := matchLines(ms, 0); got != "one    tool      a          first line\nthree  resource  file:///x  red\n" {
+		t.Errorf("text %q", got)
+	}
+	if got := matchLines(ms, 20); got != "one    tool      a…\nthree  resource  fi…\n" {
+		t.Errorf("text cut to 20 columns %q", got)
+	}
+	if code, out, _ := runFake(t, f, "", "grep", "--config", cfg, "nothing-like-it"); code != 1 || out != "" {
+		t.Errorf("no match: exit %d, stdout %q", code, out)
+	}
+	if code, _, errOut := runFake(t, f, "", "grep", "--config", cfg, "x", "down"); code != 5 || !strings.Contains(errOut, "mcpc: error: no server could be searched (1 tried)") {
+		t.Errorf("none searched: exit %d, stderr %q", code, errOut)
+	}
+	// An invalid pattern is refused before anything connects.
+	f.connects = nil
+	if code, _, errOut := runFake(t, f, "", "grep", "--config", cfg, "a("); code != 2 || !strings.Contains(errOut, `mcpc: error: invalid PATTERN "a(": missing closing ): "a("`) || len(f.connects) != 0 {
+		t.Errorf("invalid pattern: exit %d, stderr %q, %d connects", code, errOut, len(f.connects))
+	}
+}

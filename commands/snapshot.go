@@ -1,0 +1,100 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"syscall"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/schemadiff"
+)
+
+func snapshotCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "snapshot",
+		Usage:     "write a stable JSON document of a server's tools, prompts and resource templates, for mcpc diff",
+		ArgsUsage: "SERVER",
+		Description: `Lists every page of the server's tools (name, title, description, input
+and output schemas, annotations, execution.taskSupport), prompts (with their
+arguments) and resource templates, and writes them as one JSON document:
+keys sorted, lists sorted by name, "required" and "type" arrays sorted, no
+timestamp, cursor, cache hint or _meta, so that two snapshots of the same
+server are the same bytes. "mcpcSnapshot" is the format version, which later
+mcpc versions keep reading. The document is always JSON and never cut
+(--max-bytes does not apply; --query selects part of it as usual). A kind
+the server does not declare is an empty list. Compare it later with
+mcpc diff.`,
+		Metadata: examples(
+			"record a server's tools for a later comparison", "mcpc snapshot github > github.snapshot.json",
+			"a stdio server", "mcpc snapshot --stdio 'npx -y @modelcontextprotocol/server-everything' > everything.snapshot.json",
+		),
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			server, rest, err := target(g, cmd.Args().Slice())
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("write the document to a file with: mcpc snapshot SERVER > FILE", "unexpected argument %q", rest[0])
+			}
+			return st.runSnapshot(ctx, g, server)
+		}),
+	}
+}
+
+func (st *state) runSnapshot(ctx context.Context, g *globals, server string) error {
+	snap, err := st.takeSnapshot(ctx, g, server)
+	if err != nil {
+		return err
+	}
+	b, err := snap.Marshal()
+	if err != nil {
+		return err
+	}
+	if g.query != "" {
+		return st.printRaw(g, format.KindGeneric, b)
+	}
+	// Written as it is: the document is for a file, and is compared
+	// byte for byte by people who keep it in git.
+	if _, err := st.env.Stdout.Write(b); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	return nil
+}
+
+// snapshotKinds are the lists a snapshot holds, by the word ListRaw takes.
+var snapshotKinds = []string{"tools", "prompts", "templates"}
+
+// takeSnapshot connects to the server and builds its snapshot from the
+// lists every other command reads (ListRaw: every page, app-only tools
+// left out). A kind the server does not declare is not asked for.
+func (st *state) takeSnapshot(ctx context.Context, g *globals, server string) (*schemadiff.Snapshot, error) {
+	sess, closeFn, err := st.open(ctx, g, server)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	offered := map[string]bool{"tools": true, "prompts": true, "templates": true}
+	if r := sess.initializeResult(); r != nil && r.Capabilities != nil {
+		c := r.Capabilities
+		offered = map[string]bool{"tools": c.Tools != nil, "prompts": c.Prompts != nil, "templates": c.Resources != nil}
+	}
+	lists := map[string][]byte{}
+	for _, kind := range snapshotKinds {
+		if !offered[kind] {
+			continue
+		}
+		raw, err := sess.ListRaw(ctx, kind)
+		if err != nil {
+			return nil, err
+		}
+		lists[kind] = raw
+	}
+	snap, err := schemadiff.FromLists(lists["tools"], lists["prompts"], lists["templates"])
+	if err != nil {
+		return nil, fail.New(fail.Protocol, "", "%s sent a list mcpc cannot read: %v", sess.label(), err)
+	}
+	return snap, nil
+}

@@ -1,0 +1,293 @@
+package schemadiff
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// The kinds of change.
+const (
+	Breaking   = "breaking"
+	Compatible = "compatible"
+)
+
+// Change is one difference between two snapshots. Its JSON form is what a
+// CI step reads: Kind (breaking or compatible), Object ("tool NAME",
+// "prompt NAME", "template URI-TEMPLATE"), Path (where in the object: ""
+// for the object itself, "arguments.filter.tags[]" in an input schema,
+// "output.sum" in an output schema, "annotations.readOnlyHint",
+// "execution.taskSupport", a template's "mimeType"), Change (a stable
+// word: see Text) and the Old and New values where there are two.
+type Change struct {
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	Path   string `json:"path"`
+	Change string `json:"change"`
+	Old    any    `json:"old"`
+	New    any    `json:"new"`
+}
+
+// Text is the change as one line: `breaking: tool search_issues: argument
+// "q" is now required`.
+func (c Change) Text() string {
+	subj := subject(c.Path)
+	var msg string
+	switch c.Change {
+	case "removed", "added":
+		msg = strings.TrimSpace(subj + " " + c.Change)
+	case "added-required":
+		msg = "required " + subj + " added"
+	case "now-required":
+		msg = subj + " is now required"
+	case "now-optional":
+		msg = subj + " is now optional"
+	case "type-changed", "type-narrowed", "type-widened":
+		msg = fmt.Sprintf("%s: type %s from %s to %s", subj, strings.TrimPrefix(c.Change, "type-"), typeText(c.Old), typeText(c.New))
+	case "enum-value-removed":
+		msg = fmt.Sprintf("%s: enum value %s removed", subj, jsonText(c.Old))
+	case "enum-value-added":
+		msg = fmt.Sprintf("%s: enum value %s added", subj, jsonText(c.New))
+	case "enum-added":
+		msg = fmt.Sprintf("%s: now limited to the values %s", subj, jsonText(c.New))
+	case "enum-removed":
+		msg = fmt.Sprintf("%s: no longer limited to the values %s", subj, jsonText(c.Old))
+	case "closed":
+		msg = subj + ": additional properties no longer allowed"
+	case "opened":
+		msg = subj + ": additional properties now allowed"
+	case "description-changed", "title-changed":
+		msg = strings.TrimPrefix(subj+": "+strings.TrimSuffix(c.Change, "-changed")+" changed", ": ")
+	case "task-required":
+		msg = fmt.Sprintf(`now requires a task (execution.taskSupport %s, was %s)`, jsonText(c.New), jsonText(c.Old))
+	case "keyword":
+		msg = subj + ": " + keywordText(c.Old, c.New)
+	case "ref-changed":
+		msg = fmt.Sprintf("%s: $ref changed from %s to %s", subj, jsonText(c.Old), jsonText(c.New))
+	default: // "changed"
+		msg = fmt.Sprintf("%s changed from %s to %s", subj, jsonText(c.Old), jsonText(c.New))
+	}
+	return c.Kind + ": " + c.Object + ": " + msg
+}
+
+// keywordText says how one keyword changed: old and new are {keyword:
+// value}, or nil where it is absent.
+func keywordText(old, new any) string {
+	om, _ := old.(map[string]any)
+	nm, _ := new.(map[string]any)
+	for k, ov := range om {
+		if nv, ok := nm[k]; ok {
+			return fmt.Sprintf("%s changed from %s to %s", k, jsonText(ov), jsonText(nv))
+		}
+		return fmt.Sprintf("%s %s removed", k, jsonText(ov))
+	}
+	for k, nv := range nm {
+		return fmt.Sprintf("%s %s added", k, jsonText(nv))
+	}
+	return "changed"
+}
+
+// subject names the place a path points to, as a change line says it.
+func subject(path string) string {
+	for _, r := range []struct{ root, whole, part string }{
+		{"arguments", "input schema", "argument"},
+		{"output", "output schema", "output property"},
+	} {
+		if path == r.root {
+			return r.whole
+		}
+		if rest, ok := strings.CutPrefix(path, r.root+"."); ok {
+			return fmt.Sprintf("%s %q", r.part, rest)
+		}
+		if rest, ok := strings.CutPrefix(path, r.root); ok && strings.HasPrefix(rest, "[") {
+			return fmt.Sprintf("%s %q", r.part, rest)
+		}
+	}
+	if k, ok := strings.CutPrefix(path, "annotations."); ok {
+		return "annotation " + k
+	}
+	return path
+}
+
+// typeText writes a type set: "string", "null|string", or "any".
+func typeText(v any) string {
+	l, _ := v.([]string)
+	if l == nil {
+		return "any"
+	}
+	if len(l) == 0 {
+		return "nothing"
+	}
+	return strings.Join(l, "|")
+}
+
+// Diff lists what changed from old to new, in a fixed order: tools, then
+// prompts, then templates, each by name, each object's changes by path.
+func Diff(old, new *Snapshot) []Change {
+	d := &differ{}
+	diffNamed(d, "tool", old.Tools, new.Tools, func(t Tool) string { return t.Name }, d.tool)
+	diffNamed(d, "prompt", old.Prompts, new.Prompts, func(p Prompt) string { return p.Name }, d.prompt)
+	diffNamed(d, "template", old.ResourceTemplates, new.ResourceTemplates, func(t Template) string { return t.URITemplate }, d.template)
+	return d.changes
+}
+
+// diffNamed pairs the objects of a kind by name: a name only in old is
+// removed (breaking), one only in new added.
+func diffNamed[T any](d *differ, kind string, old, new []T, name func(T) string, same func(o, n T)) {
+	om, nm := map[string]T{}, map[string]T{}
+	for _, o := range old {
+		om[name(o)] = o
+	}
+	for _, n := range new {
+		nm[name(n)] = n
+	}
+	names := slices.Sorted(maps.Keys(om))
+	for k := range nm {
+		if _, ok := om[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		d.object = kind + " " + k
+		start := len(d.changes)
+		o, inOld := om[k]
+		n, inNew := nm[k]
+		switch {
+		case !inNew:
+			d.add(Breaking, "", "removed", nil, nil)
+		case !inOld:
+			d.add(Compatible, "", "added", nil, nil)
+		default:
+			same(o, n)
+		}
+		// Within an object, by path; the walk's order within a path.
+		slices.SortStableFunc(d.changes[start:], func(a, b Change) int { return cmp.Compare(a.Path, b.Path) })
+	}
+}
+
+// differ collects the changes of one comparison.
+type differ struct {
+	changes []Change
+	object  string
+	// stack is the (old, new) schema locations being compared, so that a
+	// $ref cycle is walked once; visits bounds the work a hostile schema
+	// can cause.
+	stack  map[[2]string]bool
+	visits int
+}
+
+// maxVisits bounds the schema nodes one comparison visits.
+const maxVisits = 200000
+
+func (d *differ) add(kind, path, change string, old, new any) {
+	d.changes = append(d.changes, Change{Kind: kind, Object: d.object, Path: path, Change: change, Old: old, New: new})
+}
+
+// texts reports a changed title or description (compatible).
+func (d *differ) texts(path, what, old, new string) {
+	if old != new {
+		d.add(Compatible, path, what+"-changed", old, new)
+	}
+}
+
+func (d *differ) tool(o, n Tool) {
+	d.texts("", "title", o.Title, n.Title)
+	d.texts("", "description", o.Description, n.Description)
+	for _, k := range sortedUnion(o.Annotations, n.Annotations) {
+		ov, nv := o.Annotations[k], n.Annotations[k]
+		if !reflect.DeepEqual(ov, nv) {
+			d.add(Compatible, "annotations."+k, "changed", ov, nv)
+		}
+	}
+	ot, nt := taskSupport(o), taskSupport(n)
+	switch {
+	case ot == nt:
+	case nt == "required":
+		d.add(Breaking, "execution.taskSupport", "task-required", ot, nt)
+	case ot == "optional" && nt == "forbidden":
+		// A client that asked for a task is now refused.
+		d.add(Breaking, "execution.taskSupport", "changed", ot, nt)
+	default:
+		d.add(Compatible, "execution.taskSupport", "changed", ot, nt)
+	}
+	d.schemas(o.InputSchema, n.InputSchema, "arguments", false)
+	switch {
+	case o.OutputSchema == nil && n.OutputSchema == nil:
+	case n.OutputSchema == nil:
+		d.add(Breaking, "output", "removed", nil, nil)
+	case o.OutputSchema == nil:
+		d.add(Compatible, "output", "added", nil, nil)
+	default:
+		d.schemas(o.OutputSchema, n.OutputSchema, "output", true)
+	}
+}
+
+// taskSupport is a tool's execution.taskSupport, "forbidden" when absent
+// (the MCP default).
+func taskSupport(t Tool) string {
+	if t.Execution == nil || t.Execution.TaskSupport == "" {
+		return "forbidden"
+	}
+	return t.Execution.TaskSupport
+}
+
+// prompt compares prompts by reading their arguments as the input schema
+// they amount to (each a property, "required" as listed), so that the
+// rules are the tools' rules.
+func (d *differ) prompt(o, n Prompt) {
+	d.texts("", "title", o.Title, n.Title)
+	d.texts("", "description", o.Description, n.Description)
+	d.schemas(promptSchema(o), promptSchema(n), "arguments", false)
+}
+
+func promptSchema(p Prompt) any {
+	props := map[string]any{}
+	var req []any
+	for _, a := range p.Arguments {
+		s := map[string]any{}
+		if a.Title != "" {
+			s["title"] = a.Title
+		}
+		if a.Description != "" {
+			s["description"] = a.Description
+		}
+		props[a.Name] = s
+		if a.Required {
+			req = append(req, a.Name)
+		}
+	}
+	return map[string]any{"type": "object", "properties": props, "required": req}
+}
+
+func (d *differ) template(o, n Template) {
+	d.texts("", "title", o.Title, n.Title)
+	d.texts("", "description", o.Description, n.Description)
+	if o.Name != n.Name {
+		d.add(Compatible, "name", "changed", o.Name, n.Name)
+	}
+	if o.MIMEType != n.MIMEType {
+		d.add(Compatible, "mimeType", "changed", o.MIMEType, n.MIMEType)
+	}
+}
+
+// schemas compares two whole schemas, each its own document for $refs.
+func (d *differ) schemas(o, n any, path string, output bool) {
+	d.stack = map[[2]string]bool{}
+	d.visits = 0
+	d.schema(node{v: o, root: o, at: "#"}, node{v: n, root: n, at: "#"}, path, output, 0)
+}
+
+func sortedUnion[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
