@@ -20,8 +20,11 @@ import (
 // ListTools fetches every page of tools/list. App-only tools (MCP Apps
 // tools whose _meta.ui.visibility lacks "model") are dropped: a host must
 // not offer them; so are the tools the entry's filter hides.
-func (s *Session) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
+func (s *Session) ListTools(ctx context.Context, only ...string) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
+	if len(only) > 0 {
+		defer s.keepOnly(func(_, name string) bool { return slices.Contains(only, name) })()
+	}
 	err := s.verify(ctx, func() error {
 		out = nil
 		s.wire.Results("tools/list")
@@ -59,6 +62,21 @@ func (s *Session) toolFilter(tool string) string {
 	return s.Entry.Server.ToolFilteredBy(tool)
 }
 
+// keepOnly has the wire hand the SDK only the list items keep keeps, until
+// the returned function is called.
+func (s *Session) keepOnly(keep func(method, name string) bool) func() {
+	s.wire.mu.Lock()
+	s.wire.keep = keep
+	s.wire.mu.Unlock()
+	s.wire.tap.FrameAll(true)
+	return func() {
+		s.wire.tap.FrameAll(false)
+		s.wire.mu.Lock()
+		s.wire.keep = nil
+		s.wire.mu.Unlock()
+	}
+}
+
 // Lists mcpc can print, by the word the user types.
 var listKinds = map[string]struct{ method, key, op string }{
 	"tools":     {"tools/list", "tools", "list tools of"},
@@ -74,6 +92,8 @@ var listKinds = map[string]struct{ method, key, op string }{
 func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, error) {
 	k := listKinds[kind]
 	var pages []json.RawMessage
+	// mcpc reads the raw pages: the SDK need decode none of the items.
+	defer s.keepOnly(func(string, string) bool { return false })()
 	err := s.verify(ctx, func() error {
 		s.wire.Results(k.method)
 		var err error
@@ -130,6 +150,16 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 			return t, nil
 		}
 		names = append(names, t.Name)
+	}
+	// A list cut down for the SDK (ListTools with names) still has every
+	// name in its raw pages.
+	for _, page := range s.wire.peek("tools/list") {
+		for _, t := range gjson.GetBytes(page, "tools").Array() {
+			// (Not the name itself: a tool the SDK dropped as invalid.)
+			if n := t.Get("name").Str; n != name && !listpages.AppOnly(t) && s.toolFilter(n) == "" {
+				names = append(names, n)
+			}
+		}
 	}
 	hint := "list the tools with: " + s.ListHint()
 	if c := config.Closest(name, names); c != "" {

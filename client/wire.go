@@ -50,6 +50,10 @@ type wire struct {
 
 	stray    string // the id of the last response to no request of ours
 	activity func() // told of every message from the server; nil: none
+	// keep, when set, says which items of a list result the SDK is given
+	// (listForSDK); nil: all of them.
+	keep func(method, name string) bool
+
 	// deliver handles a log or progress notification from its raw params
 	// and says whether it did (Skip); nil: the SDK does.
 	deliver func(method string, params []byte) bool
@@ -212,8 +216,59 @@ func (w *wire) Outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Response {
 	w.mu.Lock()
 	w.results[req.Method] = append(w.results[req.Method], result)
+	sdk := w.listForSDK(req.Method, result)
 	w.mu.Unlock()
-	return &jsonrpc.Response{ID: req.ID, Result: result}
+	return &jsonrpc.Response{ID: req.ID, Result: sdk}
+}
+
+// listItems names the array of each list result.
+var listItems = map[string]string{
+	"tools/list":               "tools",
+	"prompts/list":             "prompts",
+	"resources/list":           "resources",
+	"resources/templates/list": "resourceTemplates",
+}
+
+// listForSDK is the list result the SDK decodes: with w.keep set, only the
+// items it keeps, every other field as it came (nextCursor among them, so
+// the SDK still pages). mcpc reads lists from the raw pages; the SDK
+// decodes every tool it is given, schemas and all, and re-encodes each
+// schema to check it, which for a 30 MB list of 200,000 tools took
+// seconds and most of a gigabyte. w.mu is held.
+func (w *wire) listForSDK(method string, result json.RawMessage) json.RawMessage {
+	key, ok := listItems[method]
+	if !ok || w.keep == nil {
+		return result
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	gjson.ParseBytes(result).ForEach(func(k, v gjson.Result) bool {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k.Raw)
+		b.WriteByte(':')
+		if k.Str != key || !v.IsArray() {
+			b.WriteString(v.Raw)
+			return true
+		}
+		b.WriteByte('[')
+		n := 0
+		v.ForEach(func(_, item gjson.Result) bool {
+			if w.keep(method, item.Get("name").Str) {
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(item.Raw)
+				n++
+			}
+			return true
+		})
+		b.WriteByte(']')
+		return true
+	})
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // Incoming sees a message from the server before the SDK does.
@@ -272,18 +327,17 @@ func (w *wire) Incoming(msg jsonrpc.Message) {
 	}
 }
 
-// Frame sees every message from the server as bytes, before it is
-// decoded. A large result (over transport.BigMessage) of a request in
+// Frame sees every large message from the server as bytes (and every one
+// while a list is being cut down: see listForSDK), before it is decoded.
+// A large result (over transport.BigMessage) of a request in
 // bigResultStubs is kept here, raw and once, and Frame returns the small
 // message the SDK decodes instead: mcpc prints from the raw bytes, and the
-// SDK's decoder would cost several copies of the result. Any other
+// SDK's decoder would cost several copies of the result. A list page is
+// kept the same way, and the SDK gets the items w.keep keeps. Any other
 // message comes back unchanged. (Never an input_required result: the
 // SDK's types carry its questions to the code that answers them.) data
 // must be valid JSON and is not copied: the caller must not reuse it.
 func (w *wire) Frame(data []byte) []byte {
-	if len(data) <= transport.BigMessage {
-		return data
-	}
 	// One pass over the top level; no value is copied.
 	var version, id, res gjson.Result
 	other := false
@@ -318,11 +372,19 @@ func (w *wire) Frame(data []byte) []byte {
 	if !ok {
 		return data
 	}
+	raw := json.RawMessage(data[res.Index : res.Index+len(res.Raw) : res.Index+len(res.Raw)])
+	if _, list := listItems[p.method]; list && w.keep != nil {
+		w.big[key] = raw
+		return stub(string(w.listForSDK(p.method, raw)))
+	}
 	small, ok := bigResultStubs[p.method]
+	if len(data) <= transport.BigMessage {
+		return data
+	}
 	if rt := gjson.Get(res.Raw, "resultType"); !ok || (rt.Exists() && rt.String() != "complete") {
 		return data
 	}
-	w.big[key] = json.RawMessage(data[res.Index : res.Index+len(res.Raw) : res.Index+len(res.Raw)])
+	w.big[key] = raw
 	return stub(small)
 }
 

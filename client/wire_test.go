@@ -144,3 +144,25 @@ func BenchmarkWireSkip(b *testing.B) {
 		}
 	}
 }
+
+// A list page cut down for the SDK keeps the items asked for and every
+// other field as it came (the cursor, so the SDK still pages); the raw
+// page is kept whole for mcpc.
+func TestListForSDK(t *testing.T) {
+	w := newWire()
+	w.keep = func(method, name string) bool { return method == "tools/list" && name == "b" }
+	page := json.RawMessage(`{"tools":[{"name":"a","inputSchema":{}},{"name":"b","inputSchema":{"type":"object"}},{"name":"c"}],"nextCursor":"2","ttlMs":5}`)
+	if got, want := string(w.listForSDK("tools/list", page)), `{"tools":[{"name":"b","inputSchema":{"type":"object"}}],"nextCursor":"2","ttlMs":5}`; got != want {
+		t.Errorf("tools/list for the SDK = %s, want %s", got, want)
+	}
+	if got := string(w.listForSDK("prompts/list", json.RawMessage(`{"prompts":[{"name":"b"},{"name":"x"}]}`))); got != `{"prompts":[]}` {
+		t.Errorf("prompts/list for the SDK = %s, want none kept", got)
+	}
+	if got := string(w.listForSDK("tools/call", page)); got != string(page) {
+		t.Errorf("a result that is no list changed: %s", got)
+	}
+	w.keep = nil
+	if got := string(w.listForSDK("tools/list", page)); got != string(page) {
+		t.Errorf("without keep the page changed: %s", got)
+	}
+}

@@ -83,7 +83,11 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 	if err != nil {
 		return err
 	}
-	sess, tools, closeFn, err := st.openTools(ctx, g, entry)
+	var names []string
+	for _, c := range calls {
+		names = append(names, c.Tool)
+	}
+	sess, tools, closeFn, err := st.openTools(ctx, g, entry, names...)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		// Refused before a stdio server is started for nothing.
 		return client.ErrDetachStdio
 	}
-	sess, tools, closeFn, err := st.openTools(ctx, g, entry)
+	sess, tools, closeFn, err := st.openTools(ctx, g, entry, o.tool)
 	if err != nil {
 		return err
 	}
@@ -139,16 +139,16 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	return st.printToolResult(g, tool, run.Result, err)
 }
 
-// openTools connects to entry's server and lists its tools before any call:
-// listing first finds app-only tools (refused), lets key=value words take
-// the schema's types, and lets a modern HTTP session send the tool's
-// Mcp-Param headers.
-func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry) (session, []*mcp.Tool, func(), error) {
+// openTools connects to entry's server and lists the tools named before
+// any call: listing first finds app-only tools (refused), lets key=value
+// words take the schema's types, and lets a modern HTTP session send the
+// tool's Mcp-Param headers. The SDK is given only the tools named.
+func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry, names ...string) (session, []*mcp.Tool, func(), error) {
 	sess, closeFn, err := st.openEntry(ctx, g, entry)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tools, err := sess.ListTools(ctx)
+	tools, err := sess.ListTools(ctx, names...)
 	if err != nil {
 		closeFn()
 		return nil, nil, nil, err

@@ -110,7 +110,9 @@ type fakeSession struct {
 	name string
 }
 
-func (s *fakeSession) ListTools(context.Context) ([]*mcp.Tool, error) { return s.f.tools, nil }
+func (s *fakeSession) ListTools(_ context.Context, _ ...string) ([]*mcp.Tool, error) {
+	return s.f.tools, nil
+}
 
 func (s *fakeSession) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 	for _, t := range tools {

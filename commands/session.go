@@ -20,7 +20,9 @@ import (
 // functions have unit tests over a fake session, and the scripts run the
 // real one end to end.
 type session interface {
-	ListTools(ctx context.Context) ([]*mcp.Tool, error)
+	// ListTools lists every tool, or with names only those (the SDK then
+	// decodes no other).
+	ListTools(ctx context.Context, only ...string) ([]*mcp.Tool, error)
 	FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error)
 	RunTool(ctx context.Context, tool string, args map[string]any, o tasks.Options) (*tasks.ToolRun, error)
 	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)

@@ -240,6 +240,8 @@ const (
 	manyItems  = 1000000
 	echoWant   = `hello`
 	floodN     = 2000000 // notifications of a flood row
+	hugeListN  = 200000  // tools of the huge-list rows
+	hugeListMB = 34      // the size of their tools/list, in MB
 	listWant   = `"echo"`
 	curlAccept = "Accept: application/json, text/event-stream"
 )
@@ -375,6 +377,15 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		{name: "mcpc call over stdio", cmd: cmdSpec{argv: manyCall(stdio...), home: warm, want: hugeWant, ownRSS: true}, note: "RSS: mcpc alone"},
 		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: manyCall(url26), home: warmHTTP, want: hugeWant, server: url26}},
 		{name: "mcpc call over HTTP (2025-11-25)", cmd: cmdSpec{argv: manyCall(url25), home: warmHTTP, want: hugeWant, server: url25}},
+	}})
+	// --- a huge tool list ---------------------------------------------------
+	many := []string{server, "--tools", strconv.Itoa(hugeListN)}
+	manyStdio := []string{"--stdio", shellwords.Join(many)}
+	g = append(g, &group{key: "huge-list", title: fmt.Sprintf("a server of %d tools (a tools/list of about %d MB), stdio", hugeListN, hugeListMB), runs: huge, warmup: 1, rows: []*row{
+		{name: "floor: the list through a pipe", cmd: cmdSpec{argv: append([]string{floor, "-list", "-call-only"}, many...), want: `"tool-1"`}},
+		{name: "mcpc list --json", cmd: cmdSpec{argv: append(append([]string{mcpc, "list", "--json"}, manyStdio...), "tools"), home: warm, want: `"tool-1"`, ownRSS: true}, note: "RSS: mcpc alone; output bounded (50 KiB inline)"},
+		{name: "mcpc list --text", cmd: cmdSpec{argv: append(append([]string{mcpc, "list", "--text"}, manyStdio...), "tools"), home: warm, want: `tool-1`, ownRSS: true}, note: "RSS: mcpc alone"},
+		{name: "mcpc call of one of its tools", cmd: cmdSpec{argv: append(append([]string{mcpc, "call"}, manyStdio...), "tool-199999", "query=x"), home: warm, want: `tool-199999`, ownRSS: true}, note: "RSS: mcpc alone"},
 	}})
 	// --- a chatty server: notifications before the result ----------------
 	for _, kind := range []string{"log", "progress"} {
@@ -716,6 +727,14 @@ func targets(groups []*group) []string {
 	}
 	v, ok = ratio("startup", "mcpc --version", "hello-world")
 	add("`mcpc --version` ≤ 1.8× a hello-world Go binary", v, ok, "%.2f×", 1.8)
+	for _, r := range []string{"mcpc list --json", "mcpc list --text", "mcpc call of one"} {
+		if r := find(groups, "huge-list", r); r != nil {
+			add(fmt.Sprintf("peak RSS of `%s` on the %d MB list ≤ 3 × %d + 20 MiB", r.name, hugeListMB, hugeListMB), float64(slices.Max(r.rss))/1024, true, "%.0f MiB", 3*hugeListMB+20)
+		}
+	}
+	if c, f := find(groups, "huge-list", "mcpc call of one"), find(groups, "huge-list", "floor"); c != nil && f != nil {
+		add("`mcpc call` on the huge list: time beyond reading the list (the floor) < 1 s", (median(c.wall) - median(f.wall)).Seconds(), true, "%.2f s", 1)
+	}
 	for _, kind := range []string{"log", "progress"} {
 		v, ok = ratio("flood-"+kind, "mcpc call, warm", "floor")
 		add(fmt.Sprintf("%d %s notifications: `mcpc call` ≤ 3× the same bytes through a pipe", floodN, kind), v, ok, "%.2f×", 3)

@@ -251,7 +251,7 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 			t.tap.OverLimit(ErrTooLarge)
 			return nil, ErrTooLarge
 		}
-		if len(data) > BigMessage && json.Valid(data) {
+		if t.tap.framed(len(data)) && json.Valid(data) {
 			data = t.tap.frame(data)
 		}
 		m, err := jsonrpc.DecodeMessage(data)

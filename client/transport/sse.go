@@ -142,7 +142,7 @@ func (s *sseTap) Read(p []byte) (int, error) {
 // the SDK, with the data the wire gave back.
 func (s *sseTap) dispatch(ev Event) error {
 	data := ev.Data
-	if len(data) > BigMessage && json.Valid(data) {
+	if s.tap.framed(len(data)) && json.Valid(data) {
 		data = s.tap.frame(data)
 	}
 	if len(data) > 0 {

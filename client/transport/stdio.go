@@ -215,13 +215,14 @@ func (e *ProtocolError) Error() string {
 // that case does not say what the server wrote. Each line goes through
 // frame (the wire's), which may hand the SDK a smaller one.
 type lineChecker struct {
-	r     *bufio.Reader
-	c     io.Closer
-	limit int                 // bytes in a line, newline included
-	frame func([]byte) []byte // the wire's
-	over  func(error)         // told of a line over a limit
-	mu    sync.Mutex
-	bad   *ProtocolError
+	r      *bufio.Reader
+	c      io.Closer
+	limit  int                 // bytes in a line, newline included
+	frame  func([]byte) []byte // the wire's
+	framed func(n int) bool    // whether a line of n bytes goes through frame
+	over   func(error)         // told of a line over a limit
+	mu     sync.Mutex
+	bad    *ProtocolError
 }
 
 // next returns the next line that is not blank, without its newline and
@@ -232,11 +233,14 @@ func (l *lineChecker) next() ([]byte, error) {
 	for {
 		line, err := l.readLine()
 		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if len(t) > BigMessage && l.frame != nil {
-				// The wire may keep a large message and hand the SDK a
+			if l.frame != nil && l.framed(len(t)) {
+				// The wire may keep the message and hand the SDK a
 				// stub; it is shown only valid JSON.
 				if !json.Valid(t) {
 					return nil, l.notJSON(t)
+				}
+				if len(t) <= l.r.Size() {
+					t = bytes.Clone(t) // the wire may keep it; the buffer is reused
 				}
 				t = l.frame(t)
 			}

@@ -3,6 +3,7 @@ package transport
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -20,8 +21,8 @@ type Wire interface {
 	Incoming(msg jsonrpc.Message)
 	// Frame sees a message from the server as bytes (valid JSON), before
 	// it is decoded, and may return a smaller message for the SDK to
-	// decode in its place. Over HTTP only messages over BigMessage bytes
-	// are shown to it.
+	// decode in its place. Only messages over BigMessage bytes are shown
+	// to it, or every one while Tap.FrameAll is on.
 	Frame(data []byte) []byte
 	// Skip sees a message from the server as bytes (a line over stdio)
 	// before it is decoded, and says whether it can be dropped there: a
@@ -54,6 +55,8 @@ type Tap struct {
 	limitErr   error         // ErrTooLarge, ErrTooDeep or ErrFlood, once a message broke a limit
 	unanswered int           // the server's requests not answered yet
 	room       chan struct{} // closed when an answer is delivered
+
+	frameAll atomic.Bool // see FrameAll
 }
 
 // NewTap is the tap of a session whose Wire is w.
@@ -88,6 +91,14 @@ func (t *Tap) incoming(msg jsonrpc.Message) {
 }
 
 func (t *Tap) frame(data []byte) []byte { return t.wire.Frame(data) }
+
+// framed reports whether a message of n bytes goes through Wire.Frame:
+// a large one, or any while FrameAll is on.
+func (t *Tap) framed(n int) bool { return n > BigMessage || t.frameAll.Load() }
+
+// FrameAll shows Wire.Frame every message from the server, whatever its
+// size, while on: the wire is cutting list pages down for the SDK.
+func (t *Tap) FrameAll(on bool) { t.frameAll.Store(on) }
 
 // IDKey is a JSON-RPC id as a map key: the number 1 and the string "1"
 // are different ids.

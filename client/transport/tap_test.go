@@ -52,7 +52,7 @@ func TestStdioLargeResult(t *testing.T) {
 	tap := NewTap(w)
 	var out []byte
 	n := memtest.Allocated(func() {
-		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage, frame: tap.frame}
+		lc := &lineChecker{r: bufio.NewReaderSize(bytes.NewReader(append(msg, '\n')), 64<<10), c: io.NopCloser(nil), limit: DefaultMaxMessage, frame: tap.frame, framed: tap.framed}
 		var err error
 		if out, err = lc.next(); err != nil {
 			t.Fatal(err)

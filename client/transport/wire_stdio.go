@@ -14,7 +14,7 @@ import (
 // Transport is the MCP transport over the server's stdin and stdout: every
 // message passes tap, and one message is at most limit bytes.
 func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
-	p.stdout.frame, p.stdout.over, p.stdout.limit = tap.frame, tap.OverLimit, int(limit)+1
+	p.stdout.frame, p.stdout.framed, p.stdout.over, p.stdout.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
 	return &wireTransport{inner: &stdioTransport{in: p.stdout, out: p.stdin, skip: tap.wire.Skip}, tap: tap}
 }
 

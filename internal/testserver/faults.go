@@ -78,6 +78,9 @@ func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		cp.Result = bytes.Replace(r.Result, []byte(`"resultType":"complete"`), []byte(`"resultType":"later"`), 1)
 		msg = &cp
 	}
+	if r, ok := msg.(*jsonrpc.Response); ok && c.t.opts.manyTools > 0 && bytes.Contains(r.Result, []byte(`"tools":[`)) {
+		msg = c.withManyTools(r)
+	}
 	return c.Connection.Write(ctx, msg)
 }
 
@@ -109,6 +112,9 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if req.Method == "tools/call" && c.t.opts.notify > 0 {
 			c.notifyFlood(req)
+		}
+		if req.Method == "tools/call" && req.IsCall() && c.callGenerated(req) {
+			continue
 		}
 		if req.Method != methodDiscover || !req.IsCall() {
 			return msg, nil

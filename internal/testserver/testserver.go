@@ -129,7 +129,7 @@ flags:
   --request-log FILE   append the method of every JSON-RPC request received
   --notify N           send N notifications before each tool result (stdio)
   --notify-kind KIND   log (notifications/message, the default) or progress
-  --tools N            serve N generated tools more (tool-0 …), for huge lists
+  --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
   --ask                also offer the tools, a prompt and a resource that ask
@@ -176,7 +176,8 @@ type options struct {
 	completions bool        // --completions: answer completion/complete
 	notify      int         // --notify N: N notifications before each tool result (stdio)
 	notifyKind  string      // --notify-kind log|progress
-	manyTools   int         // --tools N: N generated tools more
+	manyTools   int         // --tools N: N generated tools more (stdio)
+	generated   []byte      // their JSON, each followed by a comma
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
@@ -313,6 +314,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if *tasks {
 		opts.tasks = newTaskStore(opts.cancelFile)
 	}
+	opts.generated = manyTools(opts.manyTools)
 	if *skills {
 		opts.skills = newSkillStore(&opts, !*noDirRead)
 	}
@@ -323,8 +325,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case opts.notifyKind != notifyLog && opts.notifyKind != notifyProgress:
 		return nil, fmt.Errorf("unknown --notify-kind %q (want log or progress)", opts.notifyKind)
-	case opts.notify > 0 && opts.httpAddr != "":
-		return nil, errors.New("--notify works only over stdio")
+	case (opts.notify > 0 || opts.manyTools > 0) && opts.httpAddr != "":
+		return nil, errors.New("--notify and --tools work only over stdio")
 	case opts.pageSize < 0:
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
@@ -386,7 +388,6 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.drift {
 		s.RemoveTools("huge")
 	}
-	addManyTools(s, opts.manyTools)
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)
