@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Input is how a session answers what the server asks for while one of
@@ -157,31 +158,11 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 	s.wire.deliver = func(method string, params []byte) bool {
 		switch {
 		case method == "notifications/progress" && o.Progress != nil:
-			// The four fields by one pass (a decode through reflection
-			// was most of the cost of a progress flood).
-			var p mcp.ProgressNotificationParams
-			ok := true
-			gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
-				switch k.Str {
-				case "progressToken":
-					p.ProgressToken = v.Value()
-				case "progress", "total":
-					ok = ok && v.Type == gjson.Number
-					if k.Str == "progress" {
-						p.Progress = v.Num
-					} else {
-						p.Total = v.Num
-					}
-				case "message":
-					ok = ok && v.Type == gjson.String
-					p.Message = v.Str
-				}
-				return ok
-			})
-			if !ok || p.ProgressToken == nil {
+			p, ok := rawmsg.Progress(params)
+			if !ok {
 				return false // the SDK says what is wrong with it
 			}
-			o.Progress(&p)
+			o.Progress(p)
 		case method == "notifications/message" && opts.LoggingMessageHandler != nil:
 			if levelRank(gjson.GetBytes(params, "level").String()) < levelRank(s.input.level()) {
 				return true

@@ -10,13 +10,14 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/listpages"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // wire is the layer below the SDK. Every JSON-RPC message of a session
@@ -117,25 +118,9 @@ func (w *wire) Skip(line []byte) bool {
 	if w.deliver == nil || w.verbose != nil || !bytes.Contains(line, []byte(`"notifications/`)) {
 		return false
 	}
-	// One pass over the top level; nothing is copied.
-	var version, method, params gjson.Result
-	other := false
-	gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line))).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "jsonrpc":
-			version = v
-		case "method":
-			method = v
-		case "params":
-			params = v
-		default:
-			other = true // an id: not a notification
-		}
-		return !other
-	})
-	m := method.Str
-	if other || version.Str != "2.0" || m != "notifications/message" && m != "notifications/progress" ||
-		!params.IsObject() || !w.deliver(m, line[params.Index:params.Index+len(params.Raw)]) {
+	m := rawmsg.Parse(line)
+	params, ok := m.Notification(line)
+	if !ok || m.Method.Str != "notifications/message" && m.Method.Str != "notifications/progress" || !w.deliver(m.Method.Str, params) {
 		return false
 	}
 	if w.activity != nil {
@@ -240,35 +225,7 @@ func (w *wire) listForSDK(method string, result json.RawMessage) json.RawMessage
 	if !ok || w.keep == nil {
 		return result
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	gjson.ParseBytes(result).ForEach(func(k, v gjson.Result) bool {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(k.Raw)
-		b.WriteByte(':')
-		if k.Str != key || !v.IsArray() {
-			b.WriteString(v.Raw)
-			return true
-		}
-		b.WriteByte('[')
-		n := 0
-		v.ForEach(func(_, item gjson.Result) bool {
-			if w.keep(method, item.Get("name").Str) {
-				if n > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(item.Raw)
-				n++
-			}
-			return true
-		})
-		b.WriteByte(']')
-		return true
-	})
-	b.WriteByte('}')
-	return b.Bytes()
+	return listpages.Keep(result, key, func(name string) bool { return w.keep(method, name) })
 }
 
 // Incoming sees a message from the server before the SDK does.
@@ -338,23 +295,9 @@ func (w *wire) Incoming(msg jsonrpc.Message) {
 // SDK's types carry its questions to the code that answers them.) data
 // must be valid JSON and is not copied: the caller must not reuse it.
 func (w *wire) Frame(data []byte) []byte {
-	// One pass over the top level; no value is copied.
-	var version, id, res gjson.Result
-	other := false
-	gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data))).ForEach(func(k, v gjson.Result) bool {
-		switch k.String() {
-		case "jsonrpc":
-			version = v
-		case "id":
-			id = v
-		case "result":
-			res = v
-		default:
-			other = true
-		}
-		return true
-	})
-	if other || version.String() != "2.0" || !res.Exists() || res.Index <= 0 || !(id.Type == gjson.Number || id.Type == gjson.String) {
+	top := rawmsg.Parse(data)
+	id, res := top.ID, top.Result
+	if top.Other || top.Method.Exists() || top.Error.Exists() || top.Version.Str != "2.0" || !res.Exists() || res.Index <= 0 || !(id.Type == gjson.Number || id.Type == gjson.String) {
 		return data
 	}
 	stub := func(result string) []byte {

@@ -74,3 +74,38 @@ func AppOnly(tool gjson.Result) bool {
 	}
 	return true
 }
+
+// Keep is a list page with only the items (under key) keep is true of,
+// named by their "name"; every other field stays as it came (nextCursor
+// among them, so a reader still pages).
+func Keep(page []byte, key string, keep func(name string) bool) []byte {
+	var b strings.Builder
+	b.WriteByte('{')
+	gjson.ParseBytes(page).ForEach(func(k, v gjson.Result) bool {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k.Raw)
+		b.WriteByte(':')
+		if k.Str != key || !v.IsArray() {
+			b.WriteString(v.Raw)
+			return true
+		}
+		b.WriteByte('[')
+		n := 0
+		v.ForEach(func(_, item gjson.Result) bool {
+			if keep(item.Get("name").Str) {
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(item.Raw)
+				n++
+			}
+			return true
+		})
+		b.WriteByte(']')
+		return true
+	})
+	b.WriteByte('}')
+	return []byte(b.String())
+}

@@ -1,0 +1,77 @@
+// Package rawmsg reads a JSON-RPC message's top level from its raw bytes,
+// without decoding it: what the wire needs to recognise a message before
+// the SDK decodes it (a large result to keep, a list page to cut, a
+// notification to hand over undecoded).
+package rawmsg
+
+import (
+	"unsafe"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+)
+
+// Message is the top level of a JSON-RPC message: each member as gjson
+// found it (Index is its offset in the bytes), Other when there is a
+// member JSON-RPC does not define.
+type Message struct {
+	Version, ID, Method, Params, Result, Error gjson.Result
+	Other                                      bool
+}
+
+// Parse makes one pass over the top level of data (valid JSON); nothing is
+// copied, so the results point into data.
+func Parse(data []byte) Message {
+	var m Message
+	gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data))).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "jsonrpc":
+			m.Version = v
+		case "id":
+			m.ID = v
+		case "method":
+			m.Method = v
+		case "params":
+			m.Params = v
+		case "result":
+			m.Result = v
+		case "error":
+			m.Error = v
+		default:
+			m.Other = true
+		}
+		return true
+	})
+	return m
+}
+
+// Notification reports whether m is a JSON-RPC 2.0 notification with
+// object params, and those params' bytes in data.
+func (m Message) Notification(data []byte) ([]byte, bool) {
+	if m.Other || m.Version.Str != "2.0" || m.ID.Exists() || m.Method.Type != gjson.String || !m.Params.IsObject() {
+		return nil, false
+	}
+	return data[m.Params.Index : m.Params.Index+len(m.Params.Raw)], true
+}
+
+// Progress reads notifications/progress params by one pass (a decode
+// through reflection was most of the cost of a progress flood); false when
+// they are not well formed, for the SDK to say why.
+func Progress(params []byte) (*mcp.ProgressNotificationParams, bool) {
+	var p mcp.ProgressNotificationParams
+	ok := true
+	gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "progressToken":
+			p.ProgressToken = v.Value()
+		case "progress":
+			ok, p.Progress = v.Type == gjson.Number, v.Num
+		case "total":
+			ok, p.Total = v.Type == gjson.Number, v.Num
+		case "message":
+			ok, p.Message = v.Type == gjson.String, v.Str
+		}
+		return ok
+	})
+	return &p, ok && p.ProgressToken != nil
+}
