@@ -325,9 +325,20 @@ exit 4 and names the step: "the identity provider refused the token
 exchange" or "the authorization server refused the ID-JAG". 'mcpc login'
 does not apply: the ID token is given.
 
+DPoP-bound tokens
+
+When the authorization server's metadata lists ES256 in
+dpop_signing_alg_values_supported, tokens are bound to a key (RFC 9449): a
+login keeps it in the keyring record with the tokens; client credentials,
+workload and enterprise tokens get one per invocation, in memory. Every
+token and MCP request carries a fresh DPoP proof and "Authorization: DPoP".
+A nonce demand (use_dpop_nonce) gets one retry; a second one, or a Bearer
+token where DPoP was required, is exit 4. "dpop": true in the server entry
+forces it on, "dpop": false off.
+
 'mcpc list' shows these states without contacting anything: "workload
 (github-actions)", "workload (CI_OIDC_TOKEN not set)", "enterprise via
-idp.example.com".
+idp.example.com", "logged in, expires in 42m, DPoP-bound".
 
 A server that answers 401 or 403 ends the invocation with exit status 4 and a
 hint naming what to set or 'mcpc login SERVER'. Without a usable keyring a
