@@ -720,6 +720,8 @@ func targets(groups []*group) []string {
 	if r := find(groups, "http-2026-07-28", "mcpc call, warm"); r != nil {
 		add("warm `mcpc call` over HTTP: one request", float64(r.requests), true, "%.0f", 1)
 	}
+	v, ok = ratio("http-2026-07-28", "mcpc call, warm", "floor: one POST")
+	add("warm `mcpc call` over HTTP ≤ 1.3× one POST from a small Go program", v, ok, "%.2f×", 1.3)
 	v, ok = ratio("http-2026-07-28", "mcpc call, warm", "curl")
 	add("warm `mcpc call` over HTTP ≤ 1.5× curl", v, ok, "%.2f×", 1.5)
 	if r := find(groups, "stdio-call", "mcpc call, warm"); r != nil {
