@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
@@ -157,12 +158,16 @@ type File struct {
 // allowedKeys are the keys of each level, in the order the hints list
 // them; a server's and auth's are their structs' JSON names, so a field
 // added there is a key mcpc accepts.
-var allowedKeys = map[string][]string{
-	"":       {"mcpServers", "$schema"},
-	"server": jsonKeys[Server](),
-	"auth":   jsonKeys[Auth](),
-	"idp":    jsonKeys[IdP](),
-}
+// (Built on first use: reflection at package init would cost every
+// invocation, mcpc --version included.)
+var allowedKeys = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"":       {"mcpServers", "$schema"},
+		"server": jsonKeys[Server](),
+		"auth":   jsonKeys[Auth](),
+		"idp":    jsonKeys[IdP](),
+	}
+})
 
 // jsonKeys are the JSON names of T's exported fields, in field order.
 func jsonKeys[T any]() []string {
@@ -392,7 +397,7 @@ func (w *walker) top() (map[string]located, []string, error) {
 				return nil, nil, err
 			}
 		default:
-			return nil, nil, w.errAt(off, "%s", unknownKey(k, "the top level", allowedKeys[""])+`; servers go under "mcpServers"`)
+			return nil, nil, w.errAt(off, "%s", unknownKey(k, "the top level", allowedKeys()[""])+`; servers go under "mcpServers"`)
 		}
 	}
 	if !seen {
@@ -431,8 +436,8 @@ func (w *walker) server(name string) (*Server, map[string]int64, error) {
 			s.ignored = append(s.ignored, fmt.Sprintf("%s:%d:%d: %s: ignoring %q, another MCP host's setting that mcpc does not use", w.path, line, col, where, k))
 			continue
 		}
-		if !slices.Contains(allowedKeys["server"], k) {
-			return nil, nil, w.errAt(koff, "%s", unknownKey(k, where, slices.Concat(allowedKeys["server"], hostKeys)))
+		if !slices.Contains(allowedKeys()["server"], k) {
+			return nil, nil, w.errAt(koff, "%s", unknownKey(k, where, slices.Concat(allowedKeys()["server"], hostKeys)))
 		}
 		voff := w.valueStart()
 		if k == "auth" {
@@ -476,8 +481,8 @@ func (w *walker) auth(where string) (*Auth, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Contains(allowedKeys["auth"], k) {
-			return nil, w.errAt(koff, "%s", unknownKey(k, where, allowedKeys["auth"]))
+		if !slices.Contains(allowedKeys()["auth"], k) {
+			return nil, w.errAt(koff, "%s", unknownKey(k, where, allowedKeys()["auth"]))
 		}
 		if k == "idp" {
 			// Its keys are checked too: a misspelt "tokenEndpoint" would
@@ -509,8 +514,8 @@ func (w *walker) idpKeys(where string) error {
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(allowedKeys["idp"], k) {
-			return w.errAt(koff, "%s", unknownKey(k, where, allowedKeys["idp"]))
+		if !slices.Contains(allowedKeys()["idp"], k) {
+			return w.errAt(koff, "%s", unknownKey(k, where, allowedKeys()["idp"]))
 		}
 		if err := w.skip(); err != nil {
 			return w.errAt(koff, "invalid JSON: %v", err)

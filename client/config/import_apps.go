@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -38,7 +39,7 @@ type rawEntry struct {
 }
 
 // carried are the keys rawEntry reads; any other key is named in a note.
-var carried = jsonKeys[rawEntry]()
+var carried = sync.OnceValue(jsonKeys[rawEntry])
 
 // parseJSONApp reads the servers of a JSON app file: mcpServers (or VS
 // Code's servers, or Claude Code's projects[DIR].mcpServers for local
@@ -120,7 +121,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		}
 		var dropped []string
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			if !slices.Contains(carried, k) || k == "serverUrl" && f.App != AppWindsurf || k == "httpUrl" && f.App != AppGemini {
+			if !slices.Contains(carried(), k) || k == "serverUrl" && f.App != AppWindsurf || k == "httpUrl" && f.App != AppGemini {
 				dropped = append(dropped, k)
 			}
 		}
@@ -155,7 +156,7 @@ func vscodeInputs(data []byte, top *object) map[string]string {
 
 // noteInputs says what each ${input:ID} the entry uses was for.
 func noteInputs(e *ImportEntry, raw []byte, inputs map[string]string) {
-	for _, m := range interpRE.FindAllSubmatch(raw, -1) {
+	for _, m := range interpRE().FindAllSubmatch(raw, -1) {
 		if id, ok := strings.CutPrefix(string(m[1]), "input:"); ok && inputs[id] != "" {
 			e.note("VS Code prompted for %s: %q", exportName(id), inputs[id])
 		}
@@ -197,10 +198,10 @@ func convertJSON(app string, e *ImportEntry, r *rawEntry, dropped []string) {
 
 // interpRE matches ${...}: ${VAR}, ${VAR:-default}, ${env:VAR},
 // ${input:ID}, ${workspaceFolder} and the other editor variables.
-var interpRE = regexp.MustCompile(`\$\{([^}]*)\}`)
+var interpRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}]*)\}`) })
 
 // geminiVarRE is Gemini CLI's $VAR in env values.
-var geminiVarRE = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+var geminiVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`) })
 
 // rewriteVars turns every app's interpolation into mcpc's ${VAR}. What has
 // no mcpc equivalent (VS Code's ${input:ID} prompts, ${workspaceFolder},
@@ -210,7 +211,7 @@ func rewriteVars(app string, e *ImportEntry) {
 	s := e.Server
 	noted := map[string]bool{}
 	one := func(v string) string {
-		return interpRE.ReplaceAllStringFunc(v, func(m string) string {
+		return interpRE().ReplaceAllStringFunc(v, func(m string) string {
 			inner := m[2 : len(m)-1]
 			switch ns, name, ok := strings.Cut(inner, ":"); {
 			case ns == "env" && ok && validEnvName(name):
@@ -236,7 +237,7 @@ func rewriteVars(app string, e *ImportEntry) {
 	// mcpc expands nothing outside env and headers: a variable there makes
 	// the entry one mcpc cannot run as the app did.
 	outside := func(field, v string) string {
-		if m := interpRE.FindString(v); m != "" && e.varIn == "" {
+		if m := interpRE().FindString(v); m != "" && e.varIn == "" {
 			e.varIn = fmt.Sprintf("%s in %q", m, field)
 		}
 		return one(v)
@@ -248,7 +249,7 @@ func rewriteVars(app string, e *ImportEntry) {
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		v := s.Env[k]
 		if app == AppGemini && !strings.Contains(v, "${") {
-			v = geminiVarRE.ReplaceAllString(v, "$${$1}")
+			v = geminiVarRE().ReplaceAllString(v, "$${$1}")
 		}
 		s.Env[k] = one(v)
 	}

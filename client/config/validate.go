@@ -172,7 +172,7 @@ func checkAuth(a *Auth) string {
 	set, _ := json.Marshal(a)
 	var present map[string]json.RawMessage
 	json.Unmarshal(set, &present)
-	for _, k := range allowedKeys["auth"] {
+	for _, k := range allowedKeys()["auth"] {
 		if _, on := present[k]; on && k != "type" && !slices.Contains(keys, k) {
 			return fmt.Sprintf(`auth type %q does not use %q`, a.Type, k)
 		}

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -219,7 +220,7 @@ func skillPath(uri string) string {
 	return strings.TrimSuffix(rest, "/SKILL.md")
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // ParseEntry checks a skill entry before anything of the skill is read:
 // the shape the SEP requires, every file inside the skill's directory
@@ -271,7 +272,7 @@ func ParseEntry(label string, raw json.RawMessage) (*Entry, error) {
 		switch {
 		case seen[strings.ToLower(rel)]:
 			return nil, bad("%s that lists %s twice (letter case aside)", e.URI, f.URI)
-		case !digestRE.MatchString(f.Digest):
+		case !digestRE().MatchString(f.Digest):
 			return nil, bad("%s whose file %s has no sha256:HEX digest (%q)", e.URI, f.URI, f.Digest)
 		case f.Size < 0:
 			return nil, bad("%s whose file %s has a negative size", e.URI, f.URI)
