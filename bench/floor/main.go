@@ -2,7 +2,7 @@
 // stdio server: start it, write JSON-RPC lines to its stdin by hand, copy
 // the response to stdout and close. bench/run measures mcpc against it.
 //
-//	floor [-list] [-call-only] [-legacy] [-tool echo] [-args '{"text":"hello"}'] SERVER [ARGS...]
+//	floor [-list] [-call-only] [-legacy] [-tool echo] [-args '{"text":"hello"}'] [-repeat N] SERVER [ARGS...]
 //	floor -url URL [-list] [-tool echo] [-args …]
 //
 // A 2026-07-28 exchange is server/discover then the request; -call-only
@@ -35,6 +35,7 @@ func main() {
 	tool := flag.String("tool", "echo", "tool to call")
 	args := flag.String("args", `{"text":"hello"}`, "tool arguments (JSON object)")
 	url := flag.String("url", "", "POST one request to this Streamable HTTP endpoint")
+	repeat := flag.Int("repeat", 1, "send the request this many times over the one pipe, each after the last answer")
 	flag.Parse()
 	if *url != "" {
 		post(*url, *list, *tool, *args)
@@ -75,9 +76,11 @@ func main() {
 	if *list {
 		method = "tools/list"
 	}
-	send(in, `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":{`+strings.Join(params, ",")+`}}`)
 	w := bufio.NewWriterSize(os.Stdout, 64<<10)
-	copyLine(w, r)
+	for i := range *repeat {
+		send(in, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"%s","params":{%s}}`, i+2, method, strings.Join(params, ",")))
+		copyLine(w, r)
+	}
 	check(w.Flush())
 	in.Close()
 	check(cmd.Wait())

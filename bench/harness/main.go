@@ -241,6 +241,7 @@ const (
 	echoWant   = `hello`
 	floodN     = 2000000 // notifications of a flood row
 	hugeListN  = 200000  // tools of the huge-list rows
+	batchN     = 1000    // lines of the batch-many rows
 	hugeListMB = 34      // the size of their tools/list, in MB
 	listWant   = `"echo"`
 	curlAccept = "Accept: application/json, text/event-stream"
@@ -355,6 +356,15 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 			cmd: cmdSpec{argv: append([]string{mcpc, "call"}, append(stdio, "--batch", file)...), home: warm, want: echoWant}}
 	}
 	g = append(g, batch)
+	if haveBatch {
+		lines := strings.Repeat(`{"tool":"echo","arguments":`+echoArgs+"}\n", batchN)
+		file := filepath.Join(h.tmp, "batch-many.jsonl")
+		check(os.WriteFile(file, []byte(lines), 0o644))
+		g = append(g, &group{key: "batch-many", title: fmt.Sprintf("%d calls through `mcpc call --batch` (stdio)", batchN), runs: huge, warmup: 1, rows: []*row{
+			{name: fmt.Sprintf("floor: the same %d exchanges over one pipe", batchN), cmd: cmdSpec{argv: append([]string{floor, "-call-only", "-repeat", strconv.Itoa(batchN)}, srv...), want: echoWant}},
+			{name: fmt.Sprintf("`mcpc call --batch`, %d lines, warm", batchN), cmd: cmdSpec{argv: append([]string{mcpc, "call"}, append(stdio, "--batch", file)...), home: warm, want: echoWant}},
+		}})
+	}
 	g = append(g, &group{key: "parallel", title: fmt.Sprintf("%d concurrent calls over stdio (each its own server)", parallelN), runs: max(2, huge), warmup: 1, rows: []*row{
 		{name: fmt.Sprintf("%d × floor at once", parallelN), cmd: cmdSpec{argv: append([]string{floor}, srv...), want: echoWant, parallel: parallelN}},
 		{name: fmt.Sprintf("%d × mcpc call at once, warm", parallelN), cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant, parallel: parallelN}},

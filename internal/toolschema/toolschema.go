@@ -9,6 +9,7 @@ package toolschema
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -31,7 +32,7 @@ func ValidateArgs(tool *mcp.Tool, args map[string]any) (skipped string, err erro
 	// Round-trip so numbers are float64 and nested values plain JSON types,
 	// which is what the validator expects.
 	b, _ := json.Marshal(args)
-	msg, skipped := validate(tool.InputSchema, b, "argument")
+	msg, skipped := validate(compiledFor(tool, false), b, "argument")
 	if msg != "" {
 		return "", fail.New(fail.Usage, schemaHint, "arguments do not match the inputSchema of tool %q: %s", tool.Name, msg)
 	}
@@ -47,39 +48,84 @@ func ValidateOutput(tool *mcp.Tool, result json.RawMessage) (mismatch, skipped s
 	if tool == nil || tool.OutputSchema == nil || !sc.Exists() || gjson.GetBytes(result, "isError").Bool() {
 		return "", ""
 	}
-	return validate(tool.OutputSchema, []byte(sc.Raw), "field")
+	return validate(compiledFor(tool, true), []byte(sc.Raw), "field")
 }
 
-// validate checks the JSON instance against schema. Only local $refs are
-// followed: a schema never makes mcpc fetch anything.
-func validate(schema any, instance []byte, noun string) (mismatch, skipped string) {
-	if schema == nil {
-		return "", ""
+// compiled is a schema ready to validate with, or why it cannot be used.
+type compiled struct {
+	res     *jsonschema.Resolved
+	raw     []byte // the schema as JSON, for wording a mismatch
+	skipped string
+}
+
+// compiledSchemas keeps each tool's schemas compiled, by tool and which
+// schema: a --batch calls one tool many times, and compiling took most of
+// each line's time.
+var compiledSchemas sync.Map // schemaKey → *compiled
+
+type schemaKey struct {
+	tool   *mcp.Tool
+	output bool
+}
+
+// compiledFor is the tool's input (or output) schema, compiled once; nil
+// when it has none.
+func compiledFor(tool *mcp.Tool, output bool) *compiled {
+	schema := tool.InputSchema
+	if output {
+		schema = tool.OutputSchema
 	}
+	if schema == nil {
+		return nil
+	}
+	key := schemaKey{tool, output}
+	if c, ok := compiledSchemas.Load(key); ok {
+		return c.(*compiled)
+	}
+	c := compile(schema)
+	compiledSchemas.Store(key, c)
+	return c
+}
+
+// compile resolves schema, following only local $refs: a schema never
+// makes mcpc fetch anything.
+func compile(schema any) *compiled {
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		return "", err.Error()
+		return &compiled{skipped: err.Error()}
 	}
 	var sch jsonschema.Schema
 	if err := json.Unmarshal(raw, &sch); err != nil {
-		return "", err.Error()
+		return &compiled{skipped: err.Error()}
 	}
 	res, err := sch.Resolve(nil)
 	if err != nil {
-		return "", err.Error()
+		return &compiled{skipped: err.Error()}
 	}
 	// A server's schema that loops would crash the validator.
 	if loop := schemamsg.Loop(&sch); loop != "" {
-		return "", loop
+		return &compiled{skipped: loop}
+	}
+	return &compiled{res: res, raw: raw}
+}
+
+// validate checks the JSON instance against a compiled schema (nil:
+// nothing to check).
+func validate(c *compiled, instance []byte, noun string) (mismatch, skipped string) {
+	if c == nil {
+		return "", ""
+	}
+	if c.skipped != "" {
+		return "", c.skipped
 	}
 	var inst any
 	if err := json.Unmarshal(instance, &inst); err != nil {
 		return "", err.Error()
 	}
-	if err := res.Validate(inst); err != nil {
+	if err := c.res.Validate(inst); err != nil {
 		// Worded from the schema as plain JSON: raw, which just parsed.
 		var tree any
-		_ = json.Unmarshal(raw, &tree)
+		_ = json.Unmarshal(c.raw, &tree)
 		return schemamsg.Mismatch(err, tree, inst, noun), ""
 	}
 	return "", ""
