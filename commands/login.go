@@ -44,7 +44,9 @@ func loginCommand(st *state) *cli.Command {
 waits for the browser to come back to a receiver on 127.0.0.1; with --paste,
 the address the browser was sent to can be pasted on stdin instead. The
 tokens go to the OS keyring (no plaintext fallback); every later command
-uses them, refreshing them when needed. Bounded by --timeout (default ` + durationText(defaultLoginTimeout) + `).`,
+uses them, refreshing them when needed. For an enterprise server without
+"idTokenEnv" or "idTokenFile", the login is at its identity provider
+(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + durationText(defaultLoginTimeout) + `).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},
