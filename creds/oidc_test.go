@@ -1,13 +1,22 @@
 package creds
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // The ID token checks of an enterprise login (OpenID Connect Core
@@ -56,5 +65,61 @@ func TestCheckIDToken(t *testing.T) {
 		case tc.want != "" && (err == nil || err.Error() != tc.want):
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// An enterprise login's expired ID token is refreshed at the identity
+// provider once, the rotated refresh token stored; a fresh one is used as
+// it is; a refused refresh asks for the login again.
+func TestStoredIDTokenRefresh(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	var count atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		count.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		if r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("refresh_token") != "rt-0" || r.PostForm.Get("client_id") != "idp-client" {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":"invalid_grant"}`)
+			return
+		}
+		id, _ := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "https://idp.example", "aud": "idp-client", "exp": now.Add(time.Hour).Unix()}).SignedString(key)
+		json.NewEncoder(w).Encode(map[string]any{"access_token": "at", "token_type": "Bearer", "id_token": id, "refresh_token": "rt-1"})
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	st := NewMemStore()
+	ref := RefFor("ent", "https://mcp.example.com/mcp", "mcpc login ent", nil)
+	save := func(rt string) {
+		rec := &Record{Issuer: "https://idp.example", TokenURL: srv.URL, ClientID: "idp-client", IDToken: "old", RefreshToken: rt, Expiry: now.Add(-time.Minute)}
+		if err := Save(ctx, st, ref, rec, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("rt-0")
+	o := idTokenOptions{Store: st, Ref: ref, LockDir: t.TempDir(), HTTPClient: srv.Client(), Now: func() time.Time { return now }}
+	first, err := storedIDToken(ctx, o)
+	if err != nil || !strings.HasPrefix(first, "eyJ") {
+		t.Fatalf("refresh: %q, %v", first, err)
+	}
+	again, err := storedIDToken(ctx, o)
+	if err != nil || again != first || count.Load() != 1 {
+		t.Fatalf("a fresh ID token is used as it is: %q, %v, %d requests", again, err, count.Load())
+	}
+	if rec, _ := Load(ctx, st, ref); rec.RefreshToken != "rt-1" || !rec.Expiry.After(now) {
+		t.Fatalf("stored: %+v", rec)
+	}
+	save("rt-spent")
+	_, err = storedIDToken(ctx, o)
+	if e := fail.As(err); e == nil || e.Code != fail.AuthRequired || e.Hint != "mcpc login ent" ||
+		e.Msg != "the identity provider login for ent has expired or was revoked (the refresh was refused: invalid_grant)" {
+		t.Fatalf("refused refresh: %#v", err)
+	}
+	if _, err := storedIDToken(ctx, idTokenOptions{Store: NewMemStore(), Ref: ref, Now: time.Now}); fail.CodeOf(err) != fail.AuthRequired || fail.As(err).Hint != "mcpc login ent" {
+		t.Fatalf("no login: %v", err)
 	}
 }
