@@ -69,7 +69,7 @@ func (st *state) authHandler(ctx context.Context, g *globals, e *config.Entry, o
 		opts.OAuthHandler, err = st.workload(ctx, e)
 		opts.CredentialID = "workload\x00" + a.Issuer + "\x00" + a.ClientID + "\x00" + a.AssertionEnv + "\x00" + a.AssertionFile + "\x00" + a.AssertionFrom + "\x00" + a.Audience
 	case a != nil && a.Type == "enterprise":
-		opts.OAuthHandler, err = st.enterprise(ctx, e)
+		opts.OAuthHandler, err = st.enterprise(ctx, g, e)
 		opts.CredentialID = "enterprise\x00" + a.Issuer + "\x00" + a.ClientID + "\x00" + a.IdP.Issuer + "\x00" + a.IdP.ClientID + "\x00" + a.IDTokenEnv + "\x00" + a.IDTokenFile
 	default:
 		opts.OAuthHandler, err = st.storedLogin(ctx, g, e)
@@ -177,10 +177,10 @@ func (st *state) workload(ctx context.Context, e *config.Entry) (auth.OAuthHandl
 	return creds.Sticky(w), nil
 }
 
-// enterprise serves enterprise-managed authorization: the ID token
-// exchanged at the identity provider for an ID-JAG, and that for an access
-// token.
-func (st *state) enterprise(ctx context.Context, e *config.Entry) (auth.OAuthHandler, error) {
+// enterprise serves enterprise-managed authorization: the ID token (from
+// its variable or file, else from `mcpc login`'s keyring record) exchanged
+// at the identity provider for an ID-JAG, and that for an access token.
+func (st *state) enterprise(ctx context.Context, g *globals, e *config.Entry) (auth.OAuthHandler, error) {
 	a := e.Server.Auth
 	ca, err := st.clientAuth(e)
 	if err != nil {
@@ -194,6 +194,9 @@ func (st *state) enterprise(ctx context.Context, e *config.Entry) (auth.OAuthHan
 		IdPTokenEndpoint: a.IdP.TokenEndpoint,
 		IDTokenEnv:       a.IDTokenEnv,
 		IDTokenFile:      configRelative(e, a.IDTokenFile),
+		Store:            st.keyring(),
+		Ref:              credRef(e),
+		LockDir:          lockDir(g),
 		Getenv:           st.env.Getenv,
 	}
 	if o.IdPSecret, err = st.secretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret"); err != nil {
@@ -232,7 +235,11 @@ func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, 
 		return "workload (" + st.workloadSource(e) + ")"
 	case a != nil && a.Type == "enterprise":
 		s := "enterprise via " + hostOf(a.IdP.Issuer)
-		if missing := st.enterpriseMissing(e); missing != "" {
+		missing := st.enterpriseMissing(e)
+		if missing == "" && a.IDTokenEnv == "" && a.IDTokenFile == "" {
+			missing = st.enterpriseLogin(ctx, e)
+		}
+		if missing != "" {
 			s += " (" + missing + ")"
 		}
 		return s
@@ -246,16 +253,7 @@ func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, 
 	case err != nil:
 		return "keyring unavailable"
 	}
-	now := st.env.Now()
-	state := "login expired"
-	switch {
-	case rec.Expiry.IsZero():
-		state = "logged in"
-	case now.Before(rec.Expiry):
-		state = "logged in, expires in " + roughly(rec.Expiry.Sub(now))
-	case rec.RefreshToken != "":
-		state = "logged in, refreshes on next use"
-	}
+	state := loginState(rec, st.env.Now())
 	if rec.DPoPKey != "" {
 		state += ", DPoP-bound"
 	}
@@ -300,10 +298,33 @@ func (st *state) enterpriseMissing(e *config.Entry) string {
 			return a.IDTokenFile + " missing"
 		}
 	}
-	if a.IDTokenEnv == "" && a.IDTokenFile == "" {
-		return "needs an ID token"
-	}
 	return ""
+}
+
+// enterpriseLogin is the state of an enterprise server's `mcpc login`
+// (its ID token in the keyring), read without contacting anything.
+func (st *state) enterpriseLogin(ctx context.Context, e *config.Entry) string {
+	rec, err := creds.Load(ctx, st.keyring(), credRef(e))
+	switch {
+	case errors.Is(err, creds.ErrNotFound), err == nil && rec.IDToken == "":
+		return "needs login"
+	case err != nil:
+		return "keyring unavailable"
+	}
+	return loginState(rec, st.env.Now())
+}
+
+// loginState is how long a stored login's token lasts, for `mcpc list`.
+func loginState(rec *creds.Record, now time.Time) string {
+	switch {
+	case rec.Expiry.IsZero():
+		return "logged in"
+	case now.Before(rec.Expiry):
+		return "logged in, expires in " + roughly(rec.Expiry.Sub(now))
+	case rec.RefreshToken != "":
+		return "logged in, refreshes on next use"
+	}
+	return "login expired"
 }
 
 // hostOf is a URL's host, or the URL when it has none.

@@ -267,8 +267,9 @@ A Streamable HTTP server that needs credentials gets them from one of:
   enterprise       "auth": {"type": "enterprise", "issuer": ..., "clientId":
                    ..., "clientSecretEnv" | "clientAssertionKeyFile", "idp":
                    {"issuer", "clientId", "clientSecretEnv"?,
-                   "tokenEndpoint"?}, "idTokenEnv" | "idTokenFile",
-                   "scopes"?}: enterprise-managed authorization (below).
+                   "tokenEndpoint"?, "scopes"?}, "idTokenEnv"? |
+                   "idTokenFile"?, "scopes"?}: enterprise-managed
+                   authorization (below).
 
 CI without stored secrets (workload identity)
 
@@ -315,15 +316,26 @@ Enterprise-managed authorization
 
 With "type": "enterprise", the user's ID token from the enterprise identity
 provider ("idTokenEnv" or "idTokenFile", e.g. from the company's sign-in
-tooling) is exchanged at the identity provider for an identity assertion
+tooling or CI; with neither, from 'mcpc login SERVER') is exchanged at the identity provider for an identity assertion
 grant (ID-JAG, RFC 8693 token exchange; its token endpoint from
 "idp.tokenEndpoint" or its OpenID Connect discovery), and that at the MCP
 authorization server for an access token (jwt-bearer, with the client's
 secret from "clientSecretEnv" or its private-key JWT). No consent screen,
 no browser; the ID-JAG and the access token stay in memory. A refusal is
 exit 4 and names the step: "the identity provider refused the token
-exchange" or "the authorization server refused the ID-JAG". 'mcpc login'
-does not apply: the ID token is given.
+exchange" or "the authorization server refused the ID-JAG".
+
+'mcpc login SERVER' of an enterprise server without "idTokenEnv" or
+"idTokenFile" runs the OpenID Connect authorization-code flow at the
+identity provider (the authorization endpoint from its discovery; PKCE,
+state, nonce, scope openid plus "idp.scopes"; the printed link, the loopback
+receiver and --paste as for any login). The ID token must name exactly
+"idp.issuer", have "idp.clientId" in its audience, be current and carry the
+login's nonce; otherwise the login is exit 4 and nothing is stored. The ID
+token and the identity provider's refresh token go to the keyring; each
+call exchanges the ID token, refreshing it first when it has expired (under
+the server's refresh lock). Not logged in: exit 4, hint 'mcpc login
+SERVER'; 'mcpc logout SERVER' removes the login.
 
 DPoP-bound tokens
 
@@ -338,7 +350,8 @@ forces it on, "dpop": false off.
 
 'mcpc list' shows these states without contacting anything: "workload
 (github-actions)", "workload (CI_OIDC_TOKEN not set)", "enterprise via
-idp.example.com", "logged in, expires in 42m, DPoP-bound".
+idp.example.com (logged in, expires in 42m)", "enterprise via
+idp.example.com (needs login)", "logged in, expires in 42m, DPoP-bound".
 
 A server that answers 401 or 403 ends the invocation with exit status 4 and a
 hint naming what to set or 'mcpc login SERVER'. Without a usable keyring a

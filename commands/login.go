@@ -44,7 +44,9 @@ func loginCommand(st *state) *cli.Command {
 waits for the browser to come back to a receiver on 127.0.0.1; with --paste,
 the address the browser was sent to can be pasted on stdin instead. The
 tokens go to the OS keyring (no plaintext fallback); every later command
-uses them, refreshing them when needed. Bounded by --timeout (default ` + durationText(defaultLoginTimeout) + `).`,
+uses them, refreshing them when needed. For an enterprise server without
+"idTokenEnv" or "idTokenFile", the login is at its identity provider
+(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + durationText(defaultLoginTimeout) + `).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},
@@ -85,25 +87,34 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 	if e.Server.URL == "" {
 		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, shownName(e))
 	}
-	if a := e.Server.Auth; a != nil && a.Type != "oauth" {
+	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !idpLogin(a) {
 		hint := "client credentials are fetched at connect time and never stored"
 		switch a.Type {
 		case "workload":
 			hint = `the workload token comes from "assertionEnv", "assertionFile" or "assertionFrom" on each invocation, and nothing is stored`
 		case "enterprise":
-			// The OpenID Connect login at the identity provider is not
-			// implemented: the ID token is given, as in CI.
-			hint = `the ID token comes from "idTokenEnv" or "idTokenFile" (an ID token your identity provider issued); mcpc does not log in to the identity provider`
+			// The ID token is given, as in CI.
+			hint = `the ID token comes from "idTokenEnv" or "idTokenFile"; remove both to log in at the identity provider with mcpc login`
 		}
 		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", shownName(e), a.Type, verb)
 	}
 	return e, nil
 }
 
+// idpLogin says whether an "auth" block's ID token comes from `mcpc
+// login` at the identity provider: an enterprise one naming no variable or
+// file for it.
+func idpLogin(a *config.Auth) bool {
+	return a.Type == "enterprise" && a.IDTokenEnv == "" && a.IDTokenFile == ""
+}
+
 func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) error {
 	e, err := st.httpEntry(g, o.server, "login")
 	if err != nil {
 		return err
+	}
+	if a := e.Server.Auth; a != nil && idpLogin(a) {
+		return st.runIdPLogin(ctx, g, o, e)
 	}
 	lo := creds.LoginOptions{
 		Store:    st.keyring(),
@@ -175,6 +186,38 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	return st.print(g, format.KindGeneric, res)
 }
 
+// runIdPLogin is the OpenID Connect login of an enterprise server at its
+// identity provider: the MCP server is not contacted, since each
+// invocation exchanges the ID token anyway.
+func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e *config.Entry) error {
+	a := e.Server.Auth
+	secret, err := st.secretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret")
+	if err != nil {
+		return err
+	}
+	lo := creds.IdPLoginOptions{
+		Store:         st.keyring(),
+		Ref:           credRef(e),
+		Issuer:        a.IdP.Issuer,
+		ClientID:      a.IdP.ClientID,
+		ClientSecret:  secret,
+		TokenEndpoint: a.IdP.TokenEndpoint,
+		Scopes:        a.IdP.Scopes,
+		ShowLink:      func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
+		Note:          func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", msg) },
+		Now:           st.env.Now,
+	}
+	if o.paste {
+		lo.Paste = st.env.Stdin
+	}
+	rec, err := creds.IdPLogin(ctx, lo)
+	if err != nil {
+		return err
+	}
+	t := rec.Expiry.UTC().Truncate(time.Second)
+	return st.print(g, format.KindGeneric, loginResult{Server: shownName(e), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
+}
+
 // queryRedactor hides the values of raw's query string wherever the SDK's
 // messages quote it; nil when there is none.
 func queryRedactor(raw string) func(string) string {
@@ -231,7 +274,9 @@ registers anew.`,
 			// registration the authorization server has dropped can
 			// be got rid of this way.
 			var issuer, clientID string
-			if rec, err := creds.Load(ctx, ks, ref); err == nil {
+			// An enterprise login's record names the identity
+			// provider, where mcpc registered nothing.
+			if rec, err := creds.Load(ctx, ks, ref); err == nil && rec.IDToken == "" {
 				issuer, clientID = rec.Issuer, rec.ClientID
 			}
 			had, err := creds.Delete(ctx, ks, ref)

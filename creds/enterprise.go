@@ -3,6 +3,7 @@ package creds
 import (
 	"context"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -31,9 +32,13 @@ type EnterpriseOptions struct {
 	IdPTokenEndpoint string // "": from the identity provider's metadata
 
 	// Where the ID token comes from: a variable or a file (resolved
-	// against the config file).
+	// against the config file); with neither, the keyring record of
+	// `mcpc login` (Store, Ref), refreshed under the lock in LockDir.
 	IDTokenEnv  string
 	IDTokenFile string
+	Store       Store
+	Ref         Ref
+	LockDir     string
 
 	Getenv func(string) string
 }
@@ -50,15 +55,26 @@ type Enterprise struct {
 }
 
 // NewEnterprise reads the ID token and the client's key, or says what is
-// missing, before anything is contacted.
+// missing, before anything is contacted, except that an expired ID token
+// from `mcpc login` is refreshed at the identity provider first.
 func NewEnterprise(ctx context.Context, o EnterpriseOptions) (*Enterprise, error) {
+	var idToken string
+	var err error
 	if o.IDTokenEnv == "" && o.IDTokenFile == "" {
-		return nil, fail.New(fail.AuthRequired, `set "idTokenEnv" or "idTokenFile" in the server's "auth" block to an ID token your identity provider issued for "idp.clientId"`,
-			"%s needs an ID token from the identity provider %s", o.Server, o.IdPIssuer)
+		hc := o.HTTPClient
+		if hc == nil {
+			hc = noRedirectClient()
+		}
+		now := o.Now
+		if now == nil {
+			now = time.Now
+		}
+		idToken, err = storedIDToken(ctx, idTokenOptions{Store: o.Store, Ref: o.Ref, LockDir: o.LockDir, ClientSecret: o.IdPSecret, HTTPClient: hc, Now: now})
+	} else {
+		idToken, err = readToken(o.Getenv, o.Server, "ID token", o.IDTokenEnv, o.IDTokenFile,
+			"export "+o.IDTokenEnv+" with an ID token your identity provider issued for \"idp.clientId\"",
+			`write an ID token from your identity provider there or correct "idTokenFile"`)
 	}
-	idToken, err := readToken(o.Getenv, o.Server, "ID token", o.IDTokenEnv, o.IDTokenFile,
-		"export "+o.IDTokenEnv+" with an ID token your identity provider issued for \"idp.clientId\"",
-		`write an ID token from your identity provider there or correct "idTokenFile"`)
 	if err != nil {
 		return nil, err
 	}

@@ -210,10 +210,12 @@ func (h *inMemory) Authorize(_ context.Context, _ *http.Request, resp *http.Resp
 
 // asMetadata is the part of RFC 8414 metadata the grant needs.
 type asMetadata struct {
-	Issuer        string   `json:"issuer"`
-	TokenEndpoint string   `json:"token_endpoint"`
-	AuthMethods   []string `json:"token_endpoint_auth_methods_supported"`
-	DPoPAlgs      []string `json:"dpop_signing_alg_values_supported"`
+	Issuer        string `json:"issuer"`
+	TokenEndpoint string `json:"token_endpoint"`
+	// An identity provider's, for `mcpc login` of an enterprise server.
+	AuthorizationEndpoint string   `json:"authorization_endpoint"`
+	AuthMethods           []string `json:"token_endpoint_auth_methods_supported"`
+	DPoPAlgs              []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // issuerMetadata fetches the metadata of the authorization server (or

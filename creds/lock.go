@@ -26,34 +26,39 @@ const lockGiveUpEarly = 250 * time.Millisecond
 // whom it waited for. Locks are never stolen by age: the kernel releases a
 // dead holder's flock, so a stale-looking file is never a stuck lock.
 func (t *Tokens) withLock(f func() error) error {
-	path := filepath.Join(t.o.LockDir, t.o.Ref.Key+".lock")
+	return withRecordLock(t.ctx, t.o.LockDir, t.o.Ref, t.o.LockWait, t.o.Now, f)
+}
+
+// withRecordLock is withLock for any holder of a record: the stored login
+// (Tokens) and an enterprise login's ID token refresh take the same lock.
+func withRecordLock(pctx context.Context, dir string, ref Ref, wait time.Duration, now func() time.Time, f func() error) error {
+	path := filepath.Join(dir, ref.Key+".lock")
 	// Give up a little before the invocation's own deadline, so the
 	// failure names the holder instead of being a bare timeout.
-	wait := t.o.LockWait
-	if d, ok := t.ctx.Deadline(); ok {
+	if d, ok := pctx.Deadline(); ok {
 		wait = min(wait, time.Until(d)-lockGiveUpEarly)
 	}
-	ctx, cancel := context.WithTimeout(t.ctx, max(wait, 0))
+	ctx, cancel := context.WithTimeout(pctx, max(wait, 0))
 	defer cancel()
 	unlock, err := fsx.Lock(ctx, path)
 	if err != nil && ctx.Err() == nil {
 		return fail.Wrap(fail.AuthFailed, err, "", "cannot take the token refresh lock")
 	}
 	if err != nil {
-		if t.ctx.Err() != nil && !errors.Is(t.ctx.Err(), context.DeadlineExceeded) {
-			return t.ctx.Err()
+		if pctx.Err() != nil && !errors.Is(pctx.Err(), context.DeadlineExceeded) {
+			return pctx.Err()
 		}
 		holder := strings.TrimSpace(readHolder(path))
 		if holder == "" {
 			holder = "another mcpc process"
 		}
 		return fail.New(fail.Timeout, "if that process is stuck, end it; the lock is freed when it exits",
-			"gave up waiting for the token refresh of %s held by %s", t.o.Ref.Server, holder)
+			"gave up waiting for the token refresh of %s held by %s", ref.Server, holder)
 	}
 	defer unlock()
 	// Written in place, not by fsx.WriteFile: the lock is held on this
 	// inode, and a file renamed over it would be one nobody holds.
-	note := fmt.Sprintf("pid %d since %s\n", os.Getpid(), t.o.Now().UTC().Format(time.RFC3339))
+	note := fmt.Sprintf("pid %d since %s\n", os.Getpid(), now().UTC().Format(time.RFC3339))
 	_ = os.WriteFile(path, []byte(note), 0o600)
 	return f()
 }

@@ -81,12 +81,8 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 	if o.HTTPClient == nil {
 		o.HTTPClient = noRedirectClient()
 	}
-	// A login that cannot be stored is not started: nobody should approve
-	// in a browser for tokens that would be thrown away.
-	if r, ok := o.Store.(readier); ok {
-		if err := r.Ready(ctx); err != nil {
-			return nil, err
-		}
+	if err := storeReady(ctx, o.Store); err != nil {
+		return nil, err
 	}
 	// One read of the stored login: the scopes a server challenged for
 	// are asked for again, and the registration it used names the port to
@@ -270,16 +266,9 @@ func (l *Login) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.
 	l.mu.Unlock()
 	l.recv.expect(state)
 	l.o.ShowLink(args.URL)
-	pasted := make(chan callbackResult, 1)
-	if l.o.Paste != nil {
-		go l.readPaste(state, pasted)
-	}
-	var r callbackResult
-	select {
-	case r = <-l.recv.got:
-	case r = <-pasted:
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	r, err := awaitCallback(ctx, l.recv, l.o.Paste, l.o.Note, state)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
 			// An authorization server that no longer knows a kept
 			// client shows its error in the browser and never comes
 			// back: forget the registration, so that the next login
@@ -287,10 +276,9 @@ func (l *Login) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.
 			if r := l.forgetReused(ctx); r != nil && l.o.Note != nil {
 				l.o.Note("the client registration kept for " + r.Issuer + " is forgotten, in case the authorization server refused it: the next login registers anew")
 			}
-			return nil, fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
-				"no authorization arrived for %s before the time ran out", l.o.Ref.Server)
+			return nil, loginTimeout(l.o.Ref.Server)
 		}
-		return nil, ctx.Err()
+		return nil, err
 	}
 	if r.err != nil {
 		if rejectedClient(r.err) {
@@ -304,9 +292,42 @@ func (l *Login) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.
 	return r.res, nil
 }
 
+// storeReady refuses to start a login that cannot be stored: nobody
+// should approve in a browser for tokens that would be thrown away.
+func storeReady(ctx context.Context, st Store) error {
+	if r, ok := st.(readier); ok {
+		return r.Ready(ctx)
+	}
+	return nil
+}
+
+// loginTimeout is the error of a login whose callback never came.
+func loginTimeout(server string) error {
+	return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
+		"no authorization arrived for %s before the time ran out", server)
+}
+
+// awaitCallback waits for the callback of the flow with this state: at the
+// loopback receiver, or pasted on paste when it is set. The error is the
+// context's when it ends first.
+func awaitCallback(ctx context.Context, recv *receiver, paste io.Reader, note func(string), state string) (callbackResult, error) {
+	pasted := make(chan callbackResult, 1)
+	if paste != nil {
+		go readPaste(paste, note, state, pasted)
+	}
+	select {
+	case r := <-recv.got:
+		return r, nil
+	case r := <-pasted:
+		return r, nil
+	case <-ctx.Done():
+		return callbackResult{}, ctx.Err()
+	}
+}
+
 // readPaste reads lines until one is this flow's redirect URL.
-func (l *Login) readPaste(state string, out chan<- callbackResult) {
-	sc := bufio.NewScanner(l.o.Paste)
+func readPaste(paste io.Reader, note func(string), state string, out chan<- callbackResult) {
+	sc := bufio.NewScanner(paste)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
@@ -319,8 +340,8 @@ func (l *Login) readPaste(state string, out chan<- callbackResult) {
 				return
 			}
 		}
-		if l.o.Note != nil {
-			l.o.Note("that is not the redirect URL of this login (paste the whole address the browser was sent to)")
+		if note != nil {
+			note("that is not the redirect URL of this login (paste the whole address the browser was sent to)")
 		}
 	}
 	out <- callbackResult{err: errors.New("stdin ended before a redirect URL was pasted")}

@@ -37,12 +37,9 @@ func TestLoginErrorHidesTokenBody(t *testing.T) {
 // does not quote it, and stdin ending ends the wait with a reason.
 func TestPasteEnds(t *testing.T) {
 	var notes []string
-	l := &Login{o: LoginOptions{
-		Paste: strings.NewReader("\nhttp://127.0.0.1:1/callback?state=other&code=SECRET-CODE\n"),
-		Note:  func(msg string) { notes = append(notes, msg) },
-	}}
+	paste := strings.NewReader("\nhttp://127.0.0.1:1/callback?state=other&code=SECRET-CODE\n")
 	out := make(chan callbackResult, 1)
-	l.readPaste("state-1", out)
+	readPaste(paste, func(msg string) { notes = append(notes, msg) }, "state-1", out)
 	r := <-out
 	if r.res != nil || r.err == nil || r.err.Error() != "stdin ended before a redirect URL was pasted" {
 		t.Fatalf("got %+v", r)

@@ -33,6 +33,12 @@ type Record struct {
 	// DPoPKey is the private key the tokens are bound to (RFC 9449),
 	// PKCS #8 in base64; empty for bearer tokens. It lives here only.
 	DPoPKey string `json:"dpopKey,omitempty"`
+	// IDToken is an enterprise login's ID token from the identity
+	// provider (OpenID Connect); Issuer, TokenURL, ClientID and
+	// RefreshToken are then the identity provider's, Expiry the ID
+	// token's, and AccessToken is empty: the ID token is what each
+	// invocation exchanges.
+	IDToken string `json:"idToken,omitempty"`
 	// Challenged holds scopes a server asked for (403 insufficient_scope)
 	// that the next login adds to its request.
 	Challenged []string  `json:"challenged,omitempty"`
@@ -45,12 +51,13 @@ const recordVersion = 1
 // not leave with a token that dies on the way.
 const staleMargin = 30 * time.Second
 
-// Stale reports whether the access token has expired (or is about to) at
+// Stale reports whether the access token (an enterprise login's ID
+// token) has expired (or is about to) at
 // now. A token without an expiry is stale only once a server rejects it.
 // The margin is at most a quarter of the token's lifetime, so a token that
 // lives less than a minute is still used rather than refreshed at once.
 func (r *Record) Stale(now time.Time) bool {
-	if r.AccessToken == "" {
+	if r.AccessToken == "" && r.IDToken == "" {
 		return true
 	}
 	if r.Expiry.IsZero() {

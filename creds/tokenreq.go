@@ -20,6 +20,7 @@ type tokenResponse struct {
 	TokenType    string
 	RefreshToken string
 	Scope        string
+	IDToken      string // OpenID Connect's, from an identity provider
 	Expiry       time.Time
 }
 
@@ -86,6 +87,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 		TokenType    string `json:"token_type"`
 		RefreshToken string `json:"refresh_token"`
 		Scope        string `json:"scope"`
+		IDToken      string `json:"id_token"`
 		ExpiresIn    any    `json:"expires_in"`
 		Error        string `json:"error"`
 		Description  string `json:"error_description"`
@@ -104,7 +106,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 	if raw.AccessToken == "" {
 		return nil, fmt.Errorf("the token endpoint answered without an access_token")
 	}
-	out := &tokenResponse{AccessToken: raw.AccessToken, TokenType: raw.TokenType, RefreshToken: raw.RefreshToken, Scope: raw.Scope}
+	out := &tokenResponse{AccessToken: raw.AccessToken, TokenType: raw.TokenType, RefreshToken: raw.RefreshToken, Scope: raw.Scope, IDToken: raw.IDToken}
 	var secs float64
 	switch v := raw.ExpiresIn.(type) {
 	case float64:

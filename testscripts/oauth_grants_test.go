@@ -4,9 +4,13 @@ package testscripts
 
 import (
 	"crypto/ecdsa"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,8 +47,11 @@ func (s *oauthServer) idpIssuer() string { return s.base + "/idp" }
 func (s *oauthServer) serveGrants(mux *http.ServeMux) {
 	mux.HandleFunc("GET /idp/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"issuer": s.idpIssuer(), "token_endpoint": s.idpIssuer() + "/token",
-			"grant_types_supported": []string{tokenExchangeGrant}})
+			"authorization_endpoint": s.idpIssuer() + "/authorize", "jwks_uri": s.idpIssuer() + "/jwks",
+			"grant_types_supported":            []string{tokenExchangeGrant, "authorization_code", "refresh_token"},
+			"code_challenge_methods_supported": []string{"S256"}, "response_types_supported": []string{"code"}})
 	})
+	mux.HandleFunc("GET /idp/authorize", s.idpAuthorize)
 	mux.HandleFunc("POST /idp/token", s.idpToken)
 	mux.HandleFunc("GET /github/token", s.githubToken)
 }
@@ -142,12 +149,109 @@ func (s *oauthServer) jwtBearer(w http.ResponseWriter, r *http.Request) (string,
 	return "", false
 }
 
+// idpAuthorize is the identity provider's authorization endpoint (OpenID
+// Connect, for idp-client on a loopback redirect): it approves at once,
+// keeping the PKCE challenge and the nonce with the code.
+func (s *oauthServer) idpAuthorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	redirect := q.Get("redirect_uri")
+	switch {
+	case q.Get("client_id") != idpClient || !sameRedirect("http://127.0.0.1/callback", redirect):
+		http.Error(w, "unknown client or redirect_uri", 400)
+		return
+	case q.Get("response_type") != "code", q.Get("code_challenge_method") != "S256", q.Get("code_challenge") == "",
+		q.Get("state") == "", q.Get("nonce") == "", !strings.Contains(" "+q.Get("scope")+" ", " openid "):
+		http.Error(w, "PKCE S256, state, nonce and the openid scope required", 400)
+		return
+	}
+	code := token("IDPSECRET-code-")
+	s.mu.Lock()
+	s.codes[code] = authCode{client: idpClient, redirect: redirect, challenge: q.Get("code_challenge"), scope: q.Get("scope"), nonce: q.Get("nonce")}
+	s.mu.Unlock()
+	http.Redirect(w, r, redirect+"?"+url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {s.idpIssuer()}}.Encode(), http.StatusFound)
+}
+
+// mintID signs an ID token of the IdP for a login (nonce) or a refresh
+// (no nonce), spoiled as oauth-idp-bad asks.
+func (s *oauthServer) mintID(nonce string) string {
+	s.mu.Lock()
+	bad := s.idpBad
+	s.mu.Unlock()
+	c := jwt.MapClaims{"iss": s.idpIssuer(), "sub": "user@example.com", "aud": idpClient, "iat": time.Now().Unix(),
+		"exp": time.Now().Add(time.Duration(s.idpTTL) * time.Second).Unix()}
+	if nonce != "" {
+		c["nonce"] = nonce
+	}
+	switch bad {
+	case "nonce":
+		c["nonce"] = "not-the-nonce"
+	case "aud":
+		c["aud"] = "other-client"
+	case "iss":
+		c["iss"] = s.idpIssuer() + "/"
+	}
+	t, _ := jwt.NewWithClaims(jwt.SigningMethodES256, c).SignedString(s.keys.idp)
+	return t
+}
+
+// oauth-idp-bad URL nonce|aud|iss|good: the IdP's ID tokens from now on
+// carry a wrong nonce, audience or issuer (good: none of that).
+func cmdOAuthIdPBad(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || !slices.Contains([]string{"nonce", "aud", "iss", "good"}, args[1]) {
+		ts.Fatalf("usage: oauth-idp-bad URL nonce|aud|iss|good")
+	}
+	s := oauthServerAt(ts, args[0])
+	s.mu.Lock()
+	s.idpBad = strings.TrimPrefix(args[1], "good")
+	s.mu.Unlock()
+}
+
+// idpLogin answers the OpenID Connect grants at the IdP's token endpoint:
+// the code (PKCE checked), counted as "idp-code", and the refresh token
+// (rotated), counted as "idp-refresh". Both return an ID token.
+func (s *oauthServer) idpLogin(w http.ResponseWriter, f url.Values) {
+	nonce := ""
+	s.mu.Lock()
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		s.counts["idp-code"]++
+		c, ok := s.codes[f.Get("code")]
+		delete(s.codes, f.Get("code"))
+		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+		if !ok || c.client != f.Get("client_id") || c.redirect != f.Get("redirect_uri") || base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge {
+			s.mu.Unlock()
+			refuse(w, 400, "invalid_grant", "wrong code, verifier or redirect_uri")
+			return
+		}
+		nonce = c.nonce
+	default:
+		s.counts["idp-refresh"]++
+		_, ok := s.refresh[f.Get("refresh_token")]
+		delete(s.refresh, f.Get("refresh_token"))
+		if !ok || f.Get("client_id") != idpClient {
+			s.mu.Unlock()
+			refuse(w, 400, "invalid_grant", "unknown refresh token")
+			return
+		}
+	}
+	rt := token("IDPSECRET-RT-")
+	s.refresh[rt] = "openid"
+	s.mu.Unlock()
+	writeJSON(w, 200, map[string]any{"access_token": token("IDPSECRET-AT-"), "token_type": "Bearer", "expires_in": s.idpTTL,
+		"id_token": s.mintID(nonce), "refresh_token": rt})
+}
+
 // idpToken is the identity provider's token endpoint: RFC 8693 token
 // exchange of its ID token (audience idp-client) for an ID-JAG naming the
-// audience and resource asked for. Requests are counted as "idp".
+// audience and resource asked for, counted as "idp"; the OpenID Connect
+// grants go to idpLogin.
 func (s *oauthServer) idpToken(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	f := r.PostForm
+	if g := f.Get("grant_type"); g == "authorization_code" || g == "refresh_token" {
+		s.idpLogin(w, f)
+		return
+	}
 	s.mu.Lock()
 	s.counts["idp"]++
 	s.mu.Unlock()

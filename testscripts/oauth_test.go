@@ -70,8 +70,10 @@ type oauthServer struct {
 	dpopNonce  string
 	dpopNever  string
 	keys       grantKeys // workload identity and enterprise (oauth_grants_test.go)
+	idpTTL     int       // seconds the IdP's ID tokens from a login or refresh live
 
 	mu      sync.Mutex
+	idpBad  string              // what the IdP's next ID tokens get wrong (oauth-idp-bad)
 	issuer  string              // the authorization server the resource names now
 	revoked map[string]bool     // client_ids the server no longer accepts
 	clients map[string][]string // client_id → redirect URIs
@@ -94,6 +96,7 @@ type grant struct {
 
 type authCode struct {
 	client, redirect, challenge, resource, scope string
+	nonce                                        string // the IdP's (OpenID Connect)
 }
 
 var oauthServers sync.Map // URL → *oauthServer
@@ -104,7 +107,7 @@ func token(prefix string) string { return prefix + rand.Text() }
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
 // [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]
 // [-dpop [-dpop-bearer] [-dpop-nonce as|rs|both] [-dpop-nonce-never as|rs]]
-// [-ent-secret S]: start the server; $VAR gets the protected MCP endpoint,
+// [-ent-secret S] [-idp-ttl S]: start the server; $VAR gets the protected MCP endpoint,
 // ${VAR}_ISSUER the issuer, ${VAR}_IDP the identity provider's issuer,
 // ${VAR}_GITHUB_URL and ${VAR}_GITHUB_TOKEN what GitHub Actions would set.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -130,6 +133,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.BoolVar(&s.early, "revoke-first", false, "")
 	sse := fs.Bool("sse", false, "serve /mcp over the 2024-11-05 HTTP+SSE transport")
 	fs.StringVar(&s.keys.entSecret, "ent-secret", "", "")
+	fs.IntVar(&s.idpTTL, "idp-ttl", 3600, "")
 	ts.Check(fs.Parse(args[1:]))
 	for _, k := range []**ecdsa.PrivateKey{&s.keys.workload, &s.keys.idp} {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

@@ -222,6 +222,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"oauth-nonce-never": cmdOAuthNonceNever,
 			"oauth-count":       cmdOAuthCount,
 			"oauth-mint":        cmdOAuthMint,
+			"oauth-idp-bad":     cmdOAuthIdPBad,
 			"oauth-wait":        cmdOAuthWait,
 			"oauth-migrate":     cmdOAuthMigrate,
 			"oauth-revoke":      cmdOAuthRevokeClients,
