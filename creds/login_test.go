@@ -2,6 +2,7 @@ package creds
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,5 +47,28 @@ func TestPasteEnds(t *testing.T) {
 	}
 	if want := []string{"that is not the redirect URL of this login (paste the whole address the browser was sent to)"}; !slices.Equal(notes, want) {
 		t.Errorf("notes = %q, want %q", notes, want)
+	}
+}
+
+// The browser's page arrives whole even when the flow ends at once (a
+// refused exchange ends the process): the receiver answers before it
+// hands the callback on, and closing it lets that answer finish.
+func TestReceiverAnswersBeforeTheFlowEnds(t *testing.T) {
+	for range 20 {
+		r, err := listenReceiver(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.expect("S")
+		go func() { <-r.got; r.close() }()
+		resp, err := http.Get(r.redirectURL() + "?code=C&state=S")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := "mcpc: authorization received; you can close this window and return to the terminal\n"; err != nil || string(body) != want {
+			t.Fatalf("the page: %q, %v; want %q", body, err, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package creds
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"net"
@@ -51,7 +52,14 @@ func listenReceiver(port int) (*receiver, error) {
 // redirectURL is the redirect URI registered for this flow.
 func (r *receiver) redirectURL() string { return "http://" + r.host + callbackPath }
 
-func (r *receiver) close() { r.srv.Close() }
+// close stops the receiver, letting a callback being answered finish.
+func (r *receiver) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if r.srv.Shutdown(ctx) != nil {
+		r.srv.Close()
+	}
+}
 
 // expect arms the receiver for a flow's state; a second flow (after the
 // server turned a kept registration down) gets one callback of its own.
@@ -71,6 +79,8 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	answer := func(status int, msg string) {
+		// A length, so that the page is whole once flushed.
+		h.Set("Content-Length", strconv.Itoa(len(msg)+1))
 		w.WriteHeader(status)
 		fmt.Fprintln(w, msg)
 	}
@@ -103,12 +113,17 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.done = true
-	r.got <- callbackResult{res, err}
+	// The browser's page is written before the flow goes on: a flow that
+	// fails at once ends the process, which must not cut the page off.
 	if err != nil {
 		answer(http.StatusOK, "mcpc: authorization was not granted; see the terminal")
-		return
+	} else {
+		answer(http.StatusOK, "mcpc: authorization received; you can close this window and return to the terminal")
 	}
-	answer(http.StatusOK, "mcpc: authorization received; you can close this window and return to the terminal")
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	r.got <- callbackResult{res, err}
 }
 
 // parseCallback reads a callback's parameters whose state has been
