@@ -231,19 +231,62 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // writeText bounds text at a line boundary; a cut leaves a last line that says
 // where the rest is, and the whole text goes to the overflow directory.
 func writeText(out, notes io.Writer, text string, opts Options) error {
-	text = StripControl(text)
-	return writeBounded(out, notes, text, len(text), strings.Count(text, "\n"), strings.HasSuffix(text, "\n"),
-		func(w io.Writer) error {
-			// In pieces: a writer without WriteString would copy it whole.
-			for s := text; len(s) > 0; {
-				n := min(len(s), 64<<10)
-				if _, err := io.WriteString(w, s[:n]); err != nil {
-					return err
-				}
-				s = s[n:]
+	return writeStripped(out, notes, func(w io.Writer) error {
+		// In pieces: a writer without WriteString would copy it whole.
+		for s := text; len(s) > 0; {
+			n := min(len(s), textChunk)
+			if _, err := io.WriteString(w, s[:n]); err != nil {
+				return err
 			}
-			return nil
-		}, opts)
+			s = s[n:]
+		}
+		return nil
+	}, opts)
+}
+
+// writeStripped is writeText for the text that text writes, in pieces. It
+// is stripped on the way (a Stripper, so that no stripped copy is held
+// whole): once to measure it and keep what the bounds can show, and again
+// into the overflow file when it does not fit.
+func writeStripped(out, notes io.Writer, text func(io.Writer) error, opts Options) error {
+	m := measurer{head: make([]byte, 0, min(opts.MaxBytes, 1<<20)), max: opts.MaxBytes}
+	if err := stripTo(&m, text); err != nil {
+		return err
+	}
+	return writeBounded(out, notes, string(m.head), m.size, m.lines, m.last == '\n', func(w io.Writer) error {
+		return stripTo(w, text)
+	}, opts)
+}
+
+// stripTo writes what text writes to w, stripped.
+func stripTo(w io.Writer, text func(io.Writer) error) error {
+	st := NewStripper(w)
+	if err := text(st); err != nil {
+		return err
+	}
+	return st.Flush()
+}
+
+// measurer counts the bytes and lines of a text written through it, and
+// keeps its first max bytes.
+type measurer struct {
+	head        []byte
+	max         int
+	size, lines int
+	last        byte
+}
+
+func (m *measurer) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	m.size += len(b)
+	m.lines += bytes.Count(b, []byte{'\n'})
+	m.last = b[len(b)-1]
+	if room := m.max - len(m.head); room > 0 {
+		m.head = append(m.head, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
 }
 
 // writeBounded is writeText for a text of size bytes and lines newlines,

@@ -213,7 +213,7 @@ func checkTextBounded(t *testing.T, result []byte, limit uint64) {
 	var whole strings.Builder
 	root, _ := parseJSON(result)
 	callToolText(&whole, root)
-	if want := strings.TrimSuffix(whole.String(), "\n") + "\n"; string(full) != want {
+	if want := strings.TrimSuffix(StripControl(whole.String()), "\n") + "\n"; string(full) != want {
 		t.Errorf("the overflow file (%d bytes) is not the whole text (%d bytes)", len(full), len(want))
 	}
 	// Without an overflow file the trailer names no path, so the output
@@ -233,6 +233,19 @@ func checkTextBounded(t *testing.T, result []byte, limit uint64) {
 func TestWriteTextLargeResultAllocations(t *testing.T) {
 	text := strings.Repeat("line of text\n", 20<<20/13)
 	result, err := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTextBounded(t, result, uint64(len(result)/8))
+}
+
+// A long text with escape sequences is stripped a piece at a time too
+// (it was rendered whole, then stripped into a second copy).
+func TestWriteTextEscapesAllocations(t *testing.T) {
+	result, err := json.Marshal(map[string]any{"content": []any{
+		map[string]any{"type": "text", "text": colourLog(10<<20) + "\x1b]0;title split"},
+		map[string]any{"type": "text", "text": " across blocks\x07" + colourLog(10<<20)},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
