@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,21 +119,34 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 			return err
 		}
 	}
-	root, err := parse(result, opts)
-	if err != nil {
-		return err
-	}
-	media := mediaPass{opts: opts, notes: notes}
-	if err := media.walk(root); err != nil {
-		return err
-	}
-	if opts.Query != "" {
-		src := result
-		if media.changed {
-			src = appendCompact(nil, root)
+	var root *node
+	if opts.Query != "" && mediaFree(result) {
+		// No media for the media pass to move: the query reads the result
+		// as it arrived, and only what it selects becomes a tree.
+		if !json.Valid(result) {
+			return ErrInvalidJSON
 		}
-		if root, err = applyQuery(src, opts.Query); err != nil {
+		var err error
+		if root, err = applyQuery(result, opts); err != nil {
 			return err
+		}
+	} else {
+		var err error
+		if root, err = parse(result, opts); err != nil {
+			return err
+		}
+		media := mediaPass{opts: opts, notes: notes}
+		if err := media.walk(root); err != nil {
+			return err
+		}
+		if opts.Query != "" {
+			src := result
+			if media.changed {
+				src = appendCompact(nil, root)
+			}
+			if root, err = applyQuery(src, opts); err != nil {
+				return err
+			}
 		}
 	}
 	if opts.Mode == ModeText {
@@ -141,15 +155,20 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 				return err
 			}
 		}
-		var text string
 		if opts.Query != "" {
-			text = queryText(root)
-		} else {
-			text = renderText(root, opts, notes)
+			return writeStripped(out, notes, func(w io.Writer) error { return queryText(w, root) }, opts)
 		}
-		return writeText(out, notes, text, opts)
+		return writeText(out, notes, renderText(root, opts, notes), opts)
 	}
 	return writeJSON(out, notes, root, opts)
+}
+
+// mediaFree reports whether result holds nothing the media pass would move (no
+// "data" or "blob" key, even escaped) and no invalid UTF-8, which parsing
+// repairs: a tree of it is then only needed for what is rendered of it.
+func mediaFree(result []byte) bool {
+	return !bytes.Contains(result, []byte(`"data"`)) && !bytes.Contains(result, []byte(`"blob"`)) &&
+		!bytes.Contains(result, []byte(`\u`)) && utf8.Valid(result)
 }
 
 // capAbove is the size from which a JSON result is parsed capped.
@@ -162,12 +181,16 @@ const capAbove = 1 << 20
 // no query, and no media the media pass would move (no "data" or "blob"
 // key, even escaped); and no invalid UTF-8, which parsing repairs.
 func parse(result []byte, opts Options) (*node, error) {
-	if (opts.Mode == ModeJSON || opts.Kind == KindCallTool) && opts.Query == "" && len(result) > capAbove && opts.MaxLines < capAbove &&
-		!bytes.Contains(result, []byte(`"data"`)) && !bytes.Contains(result, []byte(`"blob"`)) &&
-		!bytes.Contains(result, []byte(`\u`)) && utf8.Valid(result) {
+	if (opts.Mode == ModeJSON || opts.Kind == KindCallTool) && opts.Query == "" && capped(result, opts) {
 		return parseCapped(result, opts.MaxLines+1)
 	}
 	return parseJSON(result)
+}
+
+// capped reports whether result is large enough to be parsed capped, and
+// plain enough for it.
+func capped(result []byte, opts Options) bool {
+	return len(result) > capAbove && opts.MaxLines < capAbove && mediaFree(result)
 }
 
 func writeJSON(out, notes io.Writer, root *node, opts Options) error {

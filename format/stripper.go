@@ -42,8 +42,21 @@ func NewStripper(w io.Writer) *Stripper {
 // first error of the underlying writer, and then writes nothing more.
 func (s *Stripper) Write(p []byte) (int, error) {
 	n := len(p)
+	// A chunk at a time, so that what is stripped of a large piece is not
+	// held whole either.
+	for len(p) > 0 {
+		k := min(len(p), textChunk)
+		if err := s.write(p[:k]); err != nil {
+			return 0, err
+		}
+		p = p[k:]
+	}
+	return n, s.err
+}
+
+func (s *Stripper) write(p []byte) error {
 	if s.err != nil {
-		return 0, s.err
+		return s.err
 	}
 	s.out = s.out[:0]
 	if s.nhold > 0 {
@@ -56,14 +69,14 @@ func (s *Stripper) Write(p []byte) (int, error) {
 		c := s.run(t, false)
 		if k == len(p) {
 			s.nhold = copy(s.hold[:], t[c:])
-			return n, s.emit()
+			return s.emit()
 		}
 		p = p[c-s.nhold:]
 		s.nhold = 0
 	}
 	c := s.run(p, false)
 	s.nhold = copy(s.hold[:], p[c:])
-	return n, s.emit()
+	return s.emit()
 }
 
 // Flush ends the text: a partial rune left at its end is stripped as
@@ -82,10 +95,6 @@ func (s *Stripper) Flush() error {
 func (s *Stripper) emit() error {
 	if len(s.out) > 0 {
 		_, s.err = s.w.Write(s.out)
-	}
-	// A large piece does not keep its buffer's size for the small ones.
-	if cap(s.out) > 1<<20 {
-		s.out = nil
 	}
 	return s.err
 }

@@ -10,13 +10,27 @@ import (
 	"strings"
 )
 
-// queryText prints a selected value the way jq -r does: a string as its bare
-// text, anything else as indented JSON.
-func queryText(n *node) string {
+// queryText writes a selected value the way jq -r prints it: a string as its
+// bare text, anything else as indented JSON; a line each. It is written in
+// pieces, so that a large value is never held rendered.
+func queryText(w io.Writer, n *node) error {
 	if n.kind == nodeString {
-		return n.str() + "\n"
+		var err error
+		p := &pieces{emit: func(b []byte) {
+			if err == nil {
+				_, err = w.Write(b)
+			}
+		}}
+		p.node(n)
+		p.str("\n")
+		return err
 	}
-	return string(renderAll(n, 0))
+	// Unescaped: the text is stripped instead.
+	r := renderer{limitBytes: -1, limitLines: -1, budget: -1, out: w, asIs: true}
+	r.value(n, 0)
+	r.write([]byte{'\n'})
+	r.flush()
+	return r.err
 }
 
 // renderText renders root as text for a person. A document that does not have

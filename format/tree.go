@@ -509,6 +509,9 @@ type renderer struct {
 	// applied), so buf stays small; write errors end up in err.
 	out io.Writer
 	err error
+	// asIs hands out the rendering without escapeHostile, for text that is
+	// stripped instead.
+	asIs bool
 
 	limitBytes int // stop once len(buf) would exceed this; < 0 = no limit
 	limitLines int // stop once newlines would exceed this; < 0 = no limit
@@ -596,7 +599,10 @@ func (r *renderer) flush() {
 
 func (r *renderer) emit(b []byte) {
 	if r.err == nil {
-		_, r.err = r.out.Write(escapeHostile(b))
+		if !r.asIs {
+			b = escapeHostile(b)
+		}
+		_, r.err = r.out.Write(b)
 	}
 }
 
