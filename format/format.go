@@ -184,6 +184,15 @@ func parse(result []byte, opts Options) (*node, error) {
 	if (opts.Mode == ModeJSON || opts.Kind == KindCallTool) && opts.Query == "" && capped(result, opts) {
 		return parseCapped(result, opts.MaxLines+1)
 	}
+	// A server's list as a table: only the list itself is capped (its
+	// items are all read, one at a time, and one item's own long arrays
+	// are shown whole).
+	if opts.Mode == ModeText && opts.Query == "" && len(result) > capAbove && mediaFree(result) {
+		switch opts.Kind {
+		case KindToolList, KindResourceList, KindTemplateList, KindPromptList:
+			return parseShallow(result)
+		}
+	}
 	return parseJSON(result)
 }
 
