@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,21 +119,34 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 			return err
 		}
 	}
-	root, err := parse(result, opts)
-	if err != nil {
-		return err
-	}
-	media := mediaPass{opts: opts, notes: notes}
-	if err := media.walk(root); err != nil {
-		return err
-	}
-	if opts.Query != "" {
-		src := result
-		if media.changed {
-			src = appendCompact(nil, root)
+	var root *node
+	if opts.Query != "" && mediaFree(result) {
+		// No media for the media pass to move: the query reads the result
+		// as it arrived, and only what it selects becomes a tree.
+		if !json.Valid(result) {
+			return ErrInvalidJSON
 		}
-		if root, err = applyQuery(src, opts.Query); err != nil {
+		var err error
+		if root, err = applyQuery(result, opts); err != nil {
 			return err
+		}
+	} else {
+		var err error
+		if root, err = parse(result, opts); err != nil {
+			return err
+		}
+		media := mediaPass{opts: opts, notes: notes}
+		if err := media.walk(root); err != nil {
+			return err
+		}
+		if opts.Query != "" {
+			src := result
+			if media.changed {
+				src = appendCompact(nil, root)
+			}
+			if root, err = applyQuery(src, opts); err != nil {
+				return err
+			}
 		}
 	}
 	if opts.Mode == ModeText {
@@ -141,15 +155,20 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 				return err
 			}
 		}
-		var text string
 		if opts.Query != "" {
-			text = queryText(root)
-		} else {
-			text = renderText(root, opts, notes)
+			return writeStripped(out, notes, func(w io.Writer) error { return queryText(w, root) }, opts)
 		}
-		return writeText(out, notes, text, opts)
+		return writeText(out, notes, renderText(root, opts, notes), opts)
 	}
 	return writeJSON(out, notes, root, opts)
+}
+
+// mediaFree reports whether result holds nothing the media pass would move (no
+// "data" or "blob" key, even escaped) and no invalid UTF-8, which parsing
+// repairs: a tree of it is then only needed for what is rendered of it.
+func mediaFree(result []byte) bool {
+	return !bytes.Contains(result, []byte(`"data"`)) && !bytes.Contains(result, []byte(`"blob"`)) &&
+		!bytes.Contains(result, []byte(`\u`)) && utf8.Valid(result)
 }
 
 // capAbove is the size from which a JSON result is parsed capped.
@@ -162,12 +181,25 @@ const capAbove = 1 << 20
 // no query, and no media the media pass would move (no "data" or "blob"
 // key, even escaped); and no invalid UTF-8, which parsing repairs.
 func parse(result []byte, opts Options) (*node, error) {
-	if (opts.Mode == ModeJSON || opts.Kind == KindCallTool) && opts.Query == "" && len(result) > capAbove && opts.MaxLines < capAbove &&
-		!bytes.Contains(result, []byte(`"data"`)) && !bytes.Contains(result, []byte(`"blob"`)) &&
-		!bytes.Contains(result, []byte(`\u`)) && utf8.Valid(result) {
+	if (opts.Mode == ModeJSON || opts.Kind == KindCallTool) && opts.Query == "" && capped(result, opts) {
 		return parseCapped(result, opts.MaxLines+1)
 	}
+	// A server's list as a table: only the list itself is capped (its
+	// items are all read, one at a time, and one item's own long arrays
+	// are shown whole).
+	if opts.Mode == ModeText && opts.Query == "" && len(result) > capAbove && mediaFree(result) {
+		switch opts.Kind {
+		case KindToolList, KindResourceList, KindTemplateList, KindPromptList:
+			return parseShallow(result)
+		}
+	}
 	return parseJSON(result)
+}
+
+// capped reports whether result is large enough to be parsed capped, and
+// plain enough for it.
+func capped(result []byte, opts Options) bool {
+	return len(result) > capAbove && opts.MaxLines < capAbove && mediaFree(result)
 }
 
 func writeJSON(out, notes io.Writer, root *node, opts Options) error {
@@ -231,19 +263,62 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // writeText bounds text at a line boundary; a cut leaves a last line that says
 // where the rest is, and the whole text goes to the overflow directory.
 func writeText(out, notes io.Writer, text string, opts Options) error {
-	text = StripControl(text)
-	return writeBounded(out, notes, text, len(text), strings.Count(text, "\n"), strings.HasSuffix(text, "\n"),
-		func(w io.Writer) error {
-			// In pieces: a writer without WriteString would copy it whole.
-			for s := text; len(s) > 0; {
-				n := min(len(s), 64<<10)
-				if _, err := io.WriteString(w, s[:n]); err != nil {
-					return err
-				}
-				s = s[n:]
+	return writeStripped(out, notes, func(w io.Writer) error {
+		// In pieces: a writer without WriteString would copy it whole.
+		for s := text; len(s) > 0; {
+			n := min(len(s), textChunk)
+			if _, err := io.WriteString(w, s[:n]); err != nil {
+				return err
 			}
-			return nil
-		}, opts)
+			s = s[n:]
+		}
+		return nil
+	}, opts)
+}
+
+// writeStripped is writeText for the text that text writes, in pieces. It
+// is stripped on the way (a Stripper, so that no stripped copy is held
+// whole): once to measure it and keep what the bounds can show, and again
+// into the overflow file when it does not fit.
+func writeStripped(out, notes io.Writer, text func(io.Writer) error, opts Options) error {
+	m := measurer{head: make([]byte, 0, min(opts.MaxBytes, 1<<20)), max: opts.MaxBytes}
+	if err := stripTo(&m, text); err != nil {
+		return err
+	}
+	return writeBounded(out, notes, string(m.head), m.size, m.lines, m.last == '\n', func(w io.Writer) error {
+		return stripTo(w, text)
+	}, opts)
+}
+
+// stripTo writes what text writes to w, stripped.
+func stripTo(w io.Writer, text func(io.Writer) error) error {
+	st := NewStripper(w)
+	if err := text(st); err != nil {
+		return err
+	}
+	return st.Flush()
+}
+
+// measurer counts the bytes and lines of a text written through it, and
+// keeps its first max bytes.
+type measurer struct {
+	head        []byte
+	max         int
+	size, lines int
+	last        byte
+}
+
+func (m *measurer) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	m.size += len(b)
+	m.lines += bytes.Count(b, []byte{'\n'})
+	m.last = b[len(b)-1]
+	if room := m.max - len(m.head); room > 0 {
+		m.head = append(m.head, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
 }
 
 // writeBounded is writeText for a text of size bytes and lines newlines,

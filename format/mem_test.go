@@ -3,9 +3,11 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -213,7 +215,7 @@ func checkTextBounded(t *testing.T, result []byte, limit uint64) {
 	var whole strings.Builder
 	root, _ := parseJSON(result)
 	callToolText(&whole, root)
-	if want := strings.TrimSuffix(whole.String(), "\n") + "\n"; string(full) != want {
+	if want := strings.TrimSuffix(StripControl(whole.String()), "\n") + "\n"; string(full) != want {
 		t.Errorf("the overflow file (%d bytes) is not the whole text (%d bytes)", len(full), len(want))
 	}
 	// Without an overflow file the trailer names no path, so the output
@@ -239,10 +241,68 @@ func TestWriteTextLargeResultAllocations(t *testing.T) {
 	checkTextBounded(t, result, uint64(len(result)/8))
 }
 
+// A long text with escape sequences is stripped a piece at a time too
+// (it was rendered whole, then stripped into a second copy).
+func TestWriteTextEscapesAllocations(t *testing.T) {
+	result, err := json.Marshal(map[string]any{"content": []any{
+		map[string]any{"type": "text", "text": colourLog(10<<20) + "\x1b]0;title split"},
+		map[string]any{"type": "text", "text": " across blocks\x07" + colourLog(10<<20)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTextBounded(t, result, uint64(len(result)/8))
+}
+
 // A result of many small items is parsed capped in text mode too: the
 // items after the first few are rendered one at a time (the whole tree
 // and text cost fourteen times the result).
 func TestWriteTextManyItems(t *testing.T) {
 	result := manyItems(200000)
 	checkTextBounded(t, result, uint64(len(result)/2))
+}
+
+// A server's list over 1 MiB is read capped in text mode: the table is the
+// one the whole tree gives, and an item's own long arrays are whole.
+func TestWriteTextLongList(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	for i := range 30000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		desc := "Tool " + strings.Repeat("x", i%50)
+		if i%7 == 0 {
+			desc = "" // the last column empty: no trailing blanks
+		}
+		fmt.Fprintf(&b, `{"name":"tool-%d","description":%q,"inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}`, i, desc)
+	}
+	// The first tool, parsed as a node, with a longer array than a capped
+	// parse keeps of a container: its one argument is required by the
+	// last entry. (Each is its object's first key: a capped object's
+	// other keys are parsed whole when looked up.)
+	var w strings.Builder
+	w.WriteString(`{"inputSchema":{"required":[`)
+	for i := range 2100 {
+		fmt.Fprintf(&w, `"r%d",`, i)
+	}
+	w.WriteString(`"q"],"type":"object","properties":{"q":{}}},"name":"wide"},`)
+	b.WriteString(`],"_meta":{"k":[1,2,3]},"nextCursor":null}`)
+	result := []byte(strings.Replace(b.String(), `"tools":[`, `"tools":[`+w.String(), 1))
+	if len(result) <= capAbove {
+		t.Fatalf("the list is only %d bytes", len(result))
+	}
+	opts := Options{Mode: ModeText, Kind: KindToolList, MaxBytes: 1 << 30, MaxLines: 1 << 30}
+	var got bytes.Buffer
+	if err := Write(&got, io.Discard, result, opts); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := parseJSON(result)
+	want := renderText(root, opts.normalized(), io.Discard)
+	if got.String() != want {
+		t.Errorf("the table differs from the whole tree's: %d bytes, want %d", got.Len(), len(want))
+	}
+	if !regexp.MustCompile(`(?m)^wide +- +q\*$`).MatchString(got.String()) || strings.Contains(got.String(), " \n") {
+		t.Errorf("the table lost the wide tool's required argument or has trailing blanks")
+	}
 }

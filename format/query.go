@@ -3,7 +3,9 @@ package format
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -110,15 +112,130 @@ func checkSyntax(q string) error {
 	return nil
 }
 
-// applyQuery selects q from the compact document src. Like jq, a path that
-// matches nothing yields null rather than an error.
-func applyQuery(src []byte, q string) (*node, error) {
-	res := gjson.GetBytes(src, q)
-	if !res.Exists() || res.Raw == "" {
-		return literalNode("null"), nil
+// applyQuery selects opts.Query from the compact document src, which is
+// valid JSON. Like jq, a path that matches nothing yields null rather than
+// an error. The value selected is parsed from src where it lies, without a
+// copy, and capped as a large result is when it is printed bounded.
+func applyQuery(src []byte, opts Options) (*node, error) {
+	sel, err := selectRaw(src, opts.Query)
+	if err != nil || sel == nil {
+		return literalNode("null"), err
 	}
+	if capped(sel, opts) {
+		return parseCapped(sel, opts.MaxLines+1)
+	}
+	return parseJSON(sel)
+}
+
+// selectRaw returns the JSON text q selects in src, nil for none.
+func selectRaw(src []byte, q string) ([]byte, error) {
+	// gjson decodes a selected string whole, twice: a path of plain keys
+	// and indexes has its last step taken here instead, from the raw text.
+	if parent, last, ok := simplePath(q); ok {
+		raw := src
+		if parent != "" {
+			res := gjson.Get(view(src), parent)
+			raw = within(src, res)
+			if res.Type != gjson.JSON {
+				raw = nil
+			}
+		}
+		if v, ok := member(raw, last); ok {
+			return v, nil
+		}
+	}
+	res := gjson.Get(view(src), q)
+	if !res.Exists() || res.Raw == "" {
+		return nil, nil
+	}
+	if v := within(src, res); v != nil {
+		return v, nil
+	}
+	// A value a modifier or a multipath made, not a part of src.
 	if !json.Valid([]byte(res.Raw)) {
 		return nil, &QueryError{Query: q, Reason: "the selected value is not valid JSON"}
 	}
-	return parseJSON([]byte(res.Raw))
+	return []byte(res.Raw), nil
+}
+
+// view is src as a string without a copy, for gjson: src is not changed
+// while the results that point into it are in use.
+func view(src []byte) string {
+	return unsafe.String(unsafe.SliceData(src), len(src))
+}
+
+// within returns the part of src that res is, or nil when it is not one.
+func within(src []byte, res gjson.Result) []byte {
+	if i := res.Index; i > 0 && i+len(res.Raw) <= len(src) && string(src[i:i+len(res.Raw)]) == res.Raw {
+		return src[i : i+len(res.Raw) : i+len(res.Raw)]
+	}
+	return nil
+}
+
+// simplePath splits q, when it is keys and indexes only ("content.0.text"),
+// into the path of the parent and the last component.
+func simplePath(q string) (parent, last string, ok bool) {
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return "", "", false
+		}
+		if c == '.' && (i == 0 || i == len(q)-1 || q[i-1] == '.') {
+			return "", "", false
+		}
+	}
+	if i := strings.LastIndexByte(q, '.'); i >= 0 {
+		return q[:i], q[i+1:], q != ""
+	}
+	return "", q, q != ""
+}
+
+// member returns the raw value of key part of object raw, as gjson selects
+// it (the first of that name), or of element part of array raw. It reports
+// false when there is none or raw is neither.
+func member(raw []byte, part string) ([]byte, bool) {
+	// Capped at one element a container, a value is skipped without a
+	// tree of it.
+	p := parser{data: raw, max: 1}
+	p.skipSpace()
+	if p.pos >= len(raw) {
+		return nil, false
+	}
+	index := -1
+	switch raw[p.pos] {
+	case '{':
+	case '[':
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 || part[0] == '-' {
+			return nil, false
+		}
+		index = n
+	default:
+		return nil, false
+	}
+	p.pos++
+	p.skipSpace()
+	if raw[p.pos] == '}' || raw[p.pos] == ']' {
+		return nil, false
+	}
+	for i := 0; ; i++ {
+		var key []byte
+		if index < 0 {
+			p.skipSpace()
+			key = p.stringText()
+			p.skipSpace()
+			p.pos++ // ':'
+		}
+		p.skipSpace()
+		start := p.pos
+		p.value()
+		if (index < 0 && keyIs(key, part)) || i == index {
+			return raw[start:p.pos:p.pos], true
+		}
+		p.skipSpace()
+		if raw[p.pos] != ',' {
+			return nil, false
+		}
+		p.pos++
+	}
 }

@@ -1,8 +1,6 @@
 package format
 
-import (
-	"strings"
-)
+import ()
 
 // tableGap is the blank space between two columns.
 const tableGap = 2
@@ -18,29 +16,44 @@ const minColumn = 8
 // padded, so lines carry no trailing blanks.
 func table(header []string, rows [][]string, width int) string {
 	widths := make([]int, len(header))
-	all := append([][]string{header}, rows...)
-	for _, r := range all {
-		for i, c := range r {
-			widths[i] = max(widths[i], Width(c))
-		}
+	widen(widths, header)
+	for _, r := range rows {
+		widen(widths, r)
 	}
 	if width > 0 {
 		fit(widths, width)
 	}
-	var b strings.Builder
-	for _, r := range all {
-		var line strings.Builder
-		for i, c := range r {
-			c = Clip(c, widths[i])
-			line.WriteString(c)
-			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-Width(c)+tableGap))
+	b := appendRow(nil, header, widths)
+	for _, r := range rows {
+		b = appendRow(b, r, widths)
+	}
+	return string(b)
+}
+
+// widen makes widths wide enough for row's cells.
+func widen(widths []int, row []string) {
+	for i, c := range row {
+		widths[i] = max(widths[i], Width(c))
+	}
+}
+
+// appendRow appends one line of a table whose columns are widths wide.
+func appendRow(b []byte, row []string, widths []int) []byte {
+	start := len(b)
+	for i, c := range row {
+		c = Clip(c, widths[i])
+		b = append(b, c...)
+		if i < len(row)-1 {
+			for range widths[i] - Width(c) + tableGap {
+				b = append(b, ' ')
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " "))
-		b.WriteByte('\n')
 	}
-	return b.String()
+	end := len(b)
+	for end > start && b[end-1] == ' ' {
+		end--
+	}
+	return append(b[:end], '\n')
 }
 
 // fit narrows the widest column, one column at a time, until the row fits

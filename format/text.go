@@ -10,13 +10,27 @@ import (
 	"strings"
 )
 
-// queryText prints a selected value the way jq -r does: a string as its bare
-// text, anything else as indented JSON.
-func queryText(n *node) string {
+// queryText writes a selected value the way jq -r prints it: a string as its
+// bare text, anything else as indented JSON; a line each. It is written in
+// pieces, so that a large value is never held rendered.
+func queryText(w io.Writer, n *node) error {
 	if n.kind == nodeString {
-		return n.str() + "\n"
+		var err error
+		p := &pieces{emit: func(b []byte) {
+			if err == nil {
+				_, err = w.Write(b)
+			}
+		}}
+		p.node(n)
+		p.str("\n")
+		return err
 	}
-	return string(renderAll(n, 0))
+	// Unescaped: the text is stripped instead.
+	r := renderer{limitBytes: -1, limitLines: -1, budget: -1, out: w, asIs: true}
+	r.value(n, 0)
+	r.write([]byte{'\n'})
+	r.flush()
+	return r.err
 }
 
 // renderText renders root as text for a person. A document that does not have
@@ -285,15 +299,39 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 		note(notes, "%s", empty)
 		return true
 	}
-	rows := make([][]string, 0, len(items))
-	for _, item := range items {
-		cells := row(item)
-		for i, c := range cells {
-			cells[i] = OneLine(c)
+	// Two passes over the items, the first for the widths of the columns:
+	// no row is kept, so a list of many items (parsed capped, the most of
+	// them left raw) is never held as a table.
+	each := func(f func(cells []string)) {
+		do := func(item *node) {
+			cells := row(item)
+			for i, c := range cells {
+				cells[i] = OneLine(c)
+			}
+			f(cells)
 		}
-		rows = append(rows, cells)
+		for _, item := range items {
+			do(item)
+		}
+		if list := root.get(key); list.rest != nil {
+			list.eachRest(func(_ []byte, item *node) bool {
+				do(item)
+				return true
+			})
+		}
 	}
-	b.WriteString(table(header, rows, width))
+	widths := make([]int, len(header))
+	widen(widths, header)
+	each(func(cells []string) { widen(widths, cells) })
+	if width > 0 {
+		fit(widths, width)
+	}
+	line := appendRow(nil, header, widths)
+	b.Write(line)
+	each(func(cells []string) {
+		line = appendRow(line[:0], cells, widths)
+		b.Write(line)
+	})
 	return true
 }
 

@@ -3,7 +3,6 @@ package format
 import (
 	"bytes"
 	"io"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -83,11 +82,11 @@ func (p *pieces) line(v *node, s string) {
 // block on its own lines, then structuredContent pretty-printed. It
 // reports false, having written nothing, when root is not one.
 func callToolPieces(root *node, p *pieces) bool {
-	content, ok := root.getArray("content")
-	structured := root.get("structuredContent")
-	if root.kind != nodeObject || (!ok && root.get("content") != nil) || (!ok && structured == nil) {
+	if !isCallTool(root) {
 		return false
 	}
+	content, _ := root.getArray("content")
+	structured := root.get("structuredContent")
 	block := func(_ []byte, item *node) bool {
 		// A text block that only repeats structuredContent as JSON is
 		// shown once, below, pretty-printed.
@@ -113,6 +112,12 @@ func callToolPieces(root *node, p *pieces) bool {
 	return true
 }
 
+// isCallTool reports whether root has the shape of a CallToolResult.
+func isCallTool(root *node) bool {
+	_, ok := root.getArray("content")
+	return root.kind == nodeObject && (ok || (root.get("content") == nil && root.get("structuredContent") != nil))
+}
+
 // blockString returns the string node whose value is blockText(item), so
 // that it can be streamed, or nil when the block is a summary.
 func blockString(item *node) *node {
@@ -132,36 +137,16 @@ func blockString(item *node) *node {
 	return nil
 }
 
-// writeCallTool is writeText for a CallToolResult: it measures the
-// rendering, keeps only what the bounds can show, and streams the whole to
-// the overflow file, so that a large text is never held rendered. Text that
-// stripping would change takes writeText's way. It reports false, having
-// written nothing, when root is not a CallToolResult.
+// writeCallTool is writeText for a CallToolResult: the rendering is
+// streamed from the tree, stripped on the way, so that a large text is never
+// held rendered; a sequence split between blocks is stripped as it would be
+// in the whole text. It reports false, having written nothing, when root is
+// not a CallToolResult.
 func writeCallTool(out, notes io.Writer, root *node, opts Options) (bool, error) {
-	var size, lines int
-	var last byte
-	clean := true
-	head := make([]byte, 0, min(opts.MaxBytes, 1<<20))
-	p := &pieces{emit: func(b []byte) {
-		size += len(b)
-		lines += bytes.Count(b, []byte{'\n'})
-		clean = clean && cleanPrefix(b) == len(b)
-		last = b[len(b)-1]
-		if room := opts.MaxBytes - len(head); room > 0 {
-			head = append(head, b[:min(room, len(b))]...)
-		}
-	}}
-	if !callToolPieces(root, p) {
+	if !isCallTool(root) {
 		return false, nil
 	}
-	if !clean {
-		// Stripping is done on the whole text: a sequence can span blocks.
-		var b strings.Builder
-		b.Grow(size)
-		callToolText(&b, root)
-		return true, writeText(out, notes, b.String(), opts)
-	}
-	return true, writeBounded(out, notes, string(head), size, lines, last == '\n', func(w io.Writer) error {
+	return true, writeStripped(out, notes, func(w io.Writer) error {
 		var err error
 		callToolPieces(root, &pieces{emit: func(b []byte) {
 			if err == nil {

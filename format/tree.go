@@ -63,6 +63,17 @@ func parseCapped(data []byte, max int) (*node, error) {
 	return p.value(), nil
 }
 
+// parseShallow is parseJSON keeping the elements of the top level's
+// containers after the first as raw text: a list of many items is then read
+// one item at a time (node.eachRest), each item whole.
+func parseShallow(data []byte) (*node, error) {
+	if !json.Valid(data) {
+		return nil, ErrInvalidJSON
+	}
+	p := parser{data: data, max: 1, capAt: 2}
+	return p.value(), nil
+}
+
 // parser reads input that json.Valid has accepted, so it does no error checks.
 // The tree's byte slices point into the input unless they had to be repaired.
 type parser struct {
@@ -70,6 +81,9 @@ type parser struct {
 	pos  int
 	slab []node // nodes are carved from chunks: one allocation per value is most of a parse's cost
 	max  int    // > 0: elements kept per container, the rest left raw
+	// capAt > 0 caps only the containers at that depth (1 the top
+	// level); depth is the current one.
+	capAt, depth int
 }
 
 // rest is what a capped container keeps of the elements it did not parse:
@@ -86,7 +100,7 @@ type rest struct {
 // capped reports whether container n, with the parser after one of its
 // elements, keeps the rest raw; if so it has skipped them.
 func (p *parser) capped(n *node) bool {
-	if p.max <= 0 || len(n.kids) < p.max {
+	if p.max <= 0 || len(n.kids) < p.max || (p.capAt > 0 && p.depth != p.capAt) {
 		return false
 	}
 	p.skipSpace()
@@ -201,6 +215,33 @@ func (p *parser) skipSpace() {
 func (p *parser) value() *node {
 	p.skipSpace()
 	switch p.data[p.pos] {
+	case '{', '[':
+		p.depth++
+		n := p.container()
+		p.depth--
+		return n
+	case '"':
+		n := p.newNode(nodeString)
+		n.raw = p.stringText()
+		return n
+	default:
+		start := p.pos
+		for p.pos < len(p.data) {
+			c := p.data[p.pos]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				break
+			}
+			p.pos++
+		}
+		n := p.newNode(nodeLiteral)
+		n.raw = p.data[start:p.pos:p.pos]
+		return n
+	}
+}
+
+// container parses the object or array at p.pos.
+func (p *parser) container() *node {
+	switch p.data[p.pos] {
 	case '{':
 		p.pos++
 		n := p.newNode(nodeObject)
@@ -245,23 +286,8 @@ func (p *parser) value() *node {
 				return n
 			}
 		}
-	case '"':
-		n := p.newNode(nodeString)
-		n.raw = p.stringText()
-		return n
-	default:
-		start := p.pos
-		for p.pos < len(p.data) {
-			c := p.data[p.pos]
-			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-				break
-			}
-			p.pos++
-		}
-		n := p.newNode(nodeLiteral)
-		n.raw = p.data[start:p.pos:p.pos]
-		return n
 	}
+	panic("unreachable: not a container")
 }
 
 // stringText returns the quoted string at p.pos. encoding/json accepts invalid
@@ -509,6 +535,9 @@ type renderer struct {
 	// applied), so buf stays small; write errors end up in err.
 	out io.Writer
 	err error
+	// asIs hands out the rendering without escapeHostile, for text that is
+	// stripped instead.
+	asIs bool
 
 	limitBytes int // stop once len(buf) would exceed this; < 0 = no limit
 	limitLines int // stop once newlines would exceed this; < 0 = no limit
@@ -596,7 +625,10 @@ func (r *renderer) flush() {
 
 func (r *renderer) emit(b []byte) {
 	if r.err == nil {
-		_, r.err = r.out.Write(escapeHostile(b))
+		if !r.asIs {
+			b = escapeHostile(b)
+		}
+		_, r.err = r.out.Write(b)
 	}
 }
 

@@ -379,6 +379,10 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		{name: "curl: POST tools/call (2026-07-28)", cmd: cmdSpec{argv: curlHuge(url26), want: `line 000001`, server: url26}},
 		{name: "mcpc call over HTTP (2026-07-28)", cmd: cmdSpec{argv: hugeCall(url26), home: warmHTTP, want: hugeWant, server: url26}},
 		{name: "mcpc call over HTTP (2025-11-25)", cmd: cmdSpec{argv: hugeCall(url25), home: warmHTTP, want: hugeWant, server: url25}},
+		// Each line's number coloured: the message is 70 MB with its escapes.
+		{name: "mcpc call --text over stdio, escapes stripped", cmd: cmdSpec{argv: hugeCall("--text", "--max-message", "128MiB", "--stdio", shellwords.Quote(server)+" --ttl "+ttlMs+" --huge-escapes"), home: warm, want: `[truncated`, ownRSS: true}, note: "RSS: mcpc alone"},
+		{name: "mcpc call --query content.0.text over stdio", cmd: cmdSpec{argv: hugeCall(append([]string{"--query", "content.0.text"}, stdio...)...), home: warm, want: `…[truncated]`, ownRSS: true}, note: "RSS: mcpc alone"},
+		{name: "mcpc call --text --query content.0.text over stdio", cmd: cmdSpec{argv: hugeCall(append([]string{"--text", "--query", "content.0.text"}, stdio...)...), home: warm, want: `[truncated`, ownRSS: true}, note: "RSS: mcpc alone"},
 	}})
 	manyCall := func(target ...string) []string {
 		return append(append([]string{mcpc, "call"}, target...), "many", "count:="+strconv.Itoa(manyItems))

@@ -144,6 +144,7 @@ flags:
   --drift              serve the next version of the tools, for schema-drift
                        tests: no huge tool, echo's repeat argument required,
                        image titled "PNG images"
+  --huge-escapes       colour the line numbers of the huge tool's text
 `
 
 // options holds the parsed command line.
@@ -179,6 +180,7 @@ type options struct {
 	manyTools   int         // --tools N: N generated tools more (stdio)
 	generated   []byte      // their JSON, each followed by a comma
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
+	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 }
@@ -302,6 +304,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
 	fs.IntVar(&opts.manyTools, "tools", 0, "")
 	fs.BoolVar(&opts.drift, "drift", false, "")
+	fs.BoolVar(&opts.hugeEscapes, "huge-escapes", false, "")
 	tasks := fs.Bool("tasks", false, "")
 	skills := fs.Bool("skills", false, "")
 	noDirRead := fs.Bool("no-directory-read", false, "")
@@ -384,7 +387,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
-	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift})
+	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift, hugeEscapes: opts.hugeEscapes})
 	if opts.drift {
 		s.RemoveTools("huge")
 	}

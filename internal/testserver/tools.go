@@ -48,6 +48,9 @@ type toolEnv struct {
 	// schema-drift tests: no huge tool, echo's repeat required, image
 	// retitled.
 	drift bool
+	// hugeEscapes (--huge-escapes) colours the huge tool's line numbers, so
+	// that text mode has a large text to strip.
+	hugeEscapes bool
 }
 
 type echoIn struct {
@@ -149,7 +152,7 @@ func addTools(s *mcp.Server, env *toolEnv) {
 			setRange(sc.Properties["bytes"], 0, maxHugeBytes)
 		}),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in hugeIn) (*mcp.CallToolResult, any, error) {
-		return textResult(hugeText(in.Bytes)), nil, nil
+		return textResult(hugeText(in.Bytes, env.hugeEscapes)), nil, nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -402,12 +405,16 @@ func textResult(text string) *mcp.CallToolResult {
 }
 
 // hugeText returns n bytes of lines like "line 000001 xxx…x\n", each 64
-// bytes; the last line is cut to fit.
-func hugeText(n int) string {
+// bytes; the last line is cut to fit. With escapes the number is coloured
+// ("\x1b[1mline 000001\x1b[0m xxx…x\n", 64 bytes still).
+func hugeText(n int, escapes bool) string {
 	var b strings.Builder
 	b.Grow(n + hugeLineLen)
 	for i := 1; b.Len() < n; i++ {
 		prefix := fmt.Sprintf("line %06d ", i)
+		if escapes {
+			prefix = fmt.Sprintf("\x1b[1mline %06d\x1b[0m ", i)
+		}
 		b.WriteString(prefix)
 		b.WriteString(strings.Repeat("x", hugeLineLen-len(prefix)-1))
 		b.WriteByte('\n')
