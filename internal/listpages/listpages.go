@@ -3,8 +3,10 @@
 package listpages
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -17,22 +19,20 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 	if len(pages) == 0 {
 		return json.RawMessage(`{"` + key + `":[]}`)
 	}
-	if len(pages) == 1 && drop == nil && !gjson.GetBytes(pages[0], "nextCursor").Exists() {
+	// A single page without a cursor and nothing to drop is the document
+	// itself: a 30 MB list is not copied to be printed.
+	if len(pages) == 1 && !gjson.GetBytes(pages[0], "nextCursor").Exists() && !dropsAny(pages[0], key, drop) {
 		return pages[0]
 	}
-	var items []string
+	size := 0
 	for _, p := range pages {
-		for _, it := range gjson.GetBytes(p, key).Array() {
-			if drop != nil && drop(it) {
-				continue
-			}
-			items = append(items, it.Raw)
-		}
+		size += len(p)
 	}
-	var b strings.Builder
+	var b bytes.Buffer
+	b.Grow(size)
 	b.WriteByte('{')
 	first, wroteItems := true, false
-	field := func(k, raw string) {
+	field := func(k string) {
 		if !first {
 			b.WriteByte(',')
 		}
@@ -40,24 +40,63 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		b.WriteString(raw)
 	}
-	gjson.ParseBytes(pages[0]).ForEach(func(k, v gjson.Result) bool {
-		switch k.String() {
+	items := func() {
+		b.WriteByte('[')
+		n := 0
+		for _, p := range pages {
+			view(p).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+				if drop == nil || !drop(it) {
+					if n > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(it.Raw)
+					n++
+				}
+				return true
+			})
+		}
+		b.WriteByte(']')
+		wroteItems = true
+	}
+	view(pages[0]).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
 		case "nextCursor":
 		case key:
-			field(key, "["+strings.Join(items, ",")+"]")
-			wroteItems = true
+			field(key)
+			items()
 		default:
-			field(k.String(), v.Raw)
+			field(k.Str)
+			b.WriteString(v.Raw)
 		}
 		return true
 	})
 	if !wroteItems {
-		field(key, "["+strings.Join(items, ",")+"]")
+		field(key)
+		items()
 	}
 	b.WriteByte('}')
-	return json.RawMessage(b.String())
+	return b.Bytes()
+}
+
+// view parses a page where it lies: gjson's Bytes functions copy every
+// value they return, which for a list of 200,000 items is the list again.
+// The page is not changed while its results are in use.
+func view(page []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(page), len(page)))
+}
+
+// dropsAny reports whether drop leaves out any item of page.
+func dropsAny(page []byte, key string, drop func(item gjson.Result) bool) bool {
+	if drop == nil {
+		return false
+	}
+	found := false
+	view(page).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+		found = drop(it)
+		return !found
+	})
+	return found
 }
 
 // AppOnly says a tool as the server sent it is for an MCP App only: its
