@@ -136,3 +136,26 @@ func TestGrep(t *testing.T) {
 		t.Errorf("invalid pattern: exit %d, stderr %q, %d connects", code, errOut, len(f.connects))
 	}
 }
+
+// When no server could be searched, grep's hint is the most severe
+// failure's (a connection before a timeout), and the notes come in the
+// servers' order, however the connects finished.
+func TestGrepFailuresInOrder(t *testing.T) {
+	f := &fakeServer{connectErrs: map[string]error{
+		"a": fail.New(fail.Timeout, "hint of a", "a timed out"),
+		"b": fail.New(fail.Connection, "hint of b", "cannot start b"),
+		"c": fail.New(fail.Timeout, "hint of c", "c timed out"),
+	}}
+	cfg := probeConfig(t, "a", "b", "c")
+	want := "mcpc: note: a not searched: a timed out\n" +
+		"mcpc: note: b not searched: cannot start b\n" +
+		"mcpc: note: c not searched: c timed out\n" +
+		"mcpc: error: no server could be searched (3 tried)\n" +
+		"mcpc: hint: hint of b\n"
+	for range 30 {
+		code, _, errOut := runFake(t, f, "", "grep", "--config", cfg, "--text", "x")
+		if code != 5 || errOut != want {
+			t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
+		}
+	}
+}
