@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -216,8 +215,8 @@ func (st *state) printMatches(g *globals, ms []grepMatch) error {
 	} else {
 		b.WriteString(matchLines(shown, st.env.Width))
 	}
-	if _, err := io.WriteString(st.env.Stdout, b.String()); err != nil {
-		return nil // the reader went away (… | head): not a failure
+	if err := st.writeStdout([]byte(b.String())); err != nil {
+		return err
 	}
 	if n := len(ms) - len(shown); n > 0 {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: %d more matches not shown (--max-lines %d)\n", n, g.maxLines)

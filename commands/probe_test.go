@@ -1,7 +1,12 @@
 package commands
 
 import (
+	"context"
+	"syscall"
+	"time"
+
 	"encoding/json"
+	"github.com/mcpc-dev/mcpc/creds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +162,31 @@ func TestGrepFailuresInOrder(t *testing.T) {
 		if code != 5 || errOut != want {
 			t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 		}
+	}
+}
+
+// failWriter fails every write as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// A grep whose matches cannot be written fails (it was exit 0 before);
+// a reader that went away (EPIPE) is still no failure.
+func TestGrepWriteFailure(t *testing.T) {
+	f := &fakeServer{
+		init:  &mcp.InitializeResult{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}},
+		lists: map[string]json.RawMessage{"tools": json.RawMessage(`{"tools":[{"name":"echo"}]}`)},
+	}
+	cfg := probeConfig(t, "one")
+	home := t.TempDir()
+	var errOut strings.Builder
+	env := Env{
+		Stdin: strings.NewReader(""), Stdout: failWriter{}, Stderr: &errOut,
+		Getenv:  func(k string) string { return map[string]string{"HOME": home}[k] },
+		Environ: func() []string { return nil }, Getwd: func() (string, error) { return home, nil },
+		Now: time.Now, Keyring: creds.NewMemStore(), connector: f,
+	}
+	if code := Main(context.Background(), []string{"mcpc", "grep", "--config", cfg, "echo"}, env); code != 5 || errOut.String() != "mcpc: error: no space left on device\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
