@@ -215,6 +215,16 @@ func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(
 	return nil
 }
 
+// writeStdout writes what a command prints as it is (no formatting): a
+// reader that went away (… | head) is not a failure, any other write
+// error (a full disk) is.
+func (st *state) writeStdout(b []byte) error {
+	if _, err := st.env.Stdout.Write(b); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	return nil
+}
+
 // outputError is the one mapping of what format.Write refuses to the
 // error model: a --query that fails (before any work, or on a result it
 // yields no JSON from) is a usage error.

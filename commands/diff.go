@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v3"
 
@@ -237,8 +236,5 @@ func (st *state) printChanges(g *globals, changes []schemadiff.Change) error {
 	for _, c := range changes {
 		b.WriteString(format.StripControl(c.Text()) + "\n")
 	}
-	if _, err := fmt.Fprint(st.env.Stdout, b.String()); err != nil && !errors.Is(err, syscall.EPIPE) {
-		return err
-	}
-	return nil
+	return st.writeStdout([]byte(b.String()))
 }

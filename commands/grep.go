@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,32 +102,23 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	}
 	g = manyGlobals(g)
 	found := make([][]grepMatch, len(targets))
-	var mu sync.Mutex // notes on stderr, one line at a time
-	notef := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: "+format+"\n", args...)
-	}
-	searched := 0
-	var worst error
-	for _, t := range targets {
+	// Each server's notes and failure are kept by its index and told in
+	// the targets' order once all are done, so that two runs against the
+	// same servers say the same thing, whichever answered first.
+	notes := make([][]string, len(targets))
+	failed := make([]*fail.Error, len(targets))
+	for i, t := range targets {
 		if t.named && t.err != nil {
-			notef("%s not searched: %s", format.OneLine(t.name), format.OneLine(asFailure(t.err).Msg))
+			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(t.name), format.OneLine(asFailure(t.err).Msg)))
 		}
 	}
 	st.eachServer(ctx, g, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
 		name := targets[i].name
 		if err != nil {
-			e := asFailure(ctxErr(ctx, err))
-			notef("%s not searched: %s", format.OneLine(name), format.OneLine(e.Msg))
-			mu.Lock()
-			worst = e
-			mu.Unlock()
+			failed[i] = asFailure(ctxErr(ctx, err))
+			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(name), format.OneLine(failed[i].Msg)))
 			return
 		}
-		mu.Lock()
-		searched++
-		mu.Unlock()
 		caps := sess.initializeResult().Capabilities
 		for _, k := range grepKinds {
 			if caps == nil || !k.has(caps) {
@@ -137,7 +126,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			}
 			raw, err := sess.ListRaw(ctx, k.list)
 			if err != nil {
-				notef("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg))
+				notes[i] = append(notes[i], fmt.Sprintf("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
 				continue
 			}
 			for _, it := range gjson.GetBytes(raw, k.key).Array() {
@@ -152,6 +141,19 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			}
 		}
 	})
+	searched := 0
+	var worst *fail.Error // the most severe failure, the first of its rank
+	for i, t := range targets {
+		for _, n := range notes[i] {
+			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", n)
+		}
+		switch e := failed[i]; {
+		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
+			worst = e
+		case e == nil && t.entry != nil:
+			searched++
+		}
+	}
 	if errors.Is(context.Cause(ctx), errInterrupted) {
 		return errInterrupted
 	}
@@ -166,8 +168,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	case len(targets) == 0:
 		return fail.New(fail.Config, "add one with: mcpc config add NAME …, or name a server (or URL) after PATTERN", "no servers to search")
 	case searched == 0 && worst != nil:
-		e := asFailure(worst)
-		return &fail.Error{Code: fail.Connection, Err: e, Hint: e.Hint,
+		return &fail.Error{Code: fail.Connection, Err: worst, Hint: worst.Hint,
 			Msg: fmt.Sprintf("no server could be searched (%d tried)", len(targets))}
 	case searched == 0:
 		return fail.New(fail.Config, "name a server that can be started", "no server could be searched: none of those named can be started")
@@ -214,8 +215,8 @@ func (st *state) printMatches(g *globals, ms []grepMatch) error {
 	} else {
 		b.WriteString(matchLines(shown, st.env.Width))
 	}
-	if _, err := io.WriteString(st.env.Stdout, b.String()); err != nil {
-		return nil // the reader went away (… | head): not a failure
+	if err := st.writeStdout([]byte(b.String())); err != nil {
+		return err
 	}
 	if n := len(ms) - len(shown); n > 0 {
 		fmt.Fprintf(st.env.Stderr, "mcpc: note: %d more matches not shown (--max-lines %d)\n", n, g.maxLines)

@@ -1,7 +1,12 @@
 package commands
 
 import (
+	"context"
+	"syscall"
+	"time"
+
 	"encoding/json"
+	"github.com/mcpc-dev/mcpc/creds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +139,54 @@ func TestGrep(t *testing.T) {
 	f.connects = nil
 	if code, _, errOut := runFake(t, f, "", "grep", "--config", cfg, "a("); code != 2 || !strings.Contains(errOut, `mcpc: error: invalid PATTERN "a(": missing closing ): "a("`) || len(f.connects) != 0 {
 		t.Errorf("invalid pattern: exit %d, stderr %q, %d connects", code, errOut, len(f.connects))
+	}
+}
+
+// When no server could be searched, grep's hint is the most severe
+// failure's (a connection before a timeout), and the notes come in the
+// servers' order, however the connects finished.
+func TestGrepFailuresInOrder(t *testing.T) {
+	f := &fakeServer{connectErrs: map[string]error{
+		"a": fail.New(fail.Timeout, "hint of a", "a timed out"),
+		"b": fail.New(fail.Connection, "hint of b", "cannot start b"),
+		"c": fail.New(fail.Timeout, "hint of c", "c timed out"),
+	}}
+	cfg := probeConfig(t, "a", "b", "c")
+	want := "mcpc: note: a not searched: a timed out\n" +
+		"mcpc: note: b not searched: cannot start b\n" +
+		"mcpc: note: c not searched: c timed out\n" +
+		"mcpc: error: no server could be searched (3 tried)\n" +
+		"mcpc: hint: hint of b\n"
+	for range 30 {
+		code, _, errOut := runFake(t, f, "", "grep", "--config", cfg, "--text", "x")
+		if code != 5 || errOut != want {
+			t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
+		}
+	}
+}
+
+// failWriter fails every write as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// A grep whose matches cannot be written fails (it was exit 0 before);
+// a reader that went away (EPIPE) is still no failure.
+func TestGrepWriteFailure(t *testing.T) {
+	f := &fakeServer{
+		init:  &mcp.InitializeResult{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}},
+		lists: map[string]json.RawMessage{"tools": json.RawMessage(`{"tools":[{"name":"echo"}]}`)},
+	}
+	cfg := probeConfig(t, "one")
+	home := t.TempDir()
+	var errOut strings.Builder
+	env := Env{
+		Stdin: strings.NewReader(""), Stdout: failWriter{}, Stderr: &errOut,
+		Getenv:  func(k string) string { return map[string]string{"HOME": home}[k] },
+		Environ: func() []string { return nil }, Getwd: func() (string, error) { return home, nil },
+		Now: time.Now, Keyring: creds.NewMemStore(), connector: f,
+	}
+	if code := Main(context.Background(), []string{"mcpc", "grep", "--config", cfg, "echo"}, env); code != 5 || errOut.String() != "mcpc: error: no space left on device\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }

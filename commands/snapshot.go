@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
-	"syscall"
 
 	"github.com/urfave/cli/v3"
 
@@ -58,10 +56,7 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 	}
 	// Written as it is: the document is for a file, and is compared
 	// byte for byte by people who keep it in git.
-	if _, err := st.env.Stdout.Write(b); err != nil && !errors.Is(err, syscall.EPIPE) {
-		return err
-	}
-	return nil
+	return st.writeStdout(b)
 }
 
 // snapshotKinds are the lists a snapshot holds, by the word ListRaw takes.
