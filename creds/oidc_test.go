@@ -120,6 +120,15 @@ func TestStoredIDTokenRefresh(t *testing.T) {
 		e.Msg != "the identity provider login for ent has expired or was revoked (the refresh was refused: invalid_grant)" {
 		t.Fatalf("refused refresh: %#v", err)
 	}
+	// An expired ID token kept without a refresh token asks for the login
+	// again, contacting nothing.
+	save("")
+	before := count.Load()
+	_, err = storedIDToken(ctx, o)
+	if e := fail.As(err); e == nil || e.Code != fail.AuthRequired || e.Hint != "mcpc login ent" ||
+		e.Msg != "the ID token stored for ent has expired" || count.Load() != before {
+		t.Fatalf("no refresh token: %#v, %d requests", err, count.Load()-before)
+	}
 	if _, err := storedIDToken(ctx, idTokenOptions{Store: NewMemStore(), Ref: ref, Now: time.Now}); fail.CodeOf(err) != fail.AuthRequired || fail.As(err).Hint != "mcpc login ent" {
 		t.Fatalf("no login: %v", err)
 	}
