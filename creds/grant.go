@@ -74,12 +74,7 @@ type inMemory struct {
 }
 
 func (h *inMemory) init(ctx context.Context, g Grant, kind, asked, rejectHint string, fetch func() (*Record, error)) error {
-	if g.Now == nil {
-		g.Now = time.Now
-	}
-	if g.HTTPClient == nil {
-		g.HTTPClient = noRedirectClient()
-	}
+	flowDefaults(&g.Now, &g.HTTPClient)
 	h.plain = g.HTTPClient
 	if g.DPoP == nil || *g.DPoP {
 		d, err := NewDPoP(g.Now)

@@ -75,12 +75,7 @@ type Login struct {
 
 // StartLogin listens on the loopback receiver and prepares the handler.
 func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
+	flowDefaults(&o.Now, &o.HTTPClient)
 	if err := storeReady(ctx, o.Store); err != nil {
 		return nil, err
 	}

@@ -49,12 +49,7 @@ type IdPLoginOptions struct {
 // exchange), checks the ID token and stores it with the refresh token.
 // Nothing is stored when any check fails.
 func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
+	flowDefaults(&o.Now, &o.HTTPClient)
 	if err := storeReady(ctx, o.Store); err != nil {
 		return nil, err
 	}

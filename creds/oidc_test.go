@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -119,7 +120,54 @@ func TestStoredIDTokenRefresh(t *testing.T) {
 		e.Msg != "the identity provider login for ent has expired or was revoked (the refresh was refused: invalid_grant)" {
 		t.Fatalf("refused refresh: %#v", err)
 	}
+	// An expired ID token kept without a refresh token asks for the login
+	// again, contacting nothing.
+	save("")
+	before := count.Load()
+	_, err = storedIDToken(ctx, o)
+	if e := fail.As(err); e == nil || e.Code != fail.AuthRequired || e.Hint != "mcpc login ent" ||
+		e.Msg != "the ID token stored for ent has expired" || count.Load() != before {
+		t.Fatalf("no refresh token: %#v, %d requests", err, count.Load()-before)
+	}
 	if _, err := storedIDToken(ctx, idTokenOptions{Store: NewMemStore(), Ref: ref, Now: time.Now}); fail.CodeOf(err) != fail.AuthRequired || fail.As(err).Hint != "mcpc login ent" {
 		t.Fatalf("no login: %v", err)
+	}
+}
+
+// A redirect whose RFC 9207 iss names another issuer than "idp.issuer" is
+// refused (a mix-up) before the code is sent anywhere, and nothing is kept.
+func TestIdPLoginRefusesAnotherIssuer(t *testing.T) {
+	var exchanged atomic.Int32
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"issuer": srv.URL, "authorization_endpoint": srv.URL + "/authorize", "token_endpoint": srv.URL + "/token"})
+	})
+	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) { exchanged.Add(1) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec, err := IdPLogin(ctx, IdPLoginOptions{
+		Ref: Ref{Server: "ent"}, Issuer: srv.URL, ClientID: "idp-client",
+		ShowLink: func(link string) {
+			u, _ := url.Parse(link)
+			q := u.Query()
+			back, _ := url.Parse(q.Get("redirect_uri"))
+			back.RawQuery = url.Values{"code": {"c"}, "state": {q.Get("state")}, "iss": {"https://evil.example"}}.Encode()
+			go func() {
+				if resp, err := http.Get(back.String()); err == nil {
+					resp.Body.Close()
+				}
+			}()
+		},
+		Note: func(string) {},
+	})
+	e, ok := err.(*fail.Error)
+	if rec != nil || !ok || e.Code != fail.AuthFailed || e.Hint != `check "idp.issuer"` ||
+		e.Msg != `cannot log in to ent: the authorization response comes from the issuer "https://evil.example", not "`+srv.URL+`"` {
+		t.Fatalf("%v %#v", rec, err)
+	}
+	if n := exchanged.Load(); n != 0 {
+		t.Fatalf("the code was exchanged %d times", n)
 	}
 }

@@ -55,12 +55,7 @@ var _ auth.OAuthHandler = (*Tokens)(nil)
 // one fails at once with the login command as the hint. ctx bounds every
 // later keyring call, lock wait and refresh.
 func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = noRedirectClient()
-	}
+	flowDefaults(&o.Now, &o.HTTPClient)
 	if o.LockWait <= 0 {
 		o.LockWait = defaultLockWait
 	}
@@ -88,6 +83,18 @@ func (t *Tokens) WrapHTTP(base http.RoundTripper) http.RoundTripper {
 		return base
 	}
 	return t.dpop.Wrap(base)
+}
+
+// flowDefaults fills the clock and HTTP client every flow's options
+// leave nil: the wall clock, and a client that follows no redirects (a
+// token endpoint redirecting a credential elsewhere must not be obeyed).
+func flowDefaults(now *func() time.Time, hc **http.Client) {
+	if *now == nil {
+		*now = time.Now
+	}
+	if *hc == nil {
+		*hc = noRedirectClient()
+	}
 }
 
 // noRedirectClient never follows a redirect: a token endpoint that
