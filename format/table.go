@@ -1,6 +1,6 @@
 package format
 
-import ()
+import "strings"
 
 // tableGap is the blank space between two columns.
 const tableGap = 2
@@ -15,19 +15,32 @@ const minColumn = 8
 // width 0 (a pipe, a file) nothing is ever cut. The last column is not
 // padded, so lines carry no trailing blanks.
 func table(header []string, rows [][]string, width int) string {
+	var b strings.Builder
+	writeTable(&b, header, width, func(yield func(cells []string)) {
+		for _, r := range rows {
+			yield(r)
+		}
+	})
+	return b.String()
+}
+
+// writeTable writes table's layout of header and the rows each yields.
+// each is called twice, the first time for the widths of the columns, and
+// a line is written at a time: a caller with many rows need hold neither
+// them nor a second copy of the table.
+func writeTable(b *strings.Builder, header []string, width int, each func(yield func(cells []string))) {
 	widths := make([]int, len(header))
 	widen(widths, header)
-	for _, r := range rows {
-		widen(widths, r)
-	}
+	each(func(cells []string) { widen(widths, cells) })
 	if width > 0 {
 		fit(widths, width)
 	}
-	b := appendRow(nil, header, widths)
-	for _, r := range rows {
-		b = appendRow(b, r, widths)
-	}
-	return string(b)
+	line := appendRow(nil, header, widths)
+	b.Write(line)
+	each(func(cells []string) {
+		line = appendRow(line[:0], cells, widths)
+		b.Write(line)
+	})
 }
 
 // widen makes widths wide enough for row's cells.

@@ -320,18 +320,7 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 			})
 		}
 	}
-	widths := make([]int, len(header))
-	widen(widths, header)
-	each(func(cells []string) { widen(widths, cells) })
-	if width > 0 {
-		fit(widths, width)
-	}
-	line := appendRow(nil, header, widths)
-	b.Write(line)
-	each(func(cells []string) {
-		line = appendRow(line[:0], cells, widths)
-		b.Write(line)
-	})
+	writeTable(b, header, width, each)
 	return true
 }
 

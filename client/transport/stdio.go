@@ -228,7 +228,7 @@ type lineChecker struct {
 // next returns the next line that is not blank, without its newline and
 // surrounding space, after the wire's frame. A short line is the reader's
 // buffer, valid until the next call: most lines of a flood are dropped
-// unread (Wire.Skip), so only decode copies one.
+// unread (Wire.Skip), and decoding copies what it keeps.
 func (l *lineChecker) next() ([]byte, error) {
 	for {
 		line, err := l.readLine()
@@ -255,9 +255,9 @@ func (l *lineChecker) next() ([]byte, error) {
 // decode decodes a line into its message, or a batch's messages. A line
 // that is not JSON at all is remembered as the server's protocol error.
 func (l *lineChecker) decode(line []byte) ([]jsonrpc.Message, error) {
-	if len(line) <= l.r.Size() {
-		line = bytes.Clone(line) // the reader's buffer (see next)
-	}
+	// line may be the reader's buffer (see next), yet is not copied: both
+	// decoders copy what they keep (a json.RawMessage's UnmarshalJSON
+	// copies; the SDK's decoder reads through a buffer of its own).
 	if line[0] == '[' {
 		var raws []json.RawMessage
 		if err := json.Unmarshal(line, &raws); err != nil {

@@ -133,3 +133,31 @@ func TestStdioDecode(t *testing.T) {
 		t.Errorf("decode of a line that is not JSON: %v, want the protocol error quoting it", err)
 	}
 }
+
+// A decoded message owns its bytes: next hands decode the reader's buffer
+// uncopied, and the next lines overwrite it.
+func TestStdioDecodeOwnsBytes(t *testing.T) {
+	lc := &lineChecker{r: bufio.NewReaderSize(strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"result":{"a":"first"}}`+"\n"+
+			`[{"jsonrpc":"2.0","id":2,"result":{"b":"two"}}]`+"\n"+
+			`{"jsonrpc":"2.0","id":3,"result":{"c":"third"}}`+"\n"), 64), c: io.NopCloser(nil), limit: DefaultMaxMessage}
+	var got []string
+	var results []*jsonrpc.Response
+	for range 3 {
+		line, err := lc.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := lc.decode(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, msgs[0].(*jsonrpc.Response))
+	}
+	for _, r := range results {
+		got = append(got, string(r.Result))
+	}
+	if want := []string{`{"a":"first"}`, `{"b":"two"}`, `{"c":"third"}`}; !slices.Equal(got, want) {
+		t.Errorf("results %q, want %q", got, want)
+	}
+}
