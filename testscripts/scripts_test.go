@@ -57,7 +57,8 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
-		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server")
+		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server",
+		"github.com/mcpc-dev/mcpc/testscripts/peers/rsscap")
 	// Static, as released: no cgo, no dynamic loader at start-up.
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
