@@ -114,8 +114,26 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 	case string:
 		secs, _ = strconv.ParseFloat(v, 64)
 	}
-	if secs > 0 {
-		out.Expiry = now.Add(time.Duration(secs * float64(time.Second)))
+	if d, ok := expiresIn(secs); ok {
+		out.Expiry = now.Add(d)
 	}
 	return out, nil
+}
+
+// maxExpiresIn is the longest lifetime an expires_in is taken for. Past
+// about 292 years a time.Duration overflows to a negative value, so
+// expires_in: 1e10 read as is makes the token expired on arrival and each
+// use fetches another; a year is longer than any token is meant to live.
+const maxExpiresIn = 365 * 24 * time.Hour
+
+// expiresIn is the lifetime expires_in (seconds) gives a token, clamped to
+// maxExpiresIn; false when it gives none (absent, zero, negative, NaN).
+func expiresIn(secs float64) (time.Duration, bool) {
+	if !(secs > 0) {
+		return 0, false
+	}
+	if secs >= maxExpiresIn.Seconds() {
+		return maxExpiresIn, true
+	}
+	return time.Duration(secs * float64(time.Second)), true
 }
