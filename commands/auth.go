@@ -89,6 +89,7 @@ func (st *state) storedLogin(ctx context.Context, g *globals, e *config.Entry) (
 	secret := ""
 	if a != nil && a.ClientSecretEnv != "" {
 		secret = st.env.Getenv(a.ClientSecretEnv)
+		st.secrets.Add(secret)
 	}
 	t, err := creds.OpenTokens(ctx, creds.TokensOptions{
 		Store:        st.keyring(),
@@ -143,6 +144,7 @@ func (st *state) secretFrom(e *config.Entry, env, what string) (string, error) {
 		return "", nil
 	}
 	v := st.env.Getenv(env)
+	st.secrets.Add(v)
 	if v == "" {
 		return "", fail.New(fail.AuthRequired, "export "+env+" with the "+what,
 			"%s needs its %s from the environment variable %s, which is not set", shownName(e), what, env)
@@ -346,4 +348,20 @@ func roughly(d time.Duration) string {
 		return fmt.Sprintf("%dm", d/time.Minute)
 	}
 	return "<1m"
+}
+
+// registerHeaderSecrets registers what srv's requests carry from the
+// environment: the token of "bearerTokenEnv" and the value of every
+// ${VAR} in its headers (a default written in the file is no secret).
+func (st *state) registerHeaderSecrets(srv *config.Server) {
+	if srv.BearerTokenEnv != "" {
+		st.secrets.Add(st.env.Getenv(srv.BearerTokenEnv))
+	}
+	for _, v := range srv.Headers {
+		_, _ = config.Expand(v, func(k string) string {
+			val := st.env.Getenv(k)
+			st.secrets.Add(val)
+			return val
+		})
+	}
 }

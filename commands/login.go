@@ -127,7 +127,9 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if a := e.Server.Auth; a != nil {
 		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort, lo.Issuer = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort, a.Issuer
 		if a.ClientSecretEnv != "" {
-			if lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv); lo.ClientSecret == "" {
+			lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv)
+			st.secrets.Add(lo.ClientSecret)
+			if lo.ClientSecret == "" {
 				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
 					"%q needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
@@ -134,6 +135,14 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.notify != nil {
 		env.notify()
 	}
+	// Every secret the invocation sends is registered in one set, and
+	// everything printed on stderr passes one redacting writer: a server
+	// that quotes a request back cannot put a secret into a log.
+	secrets := redaction.NewSet()
+	ctx = redaction.NewContext(ctx, secrets)
+	stderr := redaction.NewWriter(env.Stderr, secrets)
+	defer stderr.Flush()
+	env.Stderr = stderr
 	defer profile(env.Getenv)()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -164,7 +173,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 			break
 		}
 	}
-	st := &state{env: env, dashArgs: dashArgs}
+	st := &state{env: env, dashArgs: dashArgs, secrets: secrets}
 	root := newRoot(st)
 	// Flag errors happen before any action reads --json, and must honour
 	// it all the same; --help anywhere asks for help, whatever else the

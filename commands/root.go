@@ -18,6 +18,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
@@ -29,6 +30,8 @@ type state struct {
 	jsonErrors bool
 	// progress is the request whose progress is being shown, if any.
 	progress atomic.Pointer[progress]
+	// secrets are what the invocation sends that stderr must not show.
+	secrets *redaction.Set
 }
 
 // globals are the options every subcommand shares, read from flags once.

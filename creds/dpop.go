@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -256,6 +257,7 @@ func (t *dpopTransport) send(req *http.Request, body io.ReadCloser, tok string, 
 		r.Header.Set("Authorization", "DPoP "+tok)
 	}
 	r.Header.Set("DPoP", proof)
+	redact.Add(req.Context(), proof, tok)
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // What the grants made at connect time (client credentials, workload
@@ -138,7 +139,7 @@ func (h *inMemory) post(hc *http.Client, dpop *DPoP, tokenURL, clientID, secret 
 		return nil, nonceAgain("the authorization server of " + h.g.Server)
 	}
 	if err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err), hint(err), msg, h.g.Server)
+		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(h.ctx, err), hint(err), msg, h.g.Server)
 	}
 	if err := dpop.checkTokenType(h.g.Server, tok.TokenType); err != nil {
 		return nil, err
@@ -290,13 +291,19 @@ func checkEndpoint(s string) error {
 const maxDescription = 300
 
 // boundedRefusal cuts a token error's description to maxDescription bytes (at a
-// rune boundary); the output stage strips its control characters.
-func boundedRefusal(err error) error {
+// rune boundary); the output stage strips its control characters. The
+// secrets sent are redacted first: the description may quote the request,
+// and a secret cut in two would no longer be recognized at stderr.
+func boundedRefusal(ctx context.Context, err error) error {
 	var te *tokenError
-	if !errors.As(err, &te) || len(te.Description) <= maxDescription {
+	if !errors.As(err, &te) {
 		return err
 	}
 	c := *te
+	c.Description = redact.FromContext(ctx).String(c.Description)
+	if len(c.Description) <= maxDescription {
+		return &c
+	}
 	cut := maxDescription
 	for cut > 0 && !utf8.RuneStart(c.Description[cut]) {
 		cut--

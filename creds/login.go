@@ -18,6 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // LoginOptions configure one authorization-code login.
@@ -144,6 +145,7 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 			return s
 		},
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			redact.Add(ctx, t.AccessToken, t.RefreshToken, c.ClientSecret)
 			if err := l.dpop.checkTokenType(o.Ref.Server, t.TokenType); err != nil {
 				return nil, err
 			}

@@ -124,7 +124,7 @@ func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
 		"code_verifier": verifier,
 	}, now)
 	if err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(err), `check "idp.clientId" and its secret`, "the identity provider refused the login code for %s", o.Ref.Server)
+		return nil, fail.Wrap(fail.AuthFailed, boundedRefusal(ctx, err), `check "idp.clientId" and its secret`, "the identity provider refused the login code for %s", o.Ref.Server)
 	}
 	exp, err := checkIDToken(tok.IDToken, o.Issuer, o.ClientID, nonce, now)
 	if err != nil {
@@ -227,7 +227,7 @@ func storedIDToken(ctx context.Context, o idTokenOptions) (string, error) {
 				"the identity provider login for %s has expired or was revoked (the refresh was refused: invalid_grant)", o.Ref.Server)
 		}
 		if err != nil {
-			return fail.Wrap(fail.AuthFailed, boundedRefusal(err), o.Ref.Login, "cannot refresh the ID token for %s at the identity provider", o.Ref.Server)
+			return fail.Wrap(fail.AuthFailed, boundedRefusal(ctx, err), o.Ref.Login, "cannot refresh the ID token for %s at the identity provider", o.Ref.Server)
 		}
 		exp, err := checkIDToken(tok.IDToken, rec.Issuer, rec.ClientID, "", now)
 		if err != nil {

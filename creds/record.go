@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // Record is what a login leaves in the keyring for one server: the tokens
@@ -106,6 +107,9 @@ func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
 		// Never quote the bytes: they hold tokens.
 		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + ref.Server + " are unreadable", Hint: ref.Login, Err: errUnreadable}
 	}
+	// What a stored login sends (its tokens, a registered client's
+	// secret) and the key its proofs are signed with.
+	redact.Add(ctx, r.AccessToken, r.RefreshToken, r.IDToken, r.ClientSecret, r.DPoPKey)
 	return &r, nil
 }
 

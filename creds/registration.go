@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // Registration is a client registered with an authorization server by
@@ -158,6 +160,7 @@ func (t *loginTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodPost && t.l.isRegistrationEndpoint(req.URL.String()) {
 		return t.register(req, base)
 	}
+	registerForm(req)
 	resp, err := base.RoundTrip(req)
 	p := req.URL.Path
 	if err != nil || resp.StatusCode != http.StatusOK ||
@@ -258,4 +261,30 @@ func peekBody(resp *http.Response) ([]byte, error) {
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return b, nil
+}
+
+// registerForm registers, for redaction, the secrets of a token request
+// the SDK makes in a login (the code, the PKCE verifier, the client's
+// secret in the form or in Basic authentication): the token endpoint may
+// quote them back in an error.
+func registerForm(req *http.Request) {
+	ctx := req.Context()
+	if cred, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Basic "); ok {
+		redact.Add(ctx, cred)
+	}
+	if req.Method != http.MethodPost || req.GetBody == nil || req.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		return
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	defer body.Close()
+	b, _ := io.ReadAll(io.LimitReader(body, 1<<20))
+	form, _ := url.ParseQuery(string(b))
+	params := map[string]string{}
+	for _, k := range secretParams {
+		params[k] = form.Get(k)
+	}
+	registerSent(ctx, "", params)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 type tokenResponse struct {
@@ -52,6 +54,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 			form.Set(k, v)
 		}
 	}
+	registerSent(ctx, secret, params)
 	basic := secret != "" && style != oauth2.AuthStyleInParams
 	if !basic {
 		// A workload-identity request without "clientId" sends none: the
@@ -72,6 +75,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 	if basic {
 		// RFC 6749 section 2.3.1: form-encode both parts first.
 		req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+		redact.Add(ctx, strings.TrimPrefix(req.Header.Get("Authorization"), "Basic "))
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -106,6 +110,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 	if raw.AccessToken == "" {
 		return nil, fmt.Errorf("the token endpoint answered without an access_token")
 	}
+	redact.Add(ctx, raw.AccessToken, raw.RefreshToken, raw.IDToken)
 	out := &tokenResponse{AccessToken: raw.AccessToken, TokenType: raw.TokenType, RefreshToken: raw.RefreshToken, Scope: raw.Scope, IDToken: raw.IDToken}
 	var secs float64
 	switch v := raw.ExpiresIn.(type) {
@@ -114,8 +119,40 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL, clientID, secr
 	case string:
 		secs, _ = strconv.ParseFloat(v, 64)
 	}
-	if secs > 0 {
-		out.Expiry = now.Add(time.Duration(secs * float64(time.Second)))
+	if d, ok := expiresIn(secs); ok {
+		out.Expiry = now.Add(d)
 	}
 	return out, nil
+}
+
+// secretParams are the token request parameters that carry secrets: the
+// invocation's redaction set gets their values.
+var secretParams = []string{"client_secret", "client_assertion", "assertion", "subject_token", "actor_token", "refresh_token", "code", "code_verifier"}
+
+// registerSent registers the secrets a token request sends (the client
+// secret and the values of secretParams) for redaction: a token endpoint
+// may quote the request back in its error_description.
+func registerSent(ctx context.Context, secret string, params map[string]string) {
+	redact.Add(ctx, secret)
+	for _, k := range secretParams {
+		redact.Add(ctx, params[k])
+	}
+}
+
+// maxExpiresIn is the longest lifetime an expires_in is taken for. Past
+// about 292 years a time.Duration overflows to a negative value, so
+// expires_in: 1e10 read as is makes the token expired on arrival and each
+// use fetches another; a year is longer than any token is meant to live.
+const maxExpiresIn = 365 * 24 * time.Hour
+
+// expiresIn is the lifetime expires_in (seconds) gives a token, clamped to
+// maxExpiresIn; false when it gives none (absent, zero, negative, NaN).
+func expiresIn(secs float64) (time.Duration, bool) {
+	if !(secs > 0) {
+		return 0, false
+	}
+	if secs >= maxExpiresIn.Seconds() {
+		return maxExpiresIn, true
+	}
+	return time.Duration(secs * float64(time.Second)), true
 }

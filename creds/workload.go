@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // GitHubActions is the "assertionFrom" value that asks GitHub Actions for
@@ -190,6 +191,7 @@ func (w *Workload) fromGitHub() (string, error) {
 		return "", err
 	}
 	req.Header.Set("Authorization", "bearer "+w.gh.bearer)
+	redact.Add(w.ctx, w.gh.bearer)
 	req.Header.Set("Accept", "application/json")
 	resp, err := noRedirectClient().Do(req)
 	if err != nil {
@@ -208,6 +210,7 @@ func (w *Workload) fromGitHub() (string, error) {
 	if json.Unmarshal(body, &v) != nil || v.Value == "" {
 		return "", fail.New(fail.AuthFailed, "", "GitHub Actions answered the OIDC token request for %s without a token", w.g.Server)
 	}
+	redact.Add(w.ctx, v.Value)
 	return v.Value, nil
 }
 

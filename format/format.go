@@ -3,7 +3,6 @@ package format
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -224,17 +223,21 @@ func writeJSON(out, notes io.Writer, root *node, opts Options) error {
 		r.flush()
 		return r.err
 	}
+	// The tool ran: a full result that cannot be saved (over the cap, a
+	// full disk) is still printed bounded, with a note saying so.
 	path, unsaved := "", "no overflow directory"
+	rendered := false
 	if opts.Overflow != nil {
 		var err error
-		switch path, err = opts.Overflow.SaveStream("result", ".json", render); {
-		case errors.Is(err, ErrTooLarge):
-			unsaved = "larger than the overflow cap"
-		case err != nil:
-			return fmt.Errorf("saving the full result: %w", err)
+		if path, err = opts.Overflow.SaveStream("result", ".json", func(w io.Writer) error {
+			rendered = true
+			return render(w)
+		}); err != nil {
+			unsaved = opts.Overflow.unsavedBecause(err)
 		}
-	} else {
-		render(io.Discard)
+	}
+	if !rendered {
+		render(io.Discard) // measured all the same
 	}
 	marker := map[string]any{"truncated": true, "bytes": count.n, "lines": count.lines}
 	if path != "" {
@@ -341,18 +344,15 @@ func writeBounded(out, notes io.Writer, head string, size, lines int, endsLine b
 	trailer := "… [truncated]\n"
 	if opts.Overflow != nil {
 		var err error
-		switch path, err = opts.Overflow.SaveStream("result", ".txt", func(w io.Writer) error {
+		if path, err = opts.Overflow.SaveStream("result", ".txt", func(w io.Writer) error {
 			if err := whole(w); err != nil {
 				return err
 			}
 			_, err := io.WriteString(w, nl)
 			return err
-		}); {
-		case errors.Is(err, ErrTooLarge):
-			unsaved = "larger than the overflow cap"
-		case err != nil:
-			return fmt.Errorf("saving the full result: %w", err)
-		default:
+		}); err != nil {
+			unsaved = opts.Overflow.unsavedBecause(err)
+		} else {
 			trailer = "… [truncated: full output in " + StripControl(path) + "]\n"
 		}
 	}

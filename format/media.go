@@ -105,13 +105,16 @@ func (m *mediaPass) extract(n *node, what, key string, counted bool) error {
 	if m.opts.Overflow != nil {
 		path, err = m.opts.Overflow.Save(what, mediaSuffix(mimeType), data)
 	}
-	if errors.Is(err, ErrTooLarge) {
-		replaceKey(n, idx, key+"Omitted", literalNode("true"), key+"Bytes", intNode(len(data)))
-		note(m.notes, "%s omitted: too large or too many to show inline", size)
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("saving %s: %w", what, err)
+		// Left out, not a failure: the tool ran and the rest of its
+		// result is printed.
+		replaceKey(n, idx, key+"Omitted", literalNode("true"), key+"Bytes", intNode(len(data)))
+		why := "too large or too many to show inline"
+		if m.opts.Overflow != nil && !errors.Is(err, ErrTooLarge) {
+			why = "not saved (" + m.opts.Overflow.unsavedBecause(err) + ")"
+		}
+		note(m.notes, "%s omitted: %s", size, why)
+		return nil
 	}
 	replaceKey(n, idx, key+"File", stringNode(path), key+"Bytes", intNode(len(data)))
 	note(m.notes, "%s saved to %s", size, path)

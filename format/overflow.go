@@ -43,6 +43,9 @@ type Overflow struct {
 	CapBytes int64 // total size kept; <= 0 means DefaultOverflowCap
 
 	saved map[string]bool // names this invocation wrote: never pruned by it
+	// writeVia, when set, stands between the file and what is written to
+	// it: tests make a disk that fills up with it.
+	writeVia func(io.Writer) io.Writer
 }
 
 func (o *Overflow) limit() int64 {
@@ -84,7 +87,11 @@ func (o *Overflow) SaveStream(prefix, suffix string, write func(io.Writer) error
 		return "", err
 	}
 	path := f.Name()
-	cw := &capWriter{w: bufio.NewWriterSize(f, 64<<10), left: o.limit()}
+	var fw io.Writer = f
+	if o.writeVia != nil {
+		fw = o.writeVia(f)
+	}
+	cw := &capWriter{w: bufio.NewWriterSize(fw, 64<<10), left: o.limit()}
 	err = write(cw)
 	if err == nil && cw.err != nil {
 		err = cw.err
@@ -111,6 +118,21 @@ func (o *Overflow) SaveStream(prefix, suffix string, write func(io.Writer) error
 	// over its cap until a later Save succeeds, so it is not an error here.
 	_ = o.prune()
 	return path, nil
+}
+
+// unsavedBecause says, for a note, why Save or SaveStream wrote no file:
+// over the cap, or the directory or disk refused it (full, a file size
+// limit, no permission). The file itself is gone by then, so the reason
+// names the directory, not the file.
+func (o *Overflow) unsavedBecause(err error) string {
+	if errors.Is(err, ErrTooLarge) {
+		return "larger than the overflow cap"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return "cannot write to the overflow directory " + o.Dir + ": " + err.Error()
 }
 
 // capWriter writes up to left bytes and then only notes that there was

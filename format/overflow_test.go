@@ -2,11 +2,17 @@ package format
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -189,5 +195,82 @@ func TestWriteOverCapSavesNothing(t *testing.T) {
 	}
 	if got := dirNames(t, dir); len(got) != 0 {
 		t.Errorf("saved %v", got)
+	}
+}
+
+// fullDisk is a disk with room bytes left: past them, writes fail with
+// ENOSPC, as write(2) does on a full file system.
+type fullDisk struct {
+	w    io.Writer
+	room int
+}
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if len(p) > d.room {
+		n, _ := d.w.Write(p[:d.room])
+		d.room = 0
+		return n, &fs.PathError{Op: "write", Path: "the file", Err: syscall.ENOSPC}
+	}
+	d.room -= len(p)
+	return d.w.Write(p)
+}
+
+func fillsAfter(room int) func(io.Writer) io.Writer {
+	return func(w io.Writer) io.Writer { return &fullDisk{w: w, room: room} }
+}
+
+// TestWriteDiskFull: the tool ran, so a full result that cannot be saved
+// (the disk fills while the overflow file is written) is printed bounded,
+// with a note that names why, and no partial file is left behind.
+func TestWriteDiskFull(t *testing.T) {
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat(`x\n`, 200<<10) + `"}],"isError":false}`
+	for _, mode := range []Mode{ModeJSON, ModeText} {
+		dir := t.TempDir()
+		o := &Overflow{Dir: dir, writeVia: fillsAfter(100 << 10)}
+		var out, notes bytes.Buffer
+		err := Write(&out, &notes, []byte(big), Options{Mode: mode, Kind: KindCallTool, MaxBytes: 4096, Overflow: o})
+		if err != nil {
+			t.Fatalf("mode %v: %v", mode, err)
+		}
+		if out.Len() == 0 || out.Len() > 4096 {
+			t.Errorf("mode %v: %d bytes on stdout", mode, out.Len())
+		}
+		if strings.Contains(out.String(), dir) {
+			t.Errorf("mode %v: the output names a file that is not there:\n%s", mode, out.String())
+		}
+		if mode == ModeJSON && !json.Valid(out.Bytes()) {
+			t.Errorf("mode %v: the bounded result is not JSON:\n%s", mode, out.String())
+		}
+		want := regexp.MustCompile(`^mcpc: note: output truncated to \d+ bytes / \d+ lines; full result \(\d+ bytes\) not saved \(cannot write to the overflow directory ` +
+			regexp.QuoteMeta(dir) + `: no space left on device\)\n$`)
+		if !want.MatchString(notes.String()) {
+			t.Errorf("mode %v: notes %q", mode, notes.String())
+		}
+		if got := dirNames(t, dir); len(got) != 0 {
+			t.Errorf("mode %v: a partial file is left: %v", mode, got)
+		}
+	}
+}
+
+// TestWriteMediaDiskFull: an image that cannot be saved is left out like
+// one over the cap, with a note; the rest of the result is printed.
+func TestWriteMediaDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	img := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 10000))
+	result := `{"content":[{"type":"image","mimeType":"image/png","data":"` + img + `"},{"type":"text","text":"after"}]}`
+	var out, notes bytes.Buffer
+	opts := Options{Mode: ModeJSON, MaxMediaBytes: 100, Overflow: &Overflow{Dir: dir, writeVia: fillsAfter(10)}}
+	if err := Write(&out, &notes, []byte(result), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"dataOmitted": true`) || !strings.Contains(out.String(), `"text": "after"`) {
+		t.Errorf("out:\n%s", out.String())
+	}
+	want := "mcpc: note: image (image/png, 10000 bytes) omitted: not saved (cannot write to the overflow directory " + dir + ": no space left on device)\n"
+	if notes.String() != want {
+		t.Errorf("notes %q, want %q", notes.String(), want)
+	}
+	if got := dirNames(t, dir); len(got) != 0 {
+		t.Errorf("a partial file is left: %v", got)
 	}
 }

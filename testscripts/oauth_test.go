@@ -71,6 +71,9 @@ type oauthServer struct {
 	dpopNever  string
 	keys       grantKeys // workload identity and enterprise (oauth_grants_test.go)
 	idpTTL     int       // seconds the IdP's ID tokens from a login or refresh live
+	expiresIn  string    // when set, the raw JSON of every token response's expires_in
+	echo       bool      // every token request is refused, its body and Authorization quoted
+	secretPost bool      // the metadata offers client_secret_post only
 
 	mu      sync.Mutex
 	idpBad  string              // what the IdP's next ID tokens get wrong (oauth-idp-bad)
@@ -107,7 +110,7 @@ func token(prefix string) string { return prefix + rand.Text() }
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
 // [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]
 // [-dpop [-dpop-bearer] [-dpop-nonce as|rs|both] [-dpop-nonce-never as|rs]]
-// [-ent-secret S] [-idp-ttl S]: start the server; $VAR gets the protected MCP endpoint,
+// [-ent-secret S] [-idp-ttl S] [-expires-in JSON] [-echo-request] [-secret-post]: start the server; $VAR gets the protected MCP endpoint,
 // ${VAR}_ISSUER the issuer, ${VAR}_IDP the identity provider's issuer,
 // ${VAR}_GITHUB_URL and ${VAR}_GITHUB_TOKEN what GitHub Actions would set.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -134,6 +137,9 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	sse := fs.Bool("sse", false, "serve /mcp over the 2024-11-05 HTTP+SSE transport")
 	fs.StringVar(&s.keys.entSecret, "ent-secret", "", "")
 	fs.IntVar(&s.idpTTL, "idp-ttl", 3600, "")
+	fs.StringVar(&s.expiresIn, "expires-in", "", "the raw JSON of expires_in in token responses")
+	fs.BoolVar(&s.echo, "echo-request", false, "refuse token requests quoting them back in error_description")
+	fs.BoolVar(&s.secretPost, "secret-post", false, "offer client_secret_post only")
 	ts.Check(fs.Parse(args[1:]))
 	for _, k := range []**ecdsa.PrivateKey{&s.keys.workload, &s.keys.idp} {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -208,6 +214,9 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if s.dpop {
 			meta["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
+		if s.secretPost {
+			meta["token_endpoint_auth_methods_supported"] = []string{"client_secret_post"}
 		}
 		switch s.mdToken {
 		case "":
@@ -350,6 +359,14 @@ func sameRedirect(registered, got string) bool {
 }
 
 func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
+	if s.echo {
+		// A careless server quoting the request it refuses, secrets and
+		// all, as form-encoded on the wire.
+		body, _ := io.ReadAll(r.Body)
+		writeJSON(w, 400, map[string]string{"error": "invalid_request",
+			"error_description": "cannot use " + string(body) + " with " + r.Header.Get("Authorization") + " and DPoP " + r.Header.Get("DPoP")})
+		return
+	}
 	r.ParseForm()
 	grantType := r.PostForm.Get("grant_type")
 	s.mu.Lock()
@@ -449,7 +466,11 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	s.lastRT = rt
 	s.counts[typ]++
 	s.mu.Unlock()
-	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": typ, "expires_in": ttl, "refresh_token": rt, "scope": scope})
+	var expiresIn any = ttl
+	if s.expiresIn != "" {
+		expiresIn = json.RawMessage(s.expiresIn)
+	}
+	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": typ, "expires_in": expiresIn, "refresh_token": rt, "scope": scope})
 }
 
 // checkProof checks a request's DPoP proof as RFC 9449 section 4.3 asks
