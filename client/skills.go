@@ -38,6 +38,16 @@ func (t extSession) Extension(id string) gjson.Result {
 	return gjson.Get(res, "capabilities.extensions."+gjson.Escape(id))
 }
 
-func (t extSession) Read(ctx context.Context, uri string) (json.RawMessage, error) {
-	return t.s.ReadResource(ctx, uri)
+// Read reads uri with the tap's size limit lowered to limit while it
+// waits: mcpc sends nothing else meanwhile (see transport.Tap.Bound).
+func (t extSession) Read(ctx context.Context, uri string, limit int64) (json.RawMessage, error) {
+	bounded := limit < t.s.pagesLimit()
+	if bounded {
+		defer t.s.wire.tap.Bound(limit)()
+	}
+	raw, err := t.s.ReadResource(ctx, uri)
+	if err != nil && bounded && t.s.wire.tap.LimitErr() == transport.ErrTooLarge {
+		return nil, skills.ErrOverLimit
+	}
+	return raw, err
 }

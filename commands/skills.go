@@ -69,9 +69,12 @@ the next is read, and all are written under DIR, a directory that must not
 exist or be empty: into a new directory beside it, renamed to DIR only when
 every file is verified, so DIR never holds part of a skill. Paths stay inside
 DIR (no absolute path, no '..', no symlink followed). A skill may have at most
-` + fmt.Sprint(skills.MaxFiles) + ` files and ` + units.SizeText(skills.MaxBytes) + `, checked from the listing before anything is read. Any
-mismatch exits 5 naming the file and what differed; nothing after it is read
-and nothing is written. A skill served "dynamically" has nothing to verify
+` + fmt.Sprint(skills.MaxFiles) + ` files and ` + units.SizeText(skills.MaxBytes) + `, and no colliding paths (one twice, or a file where
+another needs a directory, letter case aside), checked from the listing before
+anything is read. Any mismatch exits 5 naming the file and what differed;
+nothing after it is read and nothing is written. A file is read no further
+than its listed size allows; frontmatter over ` + units.SizeText(skills.MaxFrontmatter) + ` or with YAML aliases
+is refused (exit 5) before it is parsed. A skill served "dynamically" has nothing to verify
 but its frontmatter; its files are found with resources/directory/read, when
 the server offers it (directoryRead).`,
 			Flags: []cli.Flag{

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // Fetch reads the skill's SKILL.md and verifies it: its size and digest
@@ -37,7 +39,10 @@ func Fetch(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error
 		if i > 0 && !all {
 			break
 		}
-		got, err := read(ctx, s, f)
+		got, err := read(ctx, s, f, messageLimit(f.Size))
+		if errors.Is(err, ErrOverLimit) {
+			return nil, mismatch(s.Label(), e, f, "is larger than the listing's %d bytes: its answer passed %d bytes, and was read no further", f.Size, messageLimit(f.Size))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -55,9 +60,10 @@ func Fetch(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error
 }
 
 // read sends resources/read for one file and takes its bytes: the
-// contents item for its URI (or the only one), text or base64 blob.
-func read(ctx context.Context, s Session, f File) (Fetched, error) {
-	raw, err := s.Read(ctx, f.URI)
+// contents item for its URI (or the only one), text or base64 blob. The
+// answer is read up to limit bytes (ErrOverLimit past them).
+func read(ctx context.Context, s Session, f File, limit int64) (Fetched, error) {
+	raw, err := s.Read(ctx, f.URI, limit)
 	if err != nil {
 		return Fetched{}, err
 	}
@@ -117,7 +123,12 @@ func verify(label string, e *Entry, got Fetched) error {
 func sameFrontmatter(label string, e *Entry, data []byte) error {
 	f := File{URI: e.URI, Path: "SKILL.md"}
 	file, err := Frontmatter(data)
-	if err != nil {
+	var r refused
+	switch {
+	case errors.As(err, &r):
+		return fail.New(fail.Protocol, fmt.Sprintf("mcpc reads frontmatter of at most %s and expands no YAML aliases; nothing was written and no further file read: ask the skill's authors to write it plainly", units.SizeText(MaxFrontmatter)),
+			"skill %q from %s is refused: SKILL.md %v", e.Name, label, err)
+	case err != nil:
 		return mismatch(label, e, f, "%v", err)
 	}
 	keys := slices.Sorted(func(yield func(string) bool) {
@@ -155,34 +166,54 @@ func show(v any) string {
 	return string(b)
 }
 
+// MaxFrontmatter bounds the YAML frontmatter of a SKILL.md, checked before
+// it is parsed: YAML takes many times its text in memory (15 MiB of it took
+// 949 MiB). Neither the skills SEP nor the Agent Skills specification sets
+// a bound on the whole; they bound its fields (name 64 characters,
+// description 1024, compatibility 500), and metadata is a small map of
+// strings. 64 KiB holds those many times over, and parses in a few MiB.
+const MaxFrontmatter = 64 << 10
+
+// refused is a frontmatter mcpc will not parse: over MaxFrontmatter, or
+// with a YAML alias. Not a mismatch with the listing: the file may be just
+// what the server meant.
+type refused struct{ error }
+
 // Frontmatter parses the YAML frontmatter at the start of a SKILL.md (a
 // byte-order mark aside) into JSON values: numbers as float64, as the
-// entry's frontmatter decodes; a timestamp stays the text written.
+// entry's frontmatter decodes; a timestamp stays the text written. Of
+// data, only the first line and MaxFrontmatter bytes after it are looked
+// at; an alias is refused (a refused error), never expanded.
 func Frontmatter(data []byte) (map[string]any, error) {
-	s := strings.TrimPrefix(string(data), "\ufeff")
-	first, rest, ok := strings.Cut(s, "\n")
-	if !ok || strings.TrimRight(first, "\r") != "---" {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	first, rest, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || string(bytes.TrimRight(first, "\r")) != "---" {
 		return nil, fmt.Errorf("does not begin with YAML frontmatter (a --- line)")
 	}
-	var block []string
-	for {
-		var line string
-		line, rest, ok = strings.Cut(rest, "\n")
-		if strings.TrimRight(line, " \t\r") == "---" {
+	// The block ends before the closing line, which starts within
+	// MaxFrontmatter bytes; the newline before it is not the block's.
+	end := -1
+	for at := 0; at <= len(rest) && at <= MaxFrontmatter; {
+		line, _, more := bytes.Cut(rest[at:], []byte("\n"))
+		if string(bytes.TrimRight(line, " \t\r")) == "---" {
+			end = max(at-1, 0)
 			break
 		}
-		if !ok {
+		if !more {
 			return nil, fmt.Errorf("has frontmatter that never ends (no closing --- line)")
 		}
-		block = append(block, line)
+		at += len(line) + 1
+	}
+	if end < 0 {
+		return nil, refused{fmt.Errorf("has frontmatter of more than %s (no closing --- line within %d bytes)", units.SizeText(MaxFrontmatter), MaxFrontmatter)}
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(strings.Join(block, "\n")), &doc); err != nil {
+	if err := yaml.Unmarshal(rest[:end], &doc); err != nil {
 		return nil, fmt.Errorf("has frontmatter that is not YAML: %v", err)
 	}
 	v, err := plain(&doc, 0)
 	if err != nil {
-		return nil, fmt.Errorf("has frontmatter that JSON cannot hold: %v", err)
+		return nil, err
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -198,11 +229,12 @@ func Frontmatter(data []byte) (map[string]any, error) {
 	return out, err
 }
 
-// plain turns a YAML node into the value JSON would hold. Aliases are
-// followed to a bounded depth, so that a billion-laughs document ends.
+// plain turns a YAML node into the value JSON would hold. An alias is
+// refused: followed, ten aliases of ten aliases nine levels deep are a
+// billion values from a few hundred bytes, and no depth bound stops that.
 func plain(n *yaml.Node, depth int) (any, error) {
 	if depth > 64 {
-		return nil, fmt.Errorf("nested more than 64 levels deep")
+		return nil, fmt.Errorf("has frontmatter that JSON cannot hold: nested more than 64 levels deep")
 	}
 	switch n.Kind {
 	case 0: // an empty document
@@ -213,7 +245,8 @@ func plain(n *yaml.Node, depth int) (any, error) {
 		}
 		return plain(n.Content[0], depth+1)
 	case yaml.AliasNode:
-		return plain(n.Alias, depth+1)
+		// Lines count from the file's first: the opening --- is line 1.
+		return nil, refused{fmt.Errorf("has frontmatter with a YAML alias (*%s, line %d), which mcpc does not expand", n.Value, n.Line+1)}
 	case yaml.SequenceNode:
 		out := []any{}
 		for _, c := range n.Content {
@@ -227,13 +260,14 @@ func plain(n *yaml.Node, depth int) (any, error) {
 	case yaml.MappingNode:
 		out := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			// The value first: a merge (<<: *x) is refused for its alias.
 			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" && k.ShortTag() != "!!int" && k.ShortTag() != "!!bool" {
-				return nil, fmt.Errorf("a key that is not a string (line %d)", k.Line)
-			}
 			v, err := plain(n.Content[i+1], depth+1)
 			if err != nil {
 				return nil, err
+			}
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" && k.ShortTag() != "!!int" && k.ShortTag() != "!!bool" {
+				return nil, fmt.Errorf("has frontmatter that JSON cannot hold: a key that is not a string (line %d)", k.Line+1)
 			}
 			out[k.Value] = v
 		}
@@ -244,7 +278,7 @@ func plain(n *yaml.Node, depth int) (any, error) {
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("has frontmatter that JSON cannot hold: %v", err)
 	}
 	return v, nil
 }
@@ -259,7 +293,10 @@ func fetchDynamic(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched
 				"skill %q from %s is served dynamically: it lists no files, and the server offers no resources/directory/read (directoryRead) to find them", e.Name, s.Label())
 		}
 	}
-	skill, err := read(ctx, s, File{URI: e.URI, Path: "SKILL.md"})
+	skill, err := read(ctx, s, File{URI: e.URI, Path: "SKILL.md"}, messageLimit(MaxBytes))
+	if errors.Is(err, ErrOverLimit) {
+		return nil, overSkill(s.Label(), e)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +308,8 @@ func fetchDynamic(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched
 		return out, nil
 	}
 	total := int64(len(skill.Data))
+	var tree layout
+	tree.add(e.Root, "SKILL.md")
 	dirs := []string{strings.TrimSuffix(e.Root, "/")}
 	for visited := 0; len(dirs) > 0; visited++ {
 		if visited >= MaxFiles {
@@ -303,12 +342,18 @@ func fetchDynamic(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched
 				case len(out) >= MaxFiles:
 					return nil, fail.New(fail.Protocol, "", "skill %q from %s has more than %d files, the most a skill may have", e.Name, s.Label(), MaxFiles)
 				}
-				got, err := read(ctx, s, File{URI: r.URI, Path: rel})
+				if clash := tree.add(e.Root, rel); clash != "" {
+					return nil, fail.New(fail.Protocol, "the server's skill is unusable; nothing was written", "%s serves a skill %s %s", s.Label(), e.URI, clash)
+				}
+				got, err := read(ctx, s, File{URI: r.URI, Path: rel}, messageLimit(MaxBytes-total))
+				if errors.Is(err, ErrOverLimit) {
+					return nil, overSkill(s.Label(), e)
+				}
 				if err != nil {
 					return nil, err
 				}
 				if total += int64(len(got.Data)); total > MaxBytes {
-					return nil, fail.New(fail.Protocol, "", "skill %q from %s holds more than %d bytes (16 MiB), the most a skill may hold", e.Name, s.Label(), MaxBytes)
+					return nil, overSkill(s.Label(), e)
 				}
 				got.Size = int64(len(got.Data))
 				out = append(out, got)
@@ -316,4 +361,10 @@ func fetchDynamic(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched
 		}
 	}
 	return out, nil
+}
+
+// overSkill is the failure of a dynamic skill that holds more than a skill
+// may.
+func overSkill(label string, e *Entry) error {
+	return fail.New(fail.Protocol, "", "skill %q from %s holds more than %d bytes (16 MiB), the most a skill may hold", e.Name, label, MaxBytes)
 }

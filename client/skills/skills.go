@@ -14,6 +14,7 @@ package skills
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -55,9 +56,21 @@ type Session interface {
 	// Explain turns a failed request into the error to report.
 	Explain(ctx context.Context, what string, err error) error
 	// Read sends resources/read and returns the result as it arrived;
-	// errors come explained.
-	Read(ctx context.Context, uri string) (json.RawMessage, error)
+	// errors come explained. Its answer is read up to limit bytes, no
+	// further: past them the error is ErrOverLimit.
+	Read(ctx context.Context, uri string, limit int64) (json.RawMessage, error)
 }
+
+// ErrOverLimit is Session.Read's error for an answer larger than the
+// limit it was given.
+var ErrOverLimit = errors.New("the answer is larger than the file can be")
+
+// messageLimit is the most bytes resources/read's answer can take for a
+// file of size bytes: as JSON text every byte may be escaped in six
+// (\u001f), as a base64 blob three take four; 64 KiB are left for the
+// rest (the item's URI, MIME type, _meta). A server that sends more is
+// sending more than the file, and is cut there.
+func messageLimit(size int64) int64 { return 6*size + 64<<10 }
 
 // Entry is one skill entry of skills/list or skills/get, checked.
 type Entry struct {
@@ -262,22 +275,22 @@ func ParseEntry(label string, raw json.RawMessage) (*Entry, error) {
 		return nil, bad("%s of %d files, over the %d a skill may have", e.URI, len(files), MaxFiles)
 	}
 	var total int64
-	seen := map[string]bool{}
+	var tree layout
 	for i := range files {
 		f := &files[i]
 		rel, ok := strings.CutPrefix(f.URI, out.Root)
 		if !ok || !LocalPath(rel) {
 			return nil, bad("%s with a file outside its directory: %q", e.URI, f.URI)
 		}
+		if clash := tree.add(out.Root, rel); clash != "" {
+			return nil, bad("%s %s", e.URI, clash)
+		}
 		switch {
-		case seen[strings.ToLower(rel)]:
-			return nil, bad("%s that lists %s twice (letter case aside)", e.URI, f.URI)
 		case !digestRE().MatchString(f.Digest):
 			return nil, bad("%s whose file %s has no sha256:HEX digest (%q)", e.URI, f.URI, f.Digest)
 		case f.Size < 0:
 			return nil, bad("%s whose file %s has a negative size", e.URI, f.URI)
 		}
-		seen[strings.ToLower(rel)] = true
 		f.Path = rel
 		if total += f.Size; total > MaxBytes {
 			return nil, bad("%s of more than %d bytes (16 MiB), the most a skill may hold", e.URI, MaxBytes)
@@ -305,4 +318,44 @@ func LocalPath(rel string) bool {
 		}
 	}
 	return true
+}
+
+// layout is the tree a skill's files make on disk, where they must all fit
+// before anything is read or written: no path twice, and no file where
+// another file needs a directory (a, a/b), in either order. Letter case
+// aside, since a skill is written to file systems that ignore it.
+type layout struct {
+	files map[string]string // lowercased path → as listed
+	dirs  map[string]string // lowercased directory → a file under it, as listed
+}
+
+// add records rel, a LocalPath under root, and says how it clashes with a
+// path added before ("" when it does not): a phrase to follow the skill's
+// URI in a message.
+func (t *layout) add(root, rel string) string {
+	if t.files == nil {
+		t.files, t.dirs = map[string]string{}, map[string]string{}
+	}
+	low := strings.ToLower(rel)
+	if _, dup := t.files[low]; dup {
+		return fmt.Sprintf("that lists %s twice (letter case aside)", root+rel)
+	}
+	if under, ok := t.dirs[low]; ok {
+		return fmt.Sprintf("whose file %s is also the directory of %s (letter case aside): both cannot be written", root+rel, root+under)
+	}
+	for i := range len(low) {
+		if low[i] != '/' {
+			continue
+		}
+		if file, ok := t.files[low[:i]]; ok {
+			return fmt.Sprintf("whose file %s is also the directory of %s (letter case aside): both cannot be written", root+file, root+rel)
+		}
+	}
+	t.files[low] = rel
+	for i := range len(low) {
+		if low[i] == '/' {
+			t.dirs[low[:i]] = rel
+		}
+	}
+	return ""
 }

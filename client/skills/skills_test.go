@@ -70,13 +70,16 @@ func (f *fake) Explain(_ context.Context, what string, err error) error {
 	return fmt.Errorf("%s %s: %w", what, f.Label(), err)
 }
 
-func (f *fake) Read(_ context.Context, uri string) (json.RawMessage, error) {
+func (f *fake) Read(_ context.Context, uri string, limit int64) (json.RawMessage, error) {
 	f.requests = append(f.requests, "read "+uri)
 	text, ok := f.files[uri]
 	if !ok {
 		return nil, fmt.Errorf("no such resource %s", uri)
 	}
 	b, _ := json.Marshal(map[string]any{"contents": []any{map[string]any{"uri": uri, "text": text}}})
+	if int64(len(b)) > limit {
+		return nil, ErrOverLimit
+	}
 	return b, nil
 }
 
@@ -154,6 +157,7 @@ func TestGetVerifiesInOrderAndStopsAtAMismatch(t *testing.T) {
 
 func TestParseEntryRefusesBeforeAnyRead(t *testing.T) {
 	md := `{"uri":"skill://s/SKILL.md","digest":"` + digest("x") + `","size":1}`
+	file := func(uri string) string { return `{"uri":"` + uri + `","digest":"` + digest("") + `","size":0}` }
 	for _, tc := range []struct{ raw, want string }{
 		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,{"uri":"skill://s/../x","digest":"` + digest("") + `","size":0}]}`, `outside its directory: "skill://s/../x"`},
 		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,{"uri":"skill://s//etc/passwd","digest":"` + digest("") + `","size":0}]}`, "outside its directory"},
@@ -165,9 +169,21 @@ func TestParseEntryRefusesBeforeAnyRead(t *testing.T) {
 		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"t"},"resources":[]}`, "its path must end in its name"},
 		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[]}`, "do not include its SKILL.md"},
 		{`{"uri":"skill://s/README.md","frontmatter":{"name":"s"},"resources":[]}`, "not the URI of a SKILL.md"},
+		// A file and a directory of one name cannot both be written, in
+		// either order, letter case aside; nor one path twice.
+		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,` + file("skill://s/a") + `,` + file("skill://s/a/b") + `]}`,
+			`lists a skill skill://s/SKILL.md whose file skill://s/a is also the directory of skill://s/a/b (letter case aside): both cannot be written`},
+		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,` + file("skill://s/a/b/c") + `,` + file("skill://s/a/b") + `]}`,
+			`lists a skill skill://s/SKILL.md whose file skill://s/a/b is also the directory of skill://s/a/b/c (letter case aside): both cannot be written`},
+		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,` + file("skill://s/A") + `,` + file("skill://s/a/b") + `]}`,
+			`whose file skill://s/A is also the directory of skill://s/a/b (letter case aside)`},
+		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,` + file("skill://s/skill.md/x") + `]}`,
+			`whose file skill://s/SKILL.md is also the directory of skill://s/skill.md/x (letter case aside)`},
+		{`{"uri":"skill://s/SKILL.md","frontmatter":{"name":"s"},"resources":[` + md + `,` + file("skill://s/Skill.md") + `]}`,
+			`that lists skill://s/Skill.md twice (letter case aside)`},
 	} {
 		_, err := ParseEntry("x", json.RawMessage(tc.raw))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || fail.CodeOf(err) != fail.Protocol {
 			t.Errorf("ParseEntry(%s) = %v, want %q", tc.raw, err, tc.want)
 		}
 	}
@@ -216,7 +232,11 @@ func TestFrontmatter(t *testing.T) {
 		{"name: a\n", "does not begin with YAML frontmatter"},
 		{"---\nname: a\n", "never ends"},
 		{"---\n- a\n---\n", "not a mapping"},
-		{"---\na: &x [1]\nb: *x\n---\n", `{"a":[1],"b":[1]}`},
+		{"---\na: &x [1]\nb: *x\n---\n", "has frontmatter with a YAML alias (*x, line 3), which mcpc does not expand"},
+		{"---\na: &x {k: 1}\nb:\n  <<: *x\n---\n", "has frontmatter with a YAML alias (*x, line 4)"},
+		{"---\na: &x 1\n---\n", `{"a":1}`}, // an anchor alone is harmless
+		{"---\n" + strings.Repeat("a: b\n", MaxFrontmatter/5-1) + "---\n", `{"a":"b"}`},
+		{"---\n" + strings.Repeat("a: b\n", MaxFrontmatter/5+1) + "---\n", "has frontmatter of more than 64KiB (no closing --- line within 65536 bytes)"},
 	} {
 		m, err := Frontmatter([]byte(tc.in))
 		got := fmt.Sprint(err)
@@ -253,5 +273,16 @@ func TestDynamicNeedsDirectoryRead(t *testing.T) {
 	}
 	if !slices.Equal(paths, []string{"SKILL.md", "x/y.md"}) {
 		t.Errorf("paths = %q", paths)
+	}
+}
+
+func TestDynamicFileAndDirectoryOfOneName(t *testing.T) {
+	files := map[string]string{"skill://d/SKILL.md": "---\nname: d\n---\n", "skill://d/a": "A", "skill://d/a/b": "B"}
+	f := &fake{ext: `{"directoryRead":true}`, files: files,
+		listing: []string{`{"uri":"skill://d/SKILL.md","frontmatter":{"name":"d"},"resources":"dynamic"}`}}
+	_, _, err := Get(t.Context(), f, "d", true, 1<<20)
+	want := `server "fake" serves a skill skill://d/SKILL.md whose file skill://d/a is also the directory of skill://d/a/b (letter case aside): both cannot be written`
+	if err == nil || err.Error() != want || fail.CodeOf(err) != fail.Protocol {
+		t.Errorf("err = %v (%s), want %q", err, fail.CodeOf(err), want)
 	}
 }

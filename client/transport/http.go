@@ -242,12 +242,13 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	t.settled(call)
 	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
 	case "application/json":
-		data, err := readAll(io.LimitReader(resp.Body, t.maxMessage+1))
+		limit := t.tap.limit(t.maxMessage)
+		data, err := readAll(io.LimitReader(resp.Body, limit+1))
 		resp.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		if int64(len(data)) > t.maxMessage {
+		if int64(len(data)) > limit {
 			t.tap.OverLimit(ErrTooLarge)
 			return nil, ErrTooLarge
 		}
@@ -267,7 +268,7 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 	case "text/event-stream":
-		resp.Body = newSSETap(resp.Body, t.tap, int(t.maxMessage))
+		resp.Body = newSSETap(resp.Body, t.tap, int(t.tap.limit(t.maxMessage)))
 	default:
 		if call != nil && !sse {
 			// An HTML page, an empty 202, anything but the two answers a

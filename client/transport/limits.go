@@ -34,6 +34,27 @@ func (t *Tap) OverLimit(err error) {
 	t.trace("%v: the session ends", err)
 }
 
+// Bound lowers the size limit on messages from the server to n bytes
+// until the returned func is called: for a request whose answer has a
+// size known in advance (a skill file listed with its size), so that a
+// server sending more is cut there rather than read to the full limit. A
+// message over it breaks the limit as one over the full limit would
+// (ErrTooLarge), and the session ends. On HTTP it bounds the answers to
+// requests sent meanwhile; on stdio every message read meanwhile, so it is
+// for a caller that sends nothing else while it waits.
+func (t *Tap) Bound(n int64) (restore func()) {
+	t.bound.Store(n)
+	return func() { t.bound.Store(0) }
+}
+
+// limit is max, or the Bound in force when lower.
+func (t *Tap) limit(max int64) int64 {
+	if b := t.bound.Load(); b > 0 && b < max {
+		return b
+	}
+	return max
+}
+
 // tooDeep reports whether the JSON text b nests deeper than MaxDepth.
 func tooDeep(b []byte) bool {
 	depth, inString := 0, false

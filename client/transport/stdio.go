@@ -221,6 +221,7 @@ type lineChecker struct {
 	frame  func([]byte) []byte // the wire's
 	framed func(n int) bool    // whether a line of n bytes goes through frame
 	over   func(error)         // told of a line over a limit
+	bound  func(int64) int64   // the tap's limit: a Bound in force lowers limit
 	mu     sync.Mutex
 	bad    *ProtocolError
 }
@@ -306,13 +307,21 @@ func (l *lineChecker) notJSON(t []byte) error {
 // readLine returns the next line: in the reader's buffer when it fits
 // there, else in a buffer of its own.
 func (l *lineChecker) readLine() ([]byte, error) {
+	limit := l.limit
+	if l.bound != nil {
+		limit = int(l.bound(int64(limit)-1)) + 1
+	}
 	chunk, err := l.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
+		if len(chunk) > limit {
+			l.tell(ErrTooLarge)
+			return nil, ErrTooLarge
+		}
 		return chunk, err
 	}
 	var line blockBuf
 	for {
-		if line.n+len(chunk) > l.limit {
+		if line.n+len(chunk) > limit {
 			l.tell(ErrTooLarge)
 			return nil, ErrTooLarge
 		}

@@ -56,7 +56,8 @@ type Tap struct {
 	unanswered int           // the server's requests not answered yet
 	room       chan struct{} // closed when an answer is delivered
 
-	frameAll atomic.Bool // see FrameAll
+	frameAll atomic.Bool  // see FrameAll
+	bound    atomic.Int64 // see Bound; 0: none
 }
 
 // NewTap is the tap of a session whose Wire is w.

@@ -15,6 +15,7 @@ import (
 // message passes tap, and one message is at most limit bytes.
 func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
 	p.stdout.frame, p.stdout.framed, p.stdout.over, p.stdout.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
+	p.stdout.bound = tap.limit
 	return &wireTransport{inner: &stdioTransport{in: p.stdout, out: p.stdin, skip: tap.wire.Skip}, tap: tap}
 }
 

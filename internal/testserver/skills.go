@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +30,23 @@ const helloSkillMD = "---\nname: hello\ndescription: Greet people the team's way
 type skillFile struct {
 	path, listed, served string
 	size                 int // the size listed when not the listed text's
+	// gen, when set, makes the served text (and the listed one, when
+	// listed is ""), megabytes made only when first needed: the hostile
+	// skills are all unlisted, so a server started for another test
+	// never makes them.
+	gen func() string
+}
+
+// text is what the listing describes (listed) and what resources/read
+// serves (served).
+func (f skillFile) text() (listed, served string) {
+	if f.gen == nil {
+		return f.listed, f.served
+	}
+	if f.listed == "" {
+		return f.gen(), f.gen()
+	}
+	return f.listed, f.gen()
 }
 
 type testSkill struct {
@@ -96,13 +114,45 @@ func testSkills() []testSkill {
 		{path: "unlisted", frontmatter: fm("unlisted"), unlisted: true, files: []skillFile{same("SKILL.md", md("unlisted"))}},
 		{path: "team-a/dup", frontmatter: fm("dup"), files: []skillFile{same("SKILL.md", md("dup"))}},
 		{path: "team-b/dup", frontmatter: fm("dup"), files: []skillFile{same("SKILL.md", md("dup"))}},
+		// Hostile skills, unlisted (asked for by URI with skills/get) so
+		// that the listing above stays what the scripts count.
+		// A file and a directory of one name, in either order.
+		{path: "clash", frontmatter: fm("clash"), unlisted: true, files: []skillFile{same("SKILL.md", md("clash")), same("a", "a\n"), same("a/b", "b\n")}},
+		{path: "clash-rev", frontmatter: fm("clash-rev"), unlisted: true, files: []skillFile{same("SKILL.md", md("clash-rev")), same("a/b", "b\n"), same("A", "a\n")}},
+		// Frontmatter whose aliases expand a billion times (900 bytes).
+		{path: "laughs", frontmatter: fm("laughs"), unlisted: true, files: []skillFile{same("SKILL.md", laughsSkillMD)}},
+		// 15 MiB of frontmatter, in a SKILL.md within the 16 MiB a skill
+		// may hold.
+		{path: "fat", frontmatter: fm("fat"), unlisted: true, files: []skillFile{{path: "SKILL.md", gen: fatSkillMD}}},
+		// A file listed as 10 bytes, served as 60 MiB.
+		{path: "flood", frontmatter: fm("flood"), unlisted: true, files: []skillFile{same("SKILL.md", md("flood")),
+			{path: "big.txt", listed: "0123456789", gen: floodText}}},
 	}
 }
+
+// laughsSkillMD is the billion laughs in YAML: each level holds ten of the
+// level before, nine levels deep.
+var laughsSkillMD = func() string {
+	var b strings.Builder
+	b.WriteString("---\nname: laughs\ndescription: A skill that is laughs\nl0: &l0 \"lol\"\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", i-1), 10), ","))
+	}
+	b.WriteString("---\n\nBody.\n")
+	return b.String()
+}()
+
+var (
+	fatSkillMD = sync.OnceValue(func() string {
+		return "---\nname: fat\ndescription: A skill that is fat\nx:\n" + strings.Repeat("  - aaaaaaaaaaaaa\n", 15<<20/18) + "---\n\nBody.\n"
+	})
+	floodText = sync.OnceValue(func() string { return strings.Repeat("x", 60<<20) })
+)
 
 // skillStore answers the extension's methods.
 type skillStore struct {
 	entries       []json.RawMessage
-	byURI         map[string]json.RawMessage
+	byURI         map[string]func() json.RawMessage
 	dirs          map[string][]string // directory URI → its children's URIs (a "/" ends a directory)
 	pageSize      int
 	directoryRead bool
@@ -110,56 +160,66 @@ type skillStore struct {
 }
 
 func newSkillStore(opts *options, directoryRead bool) *skillStore {
-	st := &skillStore{byURI: map[string]json.RawMessage{}, dirs: map[string][]string{},
+	st := &skillStore{byURI: map[string]func() json.RawMessage{}, dirs: map[string][]string{},
 		pageSize: opts.pageSize, directoryRead: directoryRead, requestLog: opts.requestLog}
 	for _, sk := range testSkills() {
-		root := "skill://" + sk.path
-		var res []string
-		for _, f := range sk.files {
-			size := len(f.listed)
-			if f.size > 0 {
-				size = f.size
-			}
-			sum := sha256.Sum256([]byte(f.listed))
-			res = append(res, fmt.Sprintf(`{"uri":%q,"digest":"sha256:%s","size":%d}`, root+"/"+f.path, hex.EncodeToString(sum[:]), size))
-			if sk.dynamic {
-				dir, child := root, root+"/"+f.path
-				for rest := f.path; ; {
-					seg, more, deeper := strings.Cut(rest, "/")
-					if !deeper {
-						st.dirs[dir] = append(st.dirs[dir], child)
-						break
-					}
-					if !slices.Contains(st.dirs[dir], dir+"/"+seg+"/") {
-						st.dirs[dir] = append(st.dirs[dir], dir+"/"+seg+"/")
-					}
-					dir, rest = dir+"/"+seg, more
-				}
-			}
-		}
-		resources := "[" + strings.Join(res, ",") + "]"
-		if sk.dynamic {
-			resources = `"dynamic"`
-		}
-		e := json.RawMessage(fmt.Sprintf(`{"uri":"%s/SKILL.md","frontmatter":%s,"resources":%s}`, root, sk.frontmatter, resources))
+		// An unlisted skill's entry is made when skills/get asks for it:
+		// a hostile one's files are megabytes.
+		entry := sync.OnceValue(func() json.RawMessage { return st.entry(sk) })
 		if !sk.unlisted {
-			st.entries = append(st.entries, e)
+			st.entries = append(st.entries, entry())
 		}
-		st.byURI[root+"/SKILL.md"] = e
+		st.byURI["skill://"+sk.path+"/SKILL.md"] = entry
 	}
 	return st
+}
+
+// entry is sk's entry in the listing; a dynamic skill's directories are
+// recorded for resources/directory/read.
+func (st *skillStore) entry(sk testSkill) json.RawMessage {
+	root := "skill://" + sk.path
+	var res []string
+	for _, f := range sk.files {
+		listed, _ := f.text()
+		size := len(listed)
+		if f.size > 0 {
+			size = f.size
+		}
+		sum := sha256.Sum256([]byte(listed))
+		res = append(res, fmt.Sprintf(`{"uri":%q,"digest":"sha256:%s","size":%d}`, root+"/"+f.path, hex.EncodeToString(sum[:]), size))
+		if sk.dynamic {
+			dir, child := root, root+"/"+f.path
+			for rest := f.path; ; {
+				seg, more, deeper := strings.Cut(rest, "/")
+				if !deeper {
+					st.dirs[dir] = append(st.dirs[dir], child)
+					break
+				}
+				if !slices.Contains(st.dirs[dir], dir+"/"+seg+"/") {
+					st.dirs[dir] = append(st.dirs[dir], dir+"/"+seg+"/")
+				}
+				dir, rest = dir+"/"+seg, more
+			}
+		}
+	}
+	resources := "[" + strings.Join(res, ",") + "]"
+	if sk.dynamic {
+		resources = `"dynamic"`
+	}
+	return json.RawMessage(fmt.Sprintf(`{"uri":"%s/SKILL.md","frontmatter":%s,"resources":%s}`, root, sk.frontmatter, resources))
 }
 
 // addSkillResources serves every skill file that is served at all.
 func addSkillResources(s *mcp.Server) {
 	for _, sk := range testSkills() {
 		for _, f := range sk.files {
-			if f.served == "" {
+			if f.served == "" && f.gen == nil {
 				continue
 			}
-			uri, text := "skill://"+sk.path+"/"+f.path, f.served
+			uri := "skill://" + sk.path + "/" + f.path
 			s.AddResource(&mcp.Resource{URI: uri, Name: f.path, MIMEType: "text/markdown"},
 				func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					_, text := f.text()
 					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 				})
 		}
@@ -192,7 +252,7 @@ func (st *skillStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 	case "skills/get":
 		st.log(req.Method + " " + p.URI)
 		if e, ok := st.byURI[p.URI]; ok {
-			return reply(req, map[string]any{"skill": e}, nil)
+			return reply(req, map[string]any{"skill": e()}, nil)
 		}
 		return reply(req, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no skill at " + p.URI})
 	case "resources/directory/read":
