@@ -265,13 +265,19 @@ func (s *Session) Ping(ctx context.Context) (rtt time.Duration, err error) {
 	return rtt, err
 }
 
+// MaxCompletionValues is how many values a completion/complete answer
+// may hold (the spec's bound); mcpc keeps no more than that of any answer.
+const MaxCompletionValues = 100
+
 // Complete asks the server for the values an argument of ref (a prompt or
 // a resource template) can take, starting with value; args are the
 // arguments already given, the context a later argument's values may
 // depend on. A server that does not declare completions is not asked.
-func (s *Session) Complete(ctx context.Context, ref *mcp.CompleteReference, arg, value string, args map[string]string) ([]string, error) {
+// At most MaxCompletionValues values are returned; more says the server
+// has others (it said so, or sent more than that and mcpc cut them).
+func (s *Session) Complete(ctx context.Context, ref *mcp.CompleteReference, arg, value string, args map[string]string) (values []string, more bool, err error) {
 	if r := s.CS.InitializeResult(); r == nil || r.Capabilities == nil || r.Capabilities.Completions == nil {
-		return nil, nil
+		return nil, false, nil
 	}
 	p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
 	if len(args) > 0 {
@@ -279,7 +285,12 @@ func (s *Session) Complete(ctx context.Context, ref *mcp.CompleteReference, arg,
 	}
 	res, err := s.CS.Complete(ctx, p)
 	if err != nil {
-		return nil, s.explain(ctx, "complete "+arg+" of", err)
+		return nil, false, s.explain(ctx, "complete "+arg+" of", err)
 	}
-	return res.Completion.Values, nil
+	c := res.Completion
+	values = c.Values
+	if len(values) > MaxCompletionValues {
+		values = slices.Clip(values[:MaxCompletionValues])
+	}
+	return values, c.HasMore || c.Total > len(values) || len(c.Values) > len(values), nil
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,11 +20,19 @@ import (
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // completeTimeout bounds a live lookup of a server's names: a shell waiting
 // on TAB must not hang on a slow server.
 const completeTimeout = 3 * time.Second
+
+// completeMaxMessage bounds each message from a server asked for a
+// completion (the one --max-message bound, set lower): a completion answer
+// holds at most client.MaxCompletionValues values, and a list worth
+// offering on TAB is far smaller, so a server that answers with more is
+// not read to the end.
+const completeMaxMessage = 4 << 20
 
 func completionCommand(st *state) *cli.Command {
 	return &cli.Command{
@@ -37,7 +46,14 @@ URL being typed is never contacted, nor is an untrusted project's server),
 argument values (a prompt's and a resource template's from the server's
 completion/complete, with the arguments already given as context; a tool's
 from its input schema: enum, const, true/false), and after 'mcpc task get|result|cancel SERVER' the detached tasks mcpc
-remembers on that server (read from the state directory).`,
+remembers on that server (read from the state directory).
+
+What a server offers is typed as words and nothing more: each quoted for
+the shell (by mcpc for bash and PowerShell; zsh and fish quote what they
+insert), so that no value runs or expands on the line; at most ` + strconv.Itoa(client.MaxCompletionValues) + `
+values, a note on stderr saying when there are more; a value that is not
+one printable line, and a word that would start with "-", are left out;
+a server's messages are read up to ` + units.SizeText(completeMaxMessage) + `.`,
 		Metadata: examples(
 			"bash, in ~/.bashrc", "source <(mcpc completion bash)",
 			"zsh, in ~/.zshrc after compinit", "source <(mcpc completion zsh)",
@@ -58,22 +74,40 @@ remembers on that server (read from the state directory).`,
 	}
 }
 
-// completeCommand is what the scripts call: `mcpc __complete -- WORDS…`
-// prints the candidates for the last word, one per line as word, tab,
-// description. It never fails loudly: a shell has nowhere to show errors.
+// completeCommand is what the scripts call: `mcpc __complete [--shell
+// SHELL [--wordbreaks CHARS]] -- WORDS…` prints the candidates for the last
+// word, one per line as word, tab, description; each word as the shell's
+// script puts it on the line (completions.Insert: quoted for bash, from
+// the word's last break character on, and for PowerShell). It never fails
+// loudly: a shell has nowhere to show errors, and the scripts drop what
+// it says on stderr.
 func completeCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:   "__complete",
 		Hidden: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "shell"},
+			&cli.StringFlag{Name: "wordbreaks", Value: completions.DefaultWordBreaks},
+		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			src := &completer{st: st, ctx: ctx}
+			cur := ""
+			if len(st.dashArgs) > 0 {
+				cur = st.dashArgs[len(st.dashArgs)-1]
+			}
 			for _, c := range completions.Complete(cmd.Root(), st.dashArgs, src) {
+				if !printable(c.Value) {
+					continue
+				}
 				desc := strings.ReplaceAll(format.StripControl(c.Description), "`", "")
 				desc = strings.Join(strings.Fields(strings.SplitN(desc, "\n", 2)[0]), " ")
 				if utf8.RuneCountInString(desc) > 60 {
 					desc = string([]rune(desc)[:57]) + "..."
 				}
-				v := format.OneLine(c.Value)
+				v := c.Value
+				if v != completions.FilesDirective {
+					v = completions.Insert(cmd.String("shell"), v, cur, cmd.String("wordbreaks"))
+				}
 				if desc == "" {
 					fmt.Fprintln(st.env.Stdout, v)
 				} else {
@@ -83,6 +117,15 @@ func completeCommand(st *state) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// printable reports whether a candidate can be offered at all: the
+// scripts read one a line, and a control character (a newline, a tab, an
+// escape sequence) or a byte that is not UTF-8 would break the line, or
+// reach the terminal in the list of candidates. Such a value, which only
+// a server sends, is dropped rather than shown as something it is not.
+func printable(v string) bool {
+	return !strings.ContainsAny(v, "\n\t") && format.StripControl(v) == v
 }
 
 // completer answers flag values and arguments from the config and, for a
@@ -233,17 +276,36 @@ func (c *completer) taskIDs(r completions.Request, server string) []completions.
 	for _, t := range client.RememberedTasks(e, clientstate.NewMemo(g.dirs.State, g.dirs.Cache), g.cwd) {
 		out = append(out, completions.Candidate{Value: t.TaskID, Description: "a task of " + t.Tool})
 	}
-	return out
+	return serverWords(out)
+}
+
+// serverWords drops the candidates a server named that would start with
+// "-": mcpc would read such a word as a flag (a tool named
+// "--stdio=rm -rf ~" must not become a --stdio command), and no argument
+// of mcpc's can start with one.
+func serverWords(cs []completions.Candidate) []completions.Candidate {
+	return slices.DeleteFunc(cs, func(c completions.Candidate) bool { return strings.HasPrefix(c.Value, "-") })
+}
+
+// note tells what a lookup could not offer, on stderr, which the scripts
+// drop and a person running mcpc __complete sees.
+func (c *completer) note(msg string, args ...any) {
+	fmt.Fprintf(c.st.env.Stderr, "mcpc: note: %s\n", fmt.Sprintf(msg, args...))
 }
 
 // names answers the words after SERVER by asking the server, within
-// completeTimeout, with its stderr hidden.
+// completeTimeout and completeMaxMessage, with its stderr hidden.
 func (c *completer) names(r completions.Request) []completions.Candidate {
+	return serverWords(c.lookup(r))
+}
+
+func (c *completer) lookup(r completions.Request) []completions.Candidate {
 	cfg := c.config(r)
 	if cfg == nil {
 		return nil
 	}
-	if _, ok := cfg.Servers[r.Positional[0]]; !ok {
+	srv, ok := cfg.Servers[r.Positional[0]]
+	if !ok {
 		return nil
 	}
 	cmd, pos := r.Path[0], r.Positional[1:]
@@ -268,7 +330,12 @@ func (c *completer) names(r completions.Request) []completions.Candidate {
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, completeTimeout)
 	defer cancel()
-	sess, closeFn, err := c.st.open(ctx, c.globals(r), r.Positional[0])
+	g := c.globals(r)
+	g.maxMessage = completeMaxMessage
+	if m := int64(srv.Server.MaxMessage); m > 0 {
+		g.maxMessage = min(m, completeMaxMessage)
+	}
+	sess, closeFn, err := c.st.open(ctx, g, r.Positional[0])
 	if err != nil {
 		return nil
 	}
@@ -285,16 +352,17 @@ func (c *completer) names(r completions.Request) []completions.Candidate {
 	if key, sep, partial, ok := argBeingValued(r.Current); ok && (kind == "tool-args" || kind == "prompt-args") {
 		if kind == "prompt-args" {
 			ref := &mcp.CompleteReference{Type: "ref/prompt", Name: pos[0]}
-			return serverValues(ctx, sess, ref, key, partial, givenArgs(pos[1:]), key+sep)
+			return c.serverValues(ctx, sess, ref, key, partial, givenArgs(pos[1:]), key+sep)
 		}
 		return schemaValues(ctx, sess, pos[0], key, sep)
 	}
 	raw, err := sess.ListRaw(ctx, list)
 	if err != nil {
+		c.note("no names offered: %s", format.OneLine(err.Error()))
 		return nil
 	}
 	if kind == "resources" {
-		out = templateValues(ctx, sess, r.Current)
+		out = c.templateValues(ctx, sess, r.Current)
 	}
 	if kind == "tools" && cmd == "list" {
 		for _, k := range listKinds {
@@ -370,11 +438,17 @@ func givenArgs(words []string) map[string]string {
 }
 
 // serverValues asks the server (completion/complete) for an argument's
-// values; each candidate is prefix followed by a value.
-func serverValues(ctx context.Context, sess session, ref *mcp.CompleteReference, arg, partial string, args map[string]string, prefix string) []completions.Candidate {
-	values, err := sess.Complete(ctx, ref, arg, partial, args)
+// values; each candidate is prefix followed by a value. When the server
+// has more than it sent, or sent more than the spec's 100, a note says so:
+// the candidates hold only values.
+func (c *completer) serverValues(ctx context.Context, sess session, ref *mcp.CompleteReference, arg, partial string, args map[string]string, prefix string) []completions.Candidate {
+	values, more, err := sess.Complete(ctx, ref, arg, partial, args)
 	if err != nil {
+		c.note("no values offered for %q: %s", arg, format.OneLine(err.Error()))
 		return nil
+	}
+	if more {
+		c.note("%s has more values for %q than the %d offered: type more of the value to narrow them", sess.label(), arg, len(values))
 	}
 	var out []completions.Candidate
 	for _, v := range values {
@@ -420,7 +494,7 @@ func schemaValues(ctx context.Context, sess session, tool, key, sep string) []co
 // the template's text up to its first variable, then, inside a variable,
 // the values the server offers for it (with the variables before it as
 // the context).
-func templateValues(ctx context.Context, sess session, word string) []completions.Candidate {
+func (c *completer) templateValues(ctx context.Context, sess session, word string) []completions.Candidate {
 	raw, err := sess.ListRaw(ctx, "templates")
 	if err != nil {
 		return nil
@@ -435,7 +509,7 @@ func templateValues(ctx context.Context, sess session, word string) []completion
 			out = append(out, completions.Candidate{Value: m.prefix, Description: "template " + t.Get("name").String()})
 		default:
 			ref := &mcp.CompleteReference{Type: "ref/resource", URI: tpl}
-			out = append(out, serverValues(ctx, sess, ref, m.variable, m.partial, m.vars, m.prefix)...)
+			out = append(out, c.serverValues(ctx, sess, ref, m.variable, m.partial, m.vars, m.prefix)...)
 		}
 	}
 	return out

@@ -3,6 +3,8 @@ package commands
 import (
 	"reflect"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/completions"
 )
 
 func TestMatchTemplate(t *testing.T) {
@@ -58,5 +60,22 @@ func TestGivenArgs(t *testing.T) {
 	want := map[string]string{"department": "Sales", "name": "Eve=x"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("givenArgs = %v; want %v", got, want)
+	}
+}
+
+// A server's word that would start with "-" is not offered (mcpc would
+// read it as a flag), nor a value that cannot be one printable line.
+func TestServerWordsAndPrintable(t *testing.T) {
+	got := serverWords([]completions.Candidate{{Value: "--stdio=touch x"}, {Value: "echo"}, {Value: "-x"}, {Value: "name=-x"}})
+	if want := []completions.Candidate{{Value: "echo"}, {Value: "name=-x"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("serverWords = %v; want %v", got, want)
+	}
+	for v, want := range map[string]bool{
+		"name=Dr. Ada": true, "name=$(x)": true, "é": true,
+		"a\nb": false, "a\tb": false, "\x1b[31mred": false, "a\rb": false, "\u202eevil": false, "\xff": false,
+	} {
+		if printable(v) != want {
+			t.Errorf("printable(%q) = %v; want %v", v, !want, want)
+		}
 	}
 }

@@ -152,8 +152,8 @@ func (s *fakeSession) GetPrompt(context.Context, string, map[string]string) (jso
 	return nil, fmt.Errorf("GetPrompt is not faked")
 }
 
-func (s *fakeSession) Complete(context.Context, *mcp.CompleteReference, string, string, map[string]string) ([]string, error) {
-	return nil, fmt.Errorf("Complete is not faked")
+func (s *fakeSession) Complete(context.Context, *mcp.CompleteReference, string, string, map[string]string) ([]string, bool, error) {
+	return nil, false, fmt.Errorf("Complete is not faked")
 }
 
 func (s *fakeSession) ListSkills(context.Context) (json.RawMessage, error) {

@@ -28,7 +28,7 @@ type session interface {
 	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)
 	ReadResource(ctx context.Context, uri string) (json.RawMessage, error)
 	GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error)
-	Complete(ctx context.Context, ref *mcp.CompleteReference, arg, value string, args map[string]string) ([]string, error)
+	Complete(ctx context.Context, ref *mcp.CompleteReference, arg, value string, args map[string]string) (values []string, more bool, err error)
 	ListSkills(ctx context.Context) (json.RawMessage, error)
 	GetSkill(ctx context.Context, name string, all bool) (*skills.Entry, []skills.Fetched, error)
 	ListHint() string

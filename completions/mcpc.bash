@@ -4,7 +4,10 @@
 # The words before the cursor go to `mcpc __complete`, which prints one
 # candidate per line (a word, a tab, a description), or :files to ask for
 # file names. The line is split on blanks only and nothing in it is
-# evaluated.
+# evaluated. bash puts a candidate on the line as written, replacing only
+# what follows the word's last COMP_WORDBREAKS character, so mcpc prints
+# each candidate from there on, quoted: a value a server offers is one
+# word, never an expansion or a command.
 _mcpc() {
 	local line=${COMP_LINE:0:COMP_POINT}
 	local -a words
@@ -16,7 +19,7 @@ _mcpc() {
 	local prog=${words[0]}
 	[[ $prog == "~/"* ]] && prog=$HOME/${prog:2}
 	local out
-	out=$("$prog" __complete -- "${words[@]:1}" 2>/dev/null) || return 0
+	out=$("$prog" __complete --shell bash --wordbreaks "$COMP_WORDBREAKS" -- "${words[@]:1}" 2>/dev/null) || return 0
 	COMPREPLY=()
 	if [[ $out == ":files" ]]; then
 		compopt -o filenames 2>/dev/null
@@ -26,19 +29,10 @@ _mcpc() {
 		done < <(compgen -f -- "$cur")
 		return 0
 	fi
-	# bash replaces only what follows the last word-break character (: and
-	# = among them) of the word, so that part is taken off each candidate.
-	local trim="" i
-	for ((i = ${#cur} - 1; i >= 0; i--)); do
-		if [[ $COMP_WORDBREAKS == *"${cur:i:1}"* ]]; then
-			trim=${cur:0:i+1}
-			break
-		fi
-	done
 	local v
 	while IFS= read -r v; do
 		v=${v%%$'\t'*}
-		[[ -n $v ]] && COMPREPLY+=("${v#"$trim"}")
+		[[ -n $v ]] && COMPREPLY+=("$v")
 	done <<<"$out"
 	return 0
 }

@@ -3,7 +3,8 @@
 #
 # The words up to the cursor go to `mcpc __complete`, which prints one
 # candidate per line (a word, a tab, a description), or :files to ask for
-# file names.
+# file names. fish quotes what it puts on the line: a value a server
+# offers is one word, never an expansion or a command.
 function __mcpc_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)

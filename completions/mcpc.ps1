@@ -4,7 +4,10 @@
 #
 # The words up to the cursor go to `mcpc __complete`, which prints one
 # candidate per line (a word, a tab, a description), or :files to ask for
-# file names (PowerShell's own path completion then applies).
+# file names (PowerShell's own path completion then applies). PowerShell
+# puts a completion on the line as written, so mcpc prints each word
+# quoted for it (--shell pwsh): a value a server offers is one argument,
+# never an expression.
 Register-ArgumentCompleter -Native -CommandName mcpc -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
     $words = @()
@@ -14,7 +17,7 @@ Register-ArgumentCompleter -Native -CommandName mcpc -ScriptBlock {
     }
     if ($wordToComplete -eq '') { $words += '' }
     $prog = $commandAst.CommandElements[0].Extent.Text
-    $out = & $prog __complete -- @words 2>$null
+    $out = & $prog __complete --shell pwsh -- @words 2>$null
     foreach ($line in $out) {
         if ($line -eq ':files') { return }
         $parts = $line -split "`t", 2

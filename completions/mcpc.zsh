@@ -4,7 +4,8 @@
 #
 # The words up to the cursor go to `mcpc __complete`, which prints one
 # candidate per line (a word, a tab, a description), or :files to ask for
-# file names.
+# file names. zsh quotes what it puts on the line: a value a server offers
+# is one word, never an expansion or a command.
 _mcpc() {
 	local out line v d
 	local -a cands
@@ -18,6 +19,10 @@ _mcpc() {
 		v=${line%%$'\t'*}
 		d=${line#*$'\t'}
 		[[ $d == "$line" ]] && d=""
+		# _describe reads a backslash as an escape and a colon as the end
+		# of the word: both are escaped, so the word is the value as it
+		# is, which compadd then quotes for the line.
+		v=${v//\\/\\\\}
 		v=${v//:/\\:}
 		if [[ -n $d ]]; then
 			cands+=("$v:$d")

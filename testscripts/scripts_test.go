@@ -860,13 +860,19 @@ func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// tabcomplete SHELL LINE FILE: start an interactive SHELL (bash, zsh or
-// fish) in tmux with mcpc's completion script loaded, type LINE, press TAB
-// (twice in bash, which lists on the second), and write the screen below
-// the prompt, once it is still, to FILE.
+// tabcomplete [-enter] SHELL LINE FILE: start an interactive SHELL (bash,
+// zsh or fish) in tmux with mcpc's completion script loaded, type LINE,
+// press TAB (twice in bash, which lists on the second), and write the
+// screen below the prompt, once it is still, to FILE. With -enter, Enter
+// is pressed after that, and FILE gets the screen once what the line ran
+// has ended: the completed line is run as the shell reads it.
 func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
+	enter := len(args) > 0 && args[0] == "-enter"
+	if enter {
+		args = args[1:]
+	}
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: tabcomplete SHELL LINE FILE")
+		ts.Fatalf("usage: tabcomplete [-enter] SHELL LINE FILE")
 	}
 	shell, line, outFile := args[0], args[1], ts.MkAbs(args[2])
 	for _, prog := range []string{"tmux", shell} {
@@ -935,14 +941,22 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 		answered()
 	}
 	// Then the screen is done when it has stopped changing for a moment.
-	last, since := "", time.Now()
-	final := waitFor(func(s string) bool {
-		if s != last {
-			last, since = s, time.Now()
-			return false
-		}
-		return time.Since(since) > 300*time.Millisecond
-	}, "the screen to settle")
+	settled := func() string {
+		last, since := "", time.Now()
+		return waitFor(func(s string) bool {
+			if s != last {
+				last, since = s, time.Now()
+				return false
+			}
+			return time.Since(since) > 300*time.Millisecond
+		}, "the screen to settle")
+	}
+	final := settled()
+	if enter {
+		tmux("send-keys", "Enter")
+		answered()
+		final = settled()
+	}
 	var lines []string
 	for _, l := range strings.Split(final, "\n") {
 		if l = strings.TrimRight(l, " "); l != "" {

@@ -1,7 +1,8 @@
-// Package shellwords quotes words for a POSIX shell and splits a command
-// line back into words: the command lines mcpc prints for the user to
-// paste (hints, examples), and the --stdio command it is given, which it
-// splits itself since it never hands a command to a shell.
+// Package shellwords quotes words for a POSIX shell (and for PowerShell,
+// for the words shell completion puts on its command line) and splits a
+// command line back into words: the command lines mcpc prints for the user
+// to paste (hints, examples), and the --stdio command it is given, which
+// it splits itself since it never hands a command to a shell.
 package shellwords
 
 import (
@@ -24,6 +25,32 @@ func Quote(s string) string {
 }
 
 const safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-"
+
+// QuotePwsh spells s as one argument PowerShell passes unchanged: as it
+// is when it holds only characters PowerShell reads as plain text in an
+// argument, else in single quotes, inside which nothing is expanded and a
+// single quote is written twice. PowerShell takes the typographic single
+// quotes (U+2018 to U+201B) for ' as well, so those are doubled too. The
+// safe characters leave out what PowerShell reads anywhere in an argument
+// ($ ` ' " ; , | & ( ) { } @ # < > and blanks) and a leading "-", which
+// "--%" (stop parsing) turns into syntax.
+func QuotePwsh(s string) string {
+	if s != "" && s[0] != '-' && strings.Trim(s, safePwsh) == "" {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, r := range s {
+		if r == '\'' || r >= '\u2018' && r <= '\u201b' {
+			b.WriteRune(r)
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+const safePwsh = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+=:./-"
 
 // Join spells words as a command line a shell runs as these words. The
 // first word is quoted also when a shell would read it as something other

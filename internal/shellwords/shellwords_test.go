@@ -34,6 +34,39 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+// QuotePwsh leaves plain words alone and puts anything PowerShell could
+// read as code, a quote or a separator in single quotes, every kind of
+// single quote doubled. (PowerShell is not on the test machines: this is
+// its only test.)
+func TestQuotePwsh(t *testing.T) {
+	for in, want := range map[string]string{
+		"echo":                    "echo",
+		"name=Ada":                "name=Ada",
+		"test://items/1":          "test://items/1",
+		"":                        "''",
+		"-x":                      "'-x'",
+		"--%":                     "'--%'",
+		"a b":                     "'a b'",
+		"it's":                    "'it''s'",
+		"it\u2019s \u2018x\u201b": "'it\u2019\u2019s \u2018\u2018x\u201b\u201b'",
+		"$(touch x)":              "'$(touch x)'",
+		"`whoami`":                "'`whoami`'",
+		"a;b":                     "'a;b'",
+		"a,b":                     "'a,b'",
+		"@x":                      "'@x'",
+		"say \"hi\"":              "'say \"hi\"'",
+		"C:\\x":                   "'C:\\x'",
+		"~":                       "'~'",
+		"*":                       "'*'",
+		"a\nb":                    "'a\nb'",
+		"name=$env:HOME":          "'name=$env:HOME'",
+	} {
+		if got := QuotePwsh(in); got != want {
+			t.Errorf("QuotePwsh(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestJoin(t *testing.T) {
 	for _, tc := range []struct {
 		words []string
@@ -130,6 +163,44 @@ func FuzzQuoteSplit(f *testing.F) {
 		words := strings.Split(s, "\x00")
 		if again, err := Split(Join(words)); err != nil || !slices.Equal(again, words) {
 			t.Fatalf("words %q: joined %s, split %q (%v)", words, Join(words), again, err)
+		}
+	})
+}
+
+// FuzzQuotePwsh reads QuotePwsh's word back as PowerShell reads an
+// argument: a bare word is only safe characters; a quoted one is one
+// single-quoted string, no single quote of any kind alone inside it, and
+// it spells s.
+func FuzzQuotePwsh(f *testing.F) {
+	for _, seed := range []string{"", "a", "-x", "it's", "a\u2019b", "$(x)", "'", "''"} {
+		f.Add(seed)
+	}
+	isQuote := func(r rune) bool { return r == '\'' || r >= '\u2018' && r <= '\u201b' }
+	f.Fuzz(func(t *testing.T, s string) {
+		q := QuotePwsh(s)
+		if q == s {
+			if s == "" || s[0] == '-' || strings.Trim(s, safePwsh) != "" {
+				t.Fatalf("%q left bare", s)
+			}
+			return
+		}
+		rs := []rune(q)
+		if len(rs) < 2 || rs[0] != '\'' || rs[len(rs)-1] != '\'' {
+			t.Fatalf("%q: %s is not in single quotes", s, q)
+		}
+		var back []rune
+		inner := rs[1 : len(rs)-1]
+		for i := 0; i < len(inner); i++ {
+			if isQuote(inner[i]) {
+				if i+1 == len(inner) || inner[i+1] != inner[i] {
+					t.Fatalf("%q: %s ends its string early", s, q)
+				}
+				i++
+			}
+			back = append(back, inner[i])
+		}
+		if string(back) != string([]rune(s)) {
+			t.Fatalf("%q: %s reads back as %q", s, q, string(back))
 		}
 	})
 }

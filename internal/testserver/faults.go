@@ -107,6 +107,10 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			continue
 		}
+		if req.Method == "completion/complete" && req.IsCall() && c.t.opts.completionFlood > 0 {
+			c.completionFlood(req)
+			continue
+		}
 		if req.Method == "tools/call" && req.IsCall() && c.answerCall(req) {
 			continue
 		}

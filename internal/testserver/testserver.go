@@ -135,6 +135,14 @@ flags:
   --ask                also offer the tools, a prompt and a resource that ask
                        the client for input (ask, ask-*, test://ask), and log
   --logging            declare the logging capability (for logging/setLevel)
+  --completions        answer completion/complete: greet's name, the item
+                       template's id
+  --completion-values FILE
+                       answer greet's name from FILE, a JSON object of lists
+                       of values chosen by the "greeting" already given
+  --completion-flood BYTES
+                       answer every completion/complete with values of 100
+                       bytes, about BYTES of them (stdio)
   --tasks              speak the 2026-07-28 tasks extension: the task-* tools
                        run as tasks (steps, fail, endless, expire, ask)
   --skills             serve the skills extension: skills/list, skills/get,
@@ -183,6 +191,11 @@ type options struct {
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
+
+	// --completion-values FILE: the greet prompt's names (completeFrom);
+	// --completion-flood BYTES: one answer that large (completionFlood).
+	completionValues map[string][]string
+	completionFlood  int
 }
 
 // below answers a request of an extension the SDK does not know (tasks,
@@ -300,6 +313,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
 	fs.BoolVar(&opts.completions, "completions", false, "")
+	completionValues := fs.String("completion-values", "", "")
+	fs.IntVar(&opts.completionFlood, "completion-flood", 0, "")
 	fs.IntVar(&opts.notify, "notify", 0, "")
 	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
 	fs.IntVar(&opts.manyTools, "tools", 0, "")
@@ -317,6 +332,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if *tasks {
 		opts.tasks = newTaskStore(opts.cancelFile)
 	}
+	if *completionValues != "" {
+		var err error
+		if opts.completionValues, err = readCompletionValues(*completionValues); err != nil {
+			return nil, err
+		}
+	}
 	opts.generated = manyTools(opts.manyTools)
 	if *skills {
 		opts.skills = newSkillStore(&opts, !*noDirRead)
@@ -328,8 +349,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case opts.notifyKind != notifyLog && opts.notifyKind != notifyProgress:
 		return nil, fmt.Errorf("unknown --notify-kind %q (want log or progress)", opts.notifyKind)
-	case (opts.notify > 0 || opts.manyTools > 0) && opts.httpAddr != "":
-		return nil, errors.New("--notify and --tools work only over stdio")
+	case (opts.notify > 0 || opts.manyTools > 0 || opts.completionFlood > 0) && opts.httpAddr != "":
+		return nil, errors.New("--notify, --tools and --completion-flood work only over stdio")
 	case opts.pageSize < 0:
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
@@ -374,8 +395,8 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.skills != nil {
 		sopts.Capabilities.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
 	}
-	if opts.completions {
-		sopts.CompletionHandler = completeValues
+	if opts.completions || opts.completionValues != nil || opts.completionFlood > 0 {
+		sopts.CompletionHandler = completeFrom(opts.completionValues)
 	}
 	if opts.ttlMs > 0 {
 		sopts.SetCacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = opts.ttlMs }
