@@ -22,6 +22,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -303,7 +304,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		if respawn {
 			gate.Discard()
 		} else {
-			gate.Release()
+			releaseStderr(gate, o)
 		}
 		if respawn {
 			// Some pre-2026 servers exit on the unknown server/discover
@@ -424,4 +425,13 @@ func (s *Session) ListHint() string {
 		return "mcpc list " + shellwords.Quote(urlx.Redact(s.Entry.Server.URL))
 	}
 	return "mcpc list --stdio " + shellwords.Quote(s.Entry.Name)
+}
+
+// releaseStderr passes on the stderr a server wrote while its era was
+// decided, and says how much of it the gate could not hold: a cut that
+// nobody mentions looks like a server that said nothing more.
+func releaseStderr(gate *transport.Gate, o ConnectOptions) {
+	if n := gate.Release(); n > 0 && o.Input != nil && o.Input.Note != nil {
+		o.Input.Note(fmt.Sprintf("the server's stderr during start-up was cut at %s: %d bytes more were dropped", units.SizeText(transport.GateHold), n))
+	}
 }

@@ -242,11 +242,11 @@ func reprobe(ctx context.Context, e *config.Entry, o ConnectOptions, key string,
 		if fail.CodeOf(err) == fail.ServerExited {
 			gate.Discard()
 		} else {
-			gate.Release()
+			releaseStderr(gate, o)
 		}
 		return nil, err
 	}
-	gate.Release()
+	releaseStderr(gate, o)
 	s.opts.ServerStderr = o.ServerStderr
 	return s, nil
 }

@@ -8,12 +8,17 @@ import (
 // NewGate is a Gate in front of out (nil: what passes is dropped).
 func NewGate(out io.Writer) *Gate { return &Gate{out: out} }
 
+// GateHold is how much of a probing server's stderr a Gate holds; what
+// comes past it before the outcome is known is dropped, and counted.
+const GateHold = 1 << 20
+
 // Gate holds a probing server's stderr until the probe's outcome is
 // known, then passes it on (Release) or drops it (Discard).
 type Gate struct {
 	mu      sync.Mutex
 	out     io.Writer
 	buf     []byte
+	dropped int64 // bytes past GateHold, not held
 	decided bool
 	drop    bool
 }
@@ -23,9 +28,9 @@ func (g *Gate) Write(p []byte) (int, error) {
 	defer g.mu.Unlock()
 	switch {
 	case !g.decided:
-		if len(g.buf) < 1<<20 {
-			g.buf = append(g.buf, p...)
-		}
+		keep := min(len(p), GateHold-len(g.buf))
+		g.buf = append(g.buf, p[:keep]...)
+		g.dropped += int64(len(p) - keep)
 		return len(p), nil
 	case g.drop || g.out == nil:
 		return len(p), nil
@@ -33,7 +38,15 @@ func (g *Gate) Write(p []byte) (int, error) {
 	return g.out.Write(p)
 }
 
-func (g *Gate) Release() { g.decide(false) }
+// Release passes on what was held, and what comes after; it returns how
+// many bytes were dropped past GateHold, which the caller must say.
+func (g *Gate) Release() (dropped int64) {
+	g.decide(false)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.dropped
+}
+
 func (g *Gate) Discard() { g.decide(true) }
 
 func (g *Gate) decide(drop bool) {
@@ -44,6 +57,9 @@ func (g *Gate) decide(drop bool) {
 	}
 	g.decided, g.drop = true, drop
 	if !drop && g.out != nil && len(g.buf) > 0 {
+		if g.dropped > 0 && g.buf[len(g.buf)-1] != '\n' {
+			g.buf = append(g.buf, '\n') // the cut line ends where it was cut
+		}
 		g.out.Write(g.buf)
 	}
 	g.buf = nil

@@ -467,18 +467,24 @@ func retryAfter(req *http.Request, resp *http.Response, msg jsonrpc.Message) (ti
 	if !ok || !safeToRepeat[r.Method] {
 		return 0, false
 	}
-	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
-	var wait time.Duration
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		wait = time.Duration(secs) * time.Second
-	} else if at, err := http.ParseTime(v); err == nil {
-		wait = max(time.Until(at), 0)
-	} else {
-		return 0, false
-	}
 	limit := maxRetryAfter
 	if dl, ok := req.Context().Deadline(); ok {
 		limit = min(limit, time.Until(dl))
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	var wait time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
+		// Compared in seconds first: an absurd value (9223372037) times
+		// a second is past what a Duration holds and would wrap around
+		// to a wait of nothing.
+		if secs > int64(limit/time.Second) {
+			return 0, false
+		}
+		wait = time.Duration(secs) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		wait = max(time.Until(at), 0) // Until saturates: no wrap-around
+	} else {
+		return 0, false
 	}
 	return wait, wait < limit
 }

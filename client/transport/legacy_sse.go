@@ -190,14 +190,3 @@ func (b heldBody) Close() error {
 	b.end(nil)
 	return err
 }
-
-// Name is the event's type ("message" when it names none).
-func (e Event) Name() string {
-	name := "message"
-	for _, line := range bytes.Split(e.other, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("event:")); ok {
-			name = string(bytes.TrimSpace(v))
-		}
-	}
-	return name
-}

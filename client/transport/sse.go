@@ -8,23 +8,43 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Event is one event of an event stream (text/event-stream).
+// Event is one event of an event stream (text/event-stream), with the
+// fields the WHATWG parsing rules keep: data, and the last event, id and
+// retry of the event. Comments and unknown fields are dropped as read.
 type Event struct {
 	Data  []byte // the data lines, joined by \n; nil when it had none
-	other []byte // its other lines (id, event, retry, comments), as read, each ending in \n
-	tail  []byte // at the stream's end: a last line without its line break
+	typ   []byte // its last "event" field
+	id    []byte // its last "id" field, when hasID
+	hasID bool
+	retry []byte // its last valid "retry" field
 }
 
+// Name is the event's type ("message" when it names none).
+func (e Event) Name() string {
+	if len(e.typ) == 0 {
+		return "message"
+	}
+	return string(e.typ)
+}
+
+// size is what the event holds.
+func (e *Event) size() int { return len(e.Data) + len(e.typ) + len(e.id) + len(e.retry) }
+
 // EventReader is THE event-stream parser: the tap the SDK reads through
-// (sseTap) and mcpc's own requests (ReadAnswer) both read events
-// with it. One event's data is bounded by limit, so a server cannot make
-// mcpc hold an endless line.
+// (sseTap), the HTTP+SSE transport's first event (OpenSSE) and mcpc's own
+// requests (ReadAnswer) all read events with it. What it holds is bounded
+// by limit: the line being read and the event it belongs to together, so
+// a server cannot make mcpc hold an endless line, field or event (a field
+// repeated replaces the one before, a comment is dropped). Lines end in
+// CRLF, LF or CR.
 type EventReader struct {
 	r     io.Reader
-	limit int // bytes of data in one event
+	limit int // bytes of one event, with the line being read
 	rbuf  []byte
 	buf   []byte   // read and not yet parsed
-	line  blockBuf // the line being read
+	lf    int      // index in buf of its next '\n', -1: none, -2: not looked for
+	line  blockBuf // the line being read, when it spans reads
+	cr    bool     // the last line ended in CR: an LF next is part of its end
 	ev    Event    // the event being read
 	err   error    // the reader's error, once it returned one
 }
@@ -32,51 +52,61 @@ type EventReader struct {
 // NewEventReader reads the events of r; one event holds at most limit
 // bytes of data.
 func NewEventReader(r io.Reader, limit int) *EventReader {
-	return &EventReader{r: r, limit: limit}
+	return &EventReader{r: r, limit: limit, lf: -2}
 }
 
-// Next returns the next complete event. At the end of the stream (or a
-// read error) it returns that error with what was read of an unfinished
-// event, which the SDK may see as it came (sseTap) and mcpc drops (SSE
-// discards an event cut short). A line over the limit is ErrTooLarge.
+// Next returns the next complete event (a blank line ends one, which may
+// have no data: callers skip those). At the end of the stream (or a read
+// error) it returns that error with what was read of an unfinished event,
+// which the SDK may see as it came (sseTap) and mcpc drops (SSE discards
+// an event cut short). An event over the limit is ErrTooLarge.
 func (e *EventReader) Next() (Event, error) {
 	for {
 		for len(e.buf) > 0 {
-			i := bytes.IndexByte(e.buf, '\n')
+			if e.cr {
+				e.cr = false
+				if e.buf[0] == '\n' {
+					e.advance(1)
+					continue
+				}
+			}
+			i := e.lineEnd()
 			chunk := e.buf
 			if i >= 0 {
 				chunk = e.buf[:i]
 			}
-			if e.line.n+len(chunk)+len(e.ev.Data) > e.limit+len("data: ") {
+			// "data: " is what a data line holds beyond its data.
+			if e.line.n+len(chunk)+e.ev.size() > e.limit+len("data: ") {
 				return Event{}, ErrTooLarge
 			}
-			e.line.write(chunk)
 			if i < 0 {
+				e.line.write(chunk)
 				e.buf = nil
 				break
 			}
-			e.buf = e.buf[i+1:]
-			line := bytes.TrimSuffix(e.line.bytes(), []byte("\r"))
-			e.line = blockBuf{}
-			switch {
-			case len(line) == 0:
-				ev := e.ev
-				e.ev = Event{}
-				return ev, nil
-			case bytes.HasPrefix(line, []byte("data:")):
-				d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
-				if e.ev.Data == nil {
-					e.ev.Data = d
-				} else {
-					e.ev.Data = append(append(e.ev.Data, '\n'), d...)
+			e.cr = e.buf[i] == '\r'
+			e.advance(i + 1)
+			if e.line.n == 0 {
+				if len(chunk) == 0 {
+					ev := e.ev
+					e.ev = Event{}
+					return ev, nil
 				}
-			default:
-				e.ev.other = append(append(e.ev.other, line...), '\n')
+				e.field(chunk, false)
+				continue
+			}
+			e.line.write(chunk)
+			if e.field(e.line.bytes(), true) {
+				e.line = blockBuf{} // its bytes are the event's data now
+			} else {
+				e.line.reset()
 			}
 		}
 		if e.err != nil {
+			if e.line.n > 0 {
+				e.field(e.line.bytes(), false)
+			}
 			ev := e.ev
-			ev.tail = e.line.bytes()
 			e.ev, e.line = Event{}, blockBuf{}
 			return ev, e.err
 		}
@@ -84,8 +114,70 @@ func (e *EventReader) Next() (Event, error) {
 			e.rbuf = make([]byte, 32<<10)
 		}
 		n, err := e.r.Read(e.rbuf)
-		e.buf, e.err = e.rbuf[:n], err
+		e.buf, e.err, e.lf = e.rbuf[:n], err, -2
 	}
+}
+
+// lineEnd is the index of the first CR or LF in buf, -1 when there is
+// none. Where the next LF lies is remembered, so that a stream of lines
+// ended by CR alone is not searched again and again for one.
+func (e *EventReader) lineEnd() int {
+	if e.lf == -2 {
+		e.lf = bytes.IndexByte(e.buf, '\n')
+	}
+	end := e.lf
+	if end < 0 {
+		end = len(e.buf)
+	}
+	if i := bytes.IndexByte(e.buf[:end], '\r'); i >= 0 {
+		return i
+	}
+	return e.lf
+}
+
+// advance drops the first k bytes of buf.
+func (e *EventReader) advance(k int) {
+	e.buf = e.buf[k:]
+	if e.lf >= 0 {
+		if e.lf -= k; e.lf < 0 {
+			e.lf = -2
+		}
+	}
+}
+
+// field adds a line that is not blank to the event. owned says the line
+// is the reader's to keep; field reports whether it kept it (as data).
+func (e *EventReader) field(line []byte, owned bool) bool {
+	if line[0] == ':' {
+		return false // a comment
+	}
+	name, value, found := bytes.Cut(line, []byte(":"))
+	if found && len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	switch string(name) {
+	case "data":
+		switch {
+		case e.ev.Data != nil:
+			e.ev.Data = append(append(e.ev.Data, '\n'), value...)
+		case owned && found:
+			e.ev.Data = value
+			return true
+		default:
+			e.ev.Data = append(make([]byte, 0, len(value)), value...)
+		}
+	case "event":
+		e.ev.typ = append(e.ev.typ[:0], value...)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			e.ev.id, e.ev.hasID = append(e.ev.id[:0], value...), true
+		}
+	case "retry":
+		if len(value) > 0 && len(bytes.Trim(value, "0123456789")) == 0 {
+			e.ev.retry = append(e.ev.retry[:0], value...)
+		}
+	}
+	return false
 }
 
 // sseTap passes an event stream through to the SDK one event at a time,
@@ -127,9 +219,8 @@ func (s *sseTap) Read(p []byte) (int, error) {
 			return 0, err
 		case err != nil:
 			// An event cut short passes as it came: the SDK decides.
-			s.out = append(s.out, ev.other...)
+			s.out = appendFields(s.out, ev)
 			s.out = appendData(s.out, ev.Data)
-			s.out = append(s.out, ev.tail...)
 			s.err = err
 		}
 	}
@@ -152,13 +243,27 @@ func (s *sseTap) dispatch(ev Event) error {
 			return ErrTooDeep
 		}
 	}
-	s.out = append(s.out, ev.other...)
+	s.out = appendFields(s.out, ev)
 	s.out = appendData(s.out, data)
 	s.out = append(s.out, '\n')
 	return nil
 }
 
 func (s *sseTap) Close() error { return s.rc.Close() }
+
+// appendFields appends the event's fields other than data as SSE lines.
+func appendFields(out []byte, ev Event) []byte {
+	if len(ev.typ) > 0 {
+		out = append(append(append(out, "event: "...), ev.typ...), '\n')
+	}
+	if ev.hasID {
+		out = append(append(append(out, "id: "...), ev.id...), '\n')
+	}
+	if len(ev.retry) > 0 {
+		out = append(append(append(out, "retry: "...), ev.retry...), '\n')
+	}
+	return out
+}
 
 // appendData appends data as SSE data lines.
 func appendData(out, data []byte) []byte {
@@ -197,6 +302,16 @@ func (b *blockBuf) write(p []byte) {
 		p = p[k:]
 		b.n += k
 	}
+}
+
+// reset empties b for the next line, keeping its one block (a line that
+// took more has its blocks dropped: they may be large).
+func (b *blockBuf) reset() {
+	if len(b.blocks) > 0 {
+		*b = blockBuf{}
+		return
+	}
+	b.cur, b.n = b.cur[:0], 0
 }
 
 // bytes returns everything written, in a buffer of its exact size when it

@@ -187,6 +187,9 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if proxyFault(h.opts.fault) && h.answerAsProxy(w, r) {
 		return
 	}
+	if endlessFault(h.opts.fault) && h.answerEndless(w, r) {
+		return
+	}
 	if h.opts.fault == faultHang {
 		io.Copy(io.Discard, r.Body)
 		h.holdForever(r)
@@ -293,13 +296,11 @@ func (h *faultHandler) answerAsProxy(w http.ResponseWriter, r *http.Request) boo
 	if r.Method != http.MethodPost {
 		return false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
-	if err != nil {
-		http.Error(w, "failed to read body", http.StatusBadRequest)
+	m, ok := peekMessage(w, r)
+	if !ok {
 		return true
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if m, err := jsonrpc.DecodeMessage(body); err != nil || !isCall(m, "tools/list") {
+	if !isCall(m, "tools/list") {
 		return false
 	}
 	switch h.opts.fault {
@@ -314,6 +315,20 @@ func (h *faultHandler) answerAsProxy(w http.ResponseWriter, r *http.Request) boo
 		io.WriteString(w, notJSONRPCDoc)
 	}
 	return true
+}
+
+// peekMessage reads the JSON-RPC message a POST carries and puts its body
+// back for the handler; nil when the body is none. It reports false when
+// the body could not be read (and answers 400).
+func peekMessage(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	m, _ := jsonrpc.DecodeMessage(body)
+	return m, true
 }
 
 func isCall(m jsonrpc.Message, method string) bool {

@@ -71,7 +71,7 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 	}
 	var root http.Handler = mux
 	if opts.busyOnce != "" {
-		root = busyOnce(opts.busyOnce, root)
+		root = busyOnce(opts.busyOnce, opts.retryAfter, root)
 	}
 	if opts.headerLog != "" {
 		root = logHeaders(opts.headerLog, root)
@@ -164,8 +164,9 @@ func logHeaders(path string, next http.Handler) http.Handler {
 }
 
 // busyOnce answers the first request for method with 503 and
-// "Retry-After: 1", as a server shedding load would; later ones pass.
-func busyOnce(method string, next http.Handler) http.Handler {
+// "Retry-After: retry" (1 unless --retry-after), as a server shedding
+// load would; later ones pass.
+func busyOnce(method, retry string, next http.Handler) http.Handler {
 	var once sync.Once
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -178,7 +179,7 @@ func busyOnce(method string, next http.Handler) http.Handler {
 				once.Do(func() { busy = true })
 			}
 			if busy {
-				w.Header().Set("Retry-After", "1")
+				w.Header().Set("Retry-After", retry)
 				http.Error(w, "busy, come back later", http.StatusServiceUnavailable)
 				return
 			}

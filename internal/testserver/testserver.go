@@ -60,6 +60,7 @@ var faultModes = []string{
 	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
 	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged, faultFlood,
 	faultHTMLPage, faultEmptyOK, faultNotJSONRPC,
+	faultSSEFields, faultSSEComments, faultSSELongLine,
 }
 
 // floodRequests is how many ping requests --fault flood sends.
@@ -115,11 +116,16 @@ flags:
                        (HTTP: the standalone GET is answered 405, and
                        tools/list, as a proxy or sign-in page in front of
                        the server would, with a 200 HTML page, an empty
-                       200, or 200 JSON that is not JSON-RPC)
+                       200, or 200 JSON that is not JSON-RPC),
+                       sse-fields, sse-comments, sse-long-line (HTTP: a
+                       tool call, or with --sse the GET, is answered with
+                       an event stream that never ends an event: field
+                       lines, comment lines, or one endless id: line)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
   --stderr-line TEXT   write TEXT to stderr at startup
+  --stderr-bytes N     write N bytes of chatter to stderr at startup
   --require-bearer TOK with --http: answer 401 unless "Authorization: Bearer TOK"
   --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
                        (e.g. /moved) is served by the MCP handler itself
@@ -132,6 +138,8 @@ flags:
   --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
+  --busy-once METHOD   with --http: answer the first METHOD request 503 Busy
+  --retry-after V      the Retry-After of that 503 (default 1)
   --ask                also offer the tools, a prompt and a resource that ask
                        the client for input (ask, ask-*, test://ask), and log
   --logging            declare the logging capability (for logging/setLevel)
@@ -157,21 +165,22 @@ flags:
 
 // options holds the parsed command line.
 type options struct {
-	httpAddr   string
-	urlFile    string
-	stateless  bool
-	legacy     bool
-	pageSize   int
-	fault      string
-	pidFile    string
-	cancelFile string
-	stderrLine string
-	bearer     string // --require-bearer: HTTP requests need this token
-	redirect   string // --redirect: /mcp answers 307 to this target
-	headerLog  string // --header-log: where requests' credentials are recorded
-	modernOnly bool   // --modern-only: 2026-07-28 only
-	ttlMs      int    // --ttl: ttlMs on cacheable results
-	requestLog string // --request-log: one line per request method
+	httpAddr    string
+	urlFile     string
+	stateless   bool
+	legacy      bool
+	pageSize    int
+	fault       string
+	pidFile     string
+	cancelFile  string
+	stderrLine  string
+	stderrBytes int    // --stderr-bytes: chatter written to stderr at startup
+	bearer      string // --require-bearer: HTTP requests need this token
+	redirect    string // --redirect: /mcp answers 307 to this target
+	headerLog   string // --header-log: where requests' credentials are recorded
+	modernOnly  bool   // --modern-only: 2026-07-28 only
+	ttlMs       int    // --ttl: ttlMs on cacheable results
+	requestLog  string // --request-log: one line per request method
 	// --sse: serve the 2024-11-05 HTTP+SSE transport at /mcp instead;
 	// --sse-endpoint URL: announce URL as its message endpoint, serve
 	// nothing else.
@@ -180,6 +189,7 @@ type options struct {
 	anyHost     bool // --any-host: no DNS-rebinding protection
 	startDelay  time.Duration
 	busyOnce    string // --busy-once: the first such request gets 503
+	retryAfter  string // --retry-after: its Retry-After
 	ask         bool
 	logging     bool
 	completions bool        // --completions: answer completion/complete
@@ -255,6 +265,7 @@ func run(ctx context.Context, args []string, std streams) int {
 	if opts.stderrLine != "" {
 		fmt.Fprintln(std.err, opts.stderrLine)
 	}
+	writeChatter(std.err, opts.stderrBytes)
 	pidLines := fmt.Sprintf("server %d\n", os.Getpid())
 	if opts.fault == faultSpawnChild || opts.fault == faultSpawnDaemon {
 		pid, err := spawnChild(std, opts.fault == faultSpawnDaemon)
@@ -301,6 +312,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.pidFile, "pid-file", "", "")
 	fs.StringVar(&opts.cancelFile, "cancel-file", "", "")
 	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
+	fs.IntVar(&opts.stderrBytes, "stderr-bytes", 0, "")
 	fs.StringVar(&opts.bearer, "require-bearer", "", "")
 	fs.StringVar(&opts.redirect, "redirect", "", "")
 	fs.StringVar(&opts.headerLog, "header-log", "", "")
@@ -310,6 +322,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&opts.anyHost, "any-host", false, "")
 	fs.DurationVar(&opts.startDelay, "start-delay", 0, "")
 	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
+	fs.StringVar(&opts.retryAfter, "retry-after", "1", "")
 	fs.BoolVar(&opts.ask, "ask", false, "")
 	fs.BoolVar(&opts.logging, "logging", false, "")
 	fs.BoolVar(&opts.completions, "completions", false, "")
