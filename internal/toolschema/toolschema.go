@@ -35,7 +35,7 @@ func ValidateArgs(ctx context.Context, tool *mcp.Tool, args map[string]any) (ski
 	// Round-trip so numbers are float64 and nested values plain JSON types,
 	// which is what the validator expects.
 	b, _ := json.Marshal(args)
-	msg, skipped, err := validate(ctx, compiledFor(tool, false), b, "argument")
+	msg, skipped, err := validate(ctx, tool, false, b, "argument")
 	if err != nil {
 		return "", err
 	}
@@ -55,7 +55,7 @@ func ValidateOutput(ctx context.Context, tool *mcp.Tool, result json.RawMessage)
 	if tool == nil || tool.OutputSchema == nil || !sc.Exists() || gjson.GetBytes(result, "isError").Bool() {
 		return "", "", nil
 	}
-	return validate(ctx, compiledFor(tool, true), []byte(sc.Raw), "field")
+	return validate(ctx, tool, true, []byte(sc.Raw), "field")
 }
 
 // compiled is a schema ready to validate with, or why it cannot be used.
@@ -121,9 +121,35 @@ func compile(schema any) *compiled {
 	return &compiled{res: res, plan: plan, raw: raw}
 }
 
-// validate checks the JSON instance against a compiled schema (nil:
-// nothing to check), within schemamsg.WorkBudget and ctx.
-func validate(ctx context.Context, c *compiled, instance []byte, noun string) (mismatch, skipped string, err error) {
+// validate checks the JSON instance against the tool's input (or output)
+// schema, within schemamsg.WorkBudget and ctx.
+//
+// Compiling (bounded by schemamsg.DecodeWork, up to about a second), the
+// count and the check run aside, so that --timeout, Ctrl-C and SIGTERM
+// need not wait for them: each ends within its bound on its own, and only
+// reads what it is given, so one left behind is harmless.
+func validate(ctx context.Context, tool *mcp.Tool, output bool, instance []byte, noun string) (mismatch, skipped string, err error) {
+	type outcome struct {
+		mismatch, skipped string
+		err               error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.mismatch, o.skipped, o.err = check(ctx, compiledFor(tool, output), instance, noun)
+		done <- o
+	}()
+	select {
+	case o := <-done:
+		return o.mismatch, o.skipped, o.err
+	case <-ctx.Done():
+		return "", "", context.Cause(ctx)
+	}
+}
+
+// check checks the JSON instance against a compiled schema (nil: nothing
+// to check), counting the work first.
+func check(ctx context.Context, c *compiled, instance []byte, noun string) (mismatch, skipped string, err error) {
 	if c == nil {
 		return "", "", nil
 	}
@@ -138,26 +164,13 @@ func validate(ctx context.Context, c *compiled, instance []byte, noun string) (m
 	if err != nil || over != "" {
 		return "", over, err
 	}
-	// Counted, the check ends within the budget on its own; it runs aside
-	// so that --timeout, Ctrl-C and SIGTERM need not wait for it. Left
-	// behind, it only reads, and stops within the budget.
-	done := make(chan string, 1)
-	go func() {
-		if err := c.res.Validate(inst); err != nil {
-			// Worded from the schema as plain JSON: raw, which just parsed.
-			var tree any
-			_ = json.Unmarshal(c.raw, &tree)
-			done <- schemamsg.Mismatch(err, tree, inst, noun)
-			return
-		}
-		done <- ""
-	}()
-	select {
-	case mismatch = <-done:
-		return mismatch, "", nil
-	case <-ctx.Done():
-		return "", "", context.Cause(ctx)
+	if err := c.res.Validate(inst); err != nil {
+		// Worded from the schema as plain JSON: raw, which just parsed.
+		var tree any
+		_ = json.Unmarshal(c.raw, &tree)
+		return schemamsg.Mismatch(err, tree, inst, noun), "", nil
 	}
+	return "", "", nil
 }
 
 // PropertyTypes maps each top-level property of a tool's inputSchema to its
