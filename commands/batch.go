@@ -104,7 +104,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				args = map[string]any{}
 			}
 			if !noValidate {
-				if err := st.checkArgs(tool, args); err != nil {
+				if err := st.checkArgs(ctx, tool, args); err != nil {
 					return nil, err
 				}
 			}
@@ -117,7 +117,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 			if err != nil {
 				return raw, err
 			}
-			if err := st.checkOutput(g, tool, raw); err != nil {
+			if err := st.checkOutput(ctx, g, tool, raw); err != nil {
 				return raw, err
 			}
 			if gjson.GetBytes(raw, "isError").Bool() {

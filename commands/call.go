@@ -123,7 +123,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	}
 	args := mergeArgs(o.base, o.pairs, toolschema.PropertyTypes(tool))
 	if !o.noValidate {
-		if err := st.checkArgs(tool, args); err != nil {
+		if err := st.checkArgs(ctx, tool, args); err != nil {
 			return err
 		}
 	}
@@ -136,7 +136,7 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	if run.Record != nil {
 		return st.printDetached(g, entry, sess.label(), run)
 	}
-	return st.printToolResult(g, tool, run.Result, err)
+	return st.printToolResult(ctx, g, tool, run.Result, err)
 }
 
 // openTools connects to entry's server and lists the tools named before
@@ -159,8 +159,11 @@ func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry,
 // printToolResult prints a call's final result and returns the exit
 // status's error: taskErr (a task that failed with a result), the
 // outputSchema check under --strict, or the tool's isError.
-func (st *state) printToolResult(g *globals, tool *mcp.Tool, raw []byte, taskErr error) error {
-	strictErr := st.checkOutput(g, tool, raw)
+func (st *state) printToolResult(ctx context.Context, g *globals, tool *mcp.Tool, raw []byte, taskErr error) error {
+	strictErr := st.checkOutput(ctx, g, tool, raw)
+	if ctx.Err() != nil {
+		return context.Cause(ctx) // the invocation ended during the check
+	}
 	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
 		return err
 	}
@@ -177,8 +180,8 @@ func (st *state) printToolResult(g *globals, tool *mcp.Tool, raw []byte, taskErr
 
 // checkArgs checks a call's arguments against the tool's inputSchema; a
 // schema mcpc cannot use is a note, not a failure (the server checks too).
-func (st *state) checkArgs(tool *mcp.Tool, args map[string]any) error {
-	skipped, err := toolschema.ValidateArgs(tool, args)
+func (st *state) checkArgs(ctx context.Context, tool *mcp.Tool, args map[string]any) error {
+	skipped, err := toolschema.ValidateArgs(ctx, tool, args)
 	if err != nil {
 		return err
 	}
@@ -190,10 +193,16 @@ func (st *state) checkArgs(tool *mcp.Tool, args map[string]any) error {
 
 // checkOutput checks structuredContent against the tool's outputSchema: a
 // mismatch is a warning, or under --strict the error to report once the
-// result is printed.
-func (st *state) checkOutput(g *globals, tool *mcp.Tool, raw []byte) error {
-	mismatch, _ := toolschema.ValidateOutput(tool, raw)
+// result is printed. A schema mcpc cannot use is a note, as for the
+// arguments; the end of ctx during the check is its cause.
+func (st *state) checkOutput(ctx context.Context, g *globals, tool *mcp.Tool, raw []byte) error {
+	mismatch, skipped, err := toolschema.ValidateOutput(ctx, tool, raw)
 	switch {
+	case err != nil:
+		return err
+	case skipped != "":
+		fmt.Fprintf(st.env.Stderr, "mcpc: note: structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)\n", tool.Name, skipped)
+		return nil
 	case mismatch == "":
 		return nil
 	case g.strict:

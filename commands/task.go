@@ -136,7 +136,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 		if res == nil {
 			return err
 		}
-		return st.printToolResult(g, nil, res, err)
+		return st.printToolResult(ctx, g, nil, res, err)
 	case "cancel":
 		raw, err := sess.CancelTask(ctx, o.id)
 		if err != nil {

@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -395,5 +396,25 @@ func TestHostileSchemaEnds(t *testing.T) {
 	n := &Snapshot{Tools: []Tool{{Name: "t", InputSchema: js(t, strings.ReplaceAll(s, `"type":"object"`, `"type":"array"`))}}}
 	if d := Diff(o, n); len(d) == 0 {
 		t.Fatal("no change found")
+	}
+}
+
+// Enums of 30,000 values compare as sets, in linear time: pair by pair
+// they did not finish in 30 s.
+func TestDiffLargeEnum(t *testing.T) {
+	enum := func(from, n int) []any {
+		l := make([]any, n)
+		for i := range l {
+			l[i] = fmt.Sprintf("v%d", from+i)
+		}
+		return l
+	}
+	snap := func(e []any) *Snapshot {
+		return &Snapshot{Tools: []Tool{{Name: "t", InputSchema: map[string]any{"type": "object",
+			"properties": map[string]any{"x": map[string]any{"enum": e}}}}}}
+	}
+	changes := Diff(snap(enum(0, 30000)), snap(enum(1, 30000)))
+	if len(changes) != 2 || changes[0].Change != "enum-value-removed" || changes[0].Old != "v0" || changes[1].Change != "enum-value-added" || changes[1].New != "v30000" {
+		t.Fatalf("changes %v", changes)
 	}
 }

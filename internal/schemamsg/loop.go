@@ -27,15 +27,22 @@ import (
 // $anchor, JSON Pointers); one this cannot follow counts as a loop, since
 // whether it is one is not known.
 func Loop(root *jsonschema.Schema) string {
+	_, msg := newLoopGraph(root)
+	return msg
+}
+
+// newLoopGraph builds the graph of root's schemas and its references, and
+// says how it loops ("" when it does not).
+func newLoopGraph(root *jsonschema.Schema) (*loopGraph, string) {
 	g := &loopGraph{nodes: map[*jsonschema.Schema]*loopNode{}, uris: map[string]*jsonschema.Schema{}, anchors: map[*jsonschema.Schema]map[string]loopAnchor{}}
 	g.draft7 = root.Schema == "http://json-schema.org/draft-07/schema#" || root.Schema == "https://json-schema.org/draft-07/schema#"
 	base := &url.URL{}
 	g.uris[base.String()] = root // the root, also when it has an $id
 	g.walk(root, "", root, base)
 	if msg := g.resolveRefs(); msg != "" {
-		return msg
+		return g, msg
 	}
-	return g.cycle(root)
+	return g, g.cycle(root)
 }
 
 // loopGraph is the schemas of one document and how the validator moves

@@ -135,6 +135,7 @@ flags:
   --request-log FILE   append the method of every JSON-RPC request received
   --notify N           send N notifications before each tool result (stdio)
   --notify-kind KIND   log (notifications/message, the default) or progress
+  --branchy            also serve branchy, whose schemas branch exponentially
   --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
@@ -199,6 +200,7 @@ type options struct {
 	generated   []byte      // their JSON, each followed by a comma
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
+	branchy     bool        // --branchy: toolEnv.branchy
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 
@@ -333,6 +335,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&opts.manyTools, "tools", 0, "")
 	fs.BoolVar(&opts.drift, "drift", false, "")
 	fs.BoolVar(&opts.hugeEscapes, "huge-escapes", false, "")
+	fs.BoolVar(&opts.branchy, "branchy", false, "")
 	tasks := fs.Bool("tasks", false, "")
 	skills := fs.Bool("skills", false, "")
 	noDirRead := fs.Bool("no-directory-read", false, "")
@@ -421,7 +424,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
-	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift, hugeEscapes: opts.hugeEscapes})
+	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift, hugeEscapes: opts.hugeEscapes, branchy: opts.branchy})
 	if opts.drift {
 		s.RemoveTools("huge")
 	}

@@ -51,6 +51,9 @@ type toolEnv struct {
 	// hugeEscapes (--huge-escapes) colours the huge tool's line numbers, so
 	// that text mode has a large text to strip.
 	hugeEscapes bool
+	// branchy (--branchy) adds the branchy tool, whose schemas make a
+	// check branch exponentially.
+	branchy bool
 }
 
 type echoIn struct {
@@ -348,6 +351,42 @@ func addTools(s *mcp.Server, env *toolEnv) {
 			&mcp.TextContent{Text: "known text"},
 			unknownContent{},
 		}}, nil, nil
+	})
+	// Schemas whose checks branch exponentially: 30 definitions, each
+	// applying the next twice through anyOf, 2^30 checks of one value from
+	// 1 KB of schema. mcpc counts the work first and skips both checks
+	// with a note; this server does not validate.
+	branchy := func() map[string]any {
+		defs := map[string]any{"d30": map[string]any{"type": "string"}}
+		for i := range 30 {
+			next := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i+1)}
+			defs[fmt.Sprintf("d%d", i)] = map[string]any{"anyOf": []any{next, next}}
+		}
+		return map[string]any{"type": "object", "$defs": defs, "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/d0"}}}
+	}
+	// The inputSchema's "pad" nests 900 levels: within what mcpc
+	// decodes, but slow to decode (about half a second), which gives a
+	// signal time to arrive while mcpc works on the schema alone.
+	in := branchy()
+	pad := map[string]any{"type": "string"}
+	for range 900 {
+		pad = map[string]any{"type": "array", "items": pad}
+	}
+	in["properties"].(map[string]any)["pad"] = pad
+	if !env.branchy {
+		return
+	}
+	s.AddTool(&mcp.Tool{
+		Name:         "branchy",
+		Description:  "Take an argument x, and return it, under schemas whose checks branch exponentially.",
+		InputSchema:  in,
+		OutputSchema: branchy(),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ X any }
+		json.Unmarshal(req.Params.Arguments, &in)
+		res := textResult(fmt.Sprintf("x is %v", in.X))
+		res.StructuredContent = map[string]any{"x": in.X}
+		return res, nil
 	})
 }
 

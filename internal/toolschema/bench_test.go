@@ -1,6 +1,7 @@
 package toolschema
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -32,7 +33,7 @@ func BenchmarkValidateArgs(b *testing.B) {
 	args := map[string]any{"q": "bug", "limit": json.Number("20"), "state": "open",
 		"labels": []any{"a", "b"}, "sort": map[string]any{"by": "updated", "desc": true}}
 	for b.Loop() {
-		if skipped, err := ValidateArgs(tool, args); err != nil || skipped != "" {
+		if skipped, err := ValidateArgs(context.Background(), tool, args); err != nil || skipped != "" {
 			b.Fatal(skipped, err)
 		}
 	}

@@ -8,6 +8,7 @@
 package toolschema
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 
@@ -23,16 +24,21 @@ const schemaHint = "fix the arguments, or pass --no-validate to let the server j
 
 // ValidateArgs checks args against the tool's inputSchema. Only local $refs
 // are followed: a schema never makes mcpc fetch anything. A schema that
-// cannot be resolved is reported through skipped rather than blocking the
-// call, since the server validates too.
-func ValidateArgs(tool *mcp.Tool, args map[string]any) (skipped string, err error) {
+// cannot be resolved, or whose check would cost more than
+// schemamsg.WorkBudget, is reported through skipped rather than blocking
+// the call, since the server validates too. err is the context's cause
+// when ctx ends during the check.
+func ValidateArgs(ctx context.Context, tool *mcp.Tool, args map[string]any) (skipped string, err error) {
 	if args == nil {
 		args = map[string]any{}
 	}
 	// Round-trip so numbers are float64 and nested values plain JSON types,
 	// which is what the validator expects.
 	b, _ := json.Marshal(args)
-	msg, skipped := validate(compiledFor(tool, false), b, "argument")
+	msg, skipped, err := validate(ctx, tool, false, b, "argument")
+	if err != nil {
+		return "", err
+	}
 	if msg != "" {
 		return "", fail.New(fail.Usage, schemaHint, "arguments do not match the inputSchema of tool %q: %s", tool.Name, msg)
 	}
@@ -42,19 +48,21 @@ func ValidateArgs(tool *mcp.Tool, args map[string]any) (skipped string, err erro
 // ValidateOutput checks a result's structuredContent against the tool's
 // outputSchema, as clients SHOULD. It returns what does not match ("" when
 // it does, or when there is nothing to check) and why a schema could not
-// be used.
-func ValidateOutput(tool *mcp.Tool, result json.RawMessage) (mismatch, skipped string) {
+// be used (as ValidateArgs says it); err is the context's cause when ctx
+// ends during the check.
+func ValidateOutput(ctx context.Context, tool *mcp.Tool, result json.RawMessage) (mismatch, skipped string, err error) {
 	sc := gjson.GetBytes(result, "structuredContent")
 	if tool == nil || tool.OutputSchema == nil || !sc.Exists() || gjson.GetBytes(result, "isError").Bool() {
-		return "", ""
+		return "", "", nil
 	}
-	return validate(compiledFor(tool, true), []byte(sc.Raw), "field")
+	return validate(ctx, tool, true, []byte(sc.Raw), "field")
 }
 
 // compiled is a schema ready to validate with, or why it cannot be used.
 type compiled struct {
 	res     *jsonschema.Resolved
-	raw     []byte // the schema as JSON, for wording a mismatch
+	plan    *schemamsg.Plan // to bound a check's work before it runs
+	raw     []byte          // the schema as JSON, for wording a mismatch
 	skipped string
 }
 
@@ -94,6 +102,9 @@ func compile(schema any) *compiled {
 	if err != nil {
 		return &compiled{skipped: err.Error()}
 	}
+	if over := schemamsg.DecodeWork(raw); over != "" {
+		return &compiled{skipped: over}
+	}
 	var sch jsonschema.Schema
 	if err := json.Unmarshal(raw, &sch); err != nil {
 		return &compiled{skipped: err.Error()}
@@ -103,32 +114,63 @@ func compile(schema any) *compiled {
 		return &compiled{skipped: err.Error()}
 	}
 	// A server's schema that loops would crash the validator.
-	if loop := schemamsg.Loop(&sch); loop != "" {
+	plan, loop := schemamsg.NewPlan(&sch)
+	if loop != "" {
 		return &compiled{skipped: loop}
 	}
-	return &compiled{res: res, raw: raw}
+	return &compiled{res: res, plan: plan, raw: raw}
 }
 
-// validate checks the JSON instance against a compiled schema (nil:
-// nothing to check).
-func validate(c *compiled, instance []byte, noun string) (mismatch, skipped string) {
+// validate checks the JSON instance against the tool's input (or output)
+// schema, within schemamsg.WorkBudget and ctx.
+//
+// Compiling (bounded by schemamsg.DecodeWork, up to about a second), the
+// count and the check run aside, so that --timeout, Ctrl-C and SIGTERM
+// need not wait for them: each ends within its bound on its own, and only
+// reads what it is given, so one left behind is harmless.
+func validate(ctx context.Context, tool *mcp.Tool, output bool, instance []byte, noun string) (mismatch, skipped string, err error) {
+	type outcome struct {
+		mismatch, skipped string
+		err               error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.mismatch, o.skipped, o.err = check(ctx, compiledFor(tool, output), instance, noun)
+		done <- o
+	}()
+	select {
+	case o := <-done:
+		return o.mismatch, o.skipped, o.err
+	case <-ctx.Done():
+		return "", "", context.Cause(ctx)
+	}
+}
+
+// check checks the JSON instance against a compiled schema (nil: nothing
+// to check), counting the work first.
+func check(ctx context.Context, c *compiled, instance []byte, noun string) (mismatch, skipped string, err error) {
 	if c == nil {
-		return "", ""
+		return "", "", nil
 	}
 	if c.skipped != "" {
-		return "", c.skipped
+		return "", c.skipped, nil
 	}
 	var inst any
 	if err := json.Unmarshal(instance, &inst); err != nil {
-		return "", err.Error()
+		return "", err.Error(), nil
+	}
+	over, err := c.plan.Work(ctx, inst, schemamsg.WorkBudget)
+	if err != nil || over != "" {
+		return "", over, err
 	}
 	if err := c.res.Validate(inst); err != nil {
 		// Worded from the schema as plain JSON: raw, which just parsed.
 		var tree any
 		_ = json.Unmarshal(c.raw, &tree)
-		return schemamsg.Mismatch(err, tree, inst, noun), ""
+		return schemamsg.Mismatch(err, tree, inst, noun), "", nil
 	}
-	return "", ""
+	return "", "", nil
 }
 
 // PropertyTypes maps each top-level property of a tool's inputSchema to its

@@ -1,0 +1,337 @@
+package schemamsg
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// WorkBudget is the work mcpc lets one check of a value against a schema
+// cost, in the units Plan.Work counts: about a byte the validator may
+// allocate (it allocates less: the count assumes every check fails). 128
+// Mi is at most a few hundred milliseconds and about 100 MiB allocated
+// in all; a result of 10,000 typed rows counts about 58 Mi.
+const WorkBudget = 128 << 20
+
+// perVisit is what one schema applied to one value costs the validator
+// before any message: a frame, its stack entry, its annotations (80 to 200
+// bytes measured on jsonschema-go v0.4.3).
+const perVisit = 256
+
+// maxWorkDepth bounds the validator's recursion (schemas applied within
+// schemas, in place or to a part of the value): far past real schemas,
+// and a bound on the count's own stack.
+const maxWorkDepth = 2000
+
+// Plan is a schema that does not loop, with what is needed to bound the
+// work of checking a value against it.
+//
+// jsonschema-go's Validate takes no context and no limit, and its work is
+// not bounded by the schema's size: "anyOf" (and "oneOf", "allOf", "$ref")
+// applies every branch to the same value, so a chain of definitions each
+// referring twice to the next costs 2^n for n definitions, and a failing
+// branch's error text is kept and copied into every level above it (an
+// anyOf joins them all), so memory grows as fast as time: 2 KB of schema
+// crashed mcpc at 1.5 GiB. Giving up on Validate from outside does not
+// help: a goroutine cannot be stopped, so an abandoned one would go on
+// allocating until the process dies.
+//
+// So the work is counted before Validate runs, by walking the value
+// through the schema as Validate does (every branch of every anyOf, oneOf
+// and allOf, both "then" and "else", every applicable "properties",
+// "items", "patternProperties" and so on), charging each step what
+// Validate could allocate there: the frame, and on failure a message
+// holding the schema's location, the keyword's values (an "enum" in
+// full) and sometimes the value itself, which every enclosing level
+// copies again. The count is an upper bound (Validate stops an allOf or
+// "properties" at the first failure; the count does not), and the walk
+// stops as soon as it passes the budget, so the count costs at most the
+// budget itself. A value whose check would cost more is not checked, and
+// the caller says so; one that fits is handed to Validate, which then
+// ends within the budget.
+type Plan struct {
+	g *loopGraph
+	// values is the JSON length of each "enum" and "const", counted once.
+	values map[*jsonschema.Schema]int
+}
+
+// NewPlan prepares root (as jsonschema-go decoded and resolved it) for
+// Work; loop is Loop's answer, and the plan nil, when the schema loops.
+func NewPlan(root *jsonschema.Schema) (plan *Plan, loop string) {
+	g, loop := newLoopGraph(root)
+	if loop != "" {
+		return nil, loop
+	}
+	p := &Plan{g: g, values: map[*jsonschema.Schema]int{}}
+	for _, s := range g.order {
+		n := 0
+		if s.Enum != nil {
+			b, _ := json.Marshal(s.Enum)
+			n += len(b)
+		}
+		if s.Const != nil {
+			b, _ := json.Marshal(*s.Const)
+			n += len(b)
+		}
+		if n > 0 {
+			p.values[s] = n
+		}
+	}
+	return p, ""
+}
+
+// Work says why checking instance (plain JSON, as encoding/json decodes
+// into an any) against the plan's schema would cost more than budget, or
+// is "" when it would not. It returns the context's cause when ctx ends
+// first: the count checks it as it goes.
+func (p *Plan) Work(ctx context.Context, instance any, budget int) (over string, err error) {
+	w := &workWalk{ctx: ctx, p: p, left: budget}
+	if _, ok := w.visit(p.g.order[0], instance, 0); !ok {
+		if w.err != nil {
+			return "", w.err
+		}
+		return fmt.Sprintf("a check of this value would take more than %d steps, more than mcpc allows: its anyOf, oneOf, allOf and $ref branches multiply the work", budget), nil
+	}
+	return "", nil
+}
+
+// workWalk is one count of Work.
+type workWalk struct {
+	ctx    context.Context
+	p      *Plan
+	left   int
+	visits int
+	err    error
+}
+
+// charge takes n from what is left, and says whether anything is.
+func (w *workWalk) charge(n int) bool {
+	w.left -= n
+	return w.left >= 0
+}
+
+// visit counts schema s applied to value v, depth levels below the
+// root's check, and what it applies below. It returns the most text a
+// failure there can hold (the error Validate would return, which the
+// level above copies), and false to stop the count (over budget or too
+// deep, or the context ended).
+func (w *workWalk) visit(s *jsonschema.Schema, v any, depth int) (text int, ok bool) {
+	w.visits++
+	if w.visits%1024 == 0 && w.ctx.Err() != nil {
+		w.err = context.Cause(w.ctx)
+		return 0, false
+	}
+	if depth > maxWorkDepth || !w.charge(perVisit) {
+		return 0, false
+	}
+	// What a level's error holds: the deepest failure below it, except
+	// that anyOf joins the failures of all its branches, and oneOf, not
+	// and if keep none.
+	var deepest, joined int
+	apply := func(sub *jsonschema.Schema, v any, into *int, join bool) bool {
+		if sub == nil {
+			return true
+		}
+		t, ok := w.visit(sub, v, depth+1)
+		if join {
+			*into += t
+		} else {
+			*into = max(*into, t)
+		}
+		return ok
+	}
+	var dropped int
+	inPlace := []*jsonschema.Schema{s.Not, s.If, s.Then, s.Else}
+	inPlace = append(inPlace, s.AllOf...)
+	inPlace = append(inPlace, s.AnyOf...)
+	inPlace = append(inPlace, s.OneOf...)
+	for _, e := range w.p.g.nodes[s].inPlace {
+		if e.via != "" {
+			inPlace = append(inPlace, e.to) // $ref, $dynamicRef
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{s.DependentSchemas, s.DependencySchemas} {
+		for _, sub := range m {
+			inPlace = append(inPlace, sub)
+		}
+	}
+	firstAny, firstOne := 4+len(s.AllOf), 4+len(s.AllOf)+len(s.AnyOf)
+	for i, sub := range inPlace {
+		into, join := &deepest, false
+		switch {
+		case i < 2 || i >= firstOne && i < firstOne+len(s.OneOf):
+			into = &dropped // not, if, oneOf
+		case i >= firstAny && i < firstOne:
+			into, join = &joined, true
+		}
+		if !apply(sub, v, into, join) {
+			return 0, false
+		}
+	}
+	switch x := v.(type) {
+	case []any:
+		for i, item := range x {
+			for _, sub := range [...]*jsonschema.Schema{at(s.PrefixItems, i), at(s.ItemsArray, i), s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems} {
+				if !apply(sub, item, &deepest, false) {
+					return 0, false
+				}
+			}
+		}
+	case map[string]any:
+		for k, val := range x {
+			if !apply(s.Properties[k], val, &deepest, false) {
+				return 0, false
+			}
+			for _, sub := range s.PatternProperties {
+				if !w.charge(len(k)) || !apply(sub, val, &deepest, false) {
+					return 0, false
+				}
+			}
+			if !apply(s.AdditionalProperties, val, &deepest, false) ||
+				!apply(s.UnevaluatedProperties, val, &deepest, false) ||
+				!apply(s.PropertyNames, k, &deepest, false) {
+				return 0, false
+			}
+		}
+	}
+	// A failure here is worded "validating PTR: …"; Go's fmt builds each
+	// level's text in a buffer that grows by doubling and then copies it,
+	// and anyOf joins its branches' texts first: about four bytes
+	// allocated for each byte of the text (measured).
+	text = len("validating ") + len(w.p.g.nodes[s].ptr) + max(w.own(s, v), deepest, joined)
+	if !w.charge(4 * text) {
+		return 0, false
+	}
+	return text, true
+}
+
+func at(l []*jsonschema.Schema, i int) *jsonschema.Schema {
+	if i < len(l) {
+		return l[i]
+	}
+	return nil
+}
+
+// own is the most a failure of s's own keywords on v can write: the
+// keyword's values, and the value where the message prints it.
+func (w *workWalk) own(s *jsonschema.Schema, v any) int {
+	c := 0
+	if s.Type != "" || s.Types != nil {
+		want := s.Types
+		if s.Type != "" {
+			want = []string{s.Type}
+		}
+		if got := jsonTypeOf(v); got == "" || !typeAllowed(got, want) {
+			c += 64 + w.printed(v)
+		}
+	}
+	if vals := w.p.values[s]; vals > 0 {
+		// Compared with every value, and all of them printed on failure.
+		c += 2*vals + w.printed(v)
+	}
+	if str, ok := v.(string); ok && (s.MinLength != nil || s.MaxLength != nil || s.Pattern != "") {
+		c += 2*len(str) + len(s.Pattern)
+	}
+	if _, ok := v.([]any); ok && (s.UniqueItems || s.Contains != nil) {
+		c += w.printed(v)
+	}
+	if m, ok := v.(map[string]any); ok {
+		for _, r := range s.Required {
+			c += len(r) + 4
+		}
+		if s.AdditionalProperties != nil {
+			for k := range m {
+				c += len(k) + 4
+			}
+		}
+	}
+	// anyOf and oneOf name each branch ("<anonymous schema>").
+	c += 20 * (len(s.AnyOf) + len(s.OneOf))
+	return c + 48
+}
+
+// printed is about how long v is when a message prints it (Go's %v of a
+// map or a slice is about its JSON length), counting at most what is left
+// of the budget; the walk over v is charged too.
+func (w *workWalk) printed(v any) int {
+	n := 0
+	var walk func(any) bool
+	walk = func(v any) bool {
+		if n > w.left {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			n += 2
+			for k, e := range x {
+				n += len(k) + 2
+				if !walk(e) {
+					return false
+				}
+			}
+		case []any:
+			n += 2
+			for _, e := range x {
+				n++
+				if !walk(e) {
+					return false
+				}
+			}
+		case string:
+			n += len(x) + 2
+		case float64:
+			n += len(strconv.FormatFloat(x, 'g', -1, 64))
+		default:
+			n += 5
+		}
+		return true
+	}
+	walk(v)
+	w.charge(n)
+	return n
+}
+
+// DecodeBudget bounds DecodeWork: about a second of jsonschema-go's
+// decoding at most, and far past any real schema (a 400 KB one with a
+// 30,000-value enum is about 1.2 Mi).
+const DecodeBudget = 16 << 20
+
+// DecodeWork is what decoding the JSON text schema into a
+// jsonschema.Schema costs: every byte once for each level it is nested
+// in, as the library's decoder scans each subschema's whole text again
+// (twice or more) when it decodes that subschema. Nesting makes it
+// quadratic: 5,000 levels of "items", 150 KB, took 20 s. The count stops
+// once it passes DecodeBudget. over says why the schema is not decoded,
+// or is "".
+func DecodeWork(schema []byte) (over string) {
+	cost, depth, deepest := 0, 0, 0
+	inString, escaped := false, false
+	for _, c := range schema {
+		cost += depth
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+		if cost > DecodeBudget {
+			return fmt.Sprintf("decoding it would take more than %d steps: %d bytes, nested at least %d levels deep", DecodeBudget, len(schema), deepest)
+		}
+	}
+	return ""
+}
