@@ -249,6 +249,9 @@ type located struct {
 }
 
 func parseServers(path string, data []byte) (map[string]located, []string, error) {
+	if err := checkShape(path, data, false); err != nil {
+		return nil, nil, err
+	}
 	var syn *json.SyntaxError
 	if err := checkSyntax(data); err != nil {
 		var tr *trailingData

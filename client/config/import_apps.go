@@ -45,6 +45,9 @@ var carried = sync.OnceValue(jsonKeys[rawEntry])
 // Code's servers, or Claude Code's projects[DIR].mcpServers for local
 // scope), each at its line.
 func parseJSONApp(f *ImportFile, data []byte) error {
+	if err := checkShape(f.Path, data, false); err != nil {
+		return err
+	}
 	data = stripJSONC(data)
 	if err := checkSyntax(data); err != nil {
 		var syn *json.SyntaxError
@@ -290,6 +293,9 @@ type codexServer struct {
 func parseCodex(f *ImportFile, data []byte) error {
 	var doc struct {
 		Servers map[string]toml.Primitive `toml:"mcp_servers"`
+	}
+	if err := checkShape(f.Path, data, true); err != nil {
+		return err
 	}
 	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
