@@ -45,8 +45,10 @@ with --project the project's .mcp.json (which stays trusted, as with
 A name the file already has is kept unless --overwrite. Interpolation
 (${env:VAR}, $VAR) becomes ${VAR}; ${input:ID} and ${workspaceFolder}
 become ${ID} with a note naming what to export. A literal credential (an
-env value or header named *TOKEN*, *KEY*, *SECRET*, *PASSWORD*, *AUTH*,
-*COOKIE* or *CREDENTIAL*) is replaced by ${NAME} to export, unless --keep-secrets copies it
+env value or header named *TOKEN*, *SECRET*, *PASSWORD*, *COOKIE*,
+*CREDENTIAL*, or with a word KEY, PASS, PAT, PWD, AUTH: DB_PASS,
+githubPat; or a token-shaped value: ghp_..., sk-..., xoxb-..., a JWT, a
+long random string) is replaced by ${NAME} to export, unless --keep-secrets copies it
 into the user file (never into a project file). An entry mcpc cannot use is
 skipped with its file:line and reason; exit 3 when nothing could be
 imported.`,
