@@ -600,5 +600,10 @@ func readConfigFile(path string, src Source) (*File, error) {
 	if err != nil {
 		return nil, fail.Wrap(fail.Config, err, "", "cannot read config file %s", path)
 	}
+	if src != SourceProject {
+		if err := safeConfigFile(path); err != nil {
+			return nil, err
+		}
+	}
 	return ParseFile(path, src, data), nil
 }
