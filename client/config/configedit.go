@@ -31,6 +31,9 @@ type object struct {
 // scanObject reads the object starting at data[at] (a '{'), locating its
 // members with the walker that locates ParseFile's errors.
 func scanObject(data []byte, at int64) (*object, error) {
+	if at < 0 || at >= int64(len(data)) {
+		return nil, errors.New("not a JSON object") // no '{' to start at
+	}
 	w := &walker{data: data, dec: json.NewDecoder(bytes.NewReader(data[at:])), base: at}
 	if t, err := w.dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
