@@ -45,8 +45,10 @@ with --project the project's .mcp.json (which stays trusted, as with
 A name the file already has is kept unless --overwrite. Interpolation
 (${env:VAR}, $VAR) becomes ${VAR}; ${input:ID} and ${workspaceFolder}
 become ${ID} with a note naming what to export. A literal credential (an
-env value or header named *TOKEN*, *KEY*, *SECRET*, *PASSWORD*, *AUTH*,
-*COOKIE* or *CREDENTIAL*) is replaced by ${NAME} to export, unless --keep-secrets copies it
+env value or header named *TOKEN*, *SECRET*, *PASSWORD*, *COOKIE*,
+*CREDENTIAL*, or with a word KEY, PASS, PAT, PWD, AUTH: DB_PASS,
+githubPat; or a token-shaped value: ghp_..., sk-..., xoxb-..., a JWT, a
+long random string) is replaced by ${NAME} to export, unless --keep-secrets copies it
 into the user file (never into a project file). An entry mcpc cannot use is
 skipped with its file:line and reason; exit 3 when nothing could be
 imported.`,
@@ -139,8 +141,9 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	if err != nil {
 		return err
 	}
+	isWritten := nameSet(written)
 	for _, p := range chosen {
-		secrets = secrets || p.KeptSecrets && slices.Contains(written, p.Name)
+		secrets = secrets || p.KeptSecrets && isWritten[p.Name]
 	}
 	if secrets {
 		st.importPrivate(target.Path)
@@ -266,6 +269,7 @@ func (st *state) importChoose(files []*config.ImportFile, o configImportOptions,
 	var chosen []*config.Prepared
 	var failed []importFailure
 	found := map[string]bool{}
+	at := map[string]int{} // the index in chosen of each name
 	broken := 0
 	for _, f := range files {
 		if f.Err != nil {
@@ -292,13 +296,16 @@ func (st *state) importChoose(files []*config.ImportFile, o configImportOptions,
 			for _, n := range p.Notes {
 				fmt.Fprintf(st.env.Stderr, "mcpc: note: %q: %s\n", e.Name, format.OneLine(n))
 			}
-			if i := slices.IndexFunc(chosen, func(c *config.Prepared) bool { return c.Name == p.Name }); i >= 0 {
+			if i, ok := at[p.Name]; ok {
 				fmt.Fprintf(st.env.Stderr, "mcpc: note: %q: the entry in %s replaces the one before it, as in %s\n", e.Name, e.Where(f), f.App)
-				chosen = slices.Delete(chosen, i, i+1)
+				chosen[i] = nil
 			}
+			at[p.Name] = len(chosen)
 			chosen = append(chosen, p)
 		}
 	}
+	// Replaced entries drop out in one pass, not one slice move each.
+	chosen = slices.DeleteFunc(chosen, func(p *config.Prepared) bool { return p == nil })
 	for _, n := range o.only {
 		if !found[n] && broken == 0 {
 			return nil, nil, fail.New(fail.Config, "see what there is with: mcpc config import", "--only: no server %q in %s", n, fileList(files))
@@ -327,16 +334,18 @@ func (st *state) importDryRun(g *globals, target config.ConfigEdit, chosen []*co
 		return &fail.Error{Code: fail.Config, Msg: err.Error(), Hint: "fix the file first", Err: err}
 	}
 	st.importKeptNotes(kept, target.Path)
-	var out []byte
+	var set []config.NamedServer
+	isWritten := nameSet(written)
 	for _, p := range chosen {
-		if slices.Contains(written, p.Name) {
-			if out, err = config.SetServer(out, p.Name, p.Server); err != nil {
-				return err
-			}
+		if isWritten[p.Name] {
+			set = append(set, config.NamedServer{Name: p.Name, Server: p.Server})
 		}
 	}
-	if out == nil {
-		out = []byte("{\n  \"mcpServers\": {}\n}")
+	out := []byte("{\n  \"mcpServers\": {}\n}")
+	if len(set) > 0 {
+		if out, err = config.SetServers(nil, set); err != nil {
+			return err
+		}
 	}
 	if _, err := fmt.Fprintln(st.env.Stdout, strings.TrimRight(string(out), "\n")); err != nil {
 		return err
@@ -380,6 +389,16 @@ func (st *state) importResult(g *globals, path string, written, kept []string, f
 	}
 	_, err := fmt.Fprintf(st.env.Stdout, "imported %s into %s\n", strings.Join(written, ", "), path)
 	return err
+}
+
+// nameSet is names as a set: looking each of n names up in a list of n
+// was the quadratic part of a large import.
+func nameSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 func nonNil[T any](s []T) []T {

@@ -220,7 +220,10 @@ reason in a note, and with --json add
 "errors": [{"file": ..., "message": ...}] beside "servers" (only when there
 is one); a server found nowhere else is then exit 3 with that reason. Such an error in the user file or a
 --config file stops every command that reads the configuration, with
-exit 3.
+exit 3; so does one of those files (or the directory it is in) that group
+or others can write, or another user than you or root owns: fix it with
+'chmod go-w PATH' (a sticky world-writable directory such as /tmp is
+allowed).
 
 ${VAR} and ${VAR:-default} are expanded in "env" and "headers" values only,
 never by a shell. URLs must be https, or http on a loopback host.

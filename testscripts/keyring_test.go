@@ -100,10 +100,14 @@ func startKeyring() func() {
 	return stop
 }
 
-// scriptCondition answers [keyring]: the Secret Service is there. Without
-// one, `[!keyring] skip` skips the script on a developer's machine; in CI,
-// where .ci/run installs it, the condition fails the script instead.
+// scriptCondition answers [root] (the script runs as root, so chown works)
+// and [keyring]: the Secret Service is there. Without one, `[!keyring]
+// skip` skips the script on a developer's machine; in CI, where .ci/run
+// installs it, the condition fails the script instead.
 func scriptCondition(cond string) (bool, error) {
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
 	if cond != "keyring" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}

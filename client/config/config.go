@@ -199,6 +199,25 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+// lines numbers the lines of offsets met in increasing order by counting
+// only the bytes since the last one: lineCol for each of n entries would
+// count from the start each time.
+type lines struct {
+	data []byte
+	off  int64
+	line int
+}
+
+func (l *lines) at(off int64) int {
+	if off < l.off || l.line == 0 {
+		l.off, l.line = 0, 1
+	}
+	off = min(max(off, 0), int64(len(l.data)))
+	l.line += bytes.Count(l.data[l.off:off], []byte("\n"))
+	l.off = off
+	return l.line
+}
+
 // ParseFile parses and validates one config file's bytes. Problems are
 // reported with file, line and column so the user can jump straight to them.
 func ParseFile(path string, src Source, data []byte) *File {
@@ -230,6 +249,9 @@ type located struct {
 }
 
 func parseServers(path string, data []byte) (map[string]located, []string, error) {
+	if err := checkShape(path, data, false); err != nil {
+		return nil, nil, err
+	}
 	var syn *json.SyntaxError
 	if err := checkSyntax(data); err != nil {
 		var tr *trailingData
@@ -577,6 +599,11 @@ func readConfigFile(path string, src Source) (*File, error) {
 	}
 	if err != nil {
 		return nil, fail.Wrap(fail.Config, err, "", "cannot read config file %s", path)
+	}
+	if src != SourceProject {
+		if err := safeConfigFile(path); err != nil {
+			return nil, err
+		}
 	}
 	return ParseFile(path, src, data), nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,9 @@ type object struct {
 // scanObject reads the object starting at data[at] (a '{'), locating its
 // members with the walker that locates ParseFile's errors.
 func scanObject(data []byte, at int64) (*object, error) {
+	if at < 0 || at >= int64(len(data)) {
+		return nil, errors.New("not a JSON object") // no '{' to start at
+	}
 	w := &walker{data: data, dec: json.NewDecoder(bytes.NewReader(data[at:])), base: at}
 	if t, err := w.dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
@@ -72,12 +76,39 @@ func indentOf(data []byte, off int64) string {
 	return string(data[start:end])
 }
 
-// insertMember adds "key": value (value already indented for its place)
-// at the end of o, after its last member, in the layout the object has.
-func insertMember(data []byte, o *object, key string, value func(indent, unit string) []byte) []byte {
-	k, _ := json.Marshal(key)
+// splice replaces data[at:end] with text.
+type splice struct {
+	at, end int64
+	text    []byte
+}
+
+// applySplices makes the edits (in order, not overlapping) in one pass
+// over data, so that writing n entries costs one copy of the file, not n.
+func applySplices(data []byte, edits []splice) []byte {
+	size := len(data)
+	for _, e := range edits {
+		size += len(e.text) - int(e.end-e.at)
+	}
+	out := make([]byte, 0, size)
+	var prev int64
+	for _, e := range edits {
+		out = append(append(out, data[prev:e.at]...), e.text...)
+		prev = e.end
+	}
+	return append(out, data[prev:]...)
+}
+
+// keyValue is one member to add to an object: its value is laid out for
+// the indent it lands at.
+type keyValue struct {
+	key   string
+	value func(indent, unit string) []byte
+}
+
+// insertMembers is the edit that adds the members kvs at the end of o,
+// after its last member, in the layout the object has.
+func insertMembers(data []byte, o *object, kvs []keyValue) splice {
 	var ins []byte
-	var at int64
 	if n := len(o.members); n > 0 {
 		last := o.members[n-1]
 		ind := indentOf(data, last.keyStart)
@@ -86,30 +117,49 @@ func insertMember(data []byte, o *object, key string, value func(indent, unit st
 			sep = " " // a one-line object stays on one line
 			ind = ""
 		}
-		at = last.valEnd
 		unit := strings.TrimPrefix(ind, indentOf(data, o.open))
 		if unit == "" {
 			unit = "  "
 		}
-		ins = append([]byte(","+sep+string(k)+": "), value(ind, unit)...)
-	} else {
-		outer := indentOf(data, o.open)
-		ind := outer + "  "
-		at = o.open + 1
-		ins = append([]byte("\n"+ind+string(k)+": "), value(ind, "  ")...)
-		ins = append(ins, "\n"+outer...)
-		// Drop the blanks between the braces of an empty object.
-		data = append(data[:at:at], data[o.close:]...)
+		for _, kv := range kvs {
+			ins = appendMember(ins, ","+sep, kv.key, kv.value(ind, unit))
+		}
+		return splice{at: last.valEnd, end: last.valEnd, text: ins}
 	}
-	out := append([]byte{}, data[:at]...)
-	out = append(out, ins...)
-	return append(out, data[at:]...)
+	outer := indentOf(data, o.open)
+	ind := outer + "  "
+	for i, kv := range kvs {
+		if i > 0 {
+			ins = append(ins, ',')
+		}
+		ins = appendMember(ins, "\n"+ind, kv.key, kv.value(ind, "  "))
+	}
+	// The blanks between the braces of an empty object go.
+	return splice{at: o.open + 1, end: o.close, text: append(ins, "\n"+outer...)}
+}
+
+// appendMember appends lead, then "key": value.
+func appendMember(b []byte, lead, key string, value []byte) []byte {
+	return append(append(append(b, lead...), quote(key)+": "...), value...)
+}
+
+// NamedServer is one server to write, under its name.
+type NamedServer struct {
+	Name   string
+	Server *Server
 }
 
 // SetServer returns data (a config file's bytes, or nil for a new file)
 // with server name set to s. Everything else in the file keeps its bytes:
 // only the entry is written, in the layout of the entries around it.
 func SetServer(data []byte, name string, s *Server) ([]byte, error) {
+	return SetServers(data, []NamedServer{{name, s}})
+}
+
+// SetServers is SetServer for each of servers in turn (a later one of a
+// name replaces an earlier), in one pass over data: a server the file has
+// is replaced where it is, the others are added after its last one.
+func SetServers(data []byte, servers []NamedServer) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}\n")
 	}
@@ -118,36 +168,64 @@ func SetServer(data []byte, name string, s *Server) ([]byte, error) {
 		return nil, err
 	}
 	// An entry at the left margin, or in a one-line object, is one line.
-	entry := func(indent, unit string) []byte {
-		if indent == "" {
-			b, _ := json.Marshal(s)
+	entry := func(s *Server) func(indent, unit string) []byte {
+		return func(indent, unit string) []byte {
+			if indent == "" {
+				b, _ := json.Marshal(s)
+				return b
+			}
+			b, _ := json.MarshalIndent(s, indent, unit)
 			return b
 		}
-		b, _ := json.MarshalIndent(s, indent, unit)
-		return b
+	}
+	// The last server of each name, in the order of the first.
+	var added []keyValue
+	at := map[string]int{}
+	for _, ns := range servers {
+		if i, ok := at[ns.Name]; ok {
+			added[i].value = entry(ns.Server)
+			continue
+		}
+		at[ns.Name] = len(added)
+		added = append(added, keyValue{ns.Name, entry(ns.Server)})
 	}
 	i := top.find("mcpServers")
 	if i < 0 {
-		return insertMember(data, top, "mcpServers", func(indent, unit string) []byte {
-			return []byte("{\n" + indent + unit + quote(name) + ": " + string(entry(indent+unit, unit)) + "\n" + indent + "}")
-		}), nil
+		e := insertMembers(data, top, []keyValue{{"mcpServers", func(indent, unit string) []byte {
+			b := []byte("{")
+			for j, kv := range added {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendMember(b, "\n"+indent+unit, kv.key, kv.value(indent+unit, unit))
+			}
+			return append(b, "\n"+indent+"}"...)
+		}}})
+		return applySplices(data, []splice{e}), nil
 	}
-	servers, err := scanObject(data, top.members[i].valStart)
+	obj, err := scanObject(data, top.members[i].valStart)
 	if err != nil {
 		return nil, errors.New(`"mcpServers" is not an object`)
 	}
-	if j := servers.find(name); j >= 0 {
-		m := servers.members[j]
-		out := append([]byte{}, data[:m.valStart]...)
+	var edits []splice
+	for _, m := range obj.members {
+		j, ok := at[m.key]
+		if !ok || added[j].value == nil {
+			continue
+		}
 		ind := indentOf(data, m.keyStart)
-		unit := strings.TrimPrefix(ind, indentOf(data, servers.open))
+		unit := strings.TrimPrefix(ind, indentOf(data, obj.open))
 		if unit == "" {
 			unit = "  "
 		}
-		out = append(out, entry(ind, unit)...)
-		return append(out, data[m.valEnd:]...), nil
+		edits = append(edits, splice{at: m.valStart, end: m.valEnd, text: added[j].value(ind, unit)})
+		added[j].value = nil // written in place
 	}
-	return insertMember(data, servers, name, entry), nil
+	added = slices.DeleteFunc(added, func(kv keyValue) bool { return kv.value == nil })
+	if len(added) > 0 {
+		edits = append(edits, insertMembers(data, obj, added))
+	}
+	return applySplices(data, edits), nil
 }
 
 // RemoveServer returns data without server name, and whether it was there.

@@ -143,26 +143,14 @@ type ImportTarget struct {
 	KeepSecrets bool
 }
 
-// secretWords mark an environment variable or header whose value is a
-// credential. AUTH covers Authorization and Proxy-Authorization, and
-// COOKIE a session cookie: a false positive only costs an export.
-var secretWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "AUTH", "COOKIE", "CREDENTIAL"}
-
-func secretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // literalCredential names where s carries a credential that is not a
 // ${VAR}: the value of a secret-named flag in its args (--api-key V,
 // --token=V), or a secret-named query parameter of its url; "" if none.
 func literalCredential(s *Server) string {
 	for i, a := range s.Args {
+		if _, v, _ := strings.Cut(a, "="); tokenShaped(a) || tokenShaped(v) {
+			return fmt.Sprintf("argument %d in its args", i+1)
+		}
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
@@ -217,7 +205,7 @@ func Prepare(e *ImportEntry, t ImportTarget) *Prepared {
 	s.Env, s.Headers = maps.Clone(s.Env), maps.Clone(s.Headers)
 	keep := t.KeepSecrets && t.Source == SourceUser
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		if v := s.Env[k]; v != "" && secretName(k) && !strings.Contains(v, "${") {
+		if v := s.Env[k]; v != "" && (secretName(k) || tokenShaped(v)) && !strings.Contains(v, "${") {
 			if keep {
 				p.KeptSecrets = true
 				continue
@@ -233,7 +221,7 @@ func Prepare(e *ImportEntry, t ImportTarget) *Prepared {
 	for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
 		v := s.Headers[h]
 		auth := strings.EqualFold(h, "authorization")
-		if v == "" || !(auth || secretName(h)) || strings.Contains(v, "${") {
+		if v == "" || !(auth || secretName(h) || tokenShaped(v)) || strings.Contains(v, "${") {
 			continue
 		}
 		if keep {
@@ -317,7 +305,7 @@ func Merge(path string, src Source, data []byte, entries []*Prepared, overwrite 
 			existing[n] = true
 		}
 	}
-	out = data
+	var set []NamedServer
 	for _, p := range entries {
 		if p.Server == nil {
 			continue
@@ -326,11 +314,17 @@ func Merge(path string, src Source, data []byte, entries []*Prepared, overwrite 
 			kept = append(kept, p.Name)
 			continue
 		}
-		if out, err = SetServer(out, p.Name, p.Server); err != nil {
-			return nil, nil, nil, err
-		}
+		set = append(set, NamedServer{p.Name, p.Server})
 		existing[p.Name] = true
 		written = append(written, p.Name)
+	}
+	if len(set) == 0 {
+		return data, written, kept, nil
+	}
+	// All in one edit: an entry at a time rewrote the whole file each
+	// time, and 10,000 entries took minutes.
+	if out, err = SetServers(data, set); err != nil {
+		return nil, nil, nil, err
 	}
 	return out, written, kept, nil
 }

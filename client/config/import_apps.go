@@ -45,6 +45,9 @@ var carried = sync.OnceValue(jsonKeys[rawEntry])
 // Code's servers, or Claude Code's projects[DIR].mcpServers for local
 // scope), each at its line.
 func parseJSONApp(f *ImportFile, data []byte) error {
+	if err := checkShape(f.Path, data, false); err != nil {
+		return err
+	}
 	data = stripJSONC(data)
 	if err := checkSyntax(data); err != nil {
 		var syn *json.SyntaxError
@@ -105,9 +108,9 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		line, _ := lineCol(data, top.members[i].valStart)
 		return fmt.Errorf("%s:%d: %q is not an object", f.Path, line, key)
 	}
+	at := lines{data: data}
 	for _, m := range servers.members {
-		e := &ImportEntry{Name: m.key}
-		e.Line, _ = lineCol(data, m.keyStart)
+		e := &ImportEntry{Name: m.key, Line: at.at(m.keyStart)}
 		f.Entries = append(f.Entries, e)
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(data[m.valStart:m.valEnd], &fields); err != nil {
@@ -291,6 +294,9 @@ func parseCodex(f *ImportFile, data []byte) error {
 	var doc struct {
 		Servers map[string]toml.Primitive `toml:"mcp_servers"`
 	}
+	if err := checkShape(f.Path, data, true); err != nil {
+		return err
+	}
 	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
 		var pe toml.ParseError
@@ -300,11 +306,11 @@ func parseCodex(f *ImportFile, data []byte) error {
 		return fmt.Errorf("%s: invalid TOML: %v", f.Path, err)
 	}
 	// The tables in the order the file has them, each at its header line.
-	lines := strings.Split(string(data), "\n")
+	headers := codexHeaders(data)
 	names := slices.Collect(maps.Keys(doc.Servers))
 	lineOf := map[string]int{}
 	for _, name := range names {
-		lineOf[name] = codexLine(lines, name)
+		lineOf[name] = headers[strings.Join(strings.Fields(name), "")]
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmpLine(lineOf[a], lineOf[b], a, b) })
 	for _, name := range names {
@@ -330,16 +336,20 @@ func parseCodex(f *ImportFile, data []byte) error {
 			}
 			s.Headers[h] = "${" + v + "}"
 		}
-		var dropped []string
-		prefix := "mcp_servers." + name + "."
-		for _, k := range md.Undecoded() {
-			if ks := k.String(); strings.HasPrefix(ks, prefix) && len(k) == 3 {
-				dropped = append(dropped, k[2])
-			}
+	}
+	// The keys of each server that no field read (known once all are
+	// decoded), found in one pass: the list is the whole file's, and
+	// reading it per server was quadratic.
+	dropped := map[string][]string{}
+	for _, k := range md.Undecoded() {
+		if len(k) == 3 && k[0] == "mcp_servers" {
+			dropped[k[1]] = append(dropped[k[1]], k[2])
 		}
-		if len(dropped) > 0 {
-			slices.Sort(dropped)
-			e.note("not carried over: %s", strings.Join(dropped, ", "))
+	}
+	for _, e := range f.Entries {
+		if d := dropped[e.Name]; len(d) > 0 && e.Server != nil {
+			slices.Sort(d)
+			e.note("not carried over: %s", strings.Join(d, ", "))
 		}
 	}
 	return nil
@@ -352,19 +362,35 @@ func cmpLine(la, lb int, a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// codexLine is the line of [mcp_servers.NAME] (or its quoted form), 0 when
-// the table is written some other way.
-func codexLine(lines []string, name string) int {
-	forms := []string{"[mcp_servers." + name + "]", `[mcp_servers."` + name + `"]`, "[mcp_servers.'" + name + "']"}
-	for i, l := range lines {
-		l = strings.Join(strings.Fields(l), "")
-		for _, f := range forms {
-			if strings.HasPrefix(l, strings.Join(strings.Fields(f), "")) {
-				return i + 1
+// codexHeaders are the lines of the [mcp_servers.NAME] headers (NAME bare
+// or quoted; the first of each), by NAME without blanks: a table written
+// some other way (dotted keys, an inline table) has none.
+func codexHeaders(data []byte) map[string]int {
+	lines := map[string]int{}
+	for n, l := range strings.Split(string(data), "\n") {
+		rest, ok := strings.CutPrefix(strings.Join(strings.Fields(l), ""), "[mcp_servers.")
+		if !ok || rest == "" {
+			continue
+		}
+		var name string
+		if q := rest[0]; q == '"' || q == '\'' {
+			end := strings.IndexByte(rest[1:], q)
+			if end < 0 {
+				continue
 			}
+			name, rest = rest[1:1+end], rest[2+end:]
+		} else {
+			end := strings.IndexFunc(rest, func(r rune) bool { return r > 0x7f || !isWordByte(byte(r)) && r != '-' })
+			if end < 0 {
+				continue
+			}
+			name, rest = rest[:end], rest[end:]
+		}
+		if _, seen := lines[name]; !seen && strings.HasPrefix(rest, "]") {
+			lines[name] = n + 1
 		}
 	}
-	return 0
+	return lines
 }
 
 // stripJSONC blanks out the comments and trailing commas VS Code, Cursor

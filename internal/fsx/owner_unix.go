@@ -10,8 +10,17 @@ import (
 
 // ownedByUser reports whether st belongs to the effective user.
 func ownedByUser(st fs.FileInfo) bool {
+	uid, ok := Owner(st)
+	return !ok || uid == os.Geteuid()
+}
+
+// Owner is the uid that owns st; false where the system has none to give.
+func Owner(st fs.FileInfo) (int, bool) {
 	sys, ok := st.Sys().(*syscall.Stat_t)
-	return !ok || int(sys.Uid) == os.Geteuid()
+	if !ok {
+		return 0, false
+	}
+	return int(sys.Uid), true
 }
 
 // OwnedByUser reports whether path (after symlinks) belongs to the user.

@@ -9,6 +9,9 @@ import (
 // private by their ACLs, and ownership is not a uid to compare.
 func ownedByUser(fs.FileInfo) bool { return true }
 
+// Owner is false on Windows: see ownedByUser.
+func Owner(fs.FileInfo) (int, bool) { return 0, false }
+
 // OwnedByUser reports whether path exists; see ownedByUser.
 func OwnedByUser(path string) bool {
 	_, err := os.Stat(path)
