@@ -454,8 +454,9 @@ func (s *Session) heldLost(err error) *fail.Error {
 	h := s.opts.Held
 	why := ""
 	if h.Ended != nil {
-		// The holder records why before it lets go of its invocations.
-		for i := 0; i < 20 && why == ""; i++ {
+		// The holder records why before it lets go of its invocations;
+		// one killed outright is found out once its pid is gone.
+		for i := 0; i < 300 && why == ""; i++ {
 			if why = h.Ended(); why == "" {
 				time.Sleep(10 * time.Millisecond)
 			}

@@ -403,10 +403,12 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	h.mu.Unlock()
 	h.touch()
 	if err := h.s.wire.tap.Side.Send(context.Background(), out); err != nil {
+		// The server is gone. No answer: an error here would read as the
+		// server's refusal. The holder is ending; it records why, then
+		// lets the invocation go, which then names the session's end.
 		h.mu.Lock()
 		h.forget(hid, r)
 		h.mu.Unlock()
-		a.send(&jsonrpc.Response{ID: r.id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the held server is gone: " + err.Error()}})
 	}
 }
 

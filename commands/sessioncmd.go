@@ -371,12 +371,13 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	st.reportToStarter(holderReport{Record: rec})
 	reported = true
 	ended, _ := h.Serve(ctx, ln, o.idle)
-	ln.Close()
 	if ended != "" {
-		// Said before the invocations attached are let go: they name it.
+		// Said before the socket closes and the invocations attached are
+		// let go: they, and any that finds the socket closed, name it.
 		rec.Ended = ended
 		ss.Write(rec)
 	}
+	ln.Close()
 	h.Close()
 	sess.Close()
 	lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -485,7 +486,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	}
 	name := rec.Name
 	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision,
-		Ended: sync.OnceValue(func() string { return st.sessionEnded(g, ss, name) })}, nil
+		Ended: func() string { return st.sessionEnded(g, ss, name) }}, nil
 }
 
 // sessionEnded says why a session whose holder went away ended. A
