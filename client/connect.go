@@ -73,6 +73,19 @@ type ConnectOptions struct {
 	// NoFilter shows and allows the tools the entry's includeTools and
 	// excludeTools hide (--no-filter; refused for project files).
 	NoFilter bool
+	// Held, when set, reaches the server through the holder of a live
+	// session (mcpc session) instead of starting it.
+	Held *Held
+}
+
+// Held is a live session's holder, as an invocation reaches it.
+type Held struct {
+	Name     string // the session's, for messages
+	Socket   string
+	Revision string // the revision the holder negotiated: no probe
+	// Ended says why the session ended, once the holder is gone ("":
+	// not known).
+	Ended func() string
 }
 
 // Transports are what --transport may pin.
@@ -96,6 +109,7 @@ type Session struct {
 
 	proc *transport.Process
 	http *transport.HTTP
+	sock *transport.Socket // the holder of a live session, when held
 	// sse says the session speaks the 2024-11-05 HTTP+SSE transport;
 	// foundSSE that auto mode fell back to it, which the memo learns.
 	sse, foundSSE bool
@@ -149,6 +163,11 @@ func (s *Session) AwaitCancellation(d time.Duration) {
 			// a short pause lets the server act on the cancellation itself.
 			transport.WaitFor(s.proc.Done(), min(cancelGrace, d))
 		case <-s.proc.Done():
+		case <-t.C:
+		}
+	case s.sock != nil:
+		select {
+		case <-s.sock.CancelSent(): // the holder passes it on
 		case <-t.C:
 		}
 	case s.http != nil && s.CS != nil && s.ProtocolVersion() < "2026-07-28":
@@ -219,6 +238,10 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 		return nil, fail.New(fail.Usage, "leave it out for a stdio server", "--transport %s applies to HTTP servers only", t)
 	}
 	key := serverKey(e, o.Cwd)
+	if o.Held != nil {
+		// The holder negotiated the era once; the invocation speaks it.
+		return connectOnce(ctx, e, o, key, era{version: o.Held.Revision, source: "session"})
+	}
 	chosen := chooseEra(e, o, key)
 	s, err := connectOnce(ctx, e, o, key, chosen)
 	switch {
@@ -275,6 +298,13 @@ func serverKey(e *config.Entry, cwd string) string {
 	return state.HashKey(parts...)
 }
 
+// SessionKey identifies what a session started for e holds: the
+// server's definition (its memo key) and the credential it is reached
+// with (never the credential itself), so that a changed entry is noticed.
+func SessionKey(e *config.Entry, cwd, credentialID string) string {
+	return state.HashKey(serverKey(e, cwd), credentialID)
+}
+
 // connectOnce makes one connection attempt with the era chosen.
 func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) (*Session, error) {
 	newSession := func() *Session {
@@ -288,9 +318,12 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 	s := newSession()
 	trace(o, "era: %s", chosen.describe(e.Server.URL == "", o.ProbeTimeout))
 	var err error
-	if e.Server.URL != "" {
+	switch {
+	case o.Held != nil:
+		err = s.connectHeld(ctx, o)
+	case e.Server.URL != "":
 		err = s.connectHTTP(ctx, o, chosen.version)
-	} else {
+	default:
 		// While the probe decides, the server's stderr is held back: if it
 		// dies on the probe and is started again, its start-up messages
 		// must show once, not twice.
@@ -331,6 +364,9 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		if s.proc != nil {
 			// The handshake failed: nothing is left to say to the server.
 			s.proc.StopWithin(150 * time.Millisecond)
+		}
+		if s.sock != nil {
+			s.sock.Close()
 		}
 		return nil, err
 	}
@@ -400,6 +436,44 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 		}
 	})
 	return s.handshake(ctx, o, client, proc.Transport(s.wire.tap, s.maxMessage), protocol)
+}
+
+// connectHeld reaches the server through its session's holder.
+func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
+	sock, err := transport.DialSocket(ctx, o.Held.Socket)
+	if err != nil {
+		return s.heldLost(err)
+	}
+	s.sock = sock
+	return s.handshake(ctx, o, s.newClient(o), sock.Transport(s.wire.tap, s.maxMessage), o.Held.Revision)
+}
+
+// heldLost explains a session whose holder went away: the session's
+// state is gone with it, which is said, never papered over.
+func (s *Session) heldLost(err error) *fail.Error {
+	h := s.opts.Held
+	why := ""
+	if h.Ended != nil {
+		// The holder records why before it lets go of its invocations;
+		// one killed outright is found out once its pid is gone.
+		for i := 0; i < 300 && why == ""; i++ {
+			if why = h.Ended(); why == "" {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+	}
+	if why == "" {
+		why = "its holder went away"
+	}
+	return SessionEnded(h.Name, why, err)
+}
+
+// SessionEnded is the failure of a command that names a session that
+// ended (why) without being stopped.
+func SessionEnded(name, why string, err error) *fail.Error {
+	q := shellwords.Quote(name)
+	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("session %s ended: %s", name, why),
+		Hint: fmt.Sprintf("what the server held is lost; start it again with 'mcpc session start %s', or forget it with 'mcpc session stop %s'", q, q)}
 }
 
 // handshake connects the session within the connect timeout.

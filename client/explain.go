@@ -115,6 +115,9 @@ func (s *Session) cause(ctx context.Context, what string, err error) error {
 	if f := s.procFailure(); f != nil {
 		return f
 	}
+	if s.sock != nil {
+		return s.heldLost(err)
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
 		why := rootCause(err)

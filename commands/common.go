@@ -80,6 +80,9 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 	if err != nil {
 		return nil, nil, err
 	}
+	if opts.Held, err = st.heldSession(ctx, g, entry, opts.CredentialID); err != nil {
+		return nil, nil, err
+	}
 	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer
 		opts.ServerStderr = sw
 	}
@@ -120,6 +123,9 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 	}
 	entry, err := cfg.Resolve(server, g.adhoc)
 	if err != nil {
+		if e := st.adhocSessionEntry(g, server); e != nil && fail.CodeOf(err) == fail.Config {
+			return e, nil
+		}
 		return nil, err
 	}
 	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {

@@ -165,6 +165,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	// Words after a lone "--" are an ad-hoc stdio server command; they are
 	// split off before flag parsing so none of them is read as mcpc's own.
+	args, holder, err := holderArgs(&env, args)
+	if err != nil {
+		return report(env.Stderr, err, false)
+	}
+	argv := args
 	var dashArgs []string
 	for i, a := range args {
 		if a == "--" {
@@ -173,7 +178,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 			break
 		}
 	}
-	st := &state{env: env, dashArgs: dashArgs, secrets: secrets}
+	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder}
 	root := newRoot(st)
 	// Flag errors happen before any action reads --json, and must honour
 	// it all the same; --help anywhere asks for help, whatever else the
@@ -187,7 +192,6 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	done := make(chan error, 1)
 	go func() { done <- root.Run(ctx, args) }()
-	var err error
 	select {
 	case err = <-done:
 	case <-again:

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -32,6 +33,13 @@ type state struct {
 	progress atomic.Pointer[progress]
 	// secrets are what the invocation sends that stderr must not show.
 	secrets *redaction.Set
+	// argv is the command line as given (a session's holder is started
+	// with it); holder, in a holder, is where its report to the starter
+	// goes (sessioncmd.go); adhocSession is the entry that stands for a
+	// --stdio session named on the command line.
+	argv         []string
+	holder       io.Writer
+	adhocSession *config.Entry
 }
 
 // globals are the options every subcommand shares, read from flags once.
@@ -65,6 +73,8 @@ type globals struct {
 	idleTimeout time.Duration
 	strict      bool
 	input       *inputOptions
+	// noSession bypasses a live session (--no-session).
+	noSession bool
 	// reprobe is set by mcpc reconnect: the era is probed afresh, what was
 	// remembered about the server forgotten (client.ConnectOptions.Reprobe).
 	reprobe bool
@@ -133,6 +143,7 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			snapshotCommand(st),
 			diffCommand(st),
 			taskCommand(st),
+			sessionCommand(st),
 			loginCommand(st), logoutCommand(st),
 			configCommand(st),
 			trustCommand(st, true),
@@ -166,6 +177,7 @@ func globalFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "probe-timeout", DefaultText: durationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
 		&cli.DurationFlag{Name: "idle-timeout", DefaultText: durationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
 		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(transport.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
+		&cli.BoolFlag{Name: "no-session", Category: catConnection, Usage: "start the server for this invocation even when a session holds it"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema; with mcpc diff, exit 1 on any change"},
@@ -199,6 +211,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		serverStderr:      cmd.String("server-stderr"),
 		verbose:           cmd.Bool("verbose"),
 		noCache:           cmd.Bool("no-cache"),
+		noSession:         cmd.Bool("no-session"),
 		noFilter:          cmd.Bool("no-filter"),
 		probeTimeout:      cmd.Duration("probe-timeout"),
 		transport:         cmd.String("transport"),

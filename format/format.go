@@ -402,6 +402,10 @@ func noteTruncated(notes io.Writer, short []byte, fullBytes int, path, unsaved s
 		len(short), bytes.Count(short, []byte{'\n'}), fullBytes, where)
 }
 
+// Note writes one "mcpc: note:" line to w, as every note of mcpc's is
+// written.
+func Note(w io.Writer, format string, args ...any) { note(w, format, args...) }
+
 // note writes one "mcpc: note:" line. Notes can quote server-provided strings
 // (MIME types) and go to a terminal, so they are stripped and kept on one line.
 // A failing notes writer is ignored: the result on stdout matters more.

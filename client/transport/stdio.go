@@ -108,6 +108,9 @@ func (p *Process) Exited() bool {
 	}
 }
 
+// PID is the server's process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Done is closed once the server has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
 

@@ -58,6 +58,22 @@ type Tap struct {
 
 	frameAll atomic.Bool  // see FrameAll
 	bound    atomic.Int64 // see Bound; 0: none
+
+	diverter atomic.Pointer[func(jsonrpc.Message) bool] // see Divert
+}
+
+// Divert hands every message from the server to route before the SDK
+// sees it; a message route takes (it returns true) goes no further. A
+// session's holder routes the server's messages to the invocations
+// attached to it this way. route runs on the connection's reader and
+// must not block.
+func (t *Tap) Divert(route func(jsonrpc.Message) bool) { t.diverter.Store(&route) }
+
+func (t *Tap) divert(msg jsonrpc.Message) bool {
+	if f := t.diverter.Load(); f != nil {
+		return (*f)(msg)
+	}
+	return false
 }
 
 // NewTap is the tap of a session whose Wire is w.

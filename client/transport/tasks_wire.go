@@ -37,6 +37,17 @@ func (t *SideChannel) setWriter(w func(context.Context, jsonrpc.Message) error) 
 	t.mu.Unlock()
 }
 
+// Send writes msg to the server as it is, beside the SDK (stdio only).
+func (t *SideChannel) Send(ctx context.Context, msg jsonrpc.Message) error {
+	t.mu.Lock()
+	write := t.write
+	t.mu.Unlock()
+	if write == nil {
+		return errConnectionLost
+	}
+	return write(ctx, msg)
+}
+
 // NextID is a fresh id for one of mcpc's own requests (on HTTP too).
 func (t *SideChannel) NextID() jsonrpc.ID {
 	t.mu.Lock()

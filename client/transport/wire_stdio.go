@@ -14,9 +14,16 @@ import (
 // Transport is the MCP transport over the server's stdin and stdout: every
 // message passes tap, and one message is at most limit bytes.
 func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
-	p.stdout.frame, p.stdout.framed, p.stdout.over, p.stdout.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
-	p.stdout.bound = tap.limit
-	return &wireTransport{inner: &stdioTransport{in: p.stdout, out: p.stdin, skip: tap.wire.Skip}, tap: tap}
+	return lineTransport(p.stdout, p.stdin, tap, limit)
+}
+
+// lineTransport is newline-delimited JSON-RPC read from in and written to
+// out, every message passing tap: a stdio server's pipes, or the socket
+// of a session's holder.
+func lineTransport(in *lineChecker, out io.WriteCloser, tap *Tap, limit int64) mcp.Transport {
+	in.frame, in.framed, in.over, in.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
+	in.bound = tap.limit
+	return &wireTransport{inner: &stdioTransport{in: in, out: out, skip: tap.wire.Skip}, tap: tap}
 }
 
 // stdioTransport is newline-delimited JSON-RPC over the server's stdout and
@@ -136,6 +143,9 @@ func (c *wireConn) pump() {
 			msg, err := c.inner.Read(context.Background())
 			if err == nil && c.tap.Side.claim(msg) {
 				continue // the answer to one of mcpc's own requests
+			}
+			if err == nil && c.tap.divert(msg) {
+				continue // routed by a session's holder
 			}
 			if err == nil {
 				c.tap.incoming(msg)

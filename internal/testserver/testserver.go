@@ -158,6 +158,9 @@ flags:
                        resources/directory/read and skill:// files, one skill
                        per way a skill can be right or wrong (skills.go)
   --no-directory-read  with --skills: declare no directoryRead
+  --counter            also serve the tool incr, which returns an in-memory
+                       counter (1, 2, 3, …): state that lives as long as
+                       the server, for the session tests
   --drift              serve the next version of the tools, for schema-drift
                        tests: no huge tool, echo's repeat argument required,
                        image titled "PNG images"
@@ -166,6 +169,7 @@ flags:
 
 // options holds the parsed command line.
 type options struct {
+	counter     bool // --counter: serve incr
 	httpAddr    string
 	urlFile     string
 	stateless   bool
@@ -334,6 +338,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
 	fs.IntVar(&opts.manyTools, "tools", 0, "")
 	fs.BoolVar(&opts.drift, "drift", false, "")
+	fs.BoolVar(&opts.counter, "counter", false, "")
 	fs.BoolVar(&opts.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&opts.branchy, "branchy", false, "")
 	tasks := fs.Bool("tasks", false, "")
@@ -427,6 +432,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift, hugeEscapes: opts.hugeEscapes, branchy: opts.branchy})
 	if opts.drift {
 		s.RemoveTools("huge")
+	}
+	if opts.counter {
+		addCounterTool(s)
 	}
 	if opts.ask {
 		addInputTools(s)

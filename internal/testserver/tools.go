@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -497,4 +498,19 @@ func mustBase64(s string) []byte {
 		panic(err)
 	}
 	return data
+}
+
+// addCounterTool serves incr (--counter): each call returns the next
+// value of a counter that lives in the server's memory, so a client that
+// keeps one server across calls sees 1, 2, 3 and one that starts a
+// server per call sees 1, 1, 1.
+func addCounterTool(s *mcp.Server) {
+	var n atomic.Int64
+	s.AddTool(&mcp.Tool{
+		Name:        "incr",
+		Description: "Add one to the server's counter and return it.",
+		InputSchema: &jsonschema.Schema{Type: "object"},
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.FormatInt(n.Add(1), 10)}}}, nil
+	})
 }

@@ -1,0 +1,561 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
+)
+
+// Holder serves one connected stdio session to the invocations that
+// attach to its socket: the holder of mcpc session. It routes raw
+// JSON-RPC messages; each invocation runs the one-shot's code above its
+// transport (docs/design.md, "The session holder").
+//
+//   - The server's handshake was done once: an attaching invocation's
+//     initialize (or server/discover) is answered from its result, and
+//     its notifications/initialized is swallowed.
+//   - Request ids are the holder's own on the server ("h-N"), mapped back
+//     per invocation, so concurrent invocations never collide; so are
+//     progress tokens ("hp-N"), so progress reaches only its request's
+//     invocation.
+//   - A server's request goes to the invocation with a request in flight
+//     (the latest one's, when several are); a ping it answers itself.
+//   - Every other notification (log messages, list changes) reaches
+//     every attached invocation, each applying its own --log-level.
+//   - An invocation that goes away has its requests cancelled on the
+//     server (notifications/cancelled), and the server's questions to it
+//     answered with an error.
+type Holder struct {
+	s        *Session
+	init     json.RawMessage // the initialize result (2025 revisions)
+	discover json.RawMessage // the server/discover result (2026-07-28)
+
+	mu       sync.Mutex
+	seq      int64
+	calls    map[string]*route // by the holder's id (transport.IDKey)
+	progress map[string]*route // by the holder's progress token
+	asked    map[string]asked  // the server's requests, by id (transport.IDKey)
+	conns    map[*attach]bool
+	latest   *attach   // the invocation whose request was sent last
+	last     time.Time // the last request or answer
+	idle     time.Duration
+	served   int64
+	ping     chan struct{} // told of each request, for the idle bound
+	stop     chan struct{} // closed by a stop request
+	stopOnce sync.Once
+}
+
+// Methods an invocation of mcpc session sends the holder itself.
+const (
+	HolderStop   = "mcpc/session/stop"   // end the session
+	HolderStatus = "mcpc/session/status" // HolderStatusResult
+)
+
+// HolderStatusResult is what the holder answers HolderStatus with.
+type HolderStatusResult struct {
+	Requests int64  `json:"requests"` // requests passed on to the server
+	IdleLeft string `json:"idleLeft"` // until the idle bound ends it; "" without one
+	Attached int    `json:"attached"` // invocations attached now (this one among them)
+}
+
+// route is where the answer to one request goes.
+type route struct {
+	a     *attach
+	id    jsonrpc.ID      // the invocation's own
+	token json.RawMessage // the invocation's progress token; nil: none
+	htok  string          // the holder's, in its place
+}
+
+// asked is a request of the server's and the invocation it went to.
+type asked struct {
+	a  *attach
+	id jsonrpc.ID
+}
+
+// attach is one invocation's connection.
+type attach struct {
+	conn net.Conn
+	out  chan jsonrpc.Message
+	done chan struct{}
+	once sync.Once
+	ids  map[string]string // the invocation's ids (IDKey) to the holder's
+	// queued counts messages sent and not yet written (see flush).
+	queued atomic.Int64
+}
+
+// attachQueue bounds what waits to be written to one invocation: one
+// that stops reading is dropped, not buffered for.
+const attachQueue = 1024
+
+// NewHolder makes a holder of s, a stdio session just connected: from
+// now on every message from its server goes to the holder's routes.
+func NewHolder(s *Session) (*Holder, error) {
+	if s.proc == nil {
+		return nil, errors.New("only a stdio server can be held")
+	}
+	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{},
+		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{})}
+	if r := s.wire.Results("initialize"); len(r) > 0 {
+		h.init = r[len(r)-1]
+	}
+	s.wire.mu.Lock()
+	h.discover = s.wire.lastDiscover
+	s.wire.mu.Unlock()
+	if d := s.wire.Results("server/discover"); h.discover == nil && len(d) > 0 {
+		h.discover = d[len(d)-1] // replayed from the era memo
+	}
+	s.wire.tap.Divert(h.fromServer)
+	return h, nil
+}
+
+// ServerPID is the held server's process id.
+func (h *Holder) ServerPID() int { return h.s.proc.PID() }
+
+// Served is how many requests the holder has passed on.
+func (h *Holder) Served() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.served
+}
+
+// Serve accepts invocations on ln until ctx ends, the server exits, or
+// no request came for idle (0: no bound). It says why it ended when that
+// was the server's exit ("" otherwise) and whether it was idle.
+func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration) (serverEnded string, idled bool) {
+	h.mu.Lock()
+	h.idle = idle
+	h.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if transport.CheckPeer(c) != nil {
+				c.Close()
+				continue
+			}
+			go h.serveConn(c)
+		}
+	}()
+	var idleC <-chan time.Time
+	var timer *time.Timer
+	if idle > 0 {
+		timer = time.NewTimer(idle)
+		defer timer.Stop()
+		idleC = timer.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return "", false
+		case <-h.stop:
+			return "", false
+		case <-h.s.proc.Done():
+			return h.serverEnd(), false
+		case <-h.ping:
+		case <-idleC:
+			h.mu.Lock()
+			busy, since := len(h.calls) > 0, time.Since(h.last)
+			h.mu.Unlock()
+			if !busy && since >= idle {
+				return "", true
+			}
+		}
+		if timer != nil {
+			h.mu.Lock()
+			left := idle - time.Since(h.last)
+			h.mu.Unlock()
+			timer.Reset(max(left, 10*time.Millisecond))
+		}
+	}
+}
+
+// serverEnd says how the held server ended, with its last words.
+func (h *Holder) serverEnd() string {
+	msg := "server " + h.s.proc.ExitStatus()
+	if !strings.HasPrefix(h.s.proc.ExitStatus(), "killed") {
+		msg = "server exited with " + h.s.proc.ExitStatus()
+	}
+	if lines := h.s.proc.StderrTail(); len(lines) > 0 {
+		msg += "; its last words on stderr: " + strings.Join(lines[max(0, len(lines)-3):], " | ")
+	}
+	return msg
+}
+
+// Close drops every attached invocation.
+func (h *Holder) Close() {
+	for _, a := range h.attached() {
+		a.flush(time.Second)
+		a.close()
+	}
+}
+
+func (h *Holder) touch() {
+	h.mu.Lock()
+	h.last = time.Now()
+	h.mu.Unlock()
+	select {
+	case h.ping <- struct{}{}:
+	default:
+	}
+}
+
+func (a *attach) close() {
+	a.once.Do(func() {
+		close(a.done)
+		a.conn.Close()
+	})
+}
+
+// send queues msg for the invocation; one that does not read its queue
+// is dropped.
+func (a *attach) send(msg jsonrpc.Message) {
+	a.queued.Add(1)
+	select {
+	case a.out <- msg:
+	case <-a.done:
+		a.queued.Add(-1)
+	default:
+		a.queued.Add(-1)
+		a.close()
+	}
+}
+
+// flush waits up to d for what was sent to be written: the answer to a
+// stop request reaches its invocation before the holder lets go.
+func (a *attach) flush(d time.Duration) {
+	for deadline := time.Now().Add(d); a.queued.Load() > 0 && time.Now().Before(deadline); {
+		select {
+		case <-a.done:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (a *attach) writeLoop() {
+	for {
+		select {
+		case msg := <-a.out:
+			data, err := jsonrpc.EncodeMessage(msg)
+			if err == nil {
+				a.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
+				_, err = a.conn.Write(append(data, '\n'))
+			}
+			a.queued.Add(-1)
+			if err != nil {
+				a.close()
+				return
+			}
+		case <-a.done:
+			return
+		}
+	}
+}
+
+// serveConn reads one invocation's messages until it goes away.
+func (h *Holder) serveConn(c net.Conn) {
+	a := &attach{conn: c, out: make(chan jsonrpc.Message, attachQueue), done: make(chan struct{}), ids: map[string]string{}}
+	h.mu.Lock()
+	h.conns[a] = true
+	h.mu.Unlock()
+	go a.writeLoop()
+	r := transport.NewMessageReader(c, int(h.s.maxMessage))
+	for {
+		msgs, err := r.Read()
+		if err != nil {
+			break
+		}
+		for _, m := range msgs {
+			h.fromInvocation(a, m)
+		}
+	}
+	a.close()
+	h.detach(a)
+}
+
+// detach forgets a gone invocation: its requests are cancelled on the
+// server, the server's questions to it answered with an error.
+func (h *Holder) detach(a *attach) {
+	h.mu.Lock()
+	delete(h.conns, a)
+	if h.latest == a {
+		h.latest = nil
+	}
+	var cancel []string
+	for _, hid := range a.ids {
+		if r := h.calls[hid]; r != nil {
+			cancel = append(cancel, hid)
+			h.forget(hid, r)
+		}
+	}
+	var unanswered []jsonrpc.ID
+	for key, q := range h.asked {
+		if q.a == a {
+			unanswered = append(unanswered, q.id)
+			delete(h.asked, key)
+		}
+	}
+	h.mu.Unlock()
+	ctx := context.Background()
+	for _, hid := range cancel {
+		params, _ := json.Marshal(map[string]any{"requestId": hid, "reason": "the invocation went away"})
+		h.s.wire.tap.Side.Send(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: params})
+	}
+	for _, id := range unanswered {
+		h.s.wire.tap.Side.Send(ctx, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the invocation asked went away"}})
+	}
+	h.touch()
+}
+
+// forget drops a routed request; h.mu is held.
+func (h *Holder) forget(hid string, r *route) {
+	delete(h.calls, hid)
+	delete(r.a.ids, transport.IDKey(r.id))
+	if r.htok != "" {
+		delete(h.progress, r.htok)
+	}
+}
+
+// fromInvocation routes one message an invocation sent.
+func (h *Holder) fromInvocation(a *attach, msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.ID.IsValid() {
+			h.invocationNotification(a, m)
+			return
+		}
+		h.invocationRequest(a, m)
+	case *jsonrpc.Response:
+		// The answer to a question of the server's: from the
+		// invocation asked only.
+		key := transport.IDKey(m.ID)
+		h.mu.Lock()
+		ok := h.asked[key].a == a
+		delete(h.asked, key)
+		h.mu.Unlock()
+		if ok {
+			h.s.wire.tap.Side.Send(context.Background(), m)
+		}
+	}
+}
+
+func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
+	switch {
+	case m.Method == "initialize" && h.init != nil:
+		a.send(&jsonrpc.Response{ID: m.ID, Result: h.init})
+		return
+	case m.Method == "initialize":
+		a.send(&jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the held server speaks 2026-07-28: no initialize"}})
+		return
+	case m.Method == "server/discover" && h.discover != nil && !transport.OwnID(m.ID):
+		a.send(&jsonrpc.Response{ID: m.ID, Result: h.discover})
+		return
+	case m.Method == HolderStop:
+		a.send(&jsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")})
+		h.stopOnce.Do(func() { close(h.stop) })
+		return
+	case m.Method == HolderStatus:
+		h.mu.Lock()
+		st := HolderStatusResult{Requests: h.served, Attached: len(h.conns)}
+		if h.idle > 0 {
+			st.IdleLeft = max(h.idle-time.Since(h.last), 0).Round(time.Second).String()
+		}
+		h.mu.Unlock()
+		res, _ := json.Marshal(st)
+		a.send(&jsonrpc.Response{ID: m.ID, Result: res})
+		return
+	}
+	h.mu.Lock()
+	h.seq++
+	hid := fmt.Sprintf("h-%d", h.seq)
+	r := &route{a: a, id: m.ID}
+	if tok := gjson.GetBytes(m.Params, "_meta.progressToken"); tok.Exists() {
+		r.token, r.htok = json.RawMessage(tok.Raw), fmt.Sprintf("hp-%d", h.seq)
+		if p, err := withMeta(m.Params, map[string]string{"progressToken": r.htok}); err == nil {
+			h.progress[r.htok] = r
+			m = &jsonrpc.Request{Method: m.Method, Params: p}
+		} else {
+			r.token, r.htok = nil, ""
+		}
+	}
+	id, _ := jsonrpc.MakeID(hid)
+	out := &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}
+	h.calls[hid] = r
+	a.ids[transport.IDKey(r.id)] = hid
+	h.latest = a
+	h.served++
+	h.last = time.Now()
+	h.mu.Unlock()
+	h.touch()
+	if err := h.s.wire.tap.Side.Send(context.Background(), out); err != nil {
+		// The server is gone. No answer: an error here would read as the
+		// server's refusal. The holder is ending; it records why, then
+		// lets the invocation go, which then names the session's end.
+		h.mu.Lock()
+		h.forget(hid, r)
+		h.mu.Unlock()
+	}
+}
+
+func (h *Holder) invocationNotification(a *attach, m *jsonrpc.Request) {
+	switch m.Method {
+	case "notifications/initialized":
+		return // the server was initialized once, by the holder
+	case "notifications/cancelled":
+		req := gjson.GetBytes(m.Params, "requestId")
+		id, err := jsonrpc.MakeID(req.Value())
+		if !req.Exists() || err != nil {
+			return
+		}
+		h.mu.Lock()
+		hid, ok := a.ids[transport.IDKey(id)]
+		h.mu.Unlock()
+		if !ok {
+			return
+		}
+		params, err := setField(m.Params, "requestId", hid)
+		if err != nil {
+			return
+		}
+		m = &jsonrpc.Request{Method: m.Method, Params: params}
+	}
+	h.s.wire.tap.Side.Send(context.Background(), m)
+}
+
+// fromServer routes one message from the server; it runs on the
+// connection's reader and never blocks.
+func (h *Holder) fromServer(msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		key, ok := m.ID.Raw().(string)
+		if !ok {
+			return false // the SDK's own
+		}
+		h.mu.Lock()
+		r := h.calls[key]
+		if r != nil {
+			h.forget(key, r)
+			h.last = time.Now()
+		}
+		h.mu.Unlock()
+		if r == nil {
+			return false
+		}
+		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: m.Error})
+		return true
+	case *jsonrpc.Request:
+		if m.ID.IsValid() {
+			h.serverRequest(m)
+		} else {
+			h.serverNotification(m)
+		}
+		return true
+	}
+	return false
+}
+
+func (h *Holder) serverRequest(m *jsonrpc.Request) {
+	if m.Method == "ping" {
+		go h.s.wire.tap.Side.Send(context.Background(), &jsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")})
+		return
+	}
+	h.mu.Lock()
+	to := h.latest
+	if to == nil || len(to.ids) == 0 {
+		to = nil
+		for a := range h.conns {
+			if len(a.ids) > 0 {
+				to = a
+				break
+			}
+		}
+	}
+	if to != nil {
+		h.asked[transport.IDKey(m.ID)] = asked{to, m.ID}
+	}
+	h.mu.Unlock()
+	if to == nil {
+		go h.s.wire.tap.Side.Send(context.Background(), &jsonrpc.Response{ID: m.ID,
+			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "no request of a client is in flight to ask this under"}})
+		return
+	}
+	to.send(m)
+}
+
+func (h *Holder) serverNotification(m *jsonrpc.Request) {
+	switch m.Method {
+	case "notifications/progress":
+		tok := gjson.GetBytes(m.Params, "progressToken")
+		h.mu.Lock()
+		r := h.progress[tok.String()]
+		h.mu.Unlock()
+		if r == nil || tok.Type != gjson.String {
+			return
+		}
+		params, err := setField(m.Params, "progressToken", r.token)
+		if err != nil {
+			return
+		}
+		r.a.send(&jsonrpc.Request{Method: m.Method, Params: params})
+		return
+	case "notifications/cancelled":
+		// The server gave up a question it asked: tell the one asked.
+		key := idKeyOf(gjson.GetBytes(m.Params, "requestId"))
+		h.mu.Lock()
+		q := h.asked[key]
+		delete(h.asked, key)
+		h.mu.Unlock()
+		if q.a != nil {
+			q.a.send(m)
+		}
+		return
+	}
+	for _, a := range h.attached() {
+		a.send(m)
+	}
+}
+
+// attached is every invocation attached now.
+func (h *Holder) attached() []*attach {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Keys(h.conns))
+}
+
+// setField returns params with the top-level key set to v.
+func setField(params json.RawMessage, key string, v any) (json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(params, &top); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	top[key] = b
+	return json.Marshal(top)
+}
+
+// idKeyOf is the transport.IDKey of a JSON-RPC id read raw.
+func idKeyOf(r gjson.Result) string {
+	id, err := jsonrpc.MakeID(r.Value())
+	if err != nil {
+		return ""
+	}
+	return transport.IDKey(id)
+}

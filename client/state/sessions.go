@@ -1,0 +1,146 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
+)
+
+// SessionRecord is what mcpc remembers of a session (mcpc session start):
+// where its holder listens, what it holds, and once it ended without
+// being stopped, why. Nothing in it is secret: the holder's command line
+// and the socket's name carry none either.
+type SessionRecord struct {
+	Name      string `json:"name"`
+	Server    string `json:"server"`    // how messages name the server
+	Transport string `json:"transport"` // "stdio"
+	Revision  string `json:"revision"`  // the protocol revision the holder negotiated
+	PID       int    `json:"pid"`       // the holder's
+	ServerPID int    `json:"serverPid,omitempty"`
+	// Idle is how long the holder waits without a request before it
+	// ends ("0": until stopped).
+	Idle    string    `json:"idle"`
+	Started time.Time `json:"started"`
+	// Key identifies the entry the session was started for (its
+	// definition and credential identity, hashed): another entry of the
+	// same name is another target.
+	Key string `json:"key"`
+	// Entry says which entry it holds (source and name, hashed): a name
+	// is taken by one target at a time.
+	Entry  string `json:"entry"`
+	Socket string `json:"socket"`
+	// Ended says why the session ended when it was not stopped (its
+	// server exited, its holder was killed); "" while it runs. The
+	// record is kept so that the next command naming the session says
+	// so, rather than quietly starting a fresh server.
+	Ended string `json:"ended,omitempty"`
+}
+
+// Sessions is the store of session records: one private directory per
+// session under the state directory (its record and its server's log),
+// a lock file per session beside them, and the sockets in a private
+// runtime directory.
+type Sessions struct {
+	dir, runDir string
+}
+
+// NewSessions is the store under stateDir whose sockets live in runDir
+// ($XDG_RUNTIME_DIR/mcpc, else under stateDir).
+func NewSessions(stateDir, runDir string) *Sessions {
+	if runDir == "" {
+		runDir = filepath.Join(stateDir, "run")
+	}
+	return &Sessions{dir: filepath.Join(stateDir, "sessions"), runDir: runDir}
+}
+
+// safeName is a session name used as a file name as it is; others are
+// named by their hash.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func (s *Sessions) id(name string) string {
+	if safeName.MatchString(name) {
+		return name
+	}
+	return "h-" + HashKey(name)[:16]
+}
+
+// Dir is the private directory of the session name: its record and its
+// server's log.
+func (s *Sessions) Dir(name string) string { return filepath.Join(s.dir, s.id(name)) }
+
+// LogFile is where the session's server writes its stderr.
+func (s *Sessions) LogFile(name string) string { return filepath.Join(s.Dir(name), "server.log") }
+
+// Socket is where the holder of session name listens: a short name (a
+// socket address is short), in the private runtime directory.
+func (s *Sessions) Socket(name string) string {
+	return filepath.Join(s.runDir, HashKey("session", name)[:16]+".sock")
+}
+
+// PrepareSocket makes the runtime directory private and removes a stale
+// socket at the session's path. Call it under the session's lock.
+func (s *Sessions) PrepareSocket(name string) (string, error) {
+	if err := fsx.PrivateDir(s.runDir); err != nil {
+		return "", err
+	}
+	path := s.Socket(name)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return path, nil
+}
+
+// RemoveSocket removes the session's socket file. Call it under the
+// session's lock (or as the holder that made it).
+func (s *Sessions) RemoveSocket(name string) { os.Remove(s.Socket(name)) }
+
+// Lock takes the session's lock: starting, stopping and cleaning up
+// after a dead holder happen under it, so that two of them never
+// interleave.
+func (s *Sessions) Lock(ctx context.Context, name string) (unlock func(), err error) {
+	return fsx.Lock(ctx, filepath.Join(s.dir, s.id(name)+".lock"))
+}
+
+// Read returns the record of session name, or nil.
+func (s *Sessions) Read(name string) *SessionRecord {
+	var r SessionRecord
+	if !readJSON(filepath.Join(s.Dir(name), "record.json"), &r) || r.Name != name {
+		return nil
+	}
+	return &r
+}
+
+// Write stores r.
+func (s *Sessions) Write(r *SessionRecord) error {
+	return writeJSON(s.Dir(r.Name), "record.json", r)
+}
+
+// Remove forgets session name: its record and its log.
+func (s *Sessions) Remove(name string) {
+	os.RemoveAll(s.Dir(name))
+}
+
+// List returns every session's record, by name.
+func (s *Sessions) List() []*SessionRecord {
+	entries, _ := os.ReadDir(s.dir)
+	var out []*SessionRecord
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		var r SessionRecord
+		if readJSON(filepath.Join(s.dir, e.Name(), "record.json"), &r) && s.id(r.Name) == e.Name() {
+			out = append(out, &r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *SessionRecord) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}

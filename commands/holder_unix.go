@@ -1,0 +1,35 @@
+//go:build unix
+
+package commands
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// holderAttr detaches a session's holder: a session of its own (no
+// terminal, its own process group), so that neither the terminal's
+// Ctrl-C nor the end of the shell's job reaches it.
+func holderAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// stopHolder asks a holder that never reported to end: it stops its
+// server on the way out.
+func stopHolder(p *os.Process) { p.Signal(syscall.SIGTERM) }
+
+// processAlive reports whether pid runs. A holder that exited stays a
+// zombie until whatever adopted it reaps it (an init that never does, in
+// some containers): on Linux that counts as gone.
+func processAlive(pid int) bool {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: the signal's answer stands
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || len(s) < i+3 || (s[i+2] != 'Z' && s[i+2] != 'X')
+}

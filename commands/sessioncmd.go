@@ -1,0 +1,683 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
+)
+
+// holderCommand is the hidden command line of a session's holder: mcpc
+// itself, detached. What it holds comes on its stdin (a --stdio command
+// may carry a secret; a command line is visible to every user).
+const holderCommand = "__holder"
+
+// defaultSessionIdle is how long a session waits without a request.
+const defaultSessionIdle = 15 * time.Minute
+
+func sessionCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:  "session",
+		Usage: "hold a server across invocations: start, list, stop",
+		Description: `A session keeps one server running between invocations, so that state it
+holds (a counter, a browser, a login) survives from one command to the next,
+and a server that is slow to start starts once. Every command that names the
+server uses the live session (--no-session bypasses it). See 'mcpc help
+sessions'.`,
+		Commands: []*cli.Command{
+			{
+				Name:      "start",
+				Usage:     "start a session holding SERVER",
+				ArgsUsage: "SERVER | --name NAME --stdio 'command args'",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
+					&cli.DurationFlag{Name: "idle", Value: defaultSessionIdle, DefaultText: durationText(defaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+				},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					g, err := st.readGlobals(cmd)
+					if err != nil {
+						return err
+					}
+					o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle")}
+					if o.idle < 0 {
+						return usagef("", "--idle cannot be negative")
+					}
+					if o.server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
+						return err
+					}
+					if st.holder != nil {
+						// The holder lives until its session ends: no --timeout.
+						return st.runHolder(ctx, g, o)
+					}
+					ctx, cancel := g.withTimeout(ctx)
+					defer cancel()
+					return ctxErr(ctx, st.runSessionStart(ctx, g, o))
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "list the sessions",
+				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+					if cmd.Args().Len() > 0 {
+						return usagef("", "unexpected argument %q", cmd.Args().First())
+					}
+					return st.runSessionList(ctx, g)
+				}),
+			},
+			{
+				Name:      "stop",
+				Usage:     "stop sessions: their servers end",
+				ArgsUsage: "NAME... | --all",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "stop every session"}},
+				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+					names := cmd.Args().Slice()
+					switch all := cmd.Bool("all"); {
+					case all && len(names) > 0:
+						return usagef("", "give session names or --all, not both")
+					case !all && len(names) == 0:
+						return usagef("name the sessions to stop, or give --all", "missing NAME")
+					}
+					return st.runSessionStop(ctx, g, names)
+				}),
+			},
+		},
+	}
+}
+
+type sessionStart struct {
+	server, name string
+	idle         time.Duration
+}
+
+// sessions is the store of session records.
+func (st *state) sessions(g *globals) *clientstate.Sessions {
+	run := ""
+	if d := st.env.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		run = filepath.Join(d, "mcpc")
+	}
+	return clientstate.NewSessions(g.dirs.State, run)
+}
+
+// sessionTarget resolves what session start holds, and its name.
+func (st *state) sessionTarget(g *globals, o sessionStart) (*config.Entry, string, error) {
+	entry, err := st.resolve(g, o.server)
+	if err != nil {
+		return nil, "", err
+	}
+	name := entry.Name
+	switch {
+	case o.name != "" && entry.File != nil:
+		return nil, "", usagef("leave out --name: a configured server's session is named after it", "--name applies to a --stdio server only")
+	case o.name != "":
+		name = o.name
+		if cfg, err := g.loadConfig(); err == nil && cfg.Servers[name] != nil {
+			// A call naming it would mean the configured server.
+			return nil, "", usagef("choose another --name", "%q is a configured server's name", name)
+		}
+	case entry.File == nil:
+		return nil, "", usagef("mcpc session start --name NAME --stdio 'command args'", "a --stdio server's session needs --name NAME")
+	}
+	if entry.Server.URL != "" {
+		return nil, "", usagef("hold a stdio server, or call the HTTP server directly", "sessions hold stdio servers only for now; %q is an HTTP server", name)
+	}
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(name) > 200 {
+		return nil, "", usagef("", "invalid session name %q", name)
+	}
+	return entry, name, nil
+}
+
+// entryIdentity says which entry a session was started for: a
+// configured server's source and name (a changed definition is the same
+// entry, changed), a --stdio server's command line.
+func entryIdentity(e *config.Entry, name, cwd string) string {
+	if e.File == nil {
+		return clientstate.HashKey("stdio", name, client.SessionKey(e, cwd, ""))
+	}
+	return clientstate.HashKey("entry", e.SourceName(), name)
+}
+
+// sessionShown is what session start prints.
+type sessionShown struct {
+	Name      string `json:"name"`
+	Server    string `json:"server"`
+	Transport string `json:"transport"`
+	Revision  string `json:"revision"`
+	PID       int    `json:"pid"`
+	Idle      string `json:"idle"`
+}
+
+func shownSession(r *clientstate.SessionRecord) sessionShown {
+	return sessionShown{Name: r.Name, Server: r.Server, Transport: r.Transport, Revision: r.Revision, PID: r.PID, Idle: r.Idle}
+}
+
+func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what string) error {
+	if g.mode == format.ModeText && g.query == "" {
+		idle := "until stopped"
+		if r.Idle != "0s" {
+			idle = "ends after " + r.Idle + " idle"
+		}
+		return st.writeStdout(fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
+			r.Name, what, r.Server, r.Transport, r.Revision, r.PID, idle))
+	}
+	return st.print(g, format.KindGeneric, shownSession(r))
+}
+
+// holderReport is what a holder tells the invocation that started it:
+// its record once the server answered the handshake, or the failure.
+type holderReport struct {
+	Record *clientstate.SessionRecord `json:"record,omitempty"`
+	Error  *reportedError             `json:"error,omitempty"`
+}
+
+type reportedError struct {
+	Code    fail.Code `json:"code"`
+	Message string    `json:"message"`
+	Hint    string    `json:"hint,omitempty"`
+}
+
+// maxHolderReport bounds what the starter reads of its holder's report.
+const maxHolderReport = 1 << 20
+
+func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart) error {
+	entry, name, err := st.sessionTarget(g, o)
+	if err != nil {
+		return err
+	}
+	ss := st.sessions(g)
+	// Under the lock: two starts of one session make one holder, and a
+	// dead holder's socket is cleaned up by one of them.
+	unlock, err := ss.Lock(ctx, name)
+	if err != nil {
+		return fmt.Errorf("cannot lock session %s: %w", name, err)
+	}
+	defer unlock()
+	if rec := ss.Read(name); rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
+		if rec.Entry != entryIdentity(entry, name, g.cwd) {
+			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
+				"session %s is running and holds another target (%s)", name, rec.Server)
+		}
+		format.Note(st.env.Stderr, "session %s is already running", name)
+		return st.printSession(g, rec, "already running")
+	}
+	ss.Remove(name)
+	if _, err := ss.PrepareSocket(name); err != nil {
+		return fmt.Errorf("cannot prepare the session's socket: %w", err)
+	}
+	rep, err := st.spawnHolder(ctx, g)
+	if err != nil {
+		return err
+	}
+	if rep.Error != nil {
+		return &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
+	}
+	return st.printSession(g, rep.Record, "started")
+}
+
+// spawnHolder starts the holder, detached, and waits for its report.
+func (st *state) spawnHolder(ctx context.Context, g *globals) (*holderReport, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find mcpc's own executable: %w", err)
+	}
+	spec, err := json.Marshal(holderSpec{Args: st.argv})
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, holderCommand)
+	cmd.Dir = g.cwd
+	cmd.Env = st.env.Environ()
+	cmd.SysProcAttr = holderAttr()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start the session's holder: %w", err)
+	}
+	// The holder outlives this invocation: it is nobody's child to wait
+	// for once it has reported.
+	defer cmd.Process.Release()
+	in.Write(spec)
+	in.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(out, maxHolderReport))
+		got <- b
+	}()
+	var b []byte
+	select {
+	case b = <-got:
+	case <-ctx.Done():
+		// The holder stops its server when it is told to end.
+		stopHolder(cmd.Process)
+		return nil, context.Cause(ctx)
+	}
+	var rep holderReport
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Record == nil && rep.Error == nil {
+		stopHolder(cmd.Process)
+		return nil, fail.New(fail.Internal, "", "the session's holder ended without saying why")
+	}
+	return &rep, nil
+}
+
+// holderSpec is what a holder reads on its stdin: the command line of
+// the session start it serves.
+type holderSpec struct {
+	Args []string `json:"args"`
+}
+
+// holderArgs reads a holder's command line from stdin (bounded), when
+// args are the holder's: Main then runs that command line as the holder,
+// its report going to what was stdout (returned).
+func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
+	if len(args) != 2 || args[1] != holderCommand {
+		return args, nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxHolderReport))
+	var spec holderSpec
+	if err == nil {
+		err = json.Unmarshal(b, &spec)
+	}
+	if err != nil || len(spec.Args) < 2 {
+		return nil, nil, usagef("", "%s is mcpc's own: it is started by mcpc session start", holderCommand)
+	}
+	out := env.Stdout
+	env.Stdout, env.Stdin, env.StdoutTTY = io.Discard, strings.NewReader(""), false
+	return spec.Args, out, nil
+}
+
+// report tells the starter how the start went; it is written once.
+func (st *state) reportToStarter(rep holderReport) {
+	b, _ := json.Marshal(rep)
+	st.holder.Write(b)
+	if c, ok := st.holder.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// runHolder is the holder: it starts the server through the one-shot's
+// connect, listens on the session's socket, reports to the starter and
+// serves until the session ends.
+func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err error) {
+	reported := false
+	defer func() {
+		if err != nil && !reported {
+			e := asFailure(err)
+			st.reportToStarter(holderReport{Error: &reportedError{Code: e.Code, Message: e.Msg, Hint: e.Hint}})
+		}
+	}()
+	entry, name, err := st.sessionTarget(g, o)
+	if err != nil {
+		return err
+	}
+	ss := st.sessions(g)
+	if err := fsx.PrivateDir(ss.Dir(name)); err != nil {
+		return err
+	}
+	logw, err := openSessionLog(ss.LogFile(name))
+	if err != nil {
+		return fmt.Errorf("cannot open the session's log: %w", err)
+	}
+	defer logw.Close()
+	opts, err := st.connectOptions(ctx, g, entry)
+	if err != nil {
+		return err
+	}
+	opts.ServerStderr, opts.Input = logw, nil
+	sess, err := client.Connect(ctx, entry, opts)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	h, err := client.NewHolder(sess)
+	if err != nil {
+		return err
+	}
+	ln, err := transport.ListenSocket(ss.Socket(name))
+	if err != nil {
+		return fmt.Errorf("cannot listen on the session's socket: %w", err)
+	}
+	defer ln.Close()
+	rec := &clientstate.SessionRecord{
+		Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
+		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
+		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
+	}
+	if err := ss.Write(rec); err != nil {
+		return fmt.Errorf("cannot write the session's record: %w", err)
+	}
+	st.reportToStarter(holderReport{Record: rec})
+	reported = true
+	ended, _ := h.Serve(ctx, ln, o.idle)
+	if ended != "" {
+		// Said before the socket closes and the invocations attached are
+		// let go: they, and any that finds the socket closed, name it.
+		rec.Ended = ended
+		ss.Write(rec)
+	}
+	ln.Close()
+	h.Close()
+	sess.Close()
+	lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if unlock, err := ss.Lock(lctx, name); err == nil {
+		if cur := ss.Read(name); cur != nil && cur.PID == rec.PID {
+			ss.RemoveSocket(name)
+			if ended == "" {
+				ss.Remove(name)
+			}
+		}
+		unlock()
+	}
+	return nil
+}
+
+// sessionServerName is how a session names what it holds: a configured
+// server's name, or "--stdio" for a command line (which may carry a
+// secret, so it is not repeated).
+func sessionServerName(e *config.Entry) string {
+	if e.File != nil {
+		return e.Name
+	}
+	return "--stdio"
+}
+
+// holderAlive reports whether the holder of rec answers on its socket.
+func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := transport.DialUnix(ctx, rec.Socket)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// askHolder sends the holder of rec one request of its own and returns
+// the result.
+func askHolder(ctx context.Context, rec *clientstate.SessionRecord, method string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := transport.DialUnix(ctx, rec.Socket)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if d, ok := ctx.Deadline(); ok {
+		s.SetDeadline(d)
+	}
+	id, _ := jsonrpc.MakeID("mcpc-session")
+	data, _ := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: json.RawMessage("{}")})
+	if _, err := s.Write(append(data, '\n')); err != nil {
+		return nil, err
+	}
+	r := transport.NewMessageReader(s, 1<<20)
+	for {
+		msgs, err := r.Read()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			if resp, ok := m.(*jsonrpc.Response); ok && resp.ID == id {
+				if resp.Error != nil {
+					return nil, resp.Error
+				}
+				return resp.Result, nil
+			}
+		}
+	}
+}
+
+// adhocSessionEntry is the entry that stands for a session started with
+// --name and --stdio, when server names one (and no configured server
+// does): such a session is reached by its name.
+func (st *state) adhocSessionEntry(g *globals, server string) *config.Entry {
+	if g.noSession || g.adhoc.IsStdio() || server == "" || config.IsURL(server) {
+		return nil
+	}
+	if rec := st.sessions(g).Read(server); rec != nil && rec.Server == sessionServerName(&config.Entry{}) {
+		st.adhocSession = &config.Entry{Name: server, Server: &config.Server{Command: "--stdio"}}
+		return st.adhocSession
+	}
+	return nil
+}
+
+// heldSession is the live session of entry for an invocation to use,
+// nil when there is none (or --no-session). A session that ended
+// without being stopped is an error: its state is gone, and a fresh
+// server behind the script's back would hide that.
+func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entry, credentialID string) (*client.Held, error) {
+	if g.noSession {
+		return nil, nil
+	}
+	ss := st.sessions(g)
+	rec := ss.Read(entry.Name)
+	if rec == nil || (entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd)) {
+		return nil, nil
+	}
+	if rec.Ended != "" {
+		return nil, client.SessionEnded(rec.Name, rec.Ended, nil)
+	}
+	if entry != st.adhocSession && rec.Key != client.SessionKey(entry, g.cwd, credentialID) {
+		format.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
+	}
+	name := rec.Name
+	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision,
+		Ended: func() string { return st.sessionEnded(g, ss, name) }}, nil
+}
+
+// sessionEnded says why a session whose holder went away ended. A
+// holder killed outright said nothing and left its socket: that is
+// found, said in its record and the socket removed, under the lock.
+func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string) string {
+	rec := ss.Read(name)
+	switch {
+	case rec == nil:
+		return "it was stopped"
+	case rec.Ended != "":
+		return rec.Ended
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	unlock, err := ss.Lock(ctx, name)
+	if err != nil {
+		return ""
+	}
+	defer unlock()
+	if rec = ss.Read(name); rec == nil {
+		return "it was stopped"
+	}
+	if rec.Ended != "" || holderAlive(ctx, rec) {
+		return rec.Ended
+	}
+	if processAlive(rec.PID) {
+		return "" // ending on its own: it says why
+	}
+	rec.Ended = fmt.Sprintf("its holder (pid %d) exited without ending it (killed?), and its server with it", rec.PID)
+	ss.Write(rec)
+	ss.RemoveSocket(name)
+	return rec.Ended
+}
+
+// sessionListed is one line of mcpc session list.
+type sessionListed struct {
+	sessionShown
+	Status   string `json:"status"` // running, ended, stale
+	Ended    string `json:"ended,omitempty"`
+	Age      string `json:"age"`
+	IdleLeft string `json:"idleLeft,omitempty"`
+	Requests int64  `json:"requests"` // passed on to the server
+}
+
+func (st *state) runSessionList(ctx context.Context, g *globals) error {
+	ss := st.sessions(g)
+	out := []sessionListed{}
+	for _, rec := range ss.List() {
+		l := sessionListed{sessionShown: shownSession(rec), Status: "running", Ended: rec.Ended,
+			Age: st.env.Now().Sub(rec.Started).Round(time.Second).String()}
+		if rec.Ended != "" {
+			l.Status = "ended"
+		} else if res, err := askHolder(ctx, rec, client.HolderStatus); err == nil {
+			var s client.HolderStatusResult
+			json.Unmarshal(res, &s)
+			l.Requests, l.IdleLeft = s.Requests, s.IdleLeft
+		} else {
+			l.Status = "gone"
+		}
+		out = append(out, l)
+	}
+	if g.mode == format.ModeText && g.query == "" {
+		if len(out) == 0 {
+			format.Note(st.env.Stderr, "no sessions")
+			return nil
+		}
+		var b strings.Builder
+		for _, l := range out {
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\tpid %d\tage %s\trequests %d", l.Name, l.Status, l.Server, l.Revision, l.PID, l.Age, l.Requests)
+			if l.IdleLeft != "" {
+				fmt.Fprintf(&b, "\tidle left %s", l.IdleLeft)
+			}
+			if l.Ended != "" {
+				fmt.Fprintf(&b, "\tended: %s", format.OneLine(l.Ended))
+			}
+			b.WriteByte('\n')
+		}
+		return st.writeStdout([]byte(b.String()))
+	}
+	return st.print(g, format.KindGeneric, out)
+}
+
+func (st *state) runSessionStop(ctx context.Context, g *globals, names []string) error {
+	ss := st.sessions(g)
+	if len(names) == 0 {
+		for _, r := range ss.List() {
+			names = append(names, r.Name)
+		}
+		if len(names) == 0 {
+			format.Note(st.env.Stderr, "no session is running: nothing to stop")
+			return nil
+		}
+	}
+	for _, name := range names {
+		if err := st.stopSession(ctx, ss, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopSession ends one session and returns once its holder, and so its
+// server, is gone.
+func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name string) error {
+	rec := ss.Read(name)
+	if rec == nil {
+		format.Note(st.env.Stderr, "no session %s is running: nothing to stop", name)
+		return nil
+	}
+	if rec.Ended == "" {
+		if _, err := askHolder(ctx, rec, client.HolderStop); err == nil {
+			// The holder stops its server, then removes its record.
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if ss.Read(name) == nil && !processAlive(rec.PID) {
+					return nil
+				}
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
+			return fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s did not end within 30s", name)
+		}
+	}
+	unlock, err := ss.Lock(ctx, name)
+	if err != nil {
+		return fmt.Errorf("cannot lock session %s: %w", name, err)
+	}
+	defer unlock()
+	if rec = ss.Read(name); rec == nil {
+		return nil
+	}
+	why := rec.Ended
+	if why == "" {
+		why = fmt.Sprintf("its holder (pid %d) was gone", rec.PID)
+	}
+	ss.RemoveSocket(name)
+	ss.Remove(name)
+	format.Note(st.env.Stderr, "session %s had already ended (%s): forgotten", name, format.OneLine(why))
+	return nil
+}
+
+// sessionLogLimit bounds a session's server log: past it the log is
+// moved aside (one older file kept) and begun again.
+const sessionLogLimit = 1 << 20
+
+// sessionLog is a held server's stderr, kept bounded in the session's
+// private directory.
+type sessionLog struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	n    int64
+}
+
+func openSessionLog(path string) (*sessionLog, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &sessionLog{path: path, f: f}, nil
+}
+
+func (l *sessionLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return len(p), nil
+	}
+	if l.n+int64(len(p)) > sessionLogLimit {
+		l.f.Close()
+		os.Rename(l.path, l.path+".1")
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			l.f = nil
+			return len(p), nil
+		}
+		l.f, l.n = f, 0
+	}
+	n, err := l.f.Write(p)
+	l.n += int64(n)
+	return n, err
+}
+
+func (l *sessionLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
