@@ -182,6 +182,12 @@ message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(
 server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 
+"keepAlive" on a stdio server (true: ` + durationText(config.DefaultKeepAlive) + `; a duration like "10m"; false,
+the default: off) makes its first use start a session holding the server,
+as 'mcpc session start' does, and later uses reuse it until it has been
+idle that long; concurrent first uses start one. A session of it that ended
+(its server exited) is started again with a note, its state lost.
+
 "includeTools" and "excludeTools" (Gemini CLI's names, which 'mcpc config
 import' keeps) are lists of globs (* ? [a-z], as Go's path.Match: * stops
 at /) over tool names: with "includeTools" only the tools that match one

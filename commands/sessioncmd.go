@@ -221,7 +221,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	if _, err := ss.PrepareSocket(name); err != nil {
 		return fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
-	rep, err := st.spawnHolder(ctx, g)
+	rep, err := st.spawnHolder(ctx, g, st.argv)
 	if err != nil {
 		return err
 	}
@@ -231,13 +231,14 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	return st.printSession(g, rep.Record, "started")
 }
 
-// spawnHolder starts the holder, detached, and waits for its report.
-func (st *state) spawnHolder(ctx context.Context, g *globals) (*holderReport, error) {
+// spawnHolder starts the holder of the session start args, detached, and
+// waits for its report.
+func (st *state) spawnHolder(ctx context.Context, g *globals, args []string) (*holderReport, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find mcpc's own executable: %w", err)
 	}
-	spec, err := json.Marshal(holderSpec{Args: st.argv})
+	spec, err := json.Marshal(holderSpec{Args: args})
 	if err != nil {
 		return nil, err
 	}
@@ -473,6 +474,9 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if g.noSession {
 		return nil, nil
 	}
+	if err := st.keepAlive(ctx, g, entry); err != nil {
+		return nil, err
+	}
 	ss := st.sessions(g)
 	rec := ss.Read(entry.Name)
 	if rec == nil || (entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd)) {
@@ -516,7 +520,7 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 	if processAlive(rec.PID) {
 		return "" // ending on its own: it says why
 	}
-	rec.Ended = fmt.Sprintf("its holder (pid %d) exited without ending it (killed?), and its server with it", rec.PID)
+	rec.Ended = holderKilled(rec.PID)
 	ss.Write(rec)
 	ss.RemoveSocket(name)
 	return rec.Ended
