@@ -346,7 +346,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
-	opts.ServerStderr, opts.Input = logw, nil
+	opts.ServerStderr, opts.Input = logw, client.HolderInput()
 	sess, err := client.Connect(ctx, entry, opts)
 	if err != nil {
 		return err
