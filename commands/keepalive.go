@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -21,26 +23,26 @@ import (
 // The start happens under the session's lock, after looking again: of
 // concurrent first uses one starts the holder, the others find it
 // running once the lock is theirs.
-func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry) error {
+func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry) (started bool, err error) {
 	idle := time.Duration(entry.Server.KeepAlive)
 	if idle <= 0 || g.noSession || entry.File == nil {
-		return nil
+		return false, nil
 	}
 	ss := st.sessions(g)
 	name := entry.Name
 	if rec := ss.Read(name); rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
 		// Running: this entry's to use, or another target's, which
 		// heldSession leaves alone.
-		return nil
+		return false, nil
 	}
 	unlock, err := ss.Lock(ctx, name)
 	if err != nil {
-		return fmt.Errorf("cannot lock session %s: %w", name, err)
+		return false, fmt.Errorf("cannot lock session %s: %w", name, err)
 	}
 	defer unlock()
 	rec := ss.Read(name)
 	if rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
-		return nil // started while this invocation waited for the lock
+		return false, nil // started while this invocation waited for the lock
 	}
 	if rec != nil {
 		why := rec.Ended
@@ -55,16 +57,30 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry)
 	}
 	ss.Remove(name)
 	if _, err := ss.PrepareSocket(name); err != nil {
-		return fmt.Errorf("cannot prepare the session's socket: %w", err)
+		return false, fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
 	rep, err := st.spawnHolder(ctx, g, st.keepAliveArgs(g, name, idle))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if rep.Error != nil {
-		return &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
+		return false, &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
 	}
-	return nil
+	return true, nil
+}
+
+// reconnectKeptAlive retries, once, a connect that failed through a
+// keepAlive entry's session: one that ended between keepAlive's look and
+// the connect (its holder or server killed just then) is started again,
+// with the note, and reached; any other failure stands.
+func (st *state) reconnectKeptAlive(ctx context.Context, g *globals, entry *config.Entry, opts client.ConnectOptions, err error) (session, error) {
+	if started, kerr := st.keepAlive(ctx, g, entry); kerr != nil || !started {
+		return nil, cmp.Or(kerr, err)
+	}
+	if opts.Held, err = st.heldSession(ctx, g, entry, opts.CredentialID); err != nil {
+		return nil, err
+	}
+	return st.dial().connect(ctx, entry, opts)
 }
 
 // holderKilled says why a session ended whose holder is gone without a

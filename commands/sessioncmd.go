@@ -474,7 +474,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if g.noSession {
 		return nil, nil
 	}
-	if err := st.keepAlive(ctx, g, entry); err != nil {
+	if _, err := st.keepAlive(ctx, g, entry); err != nil {
 		return nil, err
 	}
 	ss := st.sessions(g)
