@@ -489,7 +489,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 		format.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
 	}
 	name := rec.Name
-	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision,
+	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
 		Ended: func() string { return st.sessionEnded(g, ss, name) }}, nil
 }
 
