@@ -50,13 +50,14 @@ sessions'.`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
 					&cli.DurationFlag{Name: "idle", Value: defaultSessionIdle, DefaultText: durationText(defaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+					&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
 				},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					g, err := st.readGlobals(cmd)
 					if err != nil {
 						return err
 					}
-					o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle")}
+					o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle"), shell: cmd.Bool("shell")}
 					if o.idle < 0 {
 						return usagef("", "--idle cannot be negative")
 					}
@@ -105,6 +106,7 @@ sessions'.`,
 type sessionStart struct {
 	server, name string
 	idle         time.Duration
+	shell        bool // the session ends with the starter's parent
 }
 
 // sessions is the store of session records.
@@ -162,10 +164,11 @@ type sessionShown struct {
 	Revision  string `json:"revision"`
 	PID       int    `json:"pid"`
 	Idle      string `json:"idle"`
+	Shell     int    `json:"shell,omitempty"` // --shell: the process whose exit ends it
 }
 
 func shownSession(r *clientstate.SessionRecord) sessionShown {
-	return sessionShown{Name: r.Name, Server: r.Server, Transport: r.Transport, Revision: r.Revision, PID: r.PID, Idle: r.Idle}
+	return sessionShown{Name: r.Name, Server: r.Server, Transport: r.Transport, Revision: r.Revision, PID: r.PID, Idle: r.Idle, Shell: r.Shell}
 }
 
 func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what string) error {
@@ -173,6 +176,9 @@ func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what str
 		idle := "until stopped"
 		if r.Idle != "0s" {
 			idle = "ends after " + r.Idle + " idle"
+		}
+		if r.Shell != 0 {
+			idle += fmt.Sprintf(" or when its shell (pid %d) exits", r.Shell)
 		}
 		return st.writeStdout(fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
 			r.Name, what, r.Server, r.Transport, r.Revision, r.PID, idle))
@@ -221,7 +227,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	if _, err := ss.PrepareSocket(name); err != nil {
 		return fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
-	rep, err := st.spawnHolder(ctx, g)
+	rep, err := st.spawnHolder(ctx, g, o)
 	if err != nil {
 		return err
 	}
@@ -232,12 +238,19 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 }
 
 // spawnHolder starts the holder, detached, and waits for its report.
-func (st *state) spawnHolder(ctx context.Context, g *globals) (*holderReport, error) {
+func (st *state) spawnHolder(ctx context.Context, g *globals, o sessionStart) (*holderReport, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find mcpc's own executable: %w", err)
 	}
-	spec, err := json.Marshal(holderSpec{Args: st.argv})
+	hs := holderSpec{Args: st.argv}
+	if o.shell {
+		// The shell is alive while it waits for this command, so the
+		// holder finds it (and on Linux its start time) still there.
+		ppid := os.Getppid()
+		hs.Shell = &watched{PID: ppid, Start: transport.ProcessStart(ppid)}
+	}
+	spec, err := json.Marshal(hs)
 	if err != nil {
 		return nil, err
 	}
@@ -283,9 +296,34 @@ func (st *state) spawnHolder(ctx context.Context, g *globals) (*holderReport, er
 }
 
 // holderSpec is what a holder reads on its stdin: the command line of
-// the session start it serves.
+// the session start it serves, and with --shell the process whose exit
+// ends the session (the starter's parent: a holder's own parent is the
+// starter, which exits at once).
 type holderSpec struct {
-	Args []string `json:"args"`
+	Args  []string `json:"args"`
+	Shell *watched `json:"shell,omitempty"`
+}
+
+// watched is a process a holder watches: its pid, and its start
+// (transport.ProcessStart) so that a reused pid is not taken for it.
+type watched struct {
+	PID   int    `json:"pid"`
+	Start string `json:"start"`
+}
+
+// holderOut is where a holder's report to its starter goes, and what
+// else the starter told it.
+type holderOut struct {
+	io.Writer
+	shell *watched
+}
+
+// Close closes what the report went to: the starter reads it to its end.
+func (o *holderOut) Close() error {
+	if c, ok := o.Writer.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // holderArgs reads a holder's command line from stdin (bounded), when
@@ -303,7 +341,7 @@ func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
 	if err != nil || len(spec.Args) < 2 {
 		return nil, nil, usagef("", "%s is mcpc's own: it is started by mcpc session start", holderCommand)
 	}
-	out := env.Stdout
+	out := &holderOut{Writer: env.Stdout, shell: spec.Shell}
 	env.Stdout, env.Stdin, env.StdoutTTY = io.Discard, strings.NewReader(""), false
 	return spec.Args, out, nil
 }
@@ -331,6 +369,25 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	entry, name, err := st.sessionTarget(g, o)
 	if err != nil {
 		return err
+	}
+	var shell *watched
+	if ho, ok := st.holder.(*holderOut); ok {
+		shell = ho.shell
+	}
+	if o.shell {
+		if shell == nil {
+			return fail.New(fail.Internal, "", "the holder was not told which shell it ends with")
+		}
+		// The shell's exit ends the session as SIGTERM would: the
+		// server is stopped and the record removed.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		gone := transport.WatchProcess(ctx, shell.PID, shell.Start)
+		go func() {
+			<-gone
+			cancel()
+		}()
 	}
 	ss := st.sessions(g)
 	if err := fsx.PrivateDir(ss.Dir(name)); err != nil {
@@ -364,6 +421,9 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
+	}
+	if shell != nil {
+		rec.Shell = shell.PID
 	}
 	if err := ss.Write(rec); err != nil {
 		return fmt.Errorf("cannot write the session's record: %w", err)

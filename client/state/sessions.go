@@ -29,6 +29,8 @@ type SessionRecord struct {
 	// ends ("0": until stopped).
 	Idle    string    `json:"idle"`
 	Started time.Time `json:"started"`
+	// Shell is the process whose exit ends the session (--shell).
+	Shell int `json:"shell,omitempty"`
 	// Key identifies the entry the session was started for (its
 	// definition and credential identity, hashed): another entry of the
 	// same name is another target.
