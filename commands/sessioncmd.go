@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,6 +100,22 @@ sessions'.`,
 						return usagef("name the sessions to stop, or give --all", "missing NAME")
 					}
 					return st.runSessionStop(ctx, g, names)
+				}),
+			},
+			{
+				Name:      "logs",
+				Usage:     "print what a session's server wrote on stderr",
+				ArgsUsage: "NAME",
+				Description: `Prints the held server's stderr, kept in the session's private directory
+(at most 1MiB and the 1MiB before it), stripped of terminal escapes, as
+text. Only its last --max-bytes bytes are printed (--max-bytes 0: all).
+A session that ended without being stopped keeps its log until it is
+stopped or started again.`,
+				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+					if cmd.Args().Len() != 1 {
+						return usagef("mcpc session logs NAME", "give one session's name")
+					}
+					return st.runSessionLogs(g, cmd.Args().First())
 				}),
 			},
 		},
@@ -716,7 +735,9 @@ func (l *sessionLog) Write(p []byte) (int, error) {
 	if l.f == nil {
 		return len(p), nil
 	}
-	if l.n+int64(len(p)) > sessionLogLimit {
+	// An empty file is not moved aside: that would drop the older one
+	// for nothing.
+	if l.n > 0 && l.n+int64(len(p)) > sessionLogLimit {
 		l.f.Close()
 		os.Rename(l.path, l.path+".1")
 		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
@@ -740,4 +761,42 @@ func (l *sessionLog) Close() error {
 	err := l.f.Close()
 	l.f = nil
 	return err
+}
+
+// runSessionLogs prints the end of session name's server log: the
+// older file first, then the current one, the whole cut to its last
+// --max-bytes at a line's start.
+func (st *state) runSessionLogs(g *globals, name string) error {
+	ss := st.sessions(g)
+	if ss.Read(name) == nil {
+		var names []string
+		for _, r := range ss.List() {
+			names = append(names, r.Name)
+		}
+		hint := "no session is running; start one with 'mcpc session start SERVER'"
+		if len(names) > 0 {
+			hint = "sessions: " + strings.Join(names, ", ")
+			if c := config.Closest(name, names); c != "" {
+				hint = fmt.Sprintf("did you mean %q? ", c) + hint
+			}
+		}
+		return fail.New(fail.Config, hint, "no session %s", name)
+	}
+	var log []byte
+	for _, path := range []string{ss.LogFile(name) + ".1", ss.LogFile(name)} {
+		// A file can pass the bound by what one write brought.
+		b, err := fsx.ReadFileNoFollow(path, 2*sessionLogLimit)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot read session %s's log: %w", name, err)
+		}
+		log = append(log, b...)
+	}
+	if cut := len(log) - g.maxBytes; cut > 0 {
+		log = log[cut:]
+		if i := bytes.IndexByte(log, '\n'); i >= 0 && i < len(log)-1 {
+			cut, log = cut+i+1, log[i+1:]
+		}
+		format.Note(st.env.Stderr, "the log's first %d bytes are left out (--max-bytes %d); --max-bytes 0 prints all of it", cut, g.maxBytes)
+	}
+	return st.writeStdout([]byte(format.StripControl(string(log))))
 }
