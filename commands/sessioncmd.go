@@ -431,6 +431,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
+	h.Refused = func(err error) { format.Note(logw, "the session refused a connection: %v", err) }
 	ln, err := transport.ListenSocket(ss.Socket(name))
 	if err != nil {
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
