@@ -441,6 +441,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
+		Def: client.SessionKey(entry, g.cwd, ""),
 	}
 	if shell != nil {
 		rec.Shell = shell.PID
@@ -605,11 +606,31 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 // sessionListed is one line of mcpc session list.
 type sessionListed struct {
 	sessionShown
-	Status   string `json:"status"` // running, ended, stale
+	Status   string `json:"status"` // running, stale, ended, gone
 	Ended    string `json:"ended,omitempty"`
 	Age      string `json:"age"`
 	IdleLeft string `json:"idleLeft,omitempty"`
 	Requests int64  `json:"requests"` // passed on to the server
+	// Memory is the holder's resident memory in bytes (Linux; absent
+	// elsewhere), its server's not counted.
+	Memory int64 `json:"memory,omitempty"`
+}
+
+// entryChanged reports whether the configured entry rec holds was
+// changed since the session started: it runs the older definition.
+func entryChanged(g *globals, rec *clientstate.SessionRecord) bool {
+	if rec.Def == "" || rec.Server == sessionServerName(&config.Entry{}) {
+		return false // a --stdio server is its command line: never changed
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return false
+	}
+	e, err := cfg.Resolve(rec.Server, g.adhoc)
+	if err != nil || entryIdentity(e, rec.Name, g.cwd) != rec.Entry {
+		return false // not the entry it started for, seen from here
+	}
+	return client.SessionKey(e, g.cwd, "") != rec.Def
 }
 
 func (st *state) runSessionList(ctx context.Context, g *globals) error {
@@ -623,7 +644,10 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 		} else if res, err := askHolder(ctx, rec, client.HolderStatus); err == nil {
 			var s client.HolderStatusResult
 			json.Unmarshal(res, &s)
-			l.Requests, l.IdleLeft = s.Requests, s.IdleLeft
+			l.Requests, l.IdleLeft, l.Memory = s.Requests, s.IdleLeft, transport.ProcessRSS(rec.PID)
+			if entryChanged(g, rec) {
+				l.Status = "stale"
+			}
 		} else {
 			l.Status = "gone"
 		}
@@ -639,6 +663,9 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\tpid %d\tage %s\trequests %d", l.Name, l.Status, l.Server, l.Revision, l.PID, l.Age, l.Requests)
 			if l.IdleLeft != "" {
 				fmt.Fprintf(&b, "\tidle left %s", l.IdleLeft)
+			}
+			if l.Memory > 0 {
+				fmt.Fprintf(&b, "\tmemory %.1fMiB", float64(l.Memory)/(1<<20))
 			}
 			if l.Ended != "" {
 				fmt.Fprintf(&b, "\tended: %s", format.OneLine(l.Ended))
@@ -800,4 +827,16 @@ func (st *state) runSessionLogs(g *globals, name string) error {
 		format.Note(st.env.Stderr, "the log's first %d bytes are left out (--max-bytes %d); --max-bytes 0 prints all of it", cut, g.maxBytes)
 	}
 	return st.writeStdout([]byte(format.StripControl(string(log))))
+}
+
+// sessionHolds reports whether a live session holds the configured
+// server name (mcpc list shows it): one whose holder runs and that was
+// started for this entry.
+func (st *state) sessionHolds(g *globals, cfg *config.Config, name string) bool {
+	rec := st.sessions(g).Read(name)
+	if rec == nil || rec.Ended != "" || !processAlive(rec.PID) {
+		return false
+	}
+	e, err := cfg.Resolve(name, g.adhoc)
+	return err == nil && entryIdentity(e, name, g.cwd) == rec.Entry
 }

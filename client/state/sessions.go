@@ -39,6 +39,9 @@ type SessionRecord struct {
 	// is taken by one target at a time.
 	Entry  string `json:"entry"`
 	Socket string `json:"socket"`
+	// Def is the entry's definition as it started, hashed (without its
+	// credential): one changed since is marked stale.
+	Def string `json:"def,omitempty"`
 	// Ended says why the session ended when it was not stopped (its
 	// server exited, its holder was killed); "" while it runs. The
 	// record is kept so that the next command naming the session says
