@@ -448,6 +448,13 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 // connectHeld reaches the server through its session's holder.
 func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 	sock, err := transport.DialSocket(ctx, o.Held.Socket)
+	var foreign *transport.ForeignSocketError
+	if errors.As(err, &foreign) {
+		// The session is not this user's, and has not ended.
+		return &fail.Error{Code: fail.Connection, Err: err,
+			Msg:  fmt.Sprintf("session %s refused: its socket belongs to another user (uid %d), and a session serves only the user who started it", o.Held.Name, foreign.UID),
+			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
+	}
 	if err != nil {
 		return s.heldLost(err)
 	}

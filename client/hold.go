@@ -58,6 +58,9 @@ type Holder struct {
 	ping     chan struct{} // told of each request, for the idle bound
 	stop     chan struct{} // closed by a stop request
 	stopOnce sync.Once
+	// Refused, when set, is told of each connection refused as another
+	// user's (CheckPeer).
+	Refused func(error)
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -158,7 +161,12 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 			if err != nil {
 				return
 			}
-			if transport.CheckPeer(c) != nil {
+			if err := transport.CheckPeer(c); err != nil {
+				// Told before the connection closes: whoever connected
+				// finds it said once refused.
+				if h.Refused != nil {
+					h.Refused(err)
+				}
 				c.Close()
 				continue
 			}

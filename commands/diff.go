@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,9 +19,9 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
 
-// maxSnapshotFile bounds what mcpc diff reads of a snapshot file, as
-// --args @FILE is bounded.
-const maxSnapshotFile = maxObjectFlag
+// maxSnapshotFile bounds what mcpc diff reads of a snapshot file: the
+// most mcpc snapshot writes.
+const maxSnapshotFile = schemadiff.MaxSize
 
 // errDrift ends a diff that found a breaking change (or, with --strict,
 // any change): exit 1, the changes already printed.
@@ -63,7 +64,11 @@ default, examples and x- keywords changed. In an output schema the server
 produces the value, so a type widened or an enum value added is breaking
 and a narrowing is not. Schemas are compared as JSON Schema (2020-12 and
 draft-07): types as sets, nested properties and array items by path
-(arguments.filter.tags[]), local $refs followed, cycles walked once.
+(arguments.filter.tags[]), local $refs followed, cycles walked once. A
+schema whose comparison would take more steps than mcpc allows (anyOf
+branches that multiply) or that nests more than 1000 levels is not compared
+in detail: a note says so, and if it differs that is a breaking change
+(not-compared).
 
 Text: one line per change (breaking: tool search: argument "q" is now
 required). JSON: a list of {kind, object, path, change, old, new}. Exit 0
@@ -185,9 +190,17 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 			}
 		}
 	}
-	changes := schemadiff.Diff(snaps[0], snaps[1])
+	changes, err := schemadiff.Diff(ctx, snaps[0], snaps[1])
+	if err != nil {
+		return err // the invocation ended: --timeout, Ctrl-C
+	}
 	if changes == nil {
 		changes = []schemadiff.Change{}
+	}
+	for _, c := range changes {
+		if note := c.Note(); note != "" {
+			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.StripControl(note))
+		}
 	}
 	if err := st.printChanges(g, changes); err != nil {
 		return err
@@ -211,11 +224,15 @@ func (st *state) readSnapshot(g *globals, name string) (*schemadiff.Snapshot, er
 		}
 		return nil, usagef(hint, "cannot read snapshot file %s: %v", name, err)
 	}
-	var v any
-	if err := decodeJSON(data, &v); err != nil {
-		return nil, usagef(hint, "snapshot file %s is not valid JSON: %v", name, err)
+	if !json.Valid(data) {
+		// Decoded only to say where the text goes wrong: a valid
+		// document is decoded once, by Load.
+		var skip struct{}
+		if err := decodeJSON(data, &skip); err != nil {
+			return nil, usagef(hint, "snapshot file %s is not valid JSON: %v", name, err)
+		}
 	}
-	snap, err := schemadiff.Load(v)
+	snap, err := schemadiff.Load(data)
 	if err != nil {
 		return nil, usagef(hint, "snapshot file %s: %v", name, err)
 	}

@@ -19,6 +19,7 @@ var topics = []topic{
 	{Name: "exit-codes", Title: "EXIT STATUS", Text: exitCodesHelp},
 	{Name: "config", Title: "CONFIGURATION", Text: func() string { return configHelp }},
 	{Name: "auth", Title: "AUTHENTICATION", Text: func() string { return authHelp }},
+	{Name: "sessions", Title: "SESSIONS", Text: func() string { return sessionsHelp }},
 }
 
 // topic is one `mcpc help TOPIC` page.
@@ -366,4 +367,73 @@ A server that answers 401 or 403 ends the invocation with exit status 4 and a
 hint naming what to set or 'mcpc login SERVER'. Without a usable keyring a
 login is exit 4 too. Credentials are sent only to the origin they were
 configured for, never after a redirect to another one.
+`
+
+const sessionsHelp = `mcpc sessions
+
+Every invocation starts its stdio server and stops it. A session holds one
+server across invocations instead, so that what it keeps (a counter, a
+browser, an open document, a login) survives from one command to the next,
+and a server that takes a second to start starts once. Use one when a
+script (or an agent at a shell) decides its next call from the last result;
+when every call is known in advance, --batch needs no session.
+
+  mcpc session start SERVER          hold a configured server
+  mcpc session start --name pw --stdio 'npx -y @playwright/mcp'
+  mcpc session list                  name, status, pid, age, idle left,
+                                     requests, the holder's memory
+  mcpc session logs NAME             the server's stderr (its last
+                                     --max-bytes; --max-bytes 0: all)
+  mcpc session stop NAME... | --all  the server and its processes end
+
+Every command that names the server (call, list, read, prompt, ping, ...)
+goes through its live session, with the one-shot's output, checks and exit
+codes; --no-session starts a server of its own for that command.
+
+Lifetime. A session ends after --idle without a request (default 15m, 0:
+until stopped), when its server exits, on 'mcpc session stop', and with
+--shell when the shell that ran 'mcpc session start' exits:
+
+  #!/bin/sh
+  mcpc session start --shell pw      # ends when this script does
+  mcpc call pw browser_navigate url=https://example.com
+  mcpc call pw browser_snapshot
+
+The shell is the start command's parent: in a CI step, start the session in
+the step that uses it (each step is a shell of its own), and not as the
+last command of 'sh -c', which the shell may replace by the command itself.
+On Linux the shell is watched through a pidfd, so a reused pid is never
+taken for it.
+
+State loss is loud. When a session's server or holder died, every command
+naming it is exit 5, "session pw ended: server exited with status 1" (or
+how else it ended), never a fresh server behind the script's back. 'mcpc
+session logs pw' shows what the server said; 'mcpc session start pw'
+starts it again, 'mcpc session stop pw' forgets it.
+
+A changed entry. When the configured entry changed since the session
+started, commands still use the session (its state is what the script
+wants) with a note, and 'session list' marks it stale; stop and start it to
+use the new definition.
+
+Concurrent invocations share the session; none waits for another. Each
+request gets an id of the holder's own and its answer goes back to the
+invocation that sent it; progress goes to the invocation whose request
+carried its token; a request of the server's (a 2025 server's question,
+elicitation) goes to the invocation with requests in flight; when several
+have, it is refused with an error that says so, since it names none of
+them and a guess could hand one script's --answer to another's question
+(a 2026-07-28 server asks in its answer to the request, which cannot
+stray); log messages reach every attached invocation, each applying its
+own --log-level. An invocation that goes away (Ctrl-C,
+--timeout) has its requests cancelled on the server.
+
+Only the user gets in: the holder listens on a Unix socket in a private
+directory ($XDG_RUNTIME_DIR/mcpc, else under the state directory); on Linux
+a connection from another uid is refused, and an invocation does not
+connect to another user's socket (exit 5, "session pw refused").
+
+The cost: the holder is mcpc itself, about 15MiB of memory (14MiB
+measured on Linux, shown by 'session list') besides its server, and no CPU
+while idle. Sessions hold stdio servers.
 `

@@ -59,7 +59,7 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry)
 	if _, err := ss.PrepareSocket(name); err != nil {
 		return false, fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
-	rep, err := st.spawnHolder(ctx, g, st.keepAliveArgs(g, name, idle))
+	rep, err := st.spawnHolder(ctx, g, st.keepAliveArgs(g, name, idle), sessionStart{})
 	if err != nil {
 		return false, err
 	}

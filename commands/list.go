@@ -152,6 +152,8 @@ type serverRow struct {
 	Auth string `json:"auth,omitempty"`
 	// Disabled is a "disabled": true entry: listed, never started.
 	Disabled bool `json:"disabled,omitempty"`
+	// Session says a live session holds the server (mcpc session).
+	Session bool `json:"session,omitempty"`
 	// Unusable is why mcpc cannot use the entry (it starts with the
 	// file, line and column).
 	Unusable string `json:"unusable,omitempty"`
@@ -200,6 +202,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
 			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
+			rows[i].Session = st.sessionHolds(g, cfg, r.Name)
 		}
 	}
 	return st.print(g, format.KindServerList, st.withUnusable(cfg, map[string]any{"servers": rows}))

@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,13 +53,14 @@ sessions'.`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
 					&cli.DurationFlag{Name: "idle", Value: defaultSessionIdle, DefaultText: durationText(defaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+					&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
 				},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					g, err := st.readGlobals(cmd)
 					if err != nil {
 						return err
 					}
-					o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle")}
+					o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle"), shell: cmd.Bool("shell")}
 					if o.idle < 0 {
 						return usagef("", "--idle cannot be negative")
 					}
@@ -98,6 +102,22 @@ sessions'.`,
 					return st.runSessionStop(ctx, g, names)
 				}),
 			},
+			{
+				Name:      "logs",
+				Usage:     "print what a session's server wrote on stderr",
+				ArgsUsage: "NAME",
+				Description: `Prints the held server's stderr, kept in the session's private directory
+(at most 1MiB and the 1MiB before it), stripped of terminal escapes, as
+text. Only its last --max-bytes bytes are printed (--max-bytes 0: all).
+A session that ended without being stopped keeps its log until it is
+stopped or started again.`,
+				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+					if cmd.Args().Len() != 1 {
+						return usagef("mcpc session logs NAME", "give one session's name")
+					}
+					return st.runSessionLogs(g, cmd.Args().First())
+				}),
+			},
 		},
 	}
 }
@@ -105,6 +125,7 @@ sessions'.`,
 type sessionStart struct {
 	server, name string
 	idle         time.Duration
+	shell        bool // the session ends with the starter's parent
 }
 
 // sessions is the store of session records.
@@ -162,10 +183,11 @@ type sessionShown struct {
 	Revision  string `json:"revision"`
 	PID       int    `json:"pid"`
 	Idle      string `json:"idle"`
+	Shell     int    `json:"shell,omitempty"` // --shell: the process whose exit ends it
 }
 
 func shownSession(r *clientstate.SessionRecord) sessionShown {
-	return sessionShown{Name: r.Name, Server: r.Server, Transport: r.Transport, Revision: r.Revision, PID: r.PID, Idle: r.Idle}
+	return sessionShown{Name: r.Name, Server: r.Server, Transport: r.Transport, Revision: r.Revision, PID: r.PID, Idle: r.Idle, Shell: r.Shell}
 }
 
 func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what string) error {
@@ -173,6 +195,9 @@ func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what str
 		idle := "until stopped"
 		if r.Idle != "0s" {
 			idle = "ends after " + r.Idle + " idle"
+		}
+		if r.Shell != 0 {
+			idle += fmt.Sprintf(" or when its shell (pid %d) exits", r.Shell)
 		}
 		return st.writeStdout(fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
 			r.Name, what, r.Server, r.Transport, r.Revision, r.PID, idle))
@@ -221,7 +246,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	if _, err := ss.PrepareSocket(name); err != nil {
 		return fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
-	rep, err := st.spawnHolder(ctx, g, st.argv)
+	rep, err := st.spawnHolder(ctx, g, st.argv, o)
 	if err != nil {
 		return err
 	}
@@ -231,14 +256,21 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	return st.printSession(g, rep.Record, "started")
 }
 
-// spawnHolder starts the holder of the session start args, detached, and
-// waits for its report.
-func (st *state) spawnHolder(ctx context.Context, g *globals, args []string) (*holderReport, error) {
+// spawnHolder starts the holder of the session start args (whose options
+// are o), detached, and waits for its report.
+func (st *state) spawnHolder(ctx context.Context, g *globals, args []string, o sessionStart) (*holderReport, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find mcpc's own executable: %w", err)
 	}
-	spec, err := json.Marshal(holderSpec{Args: args})
+	hs := holderSpec{Args: args}
+	if o.shell {
+		// The shell is alive while it waits for this command, so the
+		// holder finds it (and on Linux its start time) still there.
+		ppid := os.Getppid()
+		hs.Shell = &watched{PID: ppid, Start: transport.ProcessStart(ppid)}
+	}
+	spec, err := json.Marshal(hs)
 	if err != nil {
 		return nil, err
 	}
@@ -284,9 +316,34 @@ func (st *state) spawnHolder(ctx context.Context, g *globals, args []string) (*h
 }
 
 // holderSpec is what a holder reads on its stdin: the command line of
-// the session start it serves.
+// the session start it serves, and with --shell the process whose exit
+// ends the session (the starter's parent: a holder's own parent is the
+// starter, which exits at once).
 type holderSpec struct {
-	Args []string `json:"args"`
+	Args  []string `json:"args"`
+	Shell *watched `json:"shell,omitempty"`
+}
+
+// watched is a process a holder watches: its pid, and its start
+// (transport.ProcessStart) so that a reused pid is not taken for it.
+type watched struct {
+	PID   int    `json:"pid"`
+	Start string `json:"start"`
+}
+
+// holderOut is where a holder's report to its starter goes, and what
+// else the starter told it.
+type holderOut struct {
+	io.Writer
+	shell *watched
+}
+
+// Close closes what the report went to: the starter reads it to its end.
+func (o *holderOut) Close() error {
+	if c, ok := o.Writer.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // holderArgs reads a holder's command line from stdin (bounded), when
@@ -304,7 +361,7 @@ func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
 	if err != nil || len(spec.Args) < 2 {
 		return nil, nil, usagef("", "%s is mcpc's own: it is started by mcpc session start", holderCommand)
 	}
-	out := env.Stdout
+	out := &holderOut{Writer: env.Stdout, shell: spec.Shell}
 	env.Stdout, env.Stdin, env.StdoutTTY = io.Discard, strings.NewReader(""), false
 	return spec.Args, out, nil
 }
@@ -333,6 +390,25 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
+	var shell *watched
+	if ho, ok := st.holder.(*holderOut); ok {
+		shell = ho.shell
+	}
+	if o.shell {
+		if shell == nil {
+			return fail.New(fail.Internal, "", "the holder was not told which shell it ends with")
+		}
+		// The shell's exit ends the session as SIGTERM would: the
+		// server is stopped and the record removed.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		gone := transport.WatchProcess(ctx, shell.PID, shell.Start)
+		go func() {
+			<-gone
+			cancel()
+		}()
+	}
 	ss := st.sessions(g)
 	if err := fsx.PrivateDir(ss.Dir(name)); err != nil {
 		return err
@@ -356,6 +432,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
+	h.Refused = func(err error) { format.Note(logw, "the session refused a connection: %v", err) }
 	ln, err := transport.ListenSocket(ss.Socket(name))
 	if err != nil {
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
@@ -365,6 +442,10 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
+		Def: client.SessionKey(entry, g.cwd, ""),
+	}
+	if shell != nil {
+		rec.Shell = shell.PID
 	}
 	if err := ss.Write(rec); err != nil {
 		return fmt.Errorf("cannot write the session's record: %w", err)
@@ -529,11 +610,31 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 // sessionListed is one line of mcpc session list.
 type sessionListed struct {
 	sessionShown
-	Status   string `json:"status"` // running, ended, stale
+	Status   string `json:"status"` // running, stale, ended, gone
 	Ended    string `json:"ended,omitempty"`
 	Age      string `json:"age"`
 	IdleLeft string `json:"idleLeft,omitempty"`
 	Requests int64  `json:"requests"` // passed on to the server
+	// Memory is the holder's resident memory in bytes (Linux; absent
+	// elsewhere), its server's not counted.
+	Memory int64 `json:"memory,omitempty"`
+}
+
+// entryChanged reports whether the configured entry rec holds was
+// changed since the session started: it runs the older definition.
+func entryChanged(g *globals, rec *clientstate.SessionRecord) bool {
+	if rec.Def == "" || rec.Server == sessionServerName(&config.Entry{}) {
+		return false // a --stdio server is its command line: never changed
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return false
+	}
+	e, err := cfg.Resolve(rec.Server, g.adhoc)
+	if err != nil || entryIdentity(e, rec.Name, g.cwd) != rec.Entry {
+		return false // not the entry it started for, seen from here
+	}
+	return client.SessionKey(e, g.cwd, "") != rec.Def
 }
 
 func (st *state) runSessionList(ctx context.Context, g *globals) error {
@@ -547,7 +648,10 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 		} else if res, err := askHolder(ctx, rec, client.HolderStatus); err == nil {
 			var s client.HolderStatusResult
 			json.Unmarshal(res, &s)
-			l.Requests, l.IdleLeft = s.Requests, s.IdleLeft
+			l.Requests, l.IdleLeft, l.Memory = s.Requests, s.IdleLeft, transport.ProcessRSS(rec.PID)
+			if entryChanged(g, rec) {
+				l.Status = "stale"
+			}
 		} else {
 			l.Status = "gone"
 		}
@@ -563,6 +667,9 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\tpid %d\tage %s\trequests %d", l.Name, l.Status, l.Server, l.Revision, l.PID, l.Age, l.Requests)
 			if l.IdleLeft != "" {
 				fmt.Fprintf(&b, "\tidle left %s", l.IdleLeft)
+			}
+			if l.Memory > 0 {
+				fmt.Fprintf(&b, "\tmemory %.1fMiB", float64(l.Memory)/(1<<20))
 			}
 			if l.Ended != "" {
 				fmt.Fprintf(&b, "\tended: %s", format.OneLine(l.Ended))
@@ -660,7 +767,9 @@ func (l *sessionLog) Write(p []byte) (int, error) {
 	if l.f == nil {
 		return len(p), nil
 	}
-	if l.n+int64(len(p)) > sessionLogLimit {
+	// An empty file is not moved aside: that would drop the older one
+	// for nothing.
+	if l.n > 0 && l.n+int64(len(p)) > sessionLogLimit {
 		l.f.Close()
 		os.Rename(l.path, l.path+".1")
 		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
@@ -684,4 +793,54 @@ func (l *sessionLog) Close() error {
 	err := l.f.Close()
 	l.f = nil
 	return err
+}
+
+// runSessionLogs prints the end of session name's server log: the
+// older file first, then the current one, the whole cut to its last
+// --max-bytes at a line's start.
+func (st *state) runSessionLogs(g *globals, name string) error {
+	ss := st.sessions(g)
+	if ss.Read(name) == nil {
+		var names []string
+		for _, r := range ss.List() {
+			names = append(names, r.Name)
+		}
+		hint := "no session is running; start one with 'mcpc session start SERVER'"
+		if len(names) > 0 {
+			hint = "sessions: " + strings.Join(names, ", ")
+			if c := config.Closest(name, names); c != "" {
+				hint = fmt.Sprintf("did you mean %q? ", c) + hint
+			}
+		}
+		return fail.New(fail.Config, hint, "no session %s", name)
+	}
+	var log []byte
+	for _, path := range []string{ss.LogFile(name) + ".1", ss.LogFile(name)} {
+		// A file can pass the bound by what one write brought.
+		b, err := fsx.ReadFileNoFollow(path, 2*sessionLogLimit)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot read session %s's log: %w", name, err)
+		}
+		log = append(log, b...)
+	}
+	if cut := len(log) - g.maxBytes; cut > 0 {
+		log = log[cut:]
+		if i := bytes.IndexByte(log, '\n'); i >= 0 && i < len(log)-1 {
+			cut, log = cut+i+1, log[i+1:]
+		}
+		format.Note(st.env.Stderr, "the log's first %d bytes are left out (--max-bytes %d); --max-bytes 0 prints all of it", cut, g.maxBytes)
+	}
+	return st.writeStdout([]byte(format.StripControl(string(log))))
+}
+
+// sessionHolds reports whether a live session holds the configured
+// server name (mcpc list shows it): one whose holder runs and that was
+// started for this entry.
+func (st *state) sessionHolds(g *globals, cfg *config.Config, name string) bool {
+	rec := st.sessions(g).Read(name)
+	if rec == nil || rec.Ended != "" || !processAlive(rec.PID) {
+		return false
+	}
+	e, err := cfg.Resolve(name, g.adhoc)
+	return err == nil && entryIdentity(e, name, g.cwd) == rec.Entry
 }

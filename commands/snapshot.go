@@ -22,9 +22,11 @@ keys sorted, lists sorted by name, "required" and "type" arrays sorted, no
 timestamp, cursor, cache hint or _meta, so that two snapshots of the same
 server are the same bytes. "mcpcSnapshot" is the format version, which later
 mcpc versions keep reading. The document is always JSON and never cut
-(--max-bytes does not apply; --query selects part of it as usual). A kind
-the server does not declare is an empty list. Compare it later with
-mcpc diff.`,
+(--max-bytes does not apply; --query selects part of it as usual); it is
+indented down to 32 levels and compact below, and compact throughout if
+indented it would pass the 64 MiB mcpc diff reads (over that even so:
+exit 5). A kind the server does not declare is an empty list. Compare it
+later with mcpc diff.`,
 		Metadata: examples(
 			"record a server's tools for a later comparison", "mcpc snapshot github > github.snapshot.json",
 			"a stdio server", "mcpc snapshot --stdio 'npx -y @modelcontextprotocol/server-everything' > everything.snapshot.json",
@@ -49,7 +51,7 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 	}
 	b, err := snap.Marshal()
 	if err != nil {
-		return err
+		return fail.New(fail.TooLarge, "leave tools out with \"excludeTools\" in the server's config entry", "%v", err)
 	}
 	if g.query != "" {
 		return st.printRaw(g, format.KindGeneric, b)

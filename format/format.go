@@ -31,7 +31,7 @@ const (
 	KindResourceList             // {"resources":[{uri,name,title?,description?,mimeType?}]}
 	KindTemplateList             // {"resourceTemplates":[{uriTemplate,name,title?,description?}]}
 	KindPromptList               // {"prompts":[{name,title?,description?,arguments?[{name,required?}]}]}
-	KindServerList               // {"servers":[{name,transport,source,trusted}],"errors"?:[{file,message}]} (mcpc's own config listing)
+	KindServerList               // {"servers":[{name,transport,source,trusted,session?}],"errors"?:[{file,message}]} (mcpc's own config listing)
 	KindConfig                   // {"servers":[{name,source,server:{command?,args?,url?}}],"errors"?:[{file,message}]} (mcpc config)
 	KindTool                     // one Tool: {name,title?,description?,inputSchema,annotations?}
 	KindPrompt                   // one Prompt: {name,title?,description?,arguments?}

@@ -126,6 +126,8 @@ func renderText(root *node, opts Options, notes io.Writer) string {
 					status = "disabled"
 				case s.isTrue("trusted") && str(s, "unusable") != "":
 					status = "unusable"
+				case s.isTrue("trusted") && s.isTrue("active") && s.isTrue("session"):
+					status = "session"
 				case s.isTrue("trusted") && s.isTrue("active"):
 					status = "active"
 				case s.isTrue("trusted"):

@@ -29,6 +29,8 @@ type SessionRecord struct {
 	// ends ("0": until stopped).
 	Idle    string    `json:"idle"`
 	Started time.Time `json:"started"`
+	// Shell is the process whose exit ends the session (--shell).
+	Shell int `json:"shell,omitempty"`
 	// Key identifies the entry the session was started for (its
 	// definition and credential identity, hashed): another entry of the
 	// same name is another target.
@@ -37,6 +39,9 @@ type SessionRecord struct {
 	// is taken by one target at a time.
 	Entry  string `json:"entry"`
 	Socket string `json:"socket"`
+	// Def is the entry's definition as it started, hashed (without its
+	// credential): one changed since is marked stale.
+	Def string `json:"def,omitempty"`
 	// Ended says why the session ended when it was not stopped (its
 	// server exited, its holder was killed); "" while it runs. The
 	// record is kept so that the next command naming the session says

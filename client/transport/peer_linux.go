@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"fmt"
 	"net"
 	"os"
 
@@ -30,7 +31,7 @@ func CheckPeer(c net.Conn) error {
 		return cerr
 	}
 	if int(cred.Uid) != os.Getuid() {
-		return ErrPeerRefused
+		return fmt.Errorf("%w (uid %d, pid %d)", ErrPeerRefused, cred.Uid, cred.Pid)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
 // A session's holder (mcpc session) serves its server to the invocations
@@ -40,8 +42,16 @@ func DialUnix(ctx context.Context, path string) (net.Conn, error) {
 	return conn, err
 }
 
-// DialSocket connects to the holder listening at path.
+// DialSocket connects to the holder listening at path. A socket of
+// another user's is not connected to (*ForeignSocketError): its holder
+// would refuse this user, and a socket planted by another user must not
+// be handed this user's requests.
 func DialSocket(ctx context.Context, path string) (*Socket, error) {
+	if st, err := os.Lstat(path); err == nil {
+		if uid, ok := fsx.Owner(st); ok && uid != os.Geteuid() {
+			return nil, &ForeignSocketError{UID: uid}
+		}
+	}
 	conn, err := DialUnix(ctx, path)
 	if err != nil {
 		return nil, err
@@ -141,3 +151,11 @@ func (m *MessageReader) Read() ([]jsonrpc.Message, error) {
 
 // ErrPeerRefused is what CheckPeer says of a connection from another user.
 var ErrPeerRefused = errors.New("the connecting process belongs to another user")
+
+// ForeignSocketError is DialSocket's refusal of a socket that belongs
+// to another user.
+type ForeignSocketError struct{ UID int }
+
+func (e *ForeignSocketError) Error() string {
+	return fmt.Sprintf("the session's socket belongs to another user (uid %d)", e.UID)
+}

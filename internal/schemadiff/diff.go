@@ -1,12 +1,17 @@
 package schemadiff
 
 import (
+	"bytes"
 	"cmp"
+	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // The kinds of change.
@@ -29,6 +34,8 @@ type Change struct {
 	Change string `json:"change"`
 	Old    any    `json:"old"`
 	New    any    `json:"new"`
+	// why is the reason a NotCompared change was not compared.
+	why string
 }
 
 // Text is the change as one line: `breaking: tool search_issues: argument
@@ -65,12 +72,23 @@ func (c Change) Text() string {
 		msg = fmt.Sprintf(`now requires a task (execution.taskSupport %s, was %s)`, jsonText(c.New), jsonText(c.Old))
 	case "keyword":
 		msg = subj + ": " + keywordText(c.Old, c.New)
+	case NotCompared:
+		msg = subj + " changed, and is too complex to compare in detail"
 	case "ref-changed":
 		msg = fmt.Sprintf("%s: $ref changed from %s to %s", subj, jsonText(c.Old), jsonText(c.New))
 	default: // "changed"
 		msg = fmt.Sprintf("%s changed from %s to %s", subj, jsonText(c.Old), jsonText(c.New))
 	}
 	return c.Kind + ": " + c.Object + ": " + msg
+}
+
+// Note is what mcpc says of change c on stderr besides listing it, or ""
+// when nothing: a schema not compared in detail is named with the reason.
+func (c Change) Note() string {
+	if c.Change != NotCompared {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s not compared in detail: %s; it differs, so it counts as a breaking change", c.Object, subject(c.Path), c.why)
 }
 
 // keywordText says how one keyword changed: old and new are {keyword:
@@ -124,14 +142,29 @@ func typeText(v any) string {
 	return strings.Join(l, "|")
 }
 
+// NotCompared is the change of a schema that differs but whose comparison
+// would cost more than Budget: breaking, as nothing says it is not.
+const NotCompared = "not-compared"
+
+// Budget bounds the work of comparing one pair of schemas, in the steps
+// the comparison counts (a location visited, a branch folded, a value
+// written out or copied): far past real schemas, which take thousands,
+// and under a second. anyOf branches that each refer to the next
+// definition twice double the work at every level.
+const Budget = 1 << 20
+
 // Diff lists what changed from old to new, in a fixed order: tools, then
 // prompts, then templates, each by name, each object's changes by path.
-func Diff(old, new *Snapshot) []Change {
-	d := &differ{}
+// It stops with ctx's cause when ctx ends.
+func Diff(ctx context.Context, old, new *Snapshot) ([]Change, error) {
+	d := &differ{ctx: ctx}
 	diffNamed(d, "tool", old.Tools, new.Tools, func(t Tool) string { return t.Name }, d.tool)
 	diffNamed(d, "prompt", old.Prompts, new.Prompts, func(p Prompt) string { return p.Name }, d.prompt)
 	diffNamed(d, "template", old.ResourceTemplates, new.ResourceTemplates, func(t Template) string { return t.URITemplate }, d.template)
-	return d.changes
+	if d.err != nil {
+		return nil, d.err
+	}
+	return d.changes, nil
 }
 
 // diffNamed pairs the objects of a kind by name: a name only in old is
@@ -152,6 +185,9 @@ func diffNamed[T any](d *differ, kind string, old, new []T, name func(T) string,
 	}
 	slices.Sort(names)
 	for _, k := range names {
+		if d.err != nil {
+			return
+		}
 		d.object = kind + " " + k
 		start := len(d.changes)
 		o, inOld := om[k]
@@ -171,17 +207,17 @@ func diffNamed[T any](d *differ, kind string, old, new []T, name func(T) string,
 
 // differ collects the changes of one comparison.
 type differ struct {
+	ctx     context.Context
+	err     error // ctx's cause, once it ended
 	changes []Change
 	object  string
 	// stack is the (old, new) schema locations being compared, so that a
-	// $ref cycle is walked once; visits bounds the work a hostile schema
+	// $ref cycle is walked once; budget bounds the work a hostile schema
 	// can cause.
-	stack  map[[2]string]bool
-	visits int
+	stack   map[[2]string]bool
+	budget  *schemamsg.Budget
+	tooDeep bool // the walk went past maxDepth
 }
-
-// maxVisits bounds the schema nodes one comparison visits.
-const maxVisits = 200000
 
 func (d *differ) add(kind, path, change string, old, new any) {
 	d.changes = append(d.changes, Change{Kind: kind, Object: d.object, Path: path, Change: change, Old: old, New: new})
@@ -214,16 +250,31 @@ func (d *differ) tool(o, n Tool) {
 	default:
 		d.add(Compatible, "execution.taskSupport", "changed", ot, nt)
 	}
-	d.schemas(o.InputSchema, n.InputSchema, "arguments", false)
+	d.rawSchemas(o.InputSchema, n.InputSchema, "arguments", false)
 	switch {
-	case o.OutputSchema == nil && n.OutputSchema == nil:
-	case n.OutputSchema == nil:
+	case len(o.OutputSchema) == 0 && len(n.OutputSchema) == 0:
+	case len(n.OutputSchema) == 0:
 		d.add(Breaking, "output", "removed", nil, nil)
-	case o.OutputSchema == nil:
+	case len(o.OutputSchema) == 0:
 		d.add(Compatible, "output", "added", nil, nil)
 	default:
-		d.schemas(o.OutputSchema, n.OutputSchema, "output", true)
+		d.rawSchemas(o.OutputSchema, n.OutputSchema, "output", true)
 	}
+}
+
+// rawSchemas compares two schemas kept as text, decoding them for the
+// comparison alone. The same text is the same schema: nothing to walk.
+func (d *differ) rawSchemas(o, n json.RawMessage, path string, output bool) {
+	if bytes.Equal(o, n) {
+		return
+	}
+	ov, oerr := decodeSchema(o)
+	nv, nerr := decodeSchema(n)
+	if oerr != nil || nerr != nil { // not from Load: it decoded them once
+		d.notCompared(len(d.changes), path, "it cannot be decoded")
+		return
+	}
+	d.schemas(ov, nv, path, output)
 }
 
 // taskSupport is a tool's execution.taskSupport, "forbidden" when absent
@@ -274,11 +325,33 @@ func (d *differ) template(o, n Template) {
 	}
 }
 
-// schemas compares two whole schemas, each its own document for $refs.
+// schemas compares two whole schemas, each its own document for $refs,
+// within Budget: past it, what was found of the pair is dropped for one
+// NotCompared change (a partial list would look complete).
 func (d *differ) schemas(o, n any, path string, output bool) {
+	if d.err != nil {
+		return
+	}
 	d.stack = map[[2]string]bool{}
-	d.visits = 0
+	d.budget = schemamsg.NewBudget(d.ctx, Budget)
+	d.tooDeep = false
+	start := len(d.changes)
 	d.schema(node{v: o, root: o, at: "#"}, node{v: n, root: n, at: "#"}, path, output, 0)
+	switch {
+	case d.budget.Err() != nil:
+		d.err = d.budget.Err()
+	case d.budget.Left() < 0:
+		d.notCompared(start, path, fmt.Sprintf("comparing it would take more than the %d steps mcpc allows (its anyOf, oneOf, allOf and $ref branches multiply the work)", Budget))
+	case d.tooDeep:
+		d.notCompared(start, path, fmt.Sprintf("it nests more than %d levels deep", maxDepth))
+	}
+}
+
+// notCompared replaces the changes found from start on by one NotCompared
+// change at path, saying why.
+func (d *differ) notCompared(start int, path, why string) {
+	clear(d.changes[start:])
+	d.changes = append(d.changes[:start], Change{Kind: Breaking, Object: d.object, Path: path, Change: NotCompared, why: why})
 }
 
 func sortedUnion[V any](a, b map[string]V) []string {

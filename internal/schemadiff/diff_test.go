@@ -1,23 +1,33 @@
 package schemadiff
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 )
 
-// js decodes a JSON text as a snapshot holds it.
-func js(t *testing.T, s string) any {
+// js is a schema's JSON text as a snapshot holds it.
+func js(t *testing.T, s string) json.RawMessage {
 	t.Helper()
 	if s == "" {
 		return nil
 	}
-	var v any
-	if err := decode([]byte(s), &v); err != nil {
-		t.Fatalf("bad test JSON %s: %v", s, err)
+	if !json.Valid([]byte(s)) {
+		t.Fatalf("bad test JSON %s", s)
 	}
-	return v
+	return json.RawMessage(s)
+}
+
+// diff is Diff with no end to its context.
+func diff(t *testing.T, old, new *Snapshot) []Change {
+	t.Helper()
+	changes, err := Diff(context.Background(), old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changes
 }
 
 func lines(cs []Change) string {
@@ -225,7 +235,7 @@ func TestSchemaRules(t *testing.T) {
 				o = Tool{Name: "t", OutputSchema: js(t, c.old)}
 				n = Tool{Name: "t", OutputSchema: js(t, c.new)}
 			}
-			got := lines(Diff(&Snapshot{Tools: []Tool{o}}, &Snapshot{Tools: []Tool{n}}))
+			got := lines(diff(t, &Snapshot{Tools: []Tool{o}}, &Snapshot{Tools: []Tool{n}}))
 			if got != c.want {
 				t.Errorf("got:\n%swant:\n%s", got, c.want)
 			}
@@ -279,15 +289,15 @@ breaking: prompt old-prompt: removed
 breaking: template test://gone/{x}: removed
 compatible: template test://items/{id}: mimeType changed from "text/plain" to "application/json"
 `
-	if got := lines(Diff(old, new)); got != want {
+	if got := lines(diff(t, old, new)); got != want {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 	// The JSON form has every field, null where there is no value.
-	b, _ := json.Marshal(Diff(old, new)[7])
+	b, _ := json.Marshal(diff(t, old, new)[7])
 	if got := string(b); got != `{"kind":"breaking","object":"tool run","path":"execution.taskSupport","change":"task-required","old":"optional","new":"required"}` {
 		t.Errorf("JSON: %s", got)
 	}
-	b, _ = json.Marshal(Diff(old, new)[5])
+	b, _ = json.Marshal(diff(t, old, new)[5])
 	if got := string(b); got != `{"kind":"breaking","object":"tool gone","path":"","change":"removed","old":null,"new":null}` {
 		t.Errorf("JSON: %s", got)
 	}
@@ -361,7 +371,7 @@ func TestFromListsIsStable(t *testing.T) {
 	if string(ab) != want {
 		t.Errorf("got:\n%s", ab)
 	}
-	if d := Diff(a, b); len(d) != 0 {
+	if d := diff(t, a, b); len(d) != 0 {
 		t.Errorf("a snapshot differs from itself: %v", d)
 	}
 }
@@ -376,7 +386,7 @@ func TestLoad(t *testing.T) {
 		{`{"mcpcSnapshot":1,"tools":[{"title":"x"}]}`, `not an mcpc snapshot: tools[0] has no name`},
 		{`{"mcpcSnapshot":1,"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`, ``},
 	} {
-		_, err := Load(js(t, c.doc))
+		_, err := Load([]byte(c.doc))
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -394,7 +404,7 @@ func TestHostileSchemaEnds(t *testing.T) {
 		`"m":{"type":"object","properties":{"a":{"$ref":"#/$defs/n"},"b":{"$ref":"#/$defs/n"},"c":{"anyOf":[{"$ref":"#/$defs/m"},{"$ref":"#/$defs/n"}]}}}},"$ref":"#/$defs/n"}`
 	o := &Snapshot{Tools: []Tool{{Name: "t", InputSchema: js(t, s)}}}
 	n := &Snapshot{Tools: []Tool{{Name: "t", InputSchema: js(t, strings.ReplaceAll(s, `"type":"object"`, `"type":"array"`))}}}
-	if d := Diff(o, n); len(d) == 0 {
+	if d := diff(t, o, n); len(d) == 0 {
 		t.Fatal("no change found")
 	}
 }
@@ -410,10 +420,10 @@ func TestDiffLargeEnum(t *testing.T) {
 		return l
 	}
 	snap := func(e []any) *Snapshot {
-		return &Snapshot{Tools: []Tool{{Name: "t", InputSchema: map[string]any{"type": "object",
-			"properties": map[string]any{"x": map[string]any{"enum": e}}}}}}
+		s, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"enum": e}}})
+		return &Snapshot{Tools: []Tool{{Name: "t", InputSchema: s}}}
 	}
-	changes := Diff(snap(enum(0, 30000)), snap(enum(1, 30000)))
+	changes := diff(t, snap(enum(0, 30000)), snap(enum(1, 30000)))
 	if len(changes) != 2 || changes[0].Change != "enum-value-removed" || changes[0].Old != "v0" || changes[1].Change != "enum-value-added" || changes[1].New != "v30000" {
 		t.Fatalf("changes %v", changes)
 	}

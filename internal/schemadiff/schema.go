@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // node is a schema inside its document: the value, the document's root
@@ -114,10 +116,15 @@ func (n node) child(v any, parts ...string) node {
 
 // viewOf reads a schema. folding holds the locations whose allOf, anyOf
 // and oneOf are being folded: a branch that refers back to one of them
-// adds nothing more (it allows what the schema allows).
-func viewOf(n node, folding map[string]bool) view {
-	n = deref(n)
+// adds nothing more (it allows what the schema allows). Each read and
+// what its folding copies is charged to b; once b is spent the views are
+// empty, and the caller, seeing b spent, drops them.
+func viewOf(n node, folding map[string]bool, b *schemamsg.Budget) view {
 	var w view
+	if !b.Charge(1) {
+		return w
+	}
+	n = deref(n)
 	if folding[n.at] || len(folding) > maxDepth {
 		return w
 	}
@@ -187,7 +194,9 @@ func viewOf(n node, folding map[string]bool) view {
 	defer delete(folding, n.at)
 	if all, ok := m["allOf"].([]any); ok {
 		for i, e := range all {
-			w.meet(viewOf(n.child(e, "allOf", strconv.Itoa(i)), folding))
+			o := viewOf(n.child(e, "allOf", strconv.Itoa(i)), folding, b)
+			b.Charge(len(o.props) + len(o.required))
+			w.meet(o)
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
@@ -197,11 +206,13 @@ func viewOf(n node, folding map[string]bool) view {
 		}
 		var u view
 		for i, e := range l {
-			b := viewOf(n.child(e, k, strconv.Itoa(i)), folding)
+			o := viewOf(n.child(e, k, strconv.Itoa(i)), folding, b)
+			// join copies the enums and the property names.
+			b.Charge(len(o.enum) + len(o.props) + len(o.required))
 			if i == 0 {
-				u = b
+				u = o
 			} else {
-				u.join(b)
+				u.join(o)
 			}
 		}
 		u.title, u.desc = "", ""
@@ -301,8 +312,12 @@ func mergeProps(a, b map[string]node) map[string]node {
 // (the server produces the value, so narrowing is safe and widening is
 // not), otherwise an input (the client produces it: the reverse).
 func (d *differ) schema(o, n node, path string, output bool, depth int) {
-	d.visits++
-	if d.visits > maxVisits || depth > maxDepth {
+	// A step, and the path written out (a long one is its own work).
+	if !d.budget.Charge(1 + len(path)/64) {
+		return
+	}
+	if depth > maxDepth {
+		d.tooDeep = true
 		return
 	}
 	o, n = deref(o), deref(n)
@@ -313,7 +328,10 @@ func (d *differ) schema(o, n node, path string, output bool, depth int) {
 	d.stack[key] = true
 	defer delete(d.stack, key)
 
-	ov, nv := viewOf(o, map[string]bool{}), viewOf(n, map[string]bool{})
+	ov, nv := viewOf(o, map[string]bool{}, d.budget), viewOf(n, map[string]bool{}, d.budget)
+	if d.budget.Left() < 0 || d.budget.Err() != nil {
+		return
+	}
 	// In an input a change that accepts less is breaking; in an output one
 	// that may produce more.
 	less, more := Breaking, Compatible
@@ -455,7 +473,9 @@ func (d *differ) enums(o, n []any, path, less, more string) {
 		return
 	}
 	// As sets of JSON texts, each written once: comparing the lists pair
-	// by pair took minutes for 30,000 values.
+	// by pair took minutes for 30,000 values. A location reached many
+	// times through $refs writes them each time: charged.
+	d.budget.Charge(len(o) + len(n))
 	texts := func(l []any) (map[string]bool, []string) {
 		set, list := make(map[string]bool, len(l)), make([]string, len(l))
 		for i, v := range l {
@@ -512,8 +532,14 @@ func (d *differ) keywords(o, n any, path, less, more string) {
 		}
 		ov, inOld := om[k]
 		nv, inNew := nm[k]
-		if inOld && inNew && jsonText(ov) == jsonText(nv) {
-			continue
+		if inOld && inNew {
+			ot, nt := jsonText(ov), jsonText(nv)
+			// A keyword may hold a whole schema ("not", "if"), written
+			// out again at each visit of its location.
+			d.budget.Charge(len(ot) + len(nt))
+			if ot == nt {
+				continue
+			}
 		}
 		kind := less
 		switch {

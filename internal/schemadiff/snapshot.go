@@ -11,13 +11,21 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // Version is the snapshot format this mcpc writes and reads. A later mcpc
 // that changes the format bumps it and keeps reading the old ones; this one
 // refuses a newer one by name rather than misreading it.
 const Version = 1
+
+// MaxSize bounds a snapshot document: what mcpc snapshot writes and what
+// mcpc diff reads, so that diff reads every snapshot mcpc writes.
+const MaxSize = 64 << 20
 
 // Snapshot is the stable document `mcpc snapshot` writes. Its fields are
 // declared in alphabetical order, and its maps are encoded with sorted
@@ -32,16 +40,31 @@ type Snapshot struct {
 	Tools             []Tool     `json:"tools"`
 }
 
-// Tool is one tool as a snapshot keeps it; the schemas are JSON values as
-// decoded with json.Decoder.UseNumber (numbers kept exactly).
+// Tool is one tool as a snapshot keeps it. The schemas stay JSON text
+// (numbers kept exactly), decoded one tool at a time when compared: a
+// snapshot of many tools then costs about its own size in memory, where
+// all of its schemas decoded cost ten times that.
 type Tool struct {
-	Annotations  map[string]any `json:"annotations,omitempty"`
-	Description  string         `json:"description,omitempty"`
-	Execution    *Execution     `json:"execution,omitempty"`
-	InputSchema  any            `json:"inputSchema,omitempty"`
-	Name         string         `json:"name"`
-	OutputSchema any            `json:"outputSchema,omitempty"`
-	Title        string         `json:"title,omitempty"`
+	Annotations  Annotations     `json:"annotations,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Execution    *Execution      `json:"execution,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	Name         string          `json:"name"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Title        string          `json:"title,omitempty"`
+}
+
+// Annotations are a tool's annotations, their numbers kept exactly.
+type Annotations map[string]any
+
+// UnmarshalJSON decodes the annotations with json.Number numbers.
+func (a *Annotations) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	if err := decode(data, &m); err != nil {
+		return err
+	}
+	*a = m
+	return nil
 }
 
 // Execution is a tool's execution object: whether it runs as a task.
@@ -88,48 +111,97 @@ func FromLists(tools, prompts, templates json.RawMessage) (*Snapshot, error) {
 		if raw == nil {
 			continue
 		}
-		if err := decode(raw, &lists); err != nil {
-			return nil, fmt.Errorf("the server's list of %s: %v", what, err)
+		if err := json.Unmarshal(raw, &lists); err != nil {
+			return nil, fmt.Errorf("the server's list of %s: %v", what, strings.TrimPrefix(err.Error(), "json: "))
 		}
 	}
 	s.Tools = append(s.Tools, lists.Tools...)
 	s.Prompts = append(s.Prompts, lists.Prompts...)
 	s.ResourceTemplates = append(s.ResourceTemplates, lists.ResourceTemplates...)
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		var err error
+		if t.InputSchema, err = normalSchema(t.InputSchema); err == nil {
+			t.OutputSchema, err = normalSchema(t.OutputSchema)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the server's list of tools: tool %q: %v", t.Name, err)
+		}
+	}
 	s.normalize()
 	return s, nil
 }
 
-// Load reads a snapshot from its decoded JSON (numbers as json.Number).
-// The errors say what is wrong without the file's name, which the caller
-// adds.
-func Load(v any) (*Snapshot, error) {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("not an mcpc snapshot: the document is not a JSON object")
-	}
-	ver, ok := obj["mcpcSnapshot"]
-	if !ok {
-		return nil, errors.New(`not an mcpc snapshot: it has no "mcpcSnapshot" format version`)
-	}
-	n, ok := ver.(json.Number)
-	if !ok || n.String() != fmt.Sprint(Version) {
-		if i, err := n.Int64(); ok && err == nil && i > Version {
-			return nil, fmt.Errorf("snapshot format %d is newer than this mcpc reads (format %d)", i, Version)
-		}
-		return nil, fmt.Errorf("unknown snapshot format %s (this mcpc reads format %d)", jsonText(ver), Version)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
+// normalSchema is a schema as a snapshot keeps it: compact, keys sorted,
+// its sets sorted (sortSets), nil for none.
+func normalSchema(raw json.RawMessage) (json.RawMessage, error) {
+	v, err := decodeSchema(raw)
+	if v == nil || err != nil {
 		return nil, err
 	}
-	s := &Snapshot{}
-	if err := decode(data, s); err != nil {
-		return nil, fmt.Errorf("not an mcpc snapshot: %v", err)
+	sortSets(v, 0)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	for i, t := range s.Tools {
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// decodeSchema decodes a schema's text, numbers as json.Number; no text
+// is nil.
+func decodeSchema(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	err := decode(raw, &v)
+	return v, err
+}
+
+// Load reads a snapshot document: a JSON text that is known to be valid
+// (the caller has located any syntax error). The errors say what is wrong
+// without the file's name, which the caller adds. The document is
+// decoded once, into the snapshot, schemas kept as text.
+func Load(data []byte) (*Snapshot, error) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("not an mcpc snapshot: the document is not a JSON object")
+	}
+	// The version first, read alone (the rest is skipped, not decoded):
+	// a later format is refused by name before it is misread.
+	var head struct {
+		Version json.RawMessage `json:"mcpcSnapshot"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not an mcpc snapshot: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if head.Version == nil {
+		return nil, errors.New(`not an mcpc snapshot: it has no "mcpcSnapshot" format version`)
+	}
+	if ver := string(head.Version); ver != strconv.Itoa(Version) {
+		if i, err := strconv.ParseInt(ver, 10, 64); err == nil && i > Version {
+			return nil, fmt.Errorf("snapshot format %d is newer than this mcpc reads (format %d)", i, Version)
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, head.Version) == nil {
+			ver = b.String()
+		}
+		return nil, fmt.Errorf("unknown snapshot format %s (this mcpc reads format %d)", ver, Version)
+	}
+	s := &Snapshot{}
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("not an mcpc snapshot: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	for i := range s.Tools {
+		t := &s.Tools[i]
 		if t.Name == "" {
 			return nil, fmt.Errorf("not an mcpc snapshot: tools[%d] has no name", i)
 		}
+		// As FromLists keeps them, so that an unchanged schema is the
+		// same text on both sides of a comparison, whichever side a
+		// server is.
+		t.InputSchema, t.OutputSchema = compactInPlace(t.InputSchema), compactInPlace(t.OutputSchema)
 	}
 	for i, p := range s.Prompts {
 		if p.Name == "" {
@@ -156,30 +228,120 @@ func decode(data []byte, v any) error {
 	return nil
 }
 
-// Marshal encodes the snapshot as the document mcpc writes: indented, keys
-// sorted, "<" left as it is, a final newline.
+// compactInPlace drops the whitespace between the tokens of the JSON text
+// b, in b's own memory, and returns what it holds then.
+func compactInPlace(b []byte) []byte {
+	n := 0
+	var text schemamsg.Strings
+	for _, c := range b {
+		if text.Outside(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			continue
+		}
+		b[n] = c
+		n++
+	}
+	return b[:n]
+}
+
+// indentDepth is how many levels of a snapshot are indented: the tools'
+// schemas 28 levels deep, far past real ones. Below it a value is written
+// compact on its line, so that indentation cannot multiply a schema's
+// size: 4,900 nested levels of 400 KB, indented, were a 240 MB file.
+const indentDepth = 32
+
+// Marshal encodes the snapshot as the document mcpc writes: keys sorted,
+// "<" left as it is, a final newline; indented by two spaces down to
+// indentDepth levels (json.Indent's bytes for every real snapshot), and
+// compact below. A document indented past MaxSize is written compact; one
+// that is still larger is an error, as mcpc diff could not read it.
 func (s *Snapshot) Marshal() ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(s); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	compact := b.Bytes()
+	if len(compact) > MaxSize {
+		return nil, fmt.Errorf("the snapshot would be %s, more than the %s mcpc diff reads", units.SizeText(int64(len(compact))), units.SizeText(MaxSize))
+	}
+	if out, ok := indentCapped(compact, indentDepth, MaxSize); ok {
+		return out, nil
+	}
+	return compact, nil
+}
+
+// indentCapped indents compact JSON text (ending in a newline) by two
+// spaces as json.Indent does, down to depth levels, writing what is deeper
+// as it is. It gives up (false) once the result would pass limit.
+func indentCapped(src []byte, depth, limit int) ([]byte, bool) {
+	out := make([]byte, 0, min(len(src)+len(src)/2, limit))
+	level := 0       // containers open
+	pending := false // a container just opened at an indented level
+	newline := func(n int) {
+		out = append(out, '\n')
+		for range n {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		if len(out) > limit {
+			return nil, false
+		}
+		c := src[i]
+		if pending {
+			pending = false
+			if c != ']' && c != '}' {
+				newline(level)
+			}
+		}
+		switch c {
+		case '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			out = append(out, src[i:j+1]...)
+			i = j
+			continue
+		case '{', '[':
+			out = append(out, c)
+			level++
+			pending = level <= depth
+			continue
+		case '}', ']':
+			if level <= depth && src[i-1] != '{' && src[i-1] != '[' {
+				newline(level - 1)
+			}
+			level--
+		case ',':
+			out = append(out, c)
+			if level <= depth {
+				newline(level)
+			}
+			continue
+		case ':':
+			out = append(out, c)
+			if level <= depth {
+				out = append(out, ' ')
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, len(out) <= limit
 }
 
 // normalize sorts what a server may list in any order: the lists by name,
-// prompt arguments by name, and in schemas the sets ("required", a "type"
-// array). Enum values keep their order, which a form shows.
+// prompt arguments by name (the schemas' sets are sorted by normalSchema).
 func (s *Snapshot) normalize() {
 	slices.SortStableFunc(s.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortStableFunc(s.Prompts, func(a, b Prompt) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortStableFunc(s.ResourceTemplates, func(a, b Template) int { return strings.Compare(a.URITemplate, b.URITemplate) })
 	for i := range s.Tools {
 		t := &s.Tools[i]
-		sortSets(t.InputSchema, 0)
-		sortSets(t.OutputSchema, 0)
 		if t.Execution != nil && t.Execution.TaskSupport == "" {
 			t.Execution = nil
 		}
@@ -193,9 +355,10 @@ func (s *Snapshot) normalize() {
 // allows 10000 levels, far past any real schema.
 const maxDepth = 1000
 
-// sortSets sorts the set-valued keywords of schema s and of every schema
-// below it, knowing which keywords hold schemas (a property may be named
-// "required" or "type").
+// sortSets sorts the set-valued keywords ("required", a "type" array) of
+// schema s and of every schema below it; enum values keep their order,
+// which a form shows. It knows which keywords hold schemas (a property
+// may be named "required" or "type").
 func sortSets(s any, depth int) {
 	m, ok := s.(map[string]any)
 	if !ok || depth > maxDepth {

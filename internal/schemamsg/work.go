@@ -88,10 +88,10 @@ func NewPlan(root *jsonschema.Schema) (plan *Plan, loop string) {
 // is "" when it would not. It returns the context's cause when ctx ends
 // first: the count checks it as it goes.
 func (p *Plan) Work(ctx context.Context, instance any, budget int) (over string, err error) {
-	w := &workWalk{ctx: ctx, p: p, left: budget}
+	w := &workWalk{b: NewBudget(ctx, budget), p: p}
 	if _, ok := w.visit(p.g.order[0], instance, 0); !ok {
-		if w.err != nil {
-			return "", w.err
+		if err := w.b.Err(); err != nil {
+			return "", err
 		}
 		return fmt.Sprintf("a check of this value would take more than %d steps, more than mcpc allows: its anyOf, oneOf, allOf and $ref branches multiply the work", budget), nil
 	}
@@ -100,18 +100,43 @@ func (p *Plan) Work(ctx context.Context, instance any, budget int) (over string,
 
 // workWalk is one count of Work.
 type workWalk struct {
-	ctx    context.Context
-	p      *Plan
-	left   int
-	visits int
-	err    error
+	b *Budget
+	p *Plan
 }
 
-// charge takes n from what is left, and says whether anything is.
-func (w *workWalk) charge(n int) bool {
-	w.left -= n
-	return w.left >= 0
+// Budget is local work counted against a limit, with the invocation's
+// context watched as it goes: the one way mcpc bounds what a schema can
+// make it do (Plan.Work's count before a check, schemadiff's comparison).
+// The unit is the counter's own; the limit is the caller's.
+type Budget struct {
+	ctx   context.Context
+	left  int
+	calls int
+	err   error
 }
+
+// NewBudget is a budget of n units that also ends with ctx.
+func NewBudget(ctx context.Context, n int) *Budget {
+	return &Budget{ctx: ctx, left: n}
+}
+
+// Charge takes n from what is left, and says whether the work may go on:
+// not once the budget is spent, nor once the context has ended (then Err
+// is its cause). The context is looked at every 1024 charges, so a count
+// costs little more than its arithmetic.
+func (b *Budget) Charge(n int) bool {
+	if b.calls++; b.calls%1024 == 0 && b.err == nil && b.ctx.Err() != nil {
+		b.err = context.Cause(b.ctx)
+	}
+	b.left -= n
+	return b.err == nil && b.left >= 0
+}
+
+// Left is what is left of the budget (negative once it is spent).
+func (b *Budget) Left() int { return b.left }
+
+// Err is the context's cause once a Charge has seen it end, else nil.
+func (b *Budget) Err() error { return b.err }
 
 // visit counts schema s applied to value v, depth levels below the
 // root's check, and what it applies below. It returns the most text a
@@ -119,12 +144,7 @@ func (w *workWalk) charge(n int) bool {
 // level above copies), and false to stop the count (over budget or too
 // deep, or the context ended).
 func (w *workWalk) visit(s *jsonschema.Schema, v any, depth int) (text int, ok bool) {
-	w.visits++
-	if w.visits%1024 == 0 && w.ctx.Err() != nil {
-		w.err = context.Cause(w.ctx)
-		return 0, false
-	}
-	if depth > maxWorkDepth || !w.charge(perVisit) {
+	if depth > maxWorkDepth || !w.b.Charge(perVisit) {
 		return 0, false
 	}
 	// What a level's error holds: the deepest failure below it, except
@@ -186,7 +206,7 @@ func (w *workWalk) visit(s *jsonschema.Schema, v any, depth int) (text int, ok b
 				return 0, false
 			}
 			for _, sub := range s.PatternProperties {
-				if !w.charge(len(k)) || !apply(sub, val, &deepest, false) {
+				if !w.b.Charge(len(k)) || !apply(sub, val, &deepest, false) {
 					return 0, false
 				}
 			}
@@ -202,7 +222,7 @@ func (w *workWalk) visit(s *jsonschema.Schema, v any, depth int) (text int, ok b
 	// and anyOf joins its branches' texts first: about four bytes
 	// allocated for each byte of the text (measured).
 	text = len("validating ") + len(w.p.g.nodes[s].ptr) + max(w.own(s, v), deepest, joined)
-	if !w.charge(4 * text) {
+	if !w.b.Charge(4 * text) {
 		return 0, false
 	}
 	return text, true
@@ -260,7 +280,7 @@ func (w *workWalk) printed(v any) int {
 	n := 0
 	var walk func(any) bool
 	walk = func(v any) bool {
-		if n > w.left {
+		if n > w.b.Left() {
 			return false
 		}
 		switch x := v.(type) {
@@ -290,7 +310,7 @@ func (w *workWalk) printed(v any) int {
 		return true
 	}
 	walk(v)
-	w.charge(n)
+	w.b.Charge(n)
 	return n
 }
 
@@ -308,21 +328,11 @@ const DecodeBudget = 16 << 20
 // or is "".
 func DecodeWork(schema []byte) (over string) {
 	cost, depth, deepest := 0, 0, 0
-	inString, escaped := false, false
+	var text Strings
 	for _, c := range schema {
 		cost += depth
 		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
+		case !text.Outside(c):
 		case c == '{' || c == '[':
 			depth++
 			deepest = max(deepest, depth)
@@ -334,4 +344,26 @@ func DecodeWork(schema []byte) (over string) {
 		}
 	}
 	return ""
+}
+
+// Strings follows JSON text byte by byte, knowing which bytes are inside
+// a string (quotes and escapes included): what a pass over the text that
+// reads only its structure needs.
+type Strings struct{ in, escaped bool }
+
+// Outside takes the next byte c, and says whether it is outside every
+// string: punctuation, a literal or whitespace.
+func (s *Strings) Outside(c byte) bool {
+	switch {
+	case s.escaped:
+		s.escaped = false
+	case s.in:
+		s.escaped = c == '\\'
+		s.in = c != '"'
+	case c == '"':
+		s.in = true
+	default:
+		return true
+	}
+	return false
 }

@@ -78,7 +78,7 @@ func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		cp.Result = bytes.Replace(r.Result, []byte(`"resultType":"complete"`), []byte(`"resultType":"later"`), 1)
 		msg = &cp
 	}
-	if r, ok := msg.(*jsonrpc.Response); ok && c.t.opts.manyTools > 0 && bytes.Contains(r.Result, []byte(`"tools":[`)) {
+	if r, ok := msg.(*jsonrpc.Response); ok && len(c.t.opts.generated) > 0 && bytes.Contains(r.Result, []byte(`"tools":[`)) {
 		msg = c.withManyTools(r)
 	}
 	return c.Connection.Write(ctx, msg)

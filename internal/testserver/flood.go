@@ -58,6 +58,25 @@ func manyTools(n int) []byte {
 	return b.Bytes()
 }
 
+// deepTool is the JSON of the deep tool (--deep-schema N), followed by a
+// comma: its inputSchema nests n levels of array items, each described
+// (about 85 bytes a level), spliced in as the generated tools are, as the
+// SDK would take quadratic time to resolve it. None when n is 0.
+func deepTool(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"name":"deep","description":"A tool whose input schema nests deep.","inputSchema":`)
+	for range n {
+		fmt.Fprintf(&b, `{"type":"array","description":"one level of a schema nested %d levels deep","items":`, n)
+	}
+	b.WriteString(`{"type":"string"}`)
+	b.WriteString(strings.Repeat("}", n))
+	b.WriteString(`},`)
+	return b.Bytes()
+}
+
 // withManyTools splices the generated tools in front of a tools/list
 // result's own.
 func (c *faultConn) withManyTools(r *jsonrpc.Response) *jsonrpc.Response {

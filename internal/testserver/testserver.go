@@ -138,6 +138,8 @@ flags:
   --notify-kind KIND   log (notifications/message, the default) or progress
   --branchy            also serve branchy, whose schemas branch exponentially
   --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
+  --deep-schema N      also serve the tool deep, whose inputSchema nests N
+                       levels of array items (stdio)
   --any-host           with --http: accept any Host header (no DNS-rebinding guard)
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
   --busy-once METHOD   with --http: answer the first METHOD request 503 Busy
@@ -203,6 +205,7 @@ type options struct {
 	notify      int         // --notify N: N notifications before each tool result (stdio)
 	notifyKind  string      // --notify-kind log|progress
 	manyTools   int         // --tools N: N generated tools more (stdio)
+	deepSchema  int         // --deep-schema N: the deep tool's nesting (stdio)
 	generated   []byte      // their JSON, each followed by a comma
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
@@ -348,6 +351,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&opts.notify, "notify", 0, "")
 	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
 	fs.IntVar(&opts.manyTools, "tools", 0, "")
+	fs.IntVar(&opts.deepSchema, "deep-schema", 0, "")
 	fs.BoolVar(&opts.drift, "drift", false, "")
 	fs.BoolVar(&opts.counter, "counter", false, "")
 	fs.BoolVar(&opts.hugeEscapes, "huge-escapes", false, "")
@@ -370,7 +374,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 			return nil, err
 		}
 	}
-	opts.generated = manyTools(opts.manyTools)
+	opts.generated = append(manyTools(opts.manyTools), deepTool(opts.deepSchema)...)
 	if *skills {
 		opts.skills = newSkillStore(&opts, !*noDirRead)
 	}
@@ -381,8 +385,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case opts.notifyKind != notifyLog && opts.notifyKind != notifyProgress:
 		return nil, fmt.Errorf("unknown --notify-kind %q (want log or progress)", opts.notifyKind)
-	case (opts.notify > 0 || opts.manyTools > 0 || opts.completionFlood > 0) && opts.httpAddr != "":
-		return nil, errors.New("--notify, --tools and --completion-flood work only over stdio")
+	case (opts.notify > 0 || opts.manyTools > 0 || opts.deepSchema > 0 || opts.completionFlood > 0) && opts.httpAddr != "":
+		return nil, errors.New("--notify, --tools, --deep-schema and --completion-flood work only over stdio")
 	case opts.pageSize < 0:
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):

@@ -1,0 +1,109 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// procStat returns the fields of /proc/PID/stat after the command name
+// (which may hold spaces and parentheses): fields[0] is the state,
+// fields[19] the start time in clock ticks since boot.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
+// ProcessStart names the start of process pid, so that a pid reused by
+// another process is told apart: its start time since boot ("" when it
+// is gone or has exited).
+func ProcessStart(pid int) string {
+	f := procStat(pid)
+	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+		return ""
+	}
+	return f[19]
+}
+
+// ProcessRSS is the resident memory of process pid in bytes, 0 when it
+// cannot be read.
+func ProcessRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// WatchProcess returns a channel closed once process pid, which started
+// at start (ProcessStart), has exited; at once when it is gone already
+// or its pid now names another process. A pidfd is woken by the exit
+// itself and is never confused by a reused pid; where pidfd_open is not
+// available (before Linux 5.3, or refused by a seccomp filter) the
+// process is polled, its start time telling a reused pid apart.
+func WatchProcess(ctx context.Context, pid int, start string) <-chan struct{} {
+	gone := make(chan struct{})
+	fd, err := unix.PidfdOpen(pid, 0)
+	switch {
+	case errors.Is(err, unix.ESRCH):
+		close(gone)
+		return gone
+	case err != nil:
+		go pollProcess(ctx, pid, start, gone)
+		return gone
+	}
+	// Opened before the start is compared: the pidfd is of the process
+	// whose start matched, not of one that took its pid since.
+	if ProcessStart(pid) != start {
+		unix.Close(fd)
+		close(gone)
+		return gone
+	}
+	go func() {
+		defer close(gone)
+		defer unix.Close(fd)
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for ctx.Err() == nil {
+			n, err := unix.Poll(fds, 1000)
+			if n > 0 || err != nil && !errors.Is(err, unix.EINTR) {
+				return
+			}
+		}
+	}()
+	return gone
+}
+
+// pollProcess closes gone once pid no longer runs the process that
+// started at start.
+func pollProcess(ctx context.Context, pid int, start string, gone chan struct{}) {
+	defer close(gone)
+	for ProcessStart(pid) == start {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
