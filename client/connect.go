@@ -83,6 +83,10 @@ type Held struct {
 	Name     string // the session's, for messages
 	Socket   string
 	Revision string // the revision the holder negotiated: no probe
+	// Key identifies what the holder holds (client.SessionKey): results
+	// are cached and tasks recorded under it. The entry that stands for
+	// a --stdio session names only the session, so it cannot tell.
+	Key string
 	// Ended says why the session ended, once the holder is gone ("":
 	// not known).
 	Ended func() string
@@ -239,6 +243,9 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 	}
 	key := serverKey(e, o.Cwd)
 	if o.Held != nil {
+		if o.Held.Key != "" {
+			key = o.Held.Key
+		}
 		// The holder negotiated the era once; the invocation speaks it.
 		return connectOnce(ctx, e, o, key, era{version: o.Held.Revision, source: "session"})
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
@@ -31,8 +32,10 @@ import (
 //     per invocation, so concurrent invocations never collide; so are
 //     progress tokens ("hp-N"), so progress reaches only its request's
 //     invocation.
-//   - A server's request goes to the invocation with a request in flight
-//     (the latest one's, when several are); a ping it answers itself.
+//   - A server's request goes to the invocation with requests in flight,
+//     when one has; when several have, it is refused (a 2025 server's
+//     question names no request of ours: a guess would hand one script's
+//     answers to another's question); a ping it answers itself.
 //   - Every other notification (log messages, list changes) reaches
 //     every attached invocation, each applying its own --log-level.
 //   - An invocation that goes away has its requests cancelled on the
@@ -49,7 +52,6 @@ type Holder struct {
 	progress map[string]*route // by the holder's progress token
 	asked    map[string]asked  // the server's requests, by id (transport.IDKey)
 	conns    map[*attach]bool
-	latest   *attach   // the invocation whose request was sent last
 	last     time.Time // the last request or answer
 	idle     time.Duration
 	served   int64
@@ -122,6 +124,18 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	s.wire.tap.Divert(h.fromServer)
 	return h, nil
+}
+
+// HolderInput is what a holder's own session answers with: nothing,
+// since every question of the server's goes to an attached invocation
+// (one with a request in flight; else it is refused). But the handshake
+// of a 2025 server is the holder's, once for every invocation, so it
+// declares what they answer (elicitation), or the server would never
+// ask them.
+func HolderInput() *Input {
+	return &Input{Elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}}
 }
 
 // ServerPID is the held server's process id.
@@ -301,9 +315,6 @@ func (h *Holder) serveConn(c net.Conn) {
 func (h *Holder) detach(a *attach) {
 	h.mu.Lock()
 	delete(h.conns, a)
-	if h.latest == a {
-		h.latest = nil
-	}
 	var cancel []string
 	for _, hid := range a.ids {
 		if r := h.calls[hid]; r != nil {
@@ -405,7 +416,6 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	out := &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}
 	h.calls[hid] = r
 	a.ids[transport.IDKey(r.id)] = hid
-	h.latest = a
 	h.served++
 	h.last = time.Now()
 	h.mu.Unlock()
@@ -483,23 +493,28 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 		return
 	}
 	h.mu.Lock()
-	to := h.latest
-	if to == nil || len(to.ids) == 0 {
-		to = nil
-		for a := range h.conns {
-			if len(a.ids) > 0 {
-				to = a
-				break
-			}
+	var to *attach
+	busy := 0
+	for a := range h.conns {
+		if len(a.ids) > 0 {
+			to, busy = a, busy+1
 		}
 	}
-	if to != nil {
+	if busy == 1 {
 		h.asked[transport.IDKey(m.ID)] = asked{to, m.ID}
 	}
 	h.mu.Unlock()
-	if to == nil {
+	refuse := ""
+	switch {
+	case busy == 0:
+		refuse = "no request of a client is in flight to ask this under"
+	case busy > 1:
+		refuse = fmt.Sprintf("mcpc session: %d invocations have requests in flight and the question does not say whose request it is for; "+
+			"it is not guessed (make calls that ask one at a time, or use --no-session)", busy)
+	}
+	if refuse != "" {
 		go h.s.wire.tap.Side.Send(context.Background(), &jsonrpc.Response{ID: m.ID,
-			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "no request of a client is in flight to ask this under"}})
+			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: refuse}})
 		return
 	}
 	to.send(m)

@@ -87,6 +87,9 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 		opts.ServerStderr = sw
 	}
 	sess, err := st.dial().connect(ctx, entry, opts)
+	if err != nil && opts.Held != nil {
+		sess, err = st.reconnectKeptAlive(ctx, g, entry, opts, err)
+	}
 	if err != nil {
 		if sw != nil {
 			sw.Close()

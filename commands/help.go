@@ -183,6 +183,12 @@ message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(
 server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 
+"keepAlive" on a stdio server (true: ` + durationText(config.DefaultKeepAlive) + `; a duration like "10m"; false,
+the default: off) makes its first use start a session holding the server,
+as 'mcpc session start' does, and later uses reuse it until it has been
+idle that long; concurrent first uses start one. A session of it that ended
+(its server exited) is started again with a note, its state lost.
+
 "includeTools" and "excludeTools" (Gemini CLI's names, which 'mcpc config
 import' keeps) are lists of globs (* ? [a-z], as Go's path.Match: * stops
 at /) over tool names: with "includeTools" only the tools that match one
@@ -413,10 +419,13 @@ use the new definition.
 Concurrent invocations share the session; none waits for another. Each
 request gets an id of the holder's own and its answer goes back to the
 invocation that sent it; progress goes to the invocation whose request
-carried its token; a request of the server's (a question, elicitation)
-goes to the invocation with a request in flight, the one that sent last
-when several have; log messages reach every attached invocation, each
-applying its own --log-level. An invocation that goes away (Ctrl-C,
+carried its token; a request of the server's (a 2025 server's question,
+elicitation) goes to the invocation with requests in flight; when several
+have, it is refused with an error that says so, since it names none of
+them and a guess could hand one script's --answer to another's question
+(a 2026-07-28 server asks in its answer to the request, which cannot
+stray); log messages reach every attached invocation, each applying its
+own --log-level. An invocation that goes away (Ctrl-C,
 --timeout) has its requests cancelled on the server.
 
 Only the user gets in: the holder listens on a Unix socket in a private

@@ -246,7 +246,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	if _, err := ss.PrepareSocket(name); err != nil {
 		return fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
-	rep, err := st.spawnHolder(ctx, g, o)
+	rep, err := st.spawnHolder(ctx, g, st.argv, o)
 	if err != nil {
 		return err
 	}
@@ -256,13 +256,14 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	return st.printSession(g, rep.Record, "started")
 }
 
-// spawnHolder starts the holder, detached, and waits for its report.
-func (st *state) spawnHolder(ctx context.Context, g *globals, o sessionStart) (*holderReport, error) {
+// spawnHolder starts the holder of the session start args (whose options
+// are o), detached, and waits for its report.
+func (st *state) spawnHolder(ctx context.Context, g *globals, args []string, o sessionStart) (*holderReport, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find mcpc's own executable: %w", err)
 	}
-	hs := holderSpec{Args: st.argv}
+	hs := holderSpec{Args: args}
 	if o.shell {
 		// The shell is alive while it waits for this command, so the
 		// holder finds it (and on Linux its start time) still there.
@@ -421,7 +422,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
-	opts.ServerStderr, opts.Input = logw, nil
+	opts.ServerStderr, opts.Input = logw, client.HolderInput()
 	sess, err := client.Connect(ctx, entry, opts)
 	if err != nil {
 		return err
@@ -554,6 +555,9 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if g.noSession {
 		return nil, nil
 	}
+	if _, err := st.keepAlive(ctx, g, entry); err != nil {
+		return nil, err
+	}
 	ss := st.sessions(g)
 	rec := ss.Read(entry.Name)
 	if rec == nil || (entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd)) {
@@ -566,7 +570,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 		format.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
 	}
 	name := rec.Name
-	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision,
+	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
 		Ended: func() string { return st.sessionEnded(g, ss, name) }}, nil
 }
 
@@ -597,7 +601,7 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 	if processAlive(rec.PID) {
 		return "" // ending on its own: it says why
 	}
-	rec.Ended = fmt.Sprintf("its holder (pid %d) exited without ending it (killed?), and its server with it", rec.PID)
+	rec.Ended = holderKilled(rec.PID)
 	ss.Write(rec)
 	ss.RemoveSocket(name)
 	return rec.Ended

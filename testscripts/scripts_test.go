@@ -604,7 +604,8 @@ func scriptEnv(ts *testscript.TestScript) []string {
 }
 
 // interrupt-when FILE TEXT [KILL|TWICE]: once FILE contains TEXT, send
-// SIGINT to the script's running mcpc, as Ctrl-C in a terminal would (or
+// SIGINT to the script's running mcpc (not a session's holder, which no
+// terminal reaches), as Ctrl-C in a terminal would (or
 // SIGKILL, as an OOM killer would; or SIGINT twice, 200ms apart, as an
 // impatient user would). Use it right before the command that starts mcpc.
 func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
@@ -628,7 +629,7 @@ func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			if b, _ := os.ReadFile(file); bytes.Contains(b, []byte(text)) {
 				for _, p := range tagged(tag) {
-					if p.name == "mcpc" {
+					if p.name == "mcpc" && !sessionHolder(p.pid) {
 						syscall.Kill(p.pid, sig)
 						if twice {
 							// Well inside the teardown the first one starts.
@@ -641,6 +642,13 @@ func cmdInterruptWhen(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	}()
+}
+
+// sessionHolder says pid is a session's holder (mcpc __holder): detached
+// from the terminal, so Ctrl-C there never reaches it.
+func sessionHolder(pid int) bool {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return bytes.Contains(b, []byte("\x00__holder"))
 }
 
 // gone FILE: every PID listed in FILE (lines "label PID") has exited.

@@ -11,13 +11,14 @@
 //
 // bench/run builds the binaries and installs the npm peers, then runs
 //
-//	go run ./bench/harness -bin DIR [-peers DIR] [-node DIR] [-quick] [-runs N] [-out FILE]
+//	go run ./bench/harness -bin DIR [-peers DIR] [-node DIR] [-everything FILE] [-quick] [-runs N] [-out FILE]
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -85,6 +86,7 @@ type group struct {
 
 type harness struct {
 	bin, peers, node string
+	everything       string // server-everything's entry script, run by node over stdio
 	quick            bool
 	runs             int // when > 0, the run count of the one-invocation groups
 	tmp              string
@@ -99,6 +101,7 @@ func main() {
 	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn")
 	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
+	flag.StringVar(&h.everything, "everything", "", "server-everything's entry script (run by node from -node over stdio); empty skips its session rows")
 	flag.BoolVar(&h.quick, "quick", false, "few runs, to try the script out")
 	flag.IntVar(&h.runs, "runs", 0, "runs of each row in the one-invocation groups (default 30 for start-up, 15 for the others; the 60 MiB and 50-process groups keep 5)")
 	out := flag.String("out", "", "write the Markdown report to this file")
@@ -411,12 +414,75 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 			{name: "mcpc call, warm, no flood (idle)", cmd: cmdSpec{argv: call(stdio...), home: warm, want: echoWant, ownRSS: true}, note: "RSS: mcpc alone"},
 		}})
 	}
+	g = append(g, h.sessionGroups(call, stdio)...)
 	g = append(g, &group{key: "startup", title: "start-up", runs: runs, warmup: 3, faults: true, rows: []*row{
 		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},
 		{name: "the same with the MCP SDK linked in", cmd: cmdSpec{argv: []string{h.path("hellosdk")}, want: "hello"}, note: "the SDK's share"},
 		{name: "mcpc --version", cmd: cmdSpec{argv: []string{mcpc, "--version"}, want: "mcpc"}},
 	}})
 	return g
+}
+
+// sessionGroups are one tools/call through a session (mcpc session
+// start, held for the whole run) beside the one-shot that starts the
+// server, for the in-repo server and for server-everything run by node:
+// the ratio column is the session's share of the one-shot. Each
+// session's note gives its holder's resident memory, idle, besides its
+// server.
+func (h *harness) sessionGroups(call func(...string) []string, stdio []string) []*group {
+	mcpc := h.path("mcpc")
+	home := h.newHome()
+	skip := ""
+	if !h.mcpcHas("session", "start") {
+		skip = "this mcpc has no sessions"
+	}
+	start := func(name, command string) (note string) {
+		if skip != "" {
+			return ""
+		}
+		cmd := h.command(cmdSpec{argv: []string{mcpc, "session", "start", "--json", "--idle", "0", "--name", name, "--stdio", command}, home: fixed(home)})
+		out, err := cmd.Output()
+		if err != nil {
+			die(fmt.Errorf("mcpc session start %s: %v", name, err))
+		}
+		var rec struct{ PID int }
+		check(json.Unmarshal(out, &rec))
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", rec.PID)); err == nil {
+			if kib, ok := statusField(b, "VmRSS:"); ok {
+				note = "its holder, idle: " + mib(kib) + " resident besides the server"
+			}
+		}
+		return note
+	}
+	atExit(func() {
+		if skip == "" {
+			h.command(cmdSpec{argv: []string{mcpc, "session", "stop", "--all"}, home: fixed(home)}).Run()
+		}
+	})
+	runs := map[bool]int{false: 15, true: 2}[h.quick]
+	if h.runs > 0 {
+		runs = h.runs
+	}
+	held := func(name string, args ...string) []string {
+		return append([]string{mcpc, "call", name}, args...)
+	}
+	goNote := start("go", stdio[1])
+	groups := []*group{{key: "session-go", title: "`tools/call` through a session next to the one-shot (in-repo Go server, stdio)", runs: runs, warmup: 1, rows: []*row{
+		{name: "mcpc call, one-shot (starts the server)", cmd: cmdSpec{argv: call(stdio...), home: fixed(h.newHome()), want: echoWant}},
+		{name: "mcpc call through a session", cmd: cmdSpec{argv: held("go", "echo", "text=hello"), home: fixed(home), want: echoWant}, note: goNote, skip: skip},
+	}}}
+	ev := &group{key: "session-everything", title: "`tools/call echo` through a session next to the one-shot (server-everything, node, stdio)", runs: runs, warmup: 1}
+	if h.everything == "" || h.node == "" {
+		ev.rows = []*row{{name: "server-everything", skip: "no server-everything (-everything, -node)"}}
+		return append(groups, ev)
+	}
+	command := shellwords.Quote(filepath.Join(h.node, "node")) + " " + shellwords.Quote(h.everything) + " stdio"
+	evSkip, evNote := skip, start("ev", command)
+	ev.rows = []*row{
+		{name: "mcpc call, one-shot (starts node and the server)", cmd: cmdSpec{argv: []string{mcpc, "call", "--server-stderr", "hide", "--stdio", command, "echo", "message=hello"}, home: fixed(h.newHome()), want: "Echo: hello"}},
+		{name: "mcpc call through a session", cmd: cmdSpec{argv: held("ev", "echo", "message=hello"), home: fixed(home), want: "Echo: hello"}, note: evNote, skip: evSkip},
+	}
+	return append(groups, ev)
 }
 
 // withPeers appends the npm peers' rows when they are installed.

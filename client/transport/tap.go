@@ -76,6 +76,14 @@ func (t *Tap) divert(msg jsonrpc.Message) bool {
 	return false
 }
 
+// skip is Wire.Skip, until the messages are diverted: then each goes to
+// its route (a held server's progress and log messages to the
+// invocations attached, not to the holder's own session, which would
+// drop them unseen).
+func (t *Tap) skip(line []byte) bool {
+	return t.diverter.Load() == nil && t.wire.Skip(line)
+}
+
 // NewTap is the tap of a session whose Wire is w.
 func NewTap(w Wire) *Tap { return &Tap{wire: w} }
 

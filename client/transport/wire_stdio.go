@@ -23,7 +23,7 @@ func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
 func lineTransport(in *lineChecker, out io.WriteCloser, tap *Tap, limit int64) mcp.Transport {
 	in.frame, in.framed, in.over, in.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
 	in.bound = tap.limit
-	return &wireTransport{inner: &stdioTransport{in: in, out: out, skip: tap.wire.Skip}, tap: tap}
+	return &wireTransport{inner: &stdioTransport{in: in, out: out, skip: tap.skip}, tap: tap}
 }
 
 // stdioTransport is newline-delimited JSON-RPC over the server's stdout and

@@ -122,6 +122,7 @@ flags:
                        an event stream that never ends an event: field
                        lines, comment lines, or one endless id: line)
   --pid-file FILE      write "server PID" (and "child PID" with spawn-child)
+  --start-log FILE     append "started PID" each time a server starts
   --cancel-file FILE   append "started TOOL" when sleep begins and
                        "cancelled TOOL" when the client cancels it
   --stderr-line TEXT   write TEXT to stderr at startup
@@ -179,6 +180,7 @@ type options struct {
 	pageSize    int
 	fault       string
 	pidFile     string
+	startLog    string // --start-log: a line appended per server start
 	cancelFile  string
 	stderrLine  string
 	stderrBytes int    // --stderr-bytes: chatter written to stderr at startup
@@ -290,6 +292,14 @@ func run(ctx context.Context, args []string, std streams) int {
 			return 1
 		}
 	}
+	if opts.startLog != "" {
+		// Appended, where --pid-file is replaced: a script counts how many
+		// servers its invocations started (one for a session's many calls).
+		if err := appendLine(opts.startLog, fmt.Sprintf("started %d", os.Getpid())); err != nil {
+			fmt.Fprintf(std.err, "testserver: error: %v\n", err)
+			return 1
+		}
+	}
 
 	if opts.startDelay > 0 {
 		select {
@@ -319,6 +329,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&opts.pageSize, "page-size", 0, "")
 	fs.StringVar(&opts.fault, "fault", "", "")
 	fs.StringVar(&opts.pidFile, "pid-file", "", "")
+	fs.StringVar(&opts.startLog, "start-log", "", "")
 	fs.StringVar(&opts.cancelFile, "cancel-file", "", "")
 	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
 	fs.IntVar(&opts.stderrBytes, "stderr-bytes", 0, "")
