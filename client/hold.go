@@ -20,8 +20,9 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
-// Holder serves one connected stdio session to the invocations that
-// attach to its socket: the holder of mcpc session. It routes raw
+// Holder serves one connected session, to a stdio server or a Streamable
+// HTTP one, to the invocations that attach to its socket: the holder of
+// mcpc session. It routes raw
 // JSON-RPC messages; each invocation runs the one-shot's code above its
 // transport (docs/design.md, "The session holder").
 //
@@ -58,6 +59,12 @@ type Holder struct {
 	ping     chan struct{} // told of each request, for the idle bound
 	stop     chan struct{} // closed by a stop request
 	stopOnce sync.Once
+	// gone is closed when the server is gone (a stdio server's exit, an
+	// HTTP server's loss of the session: hold_http.go), and lost says how.
+	gone     <-chan struct{}
+	lost     string
+	lostOnce sync.Once
+	lostC    chan struct{}
 	// Refused, when set, is told of each connection refused as another
 	// user's (CheckPeer).
 	Refused func(error)
@@ -82,6 +89,8 @@ type route struct {
 	id    jsonrpc.ID      // the invocation's own
 	token json.RawMessage // the invocation's progress token; nil: none
 	htok  string          // the holder's, in its place
+	// cancel ends the request's relay over HTTP (its stream); nil on stdio.
+	cancel context.CancelFunc
 }
 
 // asked is a request of the server's and the invocation it went to.
@@ -105,14 +114,20 @@ type attach struct {
 // that stops reading is dropped, not buffered for.
 const attachQueue = 1024
 
-// NewHolder makes a holder of s, a stdio session just connected: from
-// now on every message from its server goes to the holder's routes.
+// NewHolder makes a holder of s, a session just connected to a stdio
+// or Streamable HTTP server: from now on every message from its server
+// goes to the holder's routes.
 func NewHolder(s *Session) (*Holder, error) {
-	if s.proc == nil {
-		return nil, errors.New("only a stdio server can be held")
+	if s.proc == nil && (s.http == nil || s.sse) {
+		return nil, ErrNotHeld
 	}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{},
-		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{})}
+		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
+		lostC: make(chan struct{})}
+	h.gone = h.lostC
+	if s.proc != nil {
+		h.gone = s.proc.Done()
+	}
 	if r := s.wire.Results("initialize"); len(r) > 0 {
 		h.init = r[len(r)-1]
 	}
@@ -138,8 +153,27 @@ func HolderInput() *Input {
 	}}
 }
 
-// ServerPID is the held server's process id.
-func (h *Holder) ServerPID() int { return h.s.proc.PID() }
+// ErrNotHeld is NewHolder's refusal of a session it cannot hold: one
+// over the 2024-11-05 HTTP+SSE transport, whose answers all come on the
+// one stream the SDK reads.
+var ErrNotHeld = errors.New("a session holds a stdio or Streamable HTTP server; HTTP+SSE (2024-11-05) is not held")
+
+// ServerPID is the held server's process id; 0 for an HTTP server.
+func (h *Holder) ServerPID() int {
+	if h.s.proc == nil {
+		return 0
+	}
+	return h.s.proc.PID()
+}
+
+// send passes msg on to the server beside the holder's own SDK session:
+// written to a stdio server's stdin, posted to an HTTP server (relay).
+func (h *Holder) send(ctx context.Context, msg jsonrpc.Message) error {
+	if h.s.http == nil {
+		return h.s.wire.tap.Side.Send(ctx, msg)
+	}
+	return h.relay(ctx, msg)
+}
 
 // Served is how many requests the holder has passed on.
 func (h *Holder) Served() int64 {
@@ -186,7 +220,7 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 			return "", false
 		case <-h.stop:
 			return "", false
-		case <-h.s.proc.Done():
+		case <-h.gone:
 			return h.serverEnd(), false
 		case <-h.ping:
 		case <-idleC:
@@ -208,6 +242,9 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 
 // serverEnd says how the held server ended, with its last words.
 func (h *Holder) serverEnd() string {
+	if h.s.proc == nil {
+		return h.lost
+	}
 	msg := "server " + h.s.proc.ExitStatus()
 	if !strings.HasPrefix(h.s.proc.ExitStatus(), "killed") {
 		msg = "server exited with " + h.s.proc.ExitStatus()
@@ -316,9 +353,11 @@ func (h *Holder) detach(a *attach) {
 	h.mu.Lock()
 	delete(h.conns, a)
 	var cancel []string
+	var relays []context.CancelFunc
 	for _, hid := range a.ids {
 		if r := h.calls[hid]; r != nil {
 			cancel = append(cancel, hid)
+			relays = append(relays, r.cancel)
 			h.forget(hid, r)
 		}
 	}
@@ -331,12 +370,17 @@ func (h *Holder) detach(a *attach) {
 	}
 	h.mu.Unlock()
 	ctx := context.Background()
-	for _, hid := range cancel {
-		params, _ := json.Marshal(map[string]any{"requestId": hid, "reason": "the invocation went away"})
-		h.s.wire.tap.Side.Send(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: params})
+	for i, hid := range cancel {
+		if !h.streamCancels() {
+			params, _ := json.Marshal(map[string]any{"requestId": hid, "reason": "the invocation went away"})
+			h.send(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: params})
+		}
+		if relays[i] != nil {
+			relays[i]()
+		}
 	}
 	for _, id := range unanswered {
-		h.s.wire.tap.Side.Send(ctx, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the invocation asked went away"}})
+		h.send(ctx, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the invocation asked went away"}})
 	}
 	h.touch()
 }
@@ -347,6 +391,9 @@ func (h *Holder) forget(hid string, r *route) {
 	delete(r.a.ids, transport.IDKey(r.id))
 	if r.htok != "" {
 		delete(h.progress, r.htok)
+	}
+	if r.cancel != nil {
+		r.cancel()
 	}
 }
 
@@ -368,7 +415,7 @@ func (h *Holder) fromInvocation(a *attach, msg jsonrpc.Message) {
 		delete(h.asked, key)
 		h.mu.Unlock()
 		if ok {
-			h.s.wire.tap.Side.Send(context.Background(), m)
+			h.send(context.Background(), m)
 		}
 	}
 }
@@ -420,7 +467,7 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	h.last = time.Now()
 	h.mu.Unlock()
 	h.touch()
-	if err := h.s.wire.tap.Side.Send(context.Background(), out); err != nil {
+	if err := h.send(context.Background(), out); err != nil {
 		// The server is gone. No answer: an error here would read as the
 		// server's refusal. The holder is ending; it records why, then
 		// lets the invocation go, which then names the session's end.
@@ -442,8 +489,19 @@ func (h *Holder) invocationNotification(a *attach, m *jsonrpc.Request) {
 		}
 		h.mu.Lock()
 		hid, ok := a.ids[transport.IDKey(id)]
+		var relay context.CancelFunc
+		if r := h.calls[hid]; ok && r != nil {
+			relay = r.cancel
+		}
 		h.mu.Unlock()
 		if !ok {
+			return
+		}
+		if h.streamCancels() {
+			// The request's stream is closed: that is the cancellation.
+			if relay != nil {
+				relay()
+			}
 			return
 		}
 		params, err := setField(m.Params, "requestId", hid)
@@ -452,7 +510,7 @@ func (h *Holder) invocationNotification(a *attach, m *jsonrpc.Request) {
 		}
 		m = &jsonrpc.Request{Method: m.Method, Params: params}
 	}
-	h.s.wire.tap.Side.Send(context.Background(), m)
+	h.send(context.Background(), m)
 }
 
 // fromServer routes one message from the server; it runs on the
@@ -489,7 +547,7 @@ func (h *Holder) fromServer(msg jsonrpc.Message) bool {
 
 func (h *Holder) serverRequest(m *jsonrpc.Request) {
 	if m.Method == "ping" {
-		go h.s.wire.tap.Side.Send(context.Background(), &jsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")})
+		go h.send(context.Background(), &jsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")})
 		return
 	}
 	h.mu.Lock()
@@ -513,7 +571,7 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 			"it is not guessed (make calls that ask one at a time, or use --no-session)", busy)
 	}
 	if refuse != "" {
-		go h.s.wire.tap.Side.Send(context.Background(), &jsonrpc.Response{ID: m.ID,
+		go h.send(context.Background(), &jsonrpc.Response{ID: m.ID,
 			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: refuse}})
 		return
 	}

@@ -80,7 +80,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.Held, err = st.heldSession(ctx, g, entry, opts.CredentialID); err != nil {
+	if opts.Held, err = st.heldSession(ctx, g, entry, opts); err != nil {
 		return nil, nil, err
 	}
 	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer

@@ -183,11 +183,12 @@ message accepted from the server, bytes or "128MiB"; default ` + units.SizeText(
 server also "bearerTokenEnv" and "auth" (see 'mcpc help auth'). Unknown
 fields and JSON syntax errors are reported with the file, line and column.
 
-"keepAlive" on a stdio server (true: ` + durationText(config.DefaultKeepAlive) + `; a duration like "10m"; false,
+"keepAlive" on a server, stdio or HTTP (true: ` + durationText(config.DefaultKeepAlive) + `; a duration like "10m"; false,
 the default: off) makes its first use start a session holding the server,
 as 'mcpc session start' does, and later uses reuse it until it has been
 idle that long; concurrent first uses start one. A session of it that ended
-(its server exited) is started again with a note, its state lost.
+(its server exited, or an HTTP server forgot its session) is started again
+with a note, its state lost.
 
 "includeTools" and "excludeTools" (Gemini CLI's names, which 'mcpc config
 import' keeps) are lists of globs (* ? [a-z], as Go's path.Match: * stops
@@ -380,6 +381,7 @@ when every call is known in advance, --batch needs no session.
 
   mcpc session start SERVER          hold a configured server
   mcpc session start --name pw --stdio 'npx -y @playwright/mcp'
+  mcpc session start api             an HTTP server: one MCP session
   mcpc session list                  name, status, pid, age, idle left,
                                      requests, the holder's memory
   mcpc session logs NAME             the server's stderr (its last
@@ -428,6 +430,19 @@ stray); log messages reach every attached invocation, each applying its
 own --log-level. An invocation that goes away (Ctrl-C,
 --timeout) has its requests cancelled on the server.
 
+HTTP servers. A session to a 2025 Streamable HTTP server keeps its one
+Mcp-Session-Id (one initialize, not one per command) and its standalone
+stream, so what the server keeps per session survives; when the server no
+longer knows the session (404: it restarted, or let it expire), the
+session ended, said as above. A 2026-07-28 server keeps nothing between
+requests: its session is allowed and saves only start-up work (discovery,
+credentials, connections), which 'session start' and 'session list' note.
+The holder reaches the server with the credentials, refresh and checks of
+a one-shot call, and a session serves only the credential it started with:
+an invocation whose token or headers differ is refused (exit 5, "session
+api refused"), never sent out under the session's. HTTP+SSE (2024-11-05)
+servers are not held (exit 2).
+
 Only the user gets in: the holder listens on a Unix socket in a private
 directory ($XDG_RUNTIME_DIR/mcpc, else under the state directory); on Linux
 a connection from another uid is refused, and an invocation does not
@@ -435,5 +450,5 @@ connect to another user's socket (exit 5, "session pw refused").
 
 The cost: the holder is mcpc itself, about 15MiB of memory (14MiB
 measured on Linux, shown by 'session list') besides its server, and no CPU
-while idle. Sessions hold stdio servers.
+while idle. Sessions hold stdio and Streamable HTTP servers.
 `

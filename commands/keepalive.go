@@ -77,7 +77,7 @@ func (st *state) reconnectKeptAlive(ctx context.Context, g *globals, entry *conf
 	if started, kerr := st.keepAlive(ctx, g, entry); kerr != nil || !started {
 		return nil, cmp.Or(kerr, err)
 	}
-	if opts.Held, err = st.heldSession(ctx, g, entry, opts.CredentialID); err != nil {
+	if opts.Held, err = st.heldSession(ctx, g, entry, opts); err != nil {
 		return nil, err
 	}
 	return st.dial().connect(ctx, entry, opts)

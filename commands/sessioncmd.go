@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -156,9 +158,6 @@ func (st *state) sessionTarget(g *globals, o sessionStart) (*config.Entry, strin
 	case entry.File == nil:
 		return nil, "", usagef("mcpc session start --name NAME --stdio 'command args'", "a --stdio server's session needs --name NAME")
 	}
-	if entry.Server.URL != "" {
-		return nil, "", usagef("hold a stdio server, or call the HTTP server directly", "sessions hold stdio servers only for now; %q is an HTTP server", name)
-	}
 	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(name) > 200 {
 		return nil, "", usagef("", "invalid session name %q", name)
 	}
@@ -252,6 +251,9 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 	}
 	if rep.Error != nil {
 		return &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
+	}
+	if note := statelessNote(rep.Record); note != "" {
+		format.Note(st.env.Stderr, "%s", note)
 	}
 	return st.printSession(g, rep.Record, "started")
 }
@@ -429,6 +431,10 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	}
 	defer sess.Close()
 	h, err := client.NewHolder(sess)
+	if errors.Is(err, client.ErrNotHeld) {
+		return usagef("call it directly, or pin Streamable HTTP if it speaks it (\"transport\": \"http\")",
+			"%s speaks the HTTP+SSE transport (2024-11-05), which a session does not hold", sess.Label)
+	}
 	if err != nil {
 		return err
 	}
@@ -439,10 +445,10 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	}
 	defer ln.Close()
 	rec := &clientstate.SessionRecord{
-		Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
+		Name: name, Server: sessionServerName(entry), Transport: heldTransport(sess), Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
-		Def: client.SessionKey(entry, g.cwd, ""),
+		Def: client.SessionKey(entry, g.cwd, ""), Cred: sessionCredential(entry, opts),
 	}
 	if shell != nil {
 		rec.Shell = shell.PID
@@ -474,6 +480,44 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		unlock()
 	}
 	return nil
+}
+
+// heldTransport is how a session's record names what its holder speaks
+// to the server.
+func heldTransport(s *client.Session) string {
+	if s.Entry.Server.URL == "" {
+		return "stdio"
+	}
+	return "http"
+}
+
+// statelessNote is said of a session that holds a 2026-07-28 HTTP
+// server: such a server keeps nothing between requests, so the session
+// saves only the start-up (discovery, credentials, connections).
+func statelessNote(r *clientstate.SessionRecord) string {
+	if r.Transport != "http" || r.Revision < "2026-07-28" {
+		return ""
+	}
+	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", r.Name, r.Revision)
+}
+
+// sessionCredential identifies what an invocation reaches entry's
+// server with: the login or grant (opts.CredentialID) and, over HTTP,
+// the configured headers' values (a bearer token from the environment,
+// an API key), keyed as the cache keys a credential: never the secret.
+// A session serves only the credential it was started with.
+func sessionCredential(entry *config.Entry, opts client.ConnectOptions) string {
+	id := opts.CredentialID
+	if entry.Server.URL != "" {
+		if h, err := config.Headers(entry.Server, entry.Name, opts.Getenv); err == nil && len(h) > 0 {
+			var b strings.Builder
+			for _, k := range slices.Sorted(maps.Keys(h)) {
+				fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(h[k], ", "))
+			}
+			id += "\x00" + opts.Memo.CredentialKey(b.String())
+		}
+	}
+	return clientstate.HashKey("credential", id)
 }
 
 // sessionServerName is how a session names what it holds: a configured
@@ -551,7 +595,7 @@ func (st *state) adhocSessionEntry(g *globals, server string) *config.Entry {
 // nil when there is none (or --no-session). A session that ended
 // without being stopped is an error: its state is gone, and a fresh
 // server behind the script's back would hide that.
-func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entry, credentialID string) (*client.Held, error) {
+func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entry, opts client.ConnectOptions) (*client.Held, error) {
 	if g.noSession {
 		return nil, nil
 	}
@@ -566,7 +610,14 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if rec.Ended != "" {
 		return nil, client.SessionEnded(rec.Name, rec.Ended, nil)
 	}
-	if entry != st.adhocSession && rec.Key != client.SessionKey(entry, g.cwd, credentialID) {
+	if entry != st.adhocSession && rec.Cred != "" && rec.Cred != sessionCredential(entry, opts) {
+		// Its holder reaches the server as the credential it started
+		// with: another's requests must not go out under it.
+		q := shellwords.Quote(rec.Name)
+		return nil, fail.New(fail.Connection, fmt.Sprintf("use the credential it was started with, start it again with yours ('mcpc session stop %s', then 'mcpc session start %s'), or leave it aside with --no-session", q, q),
+			"session %s refused: it was started with another credential than this invocation's (a different token or header), and a session serves only its own", rec.Name)
+	}
+	if entry != st.adhocSession && rec.Key != client.SessionKey(entry, g.cwd, opts.CredentialID) {
 		format.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
 	}
 	name := rec.Name
@@ -651,6 +702,9 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 			l.Requests, l.IdleLeft, l.Memory = s.Requests, s.IdleLeft, transport.ProcessRSS(rec.PID)
 			if entryChanged(g, rec) {
 				l.Status = "stale"
+			}
+			if note := statelessNote(rec); note != "" {
+				format.Note(st.env.Stderr, "%s", note)
 			}
 		} else {
 			l.Status = "gone"

@@ -81,7 +81,7 @@ type Server struct {
 	// of variables for a stdio server; "env" wins over it. Its values are
 	// read only when the server is started, so nothing prints them.
 	EnvFile string `json:"envFile,omitempty"`
-	// KeepAlive makes the first use of a stdio server start a session
+	// KeepAlive makes the first use of a server start a session
 	// holding it (mcpc session), which later uses reuse.
 	KeepAlive KeepAlive `json:"keepAlive,omitempty"`
 

@@ -41,14 +41,13 @@ func TestKeepAliveRefused(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", in, f.Err, want)
 		}
 	}
-	// Sessions hold stdio servers: on an HTTP server the entry is unusable,
-	// located at the key.
+	// A session holds an HTTP server too: keepAlive is its entry's.
 	f := ParseFile("f.json", SourceUser, []byte(`{"mcpServers": {"h": {"url": "https://example.com/mcp",
   "keepAlive": true}}}`))
 	if f.Err != nil {
 		t.Fatal(f.Err)
 	}
-	if err := f.Servers["h"].Unusable(); err == nil || err.Error() != `f.json:2:3: server "h": "keepAlive" applies to stdio servers only` {
-		t.Errorf("keepAlive on an HTTP server: %v", err)
+	if err := f.Servers["h"].Unusable(); err != nil || time.Duration(f.Servers["h"].KeepAlive) != DefaultKeepAlive {
+		t.Errorf("keepAlive on an HTTP server: %v, %v", err, time.Duration(f.Servers["h"].KeepAlive))
 	}
 }

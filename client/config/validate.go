@@ -105,10 +105,6 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		if s.EnvFile != "" {
 			return failAt("envFile", `"envFile" applies to stdio servers only`)
 		}
-		if s.KeepAlive != 0 {
-			// Sessions hold stdio servers only (mcpc session start says so).
-			return failAt("keepAlive", `"keepAlive" applies to stdio servers only`)
-		}
 		if (s.ClientCertFile == "") != (s.ClientKeyFile == "") {
 			return fail(`"clientCertFile" and "clientKeyFile" go together`)
 		}

@@ -21,7 +21,7 @@ import (
 type SessionRecord struct {
 	Name      string `json:"name"`
 	Server    string `json:"server"`    // how messages name the server
-	Transport string `json:"transport"` // "stdio"
+	Transport string `json:"transport"` // "stdio" or "http"
 	Revision  string `json:"revision"`  // the protocol revision the holder negotiated
 	PID       int    `json:"pid"`       // the holder's
 	ServerPID int    `json:"serverPid,omitempty"`
@@ -42,6 +42,9 @@ type SessionRecord struct {
 	// Def is the entry's definition as it started, hashed (without its
 	// credential): one changed since is marked stale.
 	Def string `json:"def,omitempty"`
+	// Cred identifies the credential its holder reaches the server with
+	// (keyed, never the secret): another's invocations are refused.
+	Cred string `json:"cred,omitempty"`
 	// Ended says why the session ended when it was not stopped (its
 	// server exited, its holder was killed); "" while it runs. The
 	// record is kept so that the next command naming the session says

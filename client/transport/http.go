@@ -178,9 +178,11 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 			if r, ok := msg.(*jsonrpc.Request); ok {
 				params = r.Params
 			}
-			local, err := t.tap.outgoing(msg)
-			if err != nil {
-				return nil, err
+			var local *jsonrpc.Response
+			if !relayed(req.Context()) {
+				if local, err = t.tap.outgoing(msg); err != nil {
+					return nil, err
+				}
 			}
 			if local != nil {
 				return jsonResponse(req, local)
@@ -257,6 +259,10 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 		}
 		m, err := jsonrpc.DecodeMessage(data)
 		switch {
+		case err == nil && t.tap.divert(m):
+			// Routed by a session's holder, whose relay reads nothing
+			// more of it.
+			data = nil
 		case err == nil:
 			t.tap.incoming(m)
 		case tooDeep(data):

@@ -41,6 +41,17 @@ func (t *HTTP) PostOwn(ctx context.Context, endpoint string, data []byte, h Own)
 	return t.doOwn(req, h)
 }
 
+// relayKey marks a request a session's holder relays for an invocation.
+type relayKey struct{}
+
+// Relay marks ctx's requests as relayed by a session's holder: the
+// invocation's own wire has seen each message (its cache, its trace
+// context), so the holder's does not see it again on the way out, and
+// what comes back goes to the holder's routes (Tap.Divert).
+func Relay(ctx context.Context) context.Context { return context.WithValue(ctx, relayKey{}, true) }
+
+func relayed(ctx context.Context) bool { return ctx.Value(relayKey{}) != nil }
+
 // EndSession DELETEs a 2025 session (one kept for detached tasks). A
 // server that no longer knows it (404) or does not let clients end
 // sessions (405) leaves nothing to do.

@@ -238,6 +238,9 @@ func (s *sseTap) dispatch(ev Event) error {
 	}
 	if len(data) > 0 {
 		if m, err := jsonrpc.DecodeMessage(data); err == nil {
+			if s.tap.divert(m) {
+				return nil // routed by a session's holder: not the SDK's
+			}
 			s.tap.incoming(m)
 		} else if tooDeep(data) {
 			return ErrTooDeep

@@ -65,7 +65,9 @@ type Tap struct {
 // Divert hands every message from the server to route before the SDK
 // sees it; a message route takes (it returns true) goes no further. A
 // session's holder routes the server's messages to the invocations
-// attached to it this way. route runs on the connection's reader and
+// attached to it this way: on stdio as the connection's reader reads
+// them, on HTTP as each JSON body or event stream is read (the SDK's
+// standalone stream and the requests the holder relays alike). route
 // must not block.
 func (t *Tap) Divert(route func(jsonrpc.Message) bool) { t.diverter.Store(&route) }
 

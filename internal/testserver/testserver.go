@@ -134,6 +134,8 @@ flags:
   --modern-only        speak 2026-07-28 only: initialize is refused (-32022)
   --ttl MS             mark cacheable results (discover, lists, reads) fresh for MS
   --request-log FILE   append the method of every JSON-RPC request received
+  --session-log FILE   append "METHOD session=ID" per JSON-RPC request: the MCP
+                       session (Mcp-Session-Id over HTTP) it came in
   --notify N           send N notifications before each tool result (stdio)
   --notify-kind KIND   log (notifications/message, the default) or progress
   --branchy            also serve branchy, whose schemas branch exponentially
@@ -190,6 +192,7 @@ type options struct {
 	modernOnly  bool   // --modern-only: 2026-07-28 only
 	ttlMs       int    // --ttl: ttlMs on cacheable results
 	requestLog  string // --request-log: one line per request method
+	sessionLog  string // --session-log: one line per request, with its MCP session
 	// --sse: serve the 2024-11-05 HTTP+SSE transport at /mcp instead;
 	// --sse-endpoint URL: announce URL as its message endpoint, serve
 	// nothing else.
@@ -339,6 +342,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&opts.modernOnly, "modern-only", false, "")
 	fs.IntVar(&opts.ttlMs, "ttl", 0, "")
 	fs.StringVar(&opts.requestLog, "request-log", "", "")
+	fs.StringVar(&opts.sessionLog, "session-log", "", "")
 	fs.BoolVar(&opts.anyHost, "any-host", false, "")
 	fs.DurationVar(&opts.startDelay, "start-delay", 0, "")
 	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
@@ -440,6 +444,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: serverVersion}, sopts)
 	if opts.requestLog != "" {
 		s.AddReceivingMiddleware(logRequests(opts.requestLog))
+	}
+	if opts.sessionLog != "" {
+		s.AddReceivingMiddleware(logSessions(opts.sessionLog))
 	}
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
@@ -610,6 +617,22 @@ func osFile(v any) *os.File {
 
 // logRequests appends each request's method to path, so tests can count
 // what reached the server (and what mcpc answered itself).
+// logSessions appends each request's method and the MCP session it came
+// in (--session-log): over HTTP, a client that keeps its session shows
+// one initialize and one id.
+func logSessions(path string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			id := ""
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+				id = ss.ID()
+			}
+			appendLine(path, method+" session="+id)
+			return next(ctx, method, req)
+		}
+	}
+}
+
 func logRequests(path string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -501,16 +501,22 @@ func mustBase64(s string) []byte {
 }
 
 // addCounterTool serves incr (--counter): each call returns the next
-// value of a counter that lives in the server's memory, so a client that
-// keeps one server across calls sees 1, 2, 3 and one that starts a
-// server per call sees 1, 1, 1.
+// value of a counter that lives in the server's memory, one per MCP
+// session, so a client that keeps one server (over HTTP: one session)
+// across calls sees 1, 2, 3 and one that starts a server (or a session)
+// per call sees 1, 1, 1.
 func addCounterTool(s *mcp.Server) {
-	var n atomic.Int64
+	var mu sync.Mutex
+	counts := map[*mcp.ServerSession]int64{}
 	s.AddTool(&mcp.Tool{
 		Name:        "incr",
 		Description: "Add one to the server's counter and return it.",
 		InputSchema: &jsonschema.Schema{Type: "object"},
-	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.FormatInt(n.Add(1), 10)}}}, nil
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		counts[req.Session]++
+		n := counts[req.Session]
+		mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.FormatInt(n, 10)}}}, nil
 	})
 }

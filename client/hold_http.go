@@ -1,0 +1,124 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
+)
+
+// The holder of an HTTP session routes as it does on stdio; only how a
+// message reaches the server differs. What the stdio holder writes beside
+// the SDK on the server's stdin, the HTTP holder posts beside the SDK
+// (relay): with the session's Mcp-Session-Id (2025: one session for
+// every invocation, never an initialize per call) or the routing headers
+// (2026-07-28, stateless: each request stands alone), with the configured
+// headers and the credentials' current token (transport.HTTP.PostOwn: the
+// one-shot's origin policy, limits, DPoP and refresh). What the server
+// sends back, on the request's own answer or the SDK's standalone stream,
+// passes the tap, which hands it to the same routes (Tap.Divert).
+
+// relay posts msg. A request is posted in the background, since its
+// stream lasts as long as the request does; a failure to deliver it is
+// its invocation's answer (relayFailed).
+func (h *Holder) relay(ctx context.Context, msg jsonrpc.Message) error {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
+		return h.post(ctx, msg)
+	}
+	hid, _ := req.ID.Raw().(string)
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.mu.Lock()
+	if r := h.calls[hid]; r != nil {
+		r.cancel = cancel
+	}
+	h.mu.Unlock()
+	go func() {
+		defer cancel()
+		err := h.post(rctx, msg)
+		if rctx.Err() != nil {
+			return // answered (its route forgotten) or cancelled
+		}
+		if err == nil {
+			err = fmt.Errorf("%s ended the answer's stream without answering", h.s.Label)
+		}
+		h.relayFailed(hid, err)
+	}()
+	return nil
+}
+
+// post sends one message and reads what comes back to its end: each
+// message in it reaches the routes as the tap reads it.
+func (h *Holder) post(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	own := transport.Own{Protocol: h.s.ProtocolVersion(), SessionID: h.s.sessionID()}
+	if r, ok := msg.(*jsonrpc.Request); ok && h.s.modern() {
+		own.Method, own.Name = r.Method, routedName(r)
+	}
+	resp, err := h.s.http.PostOwn(transport.Relay(ctx), h.s.Entry.Server.URL, data, own)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	// Each event is bounded by the tap (--max-message); an answer's
+	// stream ends with its answer, or when the invocation goes away.
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
+// routedName is the Mcp-Name a 2026-07-28 request is routed by: the
+// tool's or prompt's name, the resource's URI.
+func routedName(r *jsonrpc.Request) string {
+	switch r.Method {
+	case "tools/call", "prompts/get":
+		return gjson.GetBytes(r.Params, "name").String()
+	case "resources/read":
+		return gjson.GetBytes(r.Params, "uri").String()
+	}
+	return ""
+}
+
+// relayFailed answers a request that could not be delivered. A 2025
+// server that no longer knows the session (404) has lost what it held:
+// the session ends, said as a stdio server's exit is, and the invocation
+// gets no answer (it names the session's end). Anything else is the
+// request's error, said as the holder's.
+func (h *Holder) relayFailed(hid string, err error) {
+	h.mu.Lock()
+	r := h.calls[hid]
+	if r != nil {
+		h.forget(hid, r)
+	}
+	h.mu.Unlock()
+	if r == nil {
+		return
+	}
+	var he *transport.HTTPError
+	if errors.As(err, &he) && he.Status() == http.StatusNotFound && h.s.sessionID() != "" {
+		h.end(fmt.Sprintf("%s no longer knows the session (HTTP 404): the server restarted or let it expire", h.s.Label))
+		return
+	}
+	r.a.send(&jsonrpc.Response{ID: r.id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("mcpc session: the request did not reach %s: %v", h.s.Label, h.s.scrub(err))}})
+}
+
+// end says the server is gone (an HTTP session lost), once.
+func (h *Holder) end(why string) {
+	h.lostOnce.Do(func() {
+		h.lost = why
+		close(h.lostC)
+	})
+}
+
+// streamCancels says a request is cancelled by closing its stream, not
+// by notifications/cancelled: a 2026-07-28 HTTP server's way.
+func (h *Holder) streamCancels() bool { return h.s.http != nil && h.s.modern() }
