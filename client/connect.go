@@ -312,6 +312,44 @@ func SessionKey(e *config.Entry, cwd, credentialID string) string {
 	return state.HashKey(serverKey(e, cwd), credentialID)
 }
 
+// CredentialParts names, each hashed, what an invocation reaches e with
+// that its definition does not fix: the credential (credentialID, a
+// reference, never the secret) and, for a stdio server, each "env" value
+// expanded from the invocation's environment (${VAR}) and the envFile's
+// variables. A session started with other parts holds another
+// credential's server, which this invocation must not reach; a literal
+// value is the definition's, whose change only makes the session stale.
+// An error is the one connecting would meet (an unset variable, an
+// unreadable envFile).
+func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(string) string) (map[string]string, error) {
+	parts := map[string]string{}
+	if credentialID != "" {
+		parts["credential"] = state.HashKey("credential", credentialID)
+	}
+	srv := e.Server
+	if srv.URL != "" {
+		return parts, nil
+	}
+	env, err := config.Environ(srv, serverLabel(e), getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.Contains(srv.Env[k], "${") {
+			parts[fmt.Sprintf("env %q", k)] = state.HashKey("env", k, v)
+		}
+	}
+	if srv.EnvFile != "" {
+		vars, err := e.EnvFileVars(cwd)
+		if err != nil {
+			return nil, err
+		}
+		parts["envFile"] = state.HashKey(append([]string{"envFile"}, vars...)...)
+	}
+	return parts, nil
+}
+
 // connectOnce makes one connection attempt with the era chosen.
 func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) (*Session, error) {
 	newSession := func() *Session {

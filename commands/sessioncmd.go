@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -239,6 +240,13 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", name, rec.Server)
 		}
+		opts, err := st.connectOptions(ctx, g, entry)
+		if err != nil {
+			return err
+		}
+		if err := st.sameCredentials(g, entry, rec, opts.CredentialID); err != nil {
+			return err
+		}
 		format.Note(st.env.Stderr, "session %s is already running", name)
 		return st.printSession(g, rec, "already running")
 	}
@@ -438,8 +446,12 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
 	}
 	defer ln.Close()
+	creds, err := st.credentialParts(g, entry, opts.CredentialID)
+	if err != nil {
+		return err
+	}
 	rec := &clientstate.SessionRecord{
-		Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
+		Creds: creds, Name: name, Server: sessionServerName(entry), Transport: "stdio", Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
 		Def: client.SessionKey(entry, g.cwd, ""),
@@ -560,8 +572,22 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	}
 	ss := st.sessions(g)
 	rec := ss.Read(entry.Name)
-	if rec == nil || (entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd)) {
+	if rec == nil {
 		return nil, nil
+	}
+	if entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd) {
+		// Another entry of the name (another file's, a --stdio server's)
+		// is another target: said, since a script that meant the session
+		// would otherwise lose its state without a word.
+		if rec.Ended == "" && processAlive(rec.PID) {
+			format.Note(st.env.Stderr, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
+		}
+		return nil, nil
+	}
+	if entry != st.adhocSession {
+		if err := st.sameCredentials(g, entry, rec, credentialID); err != nil {
+			return nil, err
+		}
 	}
 	if rec.Ended != "" {
 		return nil, client.SessionEnded(rec.Name, rec.Ended, nil)
@@ -572,6 +598,44 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	name := rec.Name
 	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
 		Ended: func() string { return st.sessionEnded(g, ss, name) }}, nil
+}
+
+// credentialParts is client.CredentialParts of entry as this invocation
+// reaches it; nil for a --stdio server (its command line is its
+// identity, and it has no "env").
+func (st *state) credentialParts(g *globals, entry *config.Entry, credentialID string) (map[string]string, error) {
+	if entry.File == nil {
+		return nil, nil
+	}
+	return client.CredentialParts(entry, g.cwd, credentialID, st.env.Getenv)
+}
+
+// sameCredentials refuses an invocation whose credentials are not those
+// rec's holder reached its server with: another token never reaches a
+// session, which would act with the token it started with.
+func (st *state) sameCredentials(g *globals, entry *config.Entry, rec *clientstate.SessionRecord, credentialID string) error {
+	parts, err := st.credentialParts(g, entry, credentialID)
+	if err != nil {
+		return err
+	}
+	var differ []string
+	for k, v := range parts {
+		if rec.Creds[k] != v {
+			differ = append(differ, k)
+		}
+	}
+	for k := range rec.Creds {
+		if _, ok := parts[k]; !ok {
+			differ = append(differ, k)
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	slices.Sort(differ)
+	q := shellwords.Quote(rec.Name)
+	return fail.New(fail.Config, "to use this invocation's, stop the session ('mcpc session stop "+q+"') and start it again; --no-session starts a server for this invocation alone",
+		"session %s holds its server with other credentials than this invocation's (%s differ)", rec.Name, strings.Join(differ, ", "))
 }
 
 // sessionEnded says why a session whose holder went away ended. A
