@@ -416,6 +416,15 @@ started, commands still use the session (its state is what the script
 wants) with a note, and 'session list' marks it stale; stop and start it to
 use the new definition.
 
+Trust and credentials. A project server's session starts only when its
+project file is trusted, and is reached only from where it is (a file
+untrusted, revoked or changed since is exit 3, as a one-shot's call). A
+session is its entry's: another file's or directory's server of the same
+name starts its own (with a note). An invocation whose credentials differ
+from the session's (an "env" value taken from its environment with ${VAR},
+an envFile's variables) is refused, exit 3: another token never reaches a
+server started with the first.
+
 Concurrent invocations share the session; none waits for another. Each
 request gets an id of the holder's own and its answer goes back to the
 invocation that sent it; progress goes to the invocation whose request
