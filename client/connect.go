@@ -312,6 +312,59 @@ func SessionKey(e *config.Entry, cwd, credentialID string) string {
 	return state.HashKey(serverKey(e, cwd), credentialID)
 }
 
+// CredentialParts names, each hashed, what an invocation reaches e with
+// that its definition does not fix: the credential (credentialID, a
+// reference, never the secret); for a stdio server each "env" value
+// expanded from the invocation's environment (${VAR}) and the envFile's
+// variables; for an HTTP server each header expanded from it (${VAR}) and
+// the bearer token of "bearerTokenEnv". A session started with other
+// parts holds another credential's server, which this invocation must
+// not reach; a literal value is the definition's, whose change only makes
+// the session stale. Values are keyed with memo's per-user secret
+// (Memo.CredentialKey): a plain hash of a short token in a session record
+// could be reversed offline. An error is the one connecting would meet
+// (an unset variable, an unreadable envFile).
+func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(string) string, memo *state.Memo) (map[string]string, error) {
+	parts := map[string]string{}
+	if credentialID != "" {
+		parts["credential"] = state.HashKey("credential", credentialID)
+	}
+	srv := e.Server
+	if srv.URL != "" {
+		h, err := config.Headers(srv, serverLabel(e), getenv)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range srv.Headers {
+			if strings.Contains(v, "${") {
+				parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
+			}
+		}
+		if srv.BearerTokenEnv != "" {
+			parts["bearerTokenEnv"] = memo.CredentialKey("bearer\x00" + getenv(srv.BearerTokenEnv))
+		}
+		return parts, nil
+	}
+	env, err := config.Environ(srv, serverLabel(e), getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.Contains(srv.Env[k], "${") {
+			parts[fmt.Sprintf("env %q", k)] = memo.CredentialKey("env\x00" + k + "\x00" + v)
+		}
+	}
+	if srv.EnvFile != "" {
+		vars, err := e.EnvFileVars(cwd)
+		if err != nil {
+			return nil, err
+		}
+		parts["envFile"] = memo.CredentialKey(strings.Join(append([]string{"envFile"}, vars...), "\x00"))
+	}
+	return parts, nil
+}
+
 // connectOnce makes one connection attempt with the era chosen.
 func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) (*Session, error) {
 	newSession := func() *Session {

@@ -418,6 +418,16 @@ started, commands still use the session (its state is what the script
 wants) with a note, and 'session list' marks it stale; stop and start it to
 use the new definition.
 
+Trust and credentials. A project server's session starts only when its
+project file is trusted, and is reached only from where it is (a file
+untrusted, revoked or changed since is exit 3, as a one-shot's call). A
+session is its entry's: another file's or directory's server of the same
+name starts its own (with a note). An invocation whose credentials differ
+from the session's (the login or grant, an "env" value or header taken
+from its environment with ${VAR}, an envFile's variables, the token of
+bearerTokenEnv) is refused, exit 3, naming what differs: another token
+never reaches a server started with the first.
+
 Concurrent invocations share the session; none waits for another. Each
 request gets an id of the holder's own and its answer goes back to the
 invocation that sent it; progress goes to the invocation whose request
@@ -438,10 +448,9 @@ session ended, said as above. A 2026-07-28 server keeps nothing between
 requests: its session is allowed and saves only start-up work (discovery,
 credentials, connections), which 'session start' and 'session list' note.
 The holder reaches the server with the credentials, refresh and checks of
-a one-shot call, and a session serves only the credential it started with:
-an invocation whose token or headers differ is refused (exit 5, "session
-api refused"), never sent out under the session's. HTTP+SSE (2024-11-05)
-servers are not held (exit 2).
+a one-shot call, and a session serves only the credential it started with
+(see Trust and credentials above). HTTP+SSE (2024-11-05) servers are not
+held (exit 2).
 
 Only the user gets in: the holder listens on a Unix socket in a private
 directory ($XDG_RUNTIME_DIR/mcpc, else under the state directory); on Linux

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,6 +237,13 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", name, rec.Server)
 		}
+		opts, err := st.connectOptions(ctx, g, entry)
+		if err != nil {
+			return err
+		}
+		if err := st.sameCredentials(g, entry, rec, opts); err != nil {
+			return err
+		}
 		format.Note(st.env.Stderr, "session %s is already running", name)
 		return st.printSession(g, rec, "already running")
 	}
@@ -444,11 +450,15 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
 	}
 	defer ln.Close()
+	creds, err := st.credentialParts(g, entry, opts)
+	if err != nil {
+		return err
+	}
 	rec := &clientstate.SessionRecord{
-		Name: name, Server: sessionServerName(entry), Transport: heldTransport(sess), Revision: sess.ProtocolVersion(),
+		Creds: creds, Name: name, Server: sessionServerName(entry), Transport: heldTransport(sess), Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
-		Def: client.SessionKey(entry, g.cwd, ""), Cred: sessionCredential(entry, opts),
+		Def: client.SessionKey(entry, g.cwd, ""),
 	}
 	if shell != nil {
 		rec.Shell = shell.PID
@@ -499,25 +509,6 @@ func statelessNote(r *clientstate.SessionRecord) string {
 		return ""
 	}
 	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", r.Name, r.Revision)
-}
-
-// sessionCredential identifies what an invocation reaches entry's
-// server with: the login or grant (opts.CredentialID) and, over HTTP,
-// the configured headers' values (a bearer token from the environment,
-// an API key), keyed as the cache keys a credential: never the secret.
-// A session serves only the credential it was started with.
-func sessionCredential(entry *config.Entry, opts client.ConnectOptions) string {
-	id := opts.CredentialID
-	if entry.Server.URL != "" {
-		if h, err := config.Headers(entry.Server, entry.Name, opts.Getenv); err == nil && len(h) > 0 {
-			var b strings.Builder
-			for _, k := range slices.Sorted(maps.Keys(h)) {
-				fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(h[k], ", "))
-			}
-			id += "\x00" + opts.Memo.CredentialKey(b.String())
-		}
-	}
-	return clientstate.HashKey("credential", id)
 }
 
 // sessionServerName is how a session names what it holds: a configured
@@ -604,18 +595,25 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	}
 	ss := st.sessions(g)
 	rec := ss.Read(entry.Name)
-	if rec == nil || (entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd)) {
+	if rec == nil {
 		return nil, nil
+	}
+	if entry != st.adhocSession && rec.Entry != entryIdentity(entry, entry.Name, g.cwd) {
+		// Another entry of the name (another file's, a --stdio server's)
+		// is another target: said, since a script that meant the session
+		// would otherwise lose its state without a word.
+		if rec.Ended == "" && processAlive(rec.PID) {
+			format.Note(st.env.Stderr, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
+		}
+		return nil, nil
+	}
+	if entry != st.adhocSession {
+		if err := st.sameCredentials(g, entry, rec, opts); err != nil {
+			return nil, err
+		}
 	}
 	if rec.Ended != "" {
 		return nil, client.SessionEnded(rec.Name, rec.Ended, nil)
-	}
-	if entry != st.adhocSession && rec.Cred != "" && rec.Cred != sessionCredential(entry, opts) {
-		// Its holder reaches the server as the credential it started
-		// with: another's requests must not go out under it.
-		q := shellwords.Quote(rec.Name)
-		return nil, fail.New(fail.Connection, fmt.Sprintf("use the credential it was started with, start it again with yours ('mcpc session stop %s', then 'mcpc session start %s'), or leave it aside with --no-session", q, q),
-			"session %s refused: it was started with another credential than this invocation's (a different token or header), and a session serves only its own", rec.Name)
 	}
 	if entry != st.adhocSession && rec.Key != client.SessionKey(entry, g.cwd, opts.CredentialID) {
 		format.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
@@ -623,6 +621,44 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	name := rec.Name
 	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
 		Ended: func() string { return st.sessionEnded(g, ss, name) }}, nil
+}
+
+// credentialParts is client.CredentialParts of entry as this invocation
+// reaches it; nil for a --stdio server (its command line is its
+// identity, and it has no "env").
+func (st *state) credentialParts(g *globals, entry *config.Entry, opts client.ConnectOptions) (map[string]string, error) {
+	if entry.File == nil {
+		return nil, nil
+	}
+	return client.CredentialParts(entry, g.cwd, opts.CredentialID, st.env.Getenv, opts.Memo)
+}
+
+// sameCredentials refuses an invocation whose credentials are not those
+// rec's holder reached its server with: another token never reaches a
+// session, which would act with the token it started with.
+func (st *state) sameCredentials(g *globals, entry *config.Entry, rec *clientstate.SessionRecord, opts client.ConnectOptions) error {
+	parts, err := st.credentialParts(g, entry, opts)
+	if err != nil {
+		return err
+	}
+	var differ []string
+	for k, v := range parts {
+		if rec.Creds[k] != v {
+			differ = append(differ, k)
+		}
+	}
+	for k := range rec.Creds {
+		if _, ok := parts[k]; !ok {
+			differ = append(differ, k)
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	slices.Sort(differ)
+	q := shellwords.Quote(rec.Name)
+	return fail.New(fail.Config, "to use this invocation's, stop the session ('mcpc session stop "+q+"') and start it again; --no-session starts a server for this invocation alone",
+		"session %s holds its server with other credentials than this invocation's (%s differ)", rec.Name, strings.Join(differ, ", "))
 }
 
 // sessionEnded says why a session whose holder went away ended. A
@@ -774,6 +810,16 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 				}
 			}
 			return fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s did not end within 30s", name)
+		}
+	}
+	// A session that ended on its own may still have its holder winding
+	// down (tearing down its server's group, saying why in the record):
+	// stop returns only once it is gone, as for a live one, so that
+	// nothing of the session outlives the stop. The pid is not signalled:
+	// after a long wait it may be another process's.
+	for deadline := time.Now().Add(10 * time.Second); processAlive(rec.PID) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
 	unlock, err := ss.Lock(ctx, name)

@@ -9,7 +9,12 @@
 // skips the discover (what a client that remembers the server's era needs);
 // -legacy speaks 2025-11-25 (initialize, initialized, request). With -url it
 // POSTs the one 2026-07-28 request a client that remembers the server needs
-// to a Streamable HTTP endpoint instead.
+// to a Streamable HTTP endpoint instead. With -socket it connects to an
+// mcpc session's Unix socket (the server already running, held) and makes
+// the exchange an invocation through the session makes there: the
+// handshake its holder answers, then the request.
+//
+//	floor -socket PATH [-legacy] [-list] [-tool echo] [-args …]
 package main
 
 import (
@@ -18,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -35,10 +41,18 @@ func main() {
 	tool := flag.String("tool", "echo", "tool to call")
 	args := flag.String("args", `{"text":"hello"}`, "tool arguments (JSON object)")
 	url := flag.String("url", "", "POST one request to this Streamable HTTP endpoint")
+	socket := flag.String("socket", "", "make the exchange on this mcpc session's Unix socket")
 	repeat := flag.Int("repeat", 1, "send the request this many times over the one pipe, each after the last answer")
 	flag.Parse()
 	if *url != "" {
 		post(*url, *list, *tool, *args)
+		return
+	}
+	if *socket != "" {
+		c, err := net.Dial("unix", *socket)
+		check(err)
+		exchange(c, bufio.NewReaderSize(c, 64<<10), *list, *callOnly, *legacy, *tool, *args, *repeat)
+		check(c.Close())
 		return
 	}
 	if flag.NArg() == 0 {
@@ -52,38 +66,42 @@ func main() {
 	out, err := cmd.StdoutPipe()
 	check(err)
 	check(cmd.Start())
-	r := bufio.NewReaderSize(out, 64<<10)
+	exchange(in, bufio.NewReaderSize(out, 64<<10), *list, *callOnly, *legacy, *tool, *args, *repeat)
+	in.Close()
+	check(cmd.Wait())
+}
 
+// exchange writes the handshake and the request to in and copies each
+// answer from r to stdout.
+func exchange(in io.Writer, r *bufio.Reader, list, callOnly, legacy bool, tool, args string, repeat int) {
 	modern := true // requests carry the 2026-07-28 _meta envelope
 	switch {
-	case *legacy:
+	case legacy:
 		send(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"0"}}}`)
 		skipLine(r)
 		send(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		modern = false
-	case !*callOnly:
+	case !callOnly:
 		send(in, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`)
 		skipLine(r)
 	}
 	var params []string
-	if !*list {
-		params = append(params, `"name":"`+*tool+`"`, `"arguments":`+*args)
+	if !list {
+		params = append(params, `"name":"`+tool+`"`, `"arguments":`+args)
 	}
 	if modern {
 		params = append(params, meta)
 	}
 	method := "tools/call"
-	if *list {
+	if list {
 		method = "tools/list"
 	}
 	w := bufio.NewWriterSize(os.Stdout, 64<<10)
-	for i := range *repeat {
+	for i := range repeat {
 		send(in, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"%s","params":{%s}}`, i+2, method, strings.Join(params, ",")))
 		copyLine(w, r)
 	}
 	check(w.Flush())
-	in.Close()
-	check(cmd.Wait())
 }
 
 func post(url string, list bool, tool, args string) {

@@ -82,6 +82,9 @@ type group struct {
 	warmup int
 	// faults adds each row's median minor page faults to its notes.
 	faults bool
+	// holder is the resident memory (KiB) of the session holder a
+	// session group's rows call through, idle, its server not counted.
+	holder int64
 }
 
 type harness struct {
@@ -424,11 +427,15 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 }
 
 // sessionGroups are one tools/call through a session (mcpc session
-// start, held for the whole run) beside the one-shot that starts the
-// server, for the in-repo server and for server-everything run by node:
-// the ratio column is the session's share of the one-shot. Each
-// session's note gives its holder's resident memory, idle, besides its
-// server.
+// start, held for the whole run) for the in-repo server and for
+// server-everything run by node. The first row is the floor: bench/floor
+// making the same exchange on the session's socket (the handshake its
+// holder answers, then the call), so the ratio column is each row's share
+// of it; beside it the one-shot that starts the server and, for
+// server-everything, the peers' held connections (inspector's mcpdo
+// daemon, mcporter's keep-alive daemon, @apify/mcpc's session bridge),
+// each connected before the first run. Each group keeps its holder's
+// resident memory, idle, besides its server.
 func (h *harness) sessionGroups(call func(...string) []string, stdio []string) []*group {
 	mcpc := h.path("mcpc")
 	home := h.newHome()
@@ -436,23 +443,34 @@ func (h *harness) sessionGroups(call func(...string) []string, stdio []string) [
 	if !h.mcpcHas("session", "start") {
 		skip = "this mcpc has no sessions"
 	}
-	start := func(name, command string) (note string) {
+	// start starts session name holding command and returns the floor's
+	// command line for its socket (which speaks the holder's revision)
+	// and its holder's resident memory.
+	start := func(name, command string, args ...string) (floor []string, holderKiB int64) {
 		if skip != "" {
-			return ""
+			return nil, 0
 		}
 		cmd := h.command(cmdSpec{argv: []string{mcpc, "session", "start", "--json", "--idle", "0", "--name", name, "--stdio", command}, home: fixed(home)})
-		out, err := cmd.Output()
-		if err != nil {
+		if _, err := cmd.Output(); err != nil {
 			die(fmt.Errorf("mcpc session start %s: %v", name, err))
 		}
-		var rec struct{ PID int }
-		check(json.Unmarshal(out, &rec))
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", rec.PID)); err == nil {
-			if kib, ok := statusField(b, "VmRSS:"); ok {
-				note = "its holder, idle: " + mib(kib) + " resident besides the server"
-			}
+		// The record says where the holder listens and what it speaks
+		// (HOME without XDG_STATE_HOME: mcpc's state is under it).
+		b, err := os.ReadFile(filepath.Join(home, ".local", "state", "mcpc", "sessions", name, "record.json"))
+		check(err)
+		var rec struct {
+			PID              int
+			Socket, Revision string
 		}
-		return note
+		check(json.Unmarshal(b, &rec))
+		floor = []string{h.path("floor"), "-socket", rec.Socket}
+		if rec.Revision != "2026-07-28" {
+			floor = append(floor, "-legacy")
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", rec.PID)); err == nil {
+			holderKiB, _ = statusField(b, "VmRSS:")
+		}
+		return append(floor, args...), holderKiB
 	}
 	atExit(func() {
 		if skip == "" {
@@ -466,23 +484,82 @@ func (h *harness) sessionGroups(call func(...string) []string, stdio []string) [
 	held := func(name string, args ...string) []string {
 		return append([]string{mcpc, "call", name}, args...)
 	}
-	goNote := start("go", stdio[1])
-	groups := []*group{{key: "session-go", title: "`tools/call` through a session next to the one-shot (in-repo Go server, stdio)", runs: runs, warmup: 1, rows: []*row{
+	holderNote := func(kib int64) string {
+		if kib == 0 {
+			return ""
+		}
+		return "its holder, idle: " + mib(kib) + " resident besides the server"
+	}
+	goFloor, goHolder := start("go", stdio[1])
+	floorName := "floor: the session's socket, server/discover (answered by the holder), tools/call"
+	groups := []*group{{key: "session-go", title: "`tools/call` through a session next to its floor and the one-shot (in-repo Go server, stdio)", runs: runs, warmup: 1, holder: goHolder, rows: []*row{
+		{name: floorName, cmd: cmdSpec{argv: goFloor, want: echoWant}, note: "a small Go program; the server already running", skip: skip},
+		{name: "mcpc call through a session", cmd: cmdSpec{argv: held("go", "echo", "text=hello"), home: fixed(home), want: echoWant}, note: holderNote(goHolder), skip: skip},
 		{name: "mcpc call, one-shot (starts the server)", cmd: cmdSpec{argv: call(stdio...), home: fixed(h.newHome()), want: echoWant}},
-		{name: "mcpc call through a session", cmd: cmdSpec{argv: held("go", "echo", "text=hello"), home: fixed(home), want: echoWant}, note: goNote, skip: skip},
 	}}}
-	ev := &group{key: "session-everything", title: "`tools/call echo` through a session next to the one-shot (server-everything, node, stdio)", runs: runs, warmup: 1}
+	ev := &group{key: "session-everything", title: "`tools/call echo` through a session next to its floor, the one-shot and the peers' held connections (server-everything, node, stdio)", runs: runs, warmup: 1}
 	if h.everything == "" || h.node == "" {
 		ev.rows = []*row{{name: "server-everything", skip: "no server-everything (-everything, -node)"}}
 		return append(groups, ev)
 	}
-	command := shellwords.Quote(filepath.Join(h.node, "node")) + " " + shellwords.Quote(h.everything) + " stdio"
-	evSkip, evNote := skip, start("ev", command)
-	ev.rows = []*row{
-		{name: "mcpc call, one-shot (starts node and the server)", cmd: cmdSpec{argv: []string{mcpc, "call", "--server-stderr", "hide", "--stdio", command, "echo", "message=hello"}, home: fixed(h.newHome()), want: "Echo: hello"}},
-		{name: "mcpc call through a session", cmd: cmdSpec{argv: held("ev", "echo", "message=hello"), home: fixed(home), want: "Echo: hello"}, note: evNote, skip: evSkip},
+	node := filepath.Join(h.node, "node")
+	command := shellwords.Quote(node) + " " + shellwords.Quote(h.everything) + " stdio"
+	evFloor, evHolder := start("ev", command, "-args", `{"message":"hello"}`)
+	ev.holder = evHolder
+	if slices.Contains(evFloor, "-legacy") {
+		floorName = strings.Replace(floorName, "server/discover", "initialize", 1)
 	}
+	ev.rows = []*row{
+		{name: floorName, cmd: cmdSpec{argv: evFloor, want: "Echo: hello"}, note: "a small Go program; the server already running", skip: skip},
+		{name: "mcpc call through a session", cmd: cmdSpec{argv: held("ev", "echo", "message=hello"), home: fixed(home), want: "Echo: hello"}, note: holderNote(evHolder), skip: skip},
+		{name: "mcpc call, one-shot (starts node and the server)", cmd: cmdSpec{argv: []string{mcpc, "call", "--server-stderr", "hide", "--stdio", command, "echo", "message=hello"}, home: fixed(h.newHome()), want: "Echo: hello"}},
+	}
+	ev.rows = append(ev.rows, h.heldPeers(node)...)
 	return append(groups, ev)
+}
+
+// heldPeerNames start the names of the peers' held-connection rows.
+var heldPeerNames = []string{"inspector 2.12.0 mcpdo", "mcporter 0.12.3 keep-alive", "@apify/mcpc 0.2.6 session"}
+
+// heldPeers are the peers' held connections to server-everything (run by
+// node over stdio), connected as their users connect them before the first
+// run, and ended when the harness ends: inspector's mcpdo daemon,
+// mcporter's keep-alive daemon and @apify/mcpc's session bridge.
+func (h *harness) heldPeers(node string) []*row {
+	rows := []*row{
+		{name: heldPeerNames[0] + " @ev tools/call", note: "its daemon, connected first, is not counted"},
+		{name: heldPeerNames[1] + " call ev.echo", note: "its daemon, started by a first call, is not counted"},
+		{name: heldPeerNames[2] + " @ev tools-call", note: "its bridge, connected first, is not counted"},
+	}
+	if h.peers == "" {
+		return h.withPeers(nil, rows)
+	}
+	home := fixed(h.newHome())
+	server := `{"command":` + strconv.Quote(node) + `,"args":[` + strconv.Quote(h.everything) + `,"stdio"]`
+	mcporterCfg := filepath.Join(home(), "mcporter.json")
+	check(os.WriteFile(mcporterCfg, []byte(`{"mcpServers":{"ev":`+server+`,"lifecycle":"keep-alive"}}}`), 0o644))
+	apifyCfg := filepath.Join(home(), "servers.json")
+	check(os.WriteFile(apifyCfg, []byte(`{"mcpServers":{"ev":`+server+`}}}`), 0o644))
+	mcpdo, mcporter, apify := h.peer("mcpdo"), h.peer("mcporter"), h.peer("mcpc")
+	rows[0].cmd = cmdSpec{argv: []string{mcpdo, "@ev", "tools/call", "echo", "message:=hello"}, home: home, want: "Echo: hello"}
+	rows[1].cmd = cmdSpec{argv: []string{mcporter, "--config", mcporterCfg, "call", "ev.echo", "message=hello"}, home: home, want: "Echo: hello"}
+	rows[2].cmd = cmdSpec{argv: []string{apify, "--json", "@bench-ev", "tools-call", "echo", "message:=hello"}, home: home, want: "Echo: hello"}
+	connect := [][]string{
+		{mcpdo, "connect", "--connection", "ev", "--", node, h.everything, "stdio"},
+		rows[1].cmd.argv, // the first call starts mcporter's daemon
+		{apify, "connect", apifyCfg + ":ev", "@bench-ev"},
+	}
+	for i, argv := range connect {
+		if out, err := h.command(cmdSpec{argv: argv, home: home}).CombinedOutput(); err != nil {
+			rows[i].skip = fmt.Sprintf("could not connect: %v: %s", err, lastLine(string(out)))
+		}
+	}
+	atExit(func() {
+		for _, argv := range [][]string{{mcpdo, "daemon", "stop"}, {mcporter, "--config", mcporterCfg, "daemon", "stop"}, {apify, "close", "@bench-ev"}} {
+			h.command(cmdSpec{argv: argv, home: home}).Run()
+		}
+	})
+	return rows
 }
 
 // withPeers appends the npm peers' rows when they are installed.
@@ -806,6 +883,36 @@ func targets(groups []*group) []string {
 	add("warm `mcpc call` over HTTP ≤ 1.5× curl", v, ok, "%.2f×", 1.5)
 	if r := find(groups, "stdio-call", "mcpc call, warm"); r != nil {
 		add("peak RSS of a small `mcpc call` ≤ 15 MiB", float64(slices.Max(r.rss))/1024, true, "%.1f MiB", 15)
+	}
+	for _, key := range []string{"session-go", "session-everything"} {
+		what := map[string]string{"session-go": "in-repo server", "session-everything": "server-everything"}[key]
+		v, ok = ratio(key, "mcpc call through a session", "floor")
+		add("`mcpc call` through a session ≤ 1.3× the floor on its socket ("+what+")", v, ok, "%.2f×", 1.3)
+		for _, g := range groups {
+			if g.key == key && g.holder > 0 {
+				add("a session's holder, idle, ≤ 15 MiB besides its server ("+what+")", float64(g.holder)/1024, true, "%.1f MiB", 15)
+			}
+		}
+	}
+	// The fastest peer's held connection over mcpc's session: at least 10×.
+	if s := find(groups, "session-everything", "mcpc call through a session"); s != nil {
+		var fastest *row
+		for _, name := range heldPeerNames {
+			if r := find(groups, "session-everything", name); r != nil && (fastest == nil || median(r.wall) < median(fastest.wall)) {
+				fastest = r
+			}
+		}
+		what := "`mcpc call` through a session ≥ 10× faster than the fastest peer's held connection (server-everything)"
+		if fastest == nil {
+			add(what, 0, false, "", 0)
+		} else {
+			v := float64(median(fastest.wall)) / float64(median(s.wall))
+			met := "no"
+			if v >= 10 {
+				met = "yes"
+			}
+			lines = append(lines, fmt.Sprintf("| %s | %.1f× (%s) | %s |", what, v, strings.Fields(fastest.name)[0], met))
+		}
 	}
 	v, ok = ratio("startup", "mcpc --version", "hello-world")
 	add("`mcpc --version` ≤ 1.8× a hello-world Go binary", v, ok, "%.2f×", 1.8)

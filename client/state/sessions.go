@@ -37,14 +37,15 @@ type SessionRecord struct {
 	Key string `json:"key"`
 	// Entry says which entry it holds (source and name, hashed): a name
 	// is taken by one target at a time.
-	Entry  string `json:"entry"`
-	Socket string `json:"socket"`
+	Entry string `json:"entry"`
+	// Creds is what the holder reached the server with that the entry's
+	// definition does not fix (client.CredentialParts: each part by
+	// name, hashed): an invocation with other parts is refused.
+	Creds  map[string]string `json:"creds,omitempty"`
+	Socket string            `json:"socket"`
 	// Def is the entry's definition as it started, hashed (without its
 	// credential): one changed since is marked stale.
 	Def string `json:"def,omitempty"`
-	// Cred identifies the credential its holder reaches the server with
-	// (keyed, never the secret): another's invocations are refused.
-	Cred string `json:"cred,omitempty"`
 	// Ended says why the session ended when it was not stopped (its
 	// server exited, its holder was killed); "" while it runs. The
 	// record is kept so that the next command naming the session says
