@@ -532,7 +532,7 @@ func (h *Holder) fromServer(msg jsonrpc.Message) bool {
 		if r == nil {
 			return false
 		}
-		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: m.Error})
+		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: unforged(m.Error)})
 		return true
 	case *jsonrpc.Request:
 		if m.ID.IsValid() {
