@@ -74,7 +74,8 @@ func (s *Session) explain(ctx context.Context, what string, err error) error {
 //  3. a message over a limit ended the session: the rest follows from it;
 //  4. the request's HTTP answer: a challenge, a JSON-RPC error, an error
 //     status, or a 2xx that is not JSON-RPC;
-//  5. the server's JSON-RPC error;
+//  5. the server's JSON-RPC error (through a session, the holder's
+//     verdict on a request it could not deliver: hold_fail.go);
 //  6. a session the server no longer knows (the SDK's reading of a 404);
 //  7. a deadline, unless a stdio server died or broke the protocol first;
 //  8. a stdio server that died or broke the protocol;
@@ -94,6 +95,9 @@ func (s *Session) cause(ctx context.Context, what string, err error) error {
 		return s.httpFailure(he)
 	}
 	if rpc := serverError(err); rpc != nil {
+		if f := s.heldVerdict(rpc, err); f != nil {
+			return f // the holder's explainer's, of a request it relayed
+		}
 		return s.rpcFailure(rpc, err)
 	}
 	if errors.Is(err, mcp.ErrSessionMissing) {

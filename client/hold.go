@@ -33,8 +33,11 @@ import (
 //     per invocation, so concurrent invocations never collide; so are
 //     progress tokens ("hp-N"), so progress reaches only its request's
 //     invocation.
-//   - A server's request goes to the invocation with requests in flight,
-//     when one has; when several have, it is refused (a 2025 server's
+//   - A server's request tied to a task (its _meta names the related
+//     task) goes to the invocation that owns the task: the one whose
+//     request created it, or that last asked about it (tasks/get,
+//     tasks/result). Any other goes to the invocation with requests in
+//     flight, when one has; when several have, it is refused (the
 //     question names no request of ours: a guess would hand one script's
 //     answers to another's question); a ping it answers itself.
 //   - Every other notification (log messages, list changes) reaches
@@ -49,9 +52,10 @@ type Holder struct {
 
 	mu       sync.Mutex
 	seq      int64
-	calls    map[string]*route // by the holder's id (transport.IDKey)
-	progress map[string]*route // by the holder's progress token
-	asked    map[string]asked  // the server's requests, by id (transport.IDKey)
+	calls    map[string]*route  // by the holder's id (transport.IDKey)
+	progress map[string]*route  // by the holder's progress token
+	asked    map[string]asked   // the server's requests, by id (transport.IDKey)
+	tasks    map[string]*attach // the invocation that owns each task, by its id
 	conns    map[*attach]bool
 	last     time.Time // the last request or answer
 	idle     time.Duration
@@ -121,7 +125,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	if s.proc == nil && (s.http == nil || s.sse) {
 		return nil, ErrNotHeld
 	}
-	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{},
+	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
 		lostC: make(chan struct{})}
 	h.gone = h.lostC
@@ -361,6 +365,11 @@ func (h *Holder) detach(a *attach) {
 			h.forget(hid, r)
 		}
 	}
+	for id, owner := range h.tasks {
+		if owner == a {
+			delete(h.tasks, id)
+		}
+	}
 	var unanswered []jsonrpc.ID
 	for key, q := range h.asked {
 		if q.a == a {
@@ -461,6 +470,9 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	}
 	id, _ := jsonrpc.MakeID(hid)
 	out := &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}
+	if task := gjson.GetBytes(m.Params, "taskId"); strings.HasPrefix(m.Method, "tasks/") && task.Type == gjson.String {
+		h.tasks[task.Str] = a // following a task it did not start (mcpc task)
+	}
 	h.calls[hid] = r
 	a.ids[transport.IDKey(r.id)] = hid
 	h.served++
@@ -527,12 +539,16 @@ func (h *Holder) fromServer(msg jsonrpc.Message) bool {
 		if r != nil {
 			h.forget(key, r)
 			h.last = time.Now()
+			// A task created: its questions are this invocation's.
+			if task := gjson.GetBytes(m.Result, "task.taskId"); task.Type == gjson.String && h.conns[r.a] {
+				h.tasks[task.Str] = r.a
+			}
 		}
 		h.mu.Unlock()
 		if r == nil {
 			return false
 		}
-		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: m.Error})
+		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: unforged(m.Error)})
 		return true
 	case *jsonrpc.Request:
 		if m.ID.IsValid() {
@@ -551,13 +567,7 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 		return
 	}
 	h.mu.Lock()
-	var to *attach
-	busy := 0
-	for a := range h.conns {
-		if len(a.ids) > 0 {
-			to, busy = a, busy+1
-		}
-	}
+	to, busy := h.askee(m)
 	if busy == 1 {
 		h.asked[transport.IDKey(m.ID)] = asked{to, m.ID}
 	}
@@ -576,6 +586,23 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 		return
 	}
 	to.send(m)
+}
+
+// askee is the invocation a request of the server's goes to: the owner
+// of the task it names, else the one invocation with requests in flight.
+// busy is how many could be asked (more than one: none is guessed). h.mu
+// is held.
+func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
+	task := gjson.GetBytes(m.Params, "_meta."+gjson.Escape(relatedTaskKey)+".taskId")
+	if owner := h.tasks[task.Str]; task.Type == gjson.String && owner != nil && h.conns[owner] {
+		return owner, 1
+	}
+	for a := range h.conns {
+		if len(a.ids) > 0 {
+			to, busy = a, busy+1
+		}
+	}
+	return to, busy
 }
 
 func (h *Holder) serverNotification(m *jsonrpc.Request) {

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // The holder of an HTTP session routes as it does on stdio; only how a
@@ -91,7 +92,8 @@ func routedName(r *jsonrpc.Request) string {
 // server that no longer knows the session (404) has lost what it held:
 // the session ends, said as a stdio server's exit is, and the invocation
 // gets no answer (it names the session's end). Anything else is the
-// request's error, said as the holder's.
+// request's failure, explained as a one-shot's would be and carried to
+// the invocation as such (verdictError).
 func (h *Holder) relayFailed(hid string, err error) {
 	h.mu.Lock()
 	r := h.calls[hid]
@@ -107,8 +109,13 @@ func (h *Holder) relayFailed(hid string, err error) {
 		h.end(fmt.Sprintf("%s no longer knows the session (HTTP 404): the server restarted or let it expire", h.s.Label))
 		return
 	}
-	r.a.send(&jsonrpc.Response{ID: r.id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-		Message: fmt.Sprintf("mcpc session: the request did not reach %s: %v", h.s.Label, h.s.scrub(err))}})
+	// Said as the one-shot says it (hold_fail.go): the holder's session
+	// is the one that saw the failure, and its explainer is the one-shot's.
+	f := fail.As(h.s.explain(context.Background(), "relay a request to", err))
+	if f == nil {
+		f = fail.Wrap(fail.Connection, errors.New(h.s.scrub(err)), "", "the request did not reach %s", h.s.Label)
+	}
+	r.a.send(&jsonrpc.Response{ID: r.id, Error: verdictError(f)})
 }
 
 // end says the server is gone (an HTTP session lost), once.

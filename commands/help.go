@@ -432,11 +432,13 @@ Concurrent invocations share the session; none waits for another. Each
 request gets an id of the holder's own and its answer goes back to the
 invocation that sent it; progress goes to the invocation whose request
 carried its token; a request of the server's (a 2025 server's question,
-elicitation) goes to the invocation with requests in flight; when several
-have, it is refused with an error that says so, since it names none of
-them and a guess could hand one script's --answer to another's question
-(a 2026-07-28 server asks in its answer to the request, which cannot
-stray); log messages reach every attached invocation, each applying its
+elicitation) tied to a task (its _meta names the related task) goes to the
+invocation whose call created the task, or that follows it now (mcpc
+task); any other goes to the invocation with requests in flight; when
+several have, it is refused with an error that says so, since it names
+none of them and a guess could hand one script's --answer to another's
+question (a 2026-07-28 server asks in its answer to the request, which
+cannot stray); log messages reach every attached invocation, each applying its
 own --log-level. An invocation that goes away (Ctrl-C,
 --timeout) has its requests cancelled on the server.
 
@@ -444,9 +446,14 @@ HTTP servers. A session to a 2025 Streamable HTTP server keeps its one
 Mcp-Session-Id (one initialize, not one per command) and its standalone
 stream, so what the server keeps per session survives; when the server no
 longer knows the session (404: it restarted, or let it expire), the
-session ended, said as above. A 2026-07-28 server keeps nothing between
-requests: its session is allowed and saves only start-up work (discovery,
-credentials, connections), which 'session start' and 'session list' note.
+session ended, said as above (the command that found it out is exit 5;
+with keepAlive the next use starts it again, with a note). A request the
+server refuses at the HTTP level (a token revoked or refused after a
+refresh, 403, a 5xx, a server gone) is said exactly as a one-shot says
+it: the same message, hint and exit code (4, 5). A 2026-07-28 server
+keeps nothing between requests: its session is allowed and saves only
+start-up work (discovery, credentials, connections), which 'session start'
+and 'session list' note.
 The holder reaches the server with the credentials, refresh and checks of
 a one-shot call, and a session serves only the credential it started with
 (see Trust and credentials above). HTTP+SSE (2024-11-05) servers are not

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,9 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 	var h http.Handler = &faultHandler{next: sdkHandler, opts: opts, stderr: std.err, stop: stop}
 	if opts.bearer != "" {
 		h = requireBearer(opts.bearer, h)
+	}
+	if opts.refuseFile != "" || opts.forgetFile != "" {
+		h = turnAway(opts.refuseFile, opts.forgetFile, h)
 	}
 	switch {
 	case opts.redirect == "":
@@ -126,6 +130,54 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		if r.Header.Get("Authorization") != "Bearer "+token {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// turnAway makes a server that stops accepting its clients while they
+// hold on to it: while refuseFile exists, every request is answered with
+// the status it holds (a revoked token, a scope no longer granted, a
+// failure); once forgetFile appears, the sessions so far are unknown
+// (404), as after a restart. Tests pin what a client held across requests
+// (a session's holder) says then.
+func turnAway(refuseFile, forgetFile string, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	seen, forgotten := map[string]bool{}, map[string]bool{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if data, err := os.ReadFile(refuseFile); refuseFile != "" && err == nil {
+			io.Copy(io.Discard, r.Body)
+			switch status, _ := strconv.Atoi(strings.TrimSpace(string(data))); status {
+			case http.StatusUnauthorized:
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="the token was revoked"`)
+				http.Error(w, "unauthorized", status)
+			case http.StatusForbidden:
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp:admin"`)
+				http.Error(w, "insufficient scope: mcp:admin is needed", status)
+			case 0:
+				http.Error(w, "bad --refuse-file", http.StatusInternalServerError)
+			default:
+				http.Error(w, "the server is failing", status)
+			}
+			return
+		}
+		id := r.Header.Get("Mcp-Session-Id")
+		mu.Lock()
+		if forgetFile != "" && os.Remove(forgetFile) == nil {
+			for k := range seen {
+				forgotten[k] = true
+			}
+			clear(seen)
+		}
+		gone := forgotten[id]
+		if id != "" && !gone {
+			seen[id] = true
+		}
+		mu.Unlock()
+		if gone {
+			io.Copy(io.Discard, r.Body)
+			http.Error(w, "session not found", http.StatusNotFound)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -128,6 +128,14 @@ flags:
   --stderr-line TEXT   write TEXT to stderr at startup
   --stderr-bytes N     write N bytes of chatter to stderr at startup
   --require-bearer TOK with --http: answer 401 unless "Authorization: Bearer TOK"
+  --refuse-file FILE   with --http: while FILE exists, every request is answered
+                       with the HTTP status it holds, as a server that stopped
+                       accepting the client would: 401 (the token revoked:
+                       an invalid_token challenge), 403 (an insufficient_scope
+                       challenge), or any other (e.g. 500)
+  --forget-file FILE   with --http: when FILE appears, every session so far is
+                       forgotten (404 to its Mcp-Session-Id), as a restart
+                       forgets them; FILE is removed
   --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
                        (e.g. /moved) is served by the MCP handler itself
   --header-log FILE    with --http: append "METHOD PATH auth=… x-token=…" per request
@@ -188,6 +196,8 @@ type options struct {
 	stderrBytes int    // --stderr-bytes: chatter written to stderr at startup
 	bearer      string // --require-bearer: HTTP requests need this token
 	redirect    string // --redirect: /mcp answers 307 to this target
+	refuseFile  string // --refuse-file: while it exists, its status answers
+	forgetFile  string // --forget-file: its appearance forgets the sessions
 	headerLog   string // --header-log: where requests' credentials are recorded
 	modernOnly  bool   // --modern-only: 2026-07-28 only
 	ttlMs       int    // --ttl: ttlMs on cacheable results
@@ -338,6 +348,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&opts.stderrBytes, "stderr-bytes", 0, "")
 	fs.StringVar(&opts.bearer, "require-bearer", "", "")
 	fs.StringVar(&opts.redirect, "redirect", "", "")
+	fs.StringVar(&opts.refuseFile, "refuse-file", "", "")
+	fs.StringVar(&opts.forgetFile, "forget-file", "", "")
 	fs.StringVar(&opts.headerLog, "header-log", "", "")
 	fs.BoolVar(&opts.modernOnly, "modern-only", false, "")
 	fs.IntVar(&opts.ttlMs, "ttl", 0, "")
@@ -395,8 +407,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
 	case opts.fault != "" && !contains(faultModes, opts.fault):
 		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
-	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.redirect != "" || opts.headerLog != "" || opts.sse || opts.sseEndpoint != ""):
-		return nil, errors.New("--url-file, --stateless, --require-bearer, --redirect, --header-log, --sse and --sse-endpoint need --http")
+	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.refuseFile != "" || opts.forgetFile != "" || opts.redirect != "" || opts.headerLog != "" || opts.sse || opts.sseEndpoint != ""):
+		return nil, errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --sse and --sse-endpoint need --http")
 	case opts.sse && opts.stateless:
 		return nil, errors.New("--sse cannot be combined with --stateless: an HTTP+SSE session lives on its stream")
 	case opts.modernOnly && opts.legacyMode():
