@@ -72,6 +72,8 @@ type Holder struct {
 	// Refused, when set, is told of each connection refused as another
 	// user's (CheckPeer).
 	Refused func(error)
+	// lists is what the holder answers itself (hold_cache.go).
+	lists *heldLists
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -127,7 +129,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
-		lostC: make(chan struct{})}
+		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage)}
 	h.gone = h.lostC
 	if s.proc != nil {
 		h.gone = s.proc.Done()
@@ -142,6 +144,8 @@ func NewHolder(s *Session) (*Holder, error) {
 		h.discover = d[len(d)-1] // replayed from the era memo
 	}
 	s.wire.tap.Divert(h.fromServer)
+	h.watchCapabilities()
+	h.listen()
 	return h, nil
 }
 
@@ -444,6 +448,8 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 		a.send(&jsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")})
 		h.stopOnce.Do(func() { close(h.stop) })
 		return
+	case h.answerHeld(a, m):
+		return
 	case m.Method == HolderStatus:
 		h.mu.Lock()
 		st := HolderStatusResult{Requests: h.served, Attached: len(h.conns)}
@@ -479,6 +485,7 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	h.last = time.Now()
 	h.mu.Unlock()
 	h.touch()
+	h.lists.sent(hid, m)
 	if err := h.send(context.Background(), out); err != nil {
 		// The server is gone. No answer: an error here would read as the
 		// server's refusal. The holder is ending; it records why, then
@@ -533,6 +540,9 @@ func (h *Holder) fromServer(msg jsonrpc.Message) bool {
 		key, ok := m.ID.Raw().(string)
 		if !ok {
 			return false // the SDK's own
+		}
+		if h.lists.answered(key, m) {
+			return true
 		}
 		h.mu.Lock()
 		r := h.calls[key]
@@ -606,6 +616,9 @@ func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
 }
 
 func (h *Holder) serverNotification(m *jsonrpc.Request) {
+	if h.lists.notified(m) {
+		return
+	}
 	switch m.Method {
 	case "notifications/progress":
 		tok := gjson.GetBytes(m.Params, "progressToken")

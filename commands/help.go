@@ -442,6 +442,18 @@ cannot stray); log messages reach every attached invocation, each applying its
 own --log-level. An invocation that goes away (Ctrl-C,
 --timeout) has its requests cancelled on the server.
 
+What the holder answers itself. A call lists the server's tools to check
+its arguments; through a session the holder answers the list (tools,
+prompts, resources, resource templates) from the server's last answer, as
+long as the server tells of changes to it (a 2025 stdio server that
+declares listChanged; a 2026-07-28 stdio server that acknowledges the
+holder's subscriptions/listen), and asks afresh after each
+notifications/.../list_changed. What it keeps is bounded by the server's
+message bound (--max-message). A 2025 server's logging/setLevel is
+answered when the server already sends that level (each invocation keeps
+its own --log-level). So three calls through a session make one
+tools/list; a server that does not tell of changes is asked every time.
+
 HTTP servers. A session to a 2025 Streamable HTTP server keeps its one
 Mcp-Session-Id (one initialize, not one per command) and its standalone
 stream, so what the server keeps per session survives; when the server no

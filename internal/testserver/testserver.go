@@ -173,7 +173,8 @@ flags:
   --no-directory-read  with --skills: declare no directoryRead
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
-                       the server, for the session tests
+                       the server, for the session tests; and grow, which
+                       adds a tool grown-N and tells of the change
   --drift              serve the next version of the tools, for schema-drift
                        tests: no huge tool, echo's repeat argument required,
                        image titled "PNG images"

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -518,5 +519,46 @@ func addCounterTool(s *mcp.Server) {
 		n := counts[req.Session]
 		mu.Unlock()
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.FormatInt(n, 10)}}}, nil
+	})
+	addGrowTool(s)
+}
+
+// addGrowTool serves grow (--counter): each call adds a tool grown-N to
+// the server's list, which the server tells its clients of
+// (notifications/tools/list_changed) before it answers, so that a
+// client's next list is known to follow the change. (The SDK sends the
+// notification on a timer; a client it does not tell, a 2026-07-28 one
+// without a subscription, waits a second for nothing.)
+func addGrowTool(s *mcp.Server) {
+	told := make(chan struct{}, 1)
+	s.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "notifications/tools/list_changed" {
+				select {
+				case told <- struct{}{}:
+				default:
+				}
+			}
+			return res, err
+		}
+	})
+	var grown atomic.Int64
+	s.AddTool(&mcp.Tool{
+		Name:        "grow",
+		Description: "Add a tool grown-N to the server's list and tell of the change.",
+		InputSchema: &jsonschema.Schema{Type: "object"},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		name := fmt.Sprintf("grown-%d", grown.Add(1))
+		s.AddTool(&mcp.Tool{Name: name, Description: "Added by grow.", InputSchema: &jsonschema.Schema{Type: "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+			})
+		select {
+		case <-told:
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
 	})
 }
