@@ -13,7 +13,8 @@ import (
 // fromServer and serverRequest read and write.
 func routedHolder(as ...*attach) *Holder {
 	h := &Holder{calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{},
-		tasks: map[string]*attach{}, conns: map[*attach]bool{}, ping: make(chan struct{}, 1)}
+		tasks: map[string]*attach{}, conns: map[*attach]bool{}, ping: make(chan struct{}, 1),
+		lists: newHeldLists(1 << 20)}
 	for _, a := range as {
 		h.conns[a] = true
 	}
