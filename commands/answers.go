@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -138,7 +137,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 			return a.Elicit(ctx, server, p)
 		},
 		Log:         a.Log,
-		Note:        func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(msg)) },
+		Note:        func(msg string) { format.Note(st.env.Stderr, "%s", format.OneLine(msg)) },
 		LogLevel:    g.input.logLevel,
 		Interactive: term != nil && !g.input.yes,
 	}

@@ -186,7 +186,7 @@ func (st *state) checkArgs(ctx context.Context, tool *mcp.Tool, args map[string]
 		return err
 	}
 	if skipped != "" {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: arguments of %q not checked: the tool's inputSchema cannot be used (%s)\n", tool.Name, skipped)
+		format.Note(st.env.Stderr, "arguments of %q not checked: the tool's inputSchema cannot be used (%s)", tool.Name, skipped)
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func (st *state) checkOutput(ctx context.Context, g *globals, tool *mcp.Tool, ra
 	case err != nil:
 		return err
 	case skipped != "":
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)\n", tool.Name, skipped)
+		format.Note(st.env.Stderr, "structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)", tool.Name, skipped)
 		return nil
 	case mismatch == "":
 		return nil

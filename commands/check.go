@@ -110,7 +110,7 @@ func checkResult(st *state, g *globals, rows []checkRow) error {
 		}
 		failed++
 		if g.mode == format.ModeText {
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s: %s\n", format.OneLine(r.Name), format.OneLine(r.Error))
+			format.Note(st.env.Stderr, "%s: %s", format.OneLine(r.Name), format.OneLine(r.Error))
 		}
 		if worst == nil || severity(r.code) < severity(worst.code) {
 			worst = r

@@ -132,7 +132,7 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 		return nil, err
 	}
 	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", note)
+		format.Note(st.env.Stderr, "%s", note)
 	}
 	st.traceIgnored(g, entry.Server)
 	return entry, nil

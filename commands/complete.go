@@ -290,7 +290,7 @@ func serverWords(cs []completions.Candidate) []completions.Candidate {
 // note tells what a lookup could not offer, on stderr, which the scripts
 // drop and a person running mcpc __complete sees.
 func (c *completer) note(msg string, args ...any) {
-	fmt.Fprintf(c.st.env.Stderr, "mcpc: note: %s\n", fmt.Sprintf(msg, args...))
+	format.Note(c.st.env.Stderr, msg, args...)
 }
 
 // names answers the words after SERVER by asking the server, within

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -62,7 +61,7 @@ func (st *state) runConfig(g *globals) error {
 		st.entryNotes(g, e.Server, true)
 	}
 	if p := cfg.Project; p != nil && p.Err == nil && cfg.ProjectTrust != config.Trusted {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: project file %s is %s and was not loaded (mcpc trust)\n", p.Path, cfg.ProjectTrust)
+		format.Note(st.env.Stderr, "project file %s is %s and was not loaded (mcpc trust)", p.Path, cfg.ProjectTrust)
 	}
 	return st.print(g, format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
 }
@@ -72,7 +71,7 @@ func (st *state) runConfig(g *globals) error {
 // that it ignores.
 func (st *state) entryNotes(g *globals, srv *config.Server, loaded bool) {
 	if err := srv.Unusable(); err != nil && loaded {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", err)
+		format.Note(st.env.Stderr, "%s", err)
 	}
 	st.traceIgnored(g, srv)
 }

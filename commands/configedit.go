@@ -179,7 +179,7 @@ func (st *state) runConfigRemove(ctx context.Context, g *globals, o configRemove
 // but never trusted still is not (EditFile kept a trusted one trusted).
 func (st *state) edited(g *globals, f *config.Edited, what, name string) error {
 	if f.Source == config.SourceProject && !f.Trusted {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s is not trusted; its servers are ignored until 'mcpc trust'\n", f.Path)
+		format.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", f.Path)
 	}
 	res := map[string]any{what: name, "file": f.Path}
 	if g.mode == format.ModeJSON || g.query != "" {

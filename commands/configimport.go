@@ -150,7 +150,7 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	}
 	st.importKeptNotes(kept, target.Path)
 	if ed.Source == config.SourceProject && !ed.Trusted && len(written) > 0 {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s is not trusted; its servers are ignored until 'mcpc trust'\n", ed.Path)
+		format.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", ed.Path)
 	}
 	if err := st.importResult(g, target.Path, written, kept, failed); err != nil {
 		return err
@@ -186,7 +186,7 @@ func (st *state) importListing(g *globals, target config.ConfigEdit, existing ma
 			r := importRow{App: app, Scope: src.Scope, File: src.Path, Servers: []string{}, Clashes: []string{}}
 			if f.Err != nil {
 				r.Error = f.Err.Error()
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(r.Error))
+				format.Note(st.env.Stderr, "%s", format.OneLine(r.Error))
 			}
 			for _, e := range f.Entries {
 				r.Servers = append(r.Servers, e.Name)
@@ -211,7 +211,7 @@ func (st *state) importFiles(g *globals, o configImportOptions, target config.Co
 				looked = append(looked, src.Path)
 			}
 			if src.Scope == "project" && sameFile(src.Path, target.Path) {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s is the file being written; its servers are there already\n", src.Path)
+				format.Note(st.env.Stderr, "%s is the file being written; its servers are there already", src.Path)
 				continue
 			}
 			if f := config.ReadImport(src); f != nil {
@@ -275,7 +275,7 @@ func (st *state) importChoose(files []*config.ImportFile, o configImportOptions,
 		if f.Err != nil {
 			broken++
 			failed = append(failed, importFailure{Where: f.Path, Reason: f.Err.Error()})
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: skipped %s\n", format.OneLine(f.Err.Error()))
+			format.Note(st.env.Stderr, "skipped %s", format.OneLine(f.Err.Error()))
 			continue
 		}
 		for _, e := range f.Entries {
@@ -284,20 +284,20 @@ func (st *state) importChoose(files []*config.ImportFile, o configImportOptions,
 				continue
 			}
 			if e.Disabled && len(o.only) == 0 {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: skipped %q: it is disabled in %s (name it with --only to import it)\n", e.Name, e.Where(f))
+				format.Note(st.env.Stderr, "skipped %q: it is disabled in %s (name it with --only to import it)", e.Name, e.Where(f))
 				continue
 			}
 			p := config.Prepare(e, t)
 			if p.Skip != "" {
 				failed = append(failed, importFailure{Name: e.Name, Where: e.Where(f), Reason: p.Skip})
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: skipped %q: %s: %s\n", e.Name, e.Where(f), format.OneLine(p.Skip))
+				format.Note(st.env.Stderr, "skipped %q: %s: %s", e.Name, e.Where(f), format.OneLine(p.Skip))
 				continue
 			}
 			for _, n := range p.Notes {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %q: %s\n", e.Name, format.OneLine(n))
+				format.Note(st.env.Stderr, "%q: %s", e.Name, format.OneLine(n))
 			}
 			if i, ok := at[p.Name]; ok {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %q: the entry in %s replaces the one before it, as in %s\n", e.Name, e.Where(f), f.App)
+				format.Note(st.env.Stderr, "%q: the entry in %s replaces the one before it, as in %s", e.Name, e.Where(f), f.App)
 				chosen[i] = nil
 			}
 			at[p.Name] = len(chosen)
@@ -350,13 +350,13 @@ func (st *state) importDryRun(g *globals, target config.ConfigEdit, chosen []*co
 	if _, err := fmt.Fprintln(st.env.Stdout, strings.TrimRight(string(out), "\n")); err != nil {
 		return err
 	}
-	fmt.Fprintf(st.env.Stderr, "mcpc: note: dry run: %s not written\n", target.Path)
+	format.Note(st.env.Stderr, "dry run: %s not written", target.Path)
 	return importVerdict(written, kept, failed)
 }
 
 func (st *state) importKeptNotes(kept []string, path string) {
 	for _, n := range kept {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: kept %q: %s has a server of that name (--overwrite replaces it)\n", n, path)
+		format.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
 	}
 }
 
@@ -375,7 +375,7 @@ func privateFile(path string) error {
 
 // importPrivate says that the user file now holds a literal credential.
 func (st *state) importPrivate(path string) {
-	fmt.Fprintf(st.env.Stderr, "mcpc: note: %s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)\n", path)
+	format.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", path)
 }
 
 func (st *state) importResult(g *globals, path string, written, kept []string, failed []importFailure) error {

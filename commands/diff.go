@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -199,7 +198,7 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 	}
 	for _, c := range changes {
 		if note := c.Note(); note != "" {
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.StripControl(note))
+			format.Note(st.env.Stderr, "%s", note)
 		}
 	}
 	if err := st.printChanges(g, changes); err != nil {
@@ -246,7 +245,7 @@ func (st *state) printChanges(g *globals, changes []schemadiff.Change) error {
 		return st.print(g, format.KindGeneric, changes)
 	}
 	if len(changes) == 0 {
-		fmt.Fprintln(st.env.Stderr, "mcpc: note: no changes")
+		format.Note(st.env.Stderr, "no changes")
 		return nil
 	}
 	var b strings.Builder

@@ -145,7 +145,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	var worst *fail.Error // the most severe failure, the first of its rank
 	for i, t := range targets {
 		for _, n := range notes[i] {
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", n)
+			format.Note(st.env.Stderr, "%s", n)
 		}
 		switch e := failed[i]; {
 		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
@@ -219,7 +219,7 @@ func (st *state) printMatches(g *globals, ms []grepMatch) error {
 		return err
 	}
 	if n := len(ms) - len(shown); n > 0 {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %d more matches not shown (--max-lines %d)\n", n, g.maxLines)
+		format.Note(st.env.Stderr, "%d more matches not shown (--max-lines %d)", n, g.maxLines)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -215,7 +214,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 func (st *state) withUnusable(cfg *config.Config, result map[string]any) map[string]any {
 	bad := cfg.Unusable()
 	for _, u := range bad {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", u.Note())
+		format.Note(st.env.Stderr, "%s", u.Note())
 	}
 	if len(bad) > 0 {
 		result["errors"] = bad

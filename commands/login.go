@@ -121,7 +121,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		Ref:      credRef(e),
 		Now:      st.env.Now,
 		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:     func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", msg) },
+		Note:     func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
 		Redact:   queryRedactor(e.Server.URL),
 	}
 	if a := e.Server.Auth; a != nil {
@@ -206,7 +206,7 @@ func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e
 		TokenEndpoint: a.IdP.TokenEndpoint,
 		Scopes:        a.IdP.Scopes,
 		ShowLink:      func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:          func(msg string) { fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", msg) },
+		Note:          func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
 		Now:           st.env.Now,
 	}
 	if o.paste {
@@ -286,7 +286,7 @@ registers anew.`,
 				return err
 			}
 			if !had {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: there was no stored login for %s\n", shownName(e))
+				format.Note(st.env.Stderr, "there was no stored login for %s", shownName(e))
 			}
 			forgot, err := creds.ForgetRegistration(ctx, ks, issuer, clientID)
 			if err != nil {

@@ -122,7 +122,7 @@ func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) er
 		return err
 	}
 	if e.Dynamic {
-		fmt.Fprintf(st.env.Stderr, "mcpc: note: skill %q is served dynamically: only its frontmatter could be checked, against the listing\n", format.OneLine(e.Name))
+		format.Note(st.env.Stderr, "skill %q is served dynamically: only its frontmatter could be checked, against the listing", format.OneLine(e.Name))
 	}
 	if o.out == "" {
 		// Only the verified item: whatever else the answer held was not.

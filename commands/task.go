@@ -167,7 +167,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) er
 		for _, r := range sess.TaskRecords() {
 			t, err := sess.GetTask(ctx, r.TaskID)
 			if err != nil {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(err.Error()))
+				format.Note(st.env.Stderr, "%s", format.OneLine(err.Error()))
 				continue
 			}
 			items = append(items, string(t.Raw))
@@ -177,7 +177,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) er
 			sess.UseSession(sid)
 			raw, err := sess.ListTasks(ctx)
 			if err != nil {
-				fmt.Fprintf(st.env.Stderr, "mcpc: note: %s\n", format.OneLine(err.Error()))
+				format.Note(st.env.Stderr, "%s", format.OneLine(err.Error()))
 				continue
 			}
 			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
@@ -224,7 +224,7 @@ func (st *state) printDetached(g *globals, entry *config.Entry, label string, ru
 	if entry.File == nil {
 		server = urlx.Redact(entry.Server.URL)
 	}
-	fmt.Fprintf(st.env.Stderr, "mcpc: note: task %s runs on %s; follow it with: mcpc task result %s %s\n",
+	format.Note(st.env.Stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
 		format.OneLine(run.Task.ID), label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)

@@ -92,7 +92,7 @@ func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error
 			return err
 		}
 		if !had {
-			fmt.Fprintf(st.env.Stderr, "mcpc: note: %s was not trusted\n", path)
+			format.Note(st.env.Stderr, "%s was not trusted", path)
 		}
 	}
 	if g.mode == format.ModeJSON || g.query != "" {

@@ -402,8 +402,11 @@ func noteTruncated(notes io.Writer, short []byte, fullBytes int, path, unsaved s
 		len(short), bytes.Count(short, []byte{'\n'}), fullBytes, where)
 }
 
-// Note writes one "mcpc: note:" line to w, as every note of mcpc's is
-// written.
+// Note writes one "mcpc: note:" line to w. It is the only printer of notes
+// (TestNoteHasOnePrinter holds that): every note is then stripped of escapes
+// and kept on one line, whoever wrote it. Packages that must not import
+// format (client and below) hand their notes up through a callback
+// (client.Input.Note, tasks.Session.Note) that ends here.
 func Note(w io.Writer, format string, args ...any) { note(w, format, args...) }
 
 // note writes one "mcpc: note:" line. Notes can quote server-provided strings

@@ -124,9 +124,9 @@ func (a *Answerer) form(ctx context.Context, server string, p *mcp.ElicitParams)
 	default:
 		a.describe(server, p.Message, fields)
 		if keys := a.opts.Keys; len(keys) > 0 {
-			fmt.Fprintf(a.stderr, "mcpc: note: declined: the answers given (%s) name none of these fields, and there is no terminal to ask on\n", strings.Join(keys, ", "))
+			format.Note(a.stderr, "declined: the answers given (%s) name none of these fields, and there is no terminal to ask on", strings.Join(keys, ", "))
 		} else {
-			fmt.Fprintf(a.stderr, "mcpc: note: declined: no answers given, and no terminal to ask on\n")
+			format.Note(a.stderr, "declined: no answers given, and no terminal to ask on")
 		}
 		fmt.Fprintf(a.stderr, "mcpc: hint: %s\n", declineHint(fields))
 		return &mcp.ElicitResult{Action: "decline"}, nil
@@ -184,7 +184,7 @@ func (a *Answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) 
 			action = "accept"
 		}
 	default:
-		fmt.Fprintf(a.stderr, "mcpc: note: declined: no terminal to ask on\n")
+		format.Note(a.stderr, "declined: no terminal to ask on")
 		fmt.Fprintf(a.stderr, "mcpc: hint: pass --yes to accept, then open the URL yourself\n")
 	}
 	return &mcp.ElicitResult{Action: action}, nil

@@ -1,0 +1,21 @@
+package format
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every note of mcpc's is printed here, so its bytes are pinned once: the
+// prefix, escapes stripped, line breaks folded so that a quoted server
+// string cannot start a line of its own, and one newline at the end.
+func TestNoteBytes(t *testing.T) {
+	var b strings.Builder
+	Note(&b, "tool %q: %s", "echo", "bad\x1b[31m schema\nsecond line\x07")
+	Note(&b, "no changes")
+	want := "mcpc: note: tool \"echo\": bad schema second line\n" +
+		"mcpc: note: no changes\n"
+	if b.String() != want {
+		t.Errorf("notes:\n%q\nwant\n%q", b.String(), want)
+	}
+	Note(nil, "dropped") // no notes writer: nothing to do, and no panic
+}
