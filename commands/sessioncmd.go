@@ -456,7 +456,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	}
 	rec := &clientstate.SessionRecord{
 		Creds: creds, Name: name, Server: sessionServerName(entry), Transport: heldTransport(sess), Revision: sess.ProtocolVersion(),
-		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
+		PID: os.Getpid(), HolderStart: transport.ProcessStart(os.Getpid()), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
 		Def: client.SessionKey(entry, g.cwd, ""),
 	}
@@ -817,9 +817,26 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 	// stop returns only once it is gone, as for a live one, so that
 	// nothing of the session outlives the stop. The pid is not signalled:
 	// after a long wait it may be another process's.
-	for deadline := time.Now().Add(10 * time.Second); processAlive(rec.PID) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	if err := waitGone(ctx, rec.PID, 10*time.Second); err != nil {
+		return err
+	}
+	// Still running: the holder neither answered nor ended (hung,
+	// stopped). Forgetting it would leave it and its server running for
+	// good, so it is killed, its server with it (parent-death signal), once
+	// its start time shows the pid is still the holder's; without that
+	// proof nothing is signalled and the stop fails.
+	hung := processAlive(rec.PID)
+	if hung {
+		if rec.HolderStart == "" || transport.ProcessStart(rec.PID) != rec.HolderStart {
+			return fail.New(fail.Timeout, fmt.Sprintf("if pid %d is still mcpc's holder, end it with 'kill %d', then run this again", rec.PID, rec.PID),
+				"session %s's holder (pid %d) does not answer and has not ended", name, rec.PID)
+		}
+		killHolder(rec.PID)
+		if err := waitGone(ctx, rec.PID, 10*time.Second); err != nil {
+			return err
+		}
+		if processAlive(rec.PID) {
+			return fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s's holder did not end when killed", name)
 		}
 	}
 	unlock, err := ss.Lock(ctx, name)
@@ -836,7 +853,21 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 	}
 	ss.RemoveSocket(name)
 	ss.Remove(name)
+	if hung {
+		format.Note(st.env.Stderr, "session %s's holder (pid %d) did not answer: it was killed, and its server with it", name, rec.PID)
+		return nil
+	}
 	format.Note(st.env.Stderr, "session %s had already ended (%s): forgotten", name, format.OneLine(why))
+	return nil
+}
+
+// waitGone waits up to d for process pid to end.
+func waitGone(ctx context.Context, pid int, d time.Duration) error {
+	for deadline := time.Now().Add(d); processAlive(pid) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 	return nil
 }
 
