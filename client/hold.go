@@ -395,7 +395,13 @@ func (h *Holder) detach(a *attach) {
 	for _, id := range unanswered {
 		h.send(ctx, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the invocation asked went away"}})
 	}
-	h.touch()
+	// Its requests ended now: the idle bound counts from here. An
+	// invocation that had none in flight (a status probe, a connection
+	// that sent nothing) is no use of the server and does not keep the
+	// session from idling out.
+	if len(cancel) > 0 {
+		h.touch()
+	}
 }
 
 // forget drops a routed request; h.mu is held.
