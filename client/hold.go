@@ -290,10 +290,13 @@ func (h *Holder) serverEnd() string {
 	return msg
 }
 
-// Close drops every attached invocation.
+// Close drops every attached invocation, after at most a second in all
+// (not for each) for what they were sent to be written: the server
+// waits for it to end.
 func (h *Holder) Close() {
+	deadline := time.Now().Add(time.Second)
 	for _, a := range h.attached() {
-		a.flush(time.Second)
+		a.flush(time.Until(deadline))
 		a.close()
 	}
 }

@@ -92,3 +92,33 @@ func waitAttached(t *testing.T, h *Holder, n int) {
 		}
 	}
 }
+
+// Closing the holder waits at most a second in all for what its
+// invocations were sent to be written, not a second for each: a holder
+// told to end (SIGTERM, stop) with many invocations that stopped reading
+// lets its server go within that second.
+func TestHolderCloseBounded(t *testing.T) {
+	var as []*attach
+	for range 8 {
+		a := newAttach()
+		a.conn, _ = net.Pipe()
+		a.queued.Store(1) // a message no one will write
+		as = append(as, a)
+	}
+	h := routedHolder(as...)
+	done := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		h.Close()
+		done <- time.Since(start)
+	}()
+	select {
+	case d := <-done:
+		// A second for all of them, not one for each (8s).
+		if d > 4*time.Second {
+			t.Fatalf("Close took %v with 8 invocations that do not read", d)
+		}
+	case <-time.After(60 * time.Second): // a hang guard
+		t.Fatal("Close did not return")
+	}
+}
