@@ -74,6 +74,10 @@ type Holder struct {
 	Refused func(error)
 	// lists is what the holder answers itself (hold_cache.go).
 	lists *heldLists
+	// maxAttached and firstWait are the bounds of those names (tests
+	// make them small).
+	maxAttached int
+	firstWait   time.Duration
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -116,6 +120,17 @@ type attach struct {
 	queued atomic.Int64
 }
 
+// maxAttached bounds the invocations attached at once: each holds
+// goroutines and buffers. One past it waits in the socket's backlog for
+// a slot (its connect timeout bounds the wait), rather than growing the
+// holder without bound.
+const maxAttached = 256
+
+// firstMessageWait is how long a connection may stay silent before its
+// first message: an invocation sends its handshake at once, and one that
+// sends nothing must not hold a slot for good.
+const firstMessageWait = 30 * time.Second
+
 // attachQueue bounds what waits to be written to one invocation: one
 // that stops reading is dropped, not buffered for.
 const attachQueue = 1024
@@ -129,7 +144,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
-		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage)}
+		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, firstWait: firstMessageWait}
 	h.gone = h.lostC
 	if s.proc != nil {
 		h.gone = s.proc.Done()
@@ -197,8 +212,16 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 	h.mu.Lock()
 	h.idle = idle
 	h.mu.Unlock()
+	served := make(chan struct{})
+	defer close(served)
 	go func() {
+		slots := make(chan struct{}, h.maxAttached)
 		for {
+			select {
+			case slots <- struct{}{}:
+			case <-served:
+				return
+			}
 			c, err := ln.Accept()
 			if err != nil {
 				return
@@ -210,9 +233,13 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 					h.Refused(err)
 				}
 				c.Close()
+				<-slots
 				continue
 			}
-			go h.serveConn(c)
+			go func() {
+				defer func() { <-slots }()
+				h.serveConn(c)
+			}()
 		}
 	}()
 	var idleC <-chan time.Time
@@ -263,10 +290,13 @@ func (h *Holder) serverEnd() string {
 	return msg
 }
 
-// Close drops every attached invocation.
+// Close drops every attached invocation, after at most a second in all
+// (not for each) for what they were sent to be written: the server
+// waits for it to end.
 func (h *Holder) Close() {
+	deadline := time.Now().Add(time.Second)
 	for _, a := range h.attached() {
-		a.flush(time.Second)
+		a.flush(time.Until(deadline))
 		a.close()
 	}
 }
@@ -342,10 +372,14 @@ func (h *Holder) serveConn(c net.Conn) {
 	h.mu.Unlock()
 	go a.writeLoop()
 	r := transport.NewMessageReader(c, int(h.s.maxMessage))
-	for {
+	c.SetReadDeadline(time.Now().Add(h.firstWait))
+	for first := true; ; first = false {
 		msgs, err := r.Read()
 		if err != nil {
 			break
+		}
+		if first {
+			c.SetReadDeadline(time.Time{}) // then it may wait as long as it likes
 		}
 		for _, m := range msgs {
 			h.fromInvocation(a, m)
@@ -395,7 +429,13 @@ func (h *Holder) detach(a *attach) {
 	for _, id := range unanswered {
 		h.send(ctx, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the invocation asked went away"}})
 	}
-	h.touch()
+	// Its requests ended now: the idle bound counts from here. An
+	// invocation that had none in flight (a status probe, a connection
+	// that sent nothing) is no use of the server and does not keep the
+	// session from idling out.
+	if len(cancel) > 0 {
+		h.touch()
+	}
 }
 
 // forget drops a routed request; h.mu is held.

@@ -18,6 +18,10 @@ func holderAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: tru
 // server on the way out.
 func stopHolder(p *os.Process) { p.Signal(syscall.SIGTERM) }
 
+// killHolder kills a holder that neither answers nor ends: its server
+// ends with it (parent-death signal).
+func killHolder(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
 // processAlive reports whether pid runs. A holder that exited stays a
 // zombie until whatever adopted it reaps it (an init that never does, in
 // some containers): on Linux that counts as gone.

@@ -16,6 +16,15 @@ func holderAttr() *syscall.SysProcAttr {
 // its server's Job object ends with it).
 func stopHolder(p *os.Process) { p.Kill() }
 
+// killHolder kills a holder that neither answers nor ends: its
+// server's Job object ends with it.
+func killHolder(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+		p.Release()
+	}
+}
+
 // processAlive reports whether pid runs: finding it opens it.
 func processAlive(pid int) bool {
 	p, err := os.FindProcess(pid)

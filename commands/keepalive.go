@@ -46,7 +46,7 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry)
 	}
 	if rec != nil {
 		why := rec.Ended
-		if why == "" && !processAlive(rec.PID) {
+		if why == "" && !holderRunning(rec) {
 			why = holderKilled(rec.PID)
 		}
 		// A holder alive but not answering is ending on its own (idle,

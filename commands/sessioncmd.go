@@ -456,7 +456,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	}
 	rec := &clientstate.SessionRecord{
 		Creds: creds, Name: name, Server: sessionServerName(entry), Transport: heldTransport(sess), Revision: sess.ProtocolVersion(),
-		PID: os.Getpid(), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
+		PID: os.Getpid(), HolderStart: transport.ProcessStart(os.Getpid()), ServerPID: h.ServerPID(), Idle: durationText(o.idle), Started: st.env.Now().UTC(),
 		Key: client.SessionKey(entry, g.cwd, opts.CredentialID), Entry: entryIdentity(entry, name, g.cwd), Socket: ss.Socket(name),
 		Def: client.SessionKey(entry, g.cwd, ""),
 	}
@@ -519,6 +519,14 @@ func sessionServerName(e *config.Entry) string {
 		return e.Name
 	}
 	return "--stdio"
+}
+
+// holderRunning reports whether rec's holder process runs: its pid is
+// alive and, where the record knows the holder's start, the process
+// started then. A killed holder's pid taken by another process is not
+// waited for, signalled, or taken for a live session.
+func holderRunning(rec *clientstate.SessionRecord) bool {
+	return processAlive(rec.PID) && (rec.HolderStart == "" || transport.ProcessStart(rec.PID) == rec.HolderStart)
 }
 
 // holderAlive reports whether the holder of rec answers on its socket.
@@ -602,7 +610,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 		// Another entry of the name (another file's, a --stdio server's)
 		// is another target: said, since a script that meant the session
 		// would otherwise lose its state without a word.
-		if rec.Ended == "" && processAlive(rec.PID) {
+		if rec.Ended == "" && holderRunning(rec) {
 			format.Note(st.env.Stderr, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
 		}
 		return nil, nil
@@ -685,7 +693,7 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 	if rec.Ended != "" || holderAlive(ctx, rec) {
 		return rec.Ended
 	}
-	if processAlive(rec.PID) {
+	if holderRunning(rec) {
 		return "" // ending on its own: it says why
 	}
 	rec.Ended = holderKilled(rec.PID)
@@ -802,7 +810,7 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 		if _, err := askHolder(ctx, rec, client.HolderStop); err == nil {
 			// The holder stops its server, then removes its record.
 			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if ss.Read(name) == nil && !processAlive(rec.PID) {
+				if ss.Read(name) == nil && !holderRunning(rec) {
 					return nil
 				}
 				if ctx.Err() != nil {
@@ -817,9 +825,26 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 	// stop returns only once it is gone, as for a live one, so that
 	// nothing of the session outlives the stop. The pid is not signalled:
 	// after a long wait it may be another process's.
-	for deadline := time.Now().Add(10 * time.Second); processAlive(rec.PID) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	if err := waitGone(ctx, rec, 10*time.Second); err != nil {
+		return err
+	}
+	// Still running: the holder neither answered nor ended (hung,
+	// stopped). Forgetting it would leave it and its server running for
+	// good, so it is killed, its server with it (parent-death signal), once
+	// its start time shows the pid is still the holder's; without that
+	// proof nothing is signalled and the stop fails.
+	hung := holderRunning(rec)
+	if hung {
+		if rec.HolderStart == "" {
+			return fail.New(fail.Timeout, fmt.Sprintf("if pid %d is still mcpc's holder, end it with 'kill %d', then run this again", rec.PID, rec.PID),
+				"session %s's holder (pid %d) does not answer and has not ended", name, rec.PID)
+		}
+		killHolder(rec.PID)
+		if err := waitGone(ctx, rec, 10*time.Second); err != nil {
+			return err
+		}
+		if holderRunning(rec) {
+			return fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s's holder did not end when killed", name)
 		}
 	}
 	unlock, err := ss.Lock(ctx, name)
@@ -836,7 +861,21 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 	}
 	ss.RemoveSocket(name)
 	ss.Remove(name)
+	if hung {
+		format.Note(st.env.Stderr, "session %s's holder (pid %d) did not answer: it was killed, and its server with it", name, rec.PID)
+		return nil
+	}
 	format.Note(st.env.Stderr, "session %s had already ended (%s): forgotten", name, format.OneLine(why))
+	return nil
+}
+
+// waitGone waits up to d for rec's holder to end.
+func waitGone(ctx context.Context, rec *clientstate.SessionRecord, d time.Duration) error {
+	for deadline := time.Now().Add(d); holderRunning(rec) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 	return nil
 }
 
@@ -938,7 +977,7 @@ func (st *state) runSessionLogs(g *globals, name string) error {
 // started for this entry.
 func (st *state) sessionHolds(g *globals, cfg *config.Config, name string) bool {
 	rec := st.sessions(g).Read(name)
-	if rec == nil || rec.Ended != "" || !processAlive(rec.PID) {
+	if rec == nil || rec.Ended != "" || !holderRunning(rec) {
 		return false
 	}
 	e, err := cfg.Resolve(name, g.adhoc)

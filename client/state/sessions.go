@@ -24,7 +24,10 @@ type SessionRecord struct {
 	Transport string `json:"transport"` // "stdio" or "http"
 	Revision  string `json:"revision"`  // the protocol revision the holder negotiated
 	PID       int    `json:"pid"`       // the holder's
-	ServerPID int    `json:"serverPid,omitempty"`
+	// HolderStart is the holder's start (transport.ProcessStart; "" where
+	// unknown): a pid reused by another process is not taken for it.
+	HolderStart string `json:"holderStart,omitempty"`
+	ServerPID   int    `json:"serverPid,omitempty"`
 	// Idle is how long the holder waits without a request before it
 	// ends ("0": until stopped).
 	Idle    string    `json:"idle"`
