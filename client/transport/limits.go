@@ -40,8 +40,10 @@ func (t *Tap) OverLimit(err error) {
 // server sending more is cut there rather than read to the full limit. A
 // message over it breaks the limit as one over the full limit would
 // (ErrTooLarge), and the session ends. On HTTP it bounds the answers to
-// requests sent meanwhile; on stdio every message read meanwhile, so it is
-// for a caller that sends nothing else while it waits.
+// requests sent meanwhile and every event read meanwhile from a stream
+// opened before (the HTTP+SSE transport answers on its one stream); on
+// stdio every message read meanwhile, so it is for a caller that sends
+// nothing else while it waits.
 func (t *Tap) Bound(n int64) (restore func()) {
 	t.bound.Store(n)
 	return func() { t.bound.Store(0) }
