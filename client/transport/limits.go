@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // DefaultMaxMessage bounds one message from a server: a stdio line, an HTTP
@@ -59,26 +61,16 @@ func (t *Tap) limit(max int64) int64 {
 
 // tooDeep reports whether the JSON text b nests deeper than MaxDepth.
 func tooDeep(b []byte) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
+	depth := 0
+	var text schemamsg.Strings
+	for _, c := range b {
+		switch {
+		case !text.Outside(c):
+		case c == '{' || c == '[':
 			if depth++; depth > MaxDepth {
 				return true
 			}
-		case '}', ']':
+		case c == '}' || c == ']':
 			depth--
 		}
 	}
