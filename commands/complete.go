@@ -20,6 +20,7 @@ import (
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
 	"github.com/mcpc-dev/mcpc/format"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -52,8 +53,9 @@ What a server offers is typed as words and nothing more: each quoted for
 the shell (by mcpc for bash and PowerShell; zsh and fish quote what they
 insert), so that no value runs or expands on the line; at most ` + strconv.Itoa(client.MaxCompletionValues) + `
 values, a note on stderr saying when there are more; a value that is not
-one printable line, and a word that would start with "-", are left out;
-a server's messages are read up to ` + units.SizeText(completeMaxMessage) + `.`,
+one printable line or holds a credential mcpc sent (a server echoing its
+token), and a word that would start with "-", are left out; a server's
+messages are read up to ` + units.SizeText(completeMaxMessage) + `.`,
 		Metadata: examples(
 			"bash, in ~/.bashrc", "source <(mcpc completion bash)",
 			"zsh, in ~/.zshrc after compinit", "source <(mcpc completion zsh)",
@@ -95,11 +97,12 @@ func completeCommand(st *state) *cli.Command {
 			if len(st.dashArgs) > 0 {
 				cur = st.dashArgs[len(st.dashArgs)-1]
 			}
+			secrets := redaction.FromContext(ctx)
 			for _, c := range completions.Complete(cmd.Root(), st.dashArgs, src) {
-				if !printable(c.Value) {
+				if !offerable(secrets, c.Value) {
 					continue
 				}
-				desc := strings.ReplaceAll(format.StripControl(c.Description), "`", "")
+				desc := strings.ReplaceAll(format.StripControl(secrets.String(c.Description)), "`", "")
 				desc = strings.Join(strings.Fields(strings.SplitN(desc, "\n", 2)[0]), " ")
 				if utf8.RuneCountInString(desc) > 60 {
 					desc = string([]rune(desc)[:57]) + "..."
@@ -126,6 +129,14 @@ func completeCommand(st *state) *cli.Command {
 // a server sends, is dropped rather than shown as something it is not.
 func printable(v string) bool {
 	return !strings.ContainsAny(v, "\n\t") && format.StripControl(v) == v
+}
+
+// offerable reports whether a candidate goes on the command line: it is
+// printable, and holds none of the secrets the lookup sent (a server
+// that echoes its access token as a value must not put it on the line,
+// and from there into the shell's history).
+func offerable(secrets *redaction.Set, v string) bool {
+	return printable(v) && secrets.String(v) == v
 }
 
 // completer answers flag values and arguments from the config and, for a

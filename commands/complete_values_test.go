@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/completions"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 func TestMatchTemplate(t *testing.T) {
@@ -76,6 +77,30 @@ func TestServerWordsAndPrintable(t *testing.T) {
 	} {
 		if printable(v) != want {
 			t.Errorf("printable(%q) = %v; want %v", v, !want, want)
+		}
+	}
+}
+
+// A candidate holding a secret the lookup sent (an access token a server
+// echoes) is not offered, whole or inside a value; nor is one that is not
+// printable. Without secrets only printability counts.
+func TestOfferable(t *testing.T) {
+	secrets := redaction.NewSet()
+	secrets.Add("tok-3f9a2c71e5")
+	for _, c := range []struct {
+		set  *redaction.Set
+		v    string
+		want bool
+	}{
+		{secrets, "Ada", true},
+		{secrets, "tok-3f9a2c71e5", false},
+		{secrets, "name=Bearer tok-3f9a2c71e5 x", false},
+		{secrets, "a\x1b[2Jb", false},
+		{nil, "tok-3f9a2c71e5", true},
+		{nil, "a\nb", false},
+	} {
+		if got := offerable(c.set, c.v); got != c.want {
+			t.Errorf("offerable(%q) = %v, want %v", c.v, got, c.want)
 		}
 	}
 }

@@ -274,7 +274,7 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 	case "text/event-stream":
-		resp.Body = newSSETap(resp.Body, t.tap, int(t.tap.limit(t.maxMessage)))
+		resp.Body = newSSETap(resp.Body, t.tap, t.maxMessage)
 	default:
 		if call != nil && !sse {
 			// An HTML page, an empty 202, anything but the two answers a

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // DefaultMaxMessage bounds one message from a server: a stdio line, an HTTP
@@ -40,8 +42,10 @@ func (t *Tap) OverLimit(err error) {
 // server sending more is cut there rather than read to the full limit. A
 // message over it breaks the limit as one over the full limit would
 // (ErrTooLarge), and the session ends. On HTTP it bounds the answers to
-// requests sent meanwhile; on stdio every message read meanwhile, so it is
-// for a caller that sends nothing else while it waits.
+// requests sent meanwhile and every event read meanwhile from a stream
+// opened before (the HTTP+SSE transport answers on its one stream); on
+// stdio every message read meanwhile, so it is for a caller that sends
+// nothing else while it waits.
 func (t *Tap) Bound(n int64) (restore func()) {
 	t.bound.Store(n)
 	return func() { t.bound.Store(0) }
@@ -57,26 +61,16 @@ func (t *Tap) limit(max int64) int64 {
 
 // tooDeep reports whether the JSON text b nests deeper than MaxDepth.
 func tooDeep(b []byte) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
+	depth := 0
+	var text schemamsg.Strings
+	for _, c := range b {
+		switch {
+		case !text.Outside(c):
+		case c == '{' || c == '[':
 			if depth++; depth > MaxDepth {
 				return true
 			}
-		case '}', ']':
+		case c == '}' || c == ']':
 			depth--
 		}
 	}

@@ -182,17 +182,21 @@ func (e *EventReader) field(line []byte, owned bool) bool {
 
 // sseTap passes an event stream through to the SDK one event at a time,
 // after the wire has seen its message: the wire may keep a large result
-// and hand the SDK a stub in its place (Wire.Frame).
+// and hand the SDK a stub in its place (Wire.Frame). Each event is
+// bounded by limit, or by the tap's Bound in force as it is read: a
+// stream opened before a Bound (the HTTP+SSE transport's one stream, on
+// which every answer comes) is bounded by it too.
 type sseTap struct {
 	rc     io.ReadCloser
 	tap    *Tap
+	limit  int64
 	events *EventReader
 	out    []byte // ready for the SDK
 	err    error
 }
 
-func newSSETap(rc io.ReadCloser, tap *Tap, limit int) *sseTap {
-	return &sseTap{rc: rc, tap: tap, events: NewEventReader(rc, limit)}
+func newSSETap(rc io.ReadCloser, tap *Tap, limit int64) *sseTap {
+	return &sseTap{rc: rc, tap: tap, limit: limit, events: NewEventReader(rc, int(limit))}
 }
 
 func (s *sseTap) Read(p []byte) (int, error) {
@@ -206,6 +210,7 @@ func (s *sseTap) Read(p []byte) (int, error) {
 			s.err = err
 			return 0, err
 		}
+		s.events.limit = int(s.tap.limit(s.limit))
 		ev, err := s.events.Next()
 		if err == nil {
 			err = s.dispatch(ev)
