@@ -36,6 +36,26 @@ func verdictError(f *fail.Error) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: f.Msg, Data: data}
 }
 
+// redacted is err, an error the holder passes to an invocation, with
+// the holder's secrets replaced: the invocation prints it on stderr, whose
+// redaction knows the invocation's secrets, not the proofs and refreshed
+// tokens the holder sent. Data that no longer parses is dropped.
+func (h *Holder) redacted(err error) error {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || h.s.secrets == nil {
+		return err
+	}
+	c := *e
+	c.Message = h.s.secrets.String(e.Message)
+	if len(e.Data) > 0 {
+		c.Data = json.RawMessage(h.s.secrets.String(string(e.Data)))
+		if !json.Valid(c.Data) {
+			c.Data = nil
+		}
+	}
+	return &c
+}
+
 // unforged is a server's error as the holder passes it on: without its
 // data when that claims to be the holder's verdict, since only the holder
 // speaks for mcpc.
