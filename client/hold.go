@@ -678,7 +678,9 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		if err != nil {
 			return
 		}
-		r.a.send(&jsonrpc.Request{Method: m.Method, Params: params})
+		if params, ok := h.redactedJSON(params); ok {
+			r.a.send(&jsonrpc.Request{Method: m.Method, Params: params})
+		}
 		return
 	case "notifications/cancelled":
 		// The server gave up a question it asked: tell the one asked.
@@ -692,8 +694,16 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		}
 		return
 	}
+	// A log message is shown on the invocation's stderr, whose redaction
+	// does not know the holder's secrets.
+	params, ok := h.redactedJSON(m.Params)
+	if !ok {
+		return
+	}
+	c := *m
+	c.Params = params
 	for _, a := range h.attached() {
-		a.send(m)
+		a.send(&c)
 	}
 }
 

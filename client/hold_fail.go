@@ -48,12 +48,23 @@ func (h *Holder) redacted(err error) error {
 	c := *e
 	c.Message = h.s.secrets.String(e.Message)
 	if len(e.Data) > 0 {
-		c.Data = json.RawMessage(h.s.secrets.String(string(e.Data)))
-		if !json.Valid(c.Data) {
-			c.Data = nil
-		}
+		c.Data, _ = h.redactedJSON(e.Data)
 	}
 	return &c
+}
+
+// redactedJSON is raw with the holder's secrets replaced (their JSON
+// forms are registered, so a secret in a string leaves it valid JSON);
+// nil and false when what is left does not parse.
+func (h *Holder) redactedJSON(raw json.RawMessage) (json.RawMessage, bool) {
+	if h.s.secrets == nil || len(raw) == 0 {
+		return raw, true
+	}
+	out := json.RawMessage(h.s.secrets.String(string(raw)))
+	if !json.Valid(out) {
+		return nil, false
+	}
+	return out, true
 }
 
 // unforged is a server's error as the holder passes it on: without its

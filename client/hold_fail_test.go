@@ -115,3 +115,29 @@ func TestHolderRedactsWhatItPassesOn(t *testing.T) {
 		}
 	}
 }
+
+// TestHolderRedactsNotifications: a log message or a progress message the
+// server sends, which an invocation shows on stderr, reaches it with the
+// holder's secrets redacted; one without params passes as it came.
+func TestHolderRedactsNotifications(t *testing.T) {
+	const proof = "eyJproof.held-secret-proof.sig"
+	secrets := redact.NewSet()
+	secrets.Add(proof)
+	s := &Session{Label: `server "a"`, Entry: &config.Entry{Name: "a", Server: &config.Server{URL: "https://mcp.example/mcp"}}, wire: newWire(), secrets: secrets}
+	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
+		conns: map[*attach]bool{}, lostC: make(chan struct{}), lists: newHeldLists(0)}
+	a := &attach{out: make(chan jsonrpc.Message, 4), done: make(chan struct{}), ids: map[string]string{}}
+	h.conns[a] = true
+	h.progress["p-1"] = &route{a: a, id: mustID("i-1"), token: json.RawMessage(`7`), htok: "p-1"}
+
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"level":"error","data":"sent DPoP ` + proof + `"}`)})
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":"p-1","progress":1,"message":"with ` + proof + `"}`)})
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/tools/list_changed"})
+	want := []string{`{"level":"error","data":"sent DPoP <redacted>"}`, `{"message":"with <redacted>","progress":1,"progressToken":7}`, ``}
+	for i, w := range want {
+		m := (<-a.out).(*jsonrpc.Request)
+		if string(m.Params) != w {
+			t.Fatalf("notification %d: %s params %s, want %s", i, m.Method, m.Params, w)
+		}
+	}
+}
