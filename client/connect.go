@@ -21,6 +21,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
@@ -130,6 +131,11 @@ type Session struct {
 	verified bool // a request after connect succeeded
 
 	input *inputState
+
+	// secrets are the invocation's (redact.FromContext of Connect's
+	// context): a holder registers what it relays under them and
+	// redacts them from what it tells its invocations.
+	secrets *redact.Set
 
 	// resumed is set on a session opened to follow a detached task: no
 	// handshake, the remembered era and session id.
@@ -373,7 +379,8 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		w.pinModern, w.discover = chosen.pinsModern(), chosen.discover
 		idle := transport.NewIdleWatch(o.IdleTimeout)
 		w.activity = idle.Touch
-		return &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle}
+		return &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle,
+			secrets: redact.FromContext(ctx)}
 	}
 	s := newSession()
 	trace(o, "era: %s", chosen.describe(e.Server.URL == "", o.ProbeTimeout))

@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // Holder serves one connected session, to a stdio server or a Streamable
@@ -192,6 +193,11 @@ func (h *Holder) ServerPID() int {
 // send passes msg on to the server beside the holder's own SDK session:
 // written to a stdio server's stdin, posted to an HTTP server (relay).
 func (h *Holder) send(ctx context.Context, msg jsonrpc.Message) error {
+	if h.s.secrets != nil {
+		// What a relay sends (a DPoP proof, a refreshed token) joins the
+		// holder's secrets, as a one-shot's requests join its own.
+		ctx = redact.NewContext(ctx, h.s.secrets)
+	}
 	if h.s.http == nil {
 		return h.s.wire.tap.Side.Send(ctx, msg)
 	}
@@ -598,7 +604,7 @@ func (h *Holder) fromServer(msg jsonrpc.Message) bool {
 		if r == nil {
 			return false
 		}
-		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: unforged(m.Error)})
+		r.a.send(&jsonrpc.Response{ID: r.id, Result: m.Result, Error: h.redacted(unforged(m.Error))})
 		return true
 	case *jsonrpc.Request:
 		if m.ID.IsValid() {
@@ -672,7 +678,9 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		if err != nil {
 			return
 		}
-		r.a.send(&jsonrpc.Request{Method: m.Method, Params: params})
+		if params, ok := h.redactedJSON(params); ok {
+			r.a.send(&jsonrpc.Request{Method: m.Method, Params: params})
+		}
 		return
 	case "notifications/cancelled":
 		// The server gave up a question it asked: tell the one asked.
@@ -686,8 +694,16 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		}
 		return
 	}
+	// A log message is shown on the invocation's stderr, whose redaction
+	// does not know the holder's secrets.
+	params, ok := h.redactedJSON(m.Params)
+	if !ok {
+		return
+	}
+	c := *m
+	c.Params = params
 	for _, a := range h.attached() {
-		a.send(m)
+		a.send(&c)
 	}
 }
 

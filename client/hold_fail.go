@@ -36,6 +36,37 @@ func verdictError(f *fail.Error) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: f.Msg, Data: data}
 }
 
+// redacted is err, an error the holder passes to an invocation, with
+// the holder's secrets replaced: the invocation prints it on stderr, whose
+// redaction knows the invocation's secrets, not the proofs and refreshed
+// tokens the holder sent. Data that no longer parses is dropped.
+func (h *Holder) redacted(err error) error {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || h.s.secrets == nil {
+		return err
+	}
+	c := *e
+	c.Message = h.s.secrets.String(e.Message)
+	if len(e.Data) > 0 {
+		c.Data, _ = h.redactedJSON(e.Data)
+	}
+	return &c
+}
+
+// redactedJSON is raw with the holder's secrets replaced (their JSON
+// forms are registered, so a secret in a string leaves it valid JSON);
+// nil and false when what is left does not parse.
+func (h *Holder) redactedJSON(raw json.RawMessage) (json.RawMessage, bool) {
+	if h.s.secrets == nil || len(raw) == 0 {
+		return raw, true
+	}
+	out := json.RawMessage(h.s.secrets.String(string(raw)))
+	if !json.Valid(out) {
+		return nil, false
+	}
+	return out, true
+}
+
 // unforged is a server's error as the holder passes it on: without its
 // data when that claims to be the holder's verdict, since only the holder
 // speaks for mcpc.

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -10,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // heldSession is an invocation's session as it is when held: what
@@ -76,4 +79,65 @@ func mustID(v any) jsonrpc.ID {
 		panic(err)
 	}
 	return id
+}
+
+// TestHolderRedactsWhatItPassesOn: a DPoP proof or token the holder sent
+// and a server quoted back reaches the invocation as "<redacted>", in
+// the holder's verdict and in the server's own JSON-RPC error: the
+// invocation's stderr does not know the holder's secrets.
+func TestHolderRedactsWhatItPassesOn(t *testing.T) {
+	const proof = "eyJproof.held-secret-proof.sig"
+	secrets := redact.NewSet()
+	s := &Session{Label: `server "a"`, Entry: &config.Entry{Name: "a", Server: &config.Server{URL: "https://mcp.example/mcp"}}, wire: newWire(), secrets: secrets}
+	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
+		conns: map[*attach]bool{}, lostC: make(chan struct{}), lists: newHeldLists(0)}
+	a := &attach{out: make(chan jsonrpc.Message, 4), done: make(chan struct{}), ids: map[string]string{}}
+	h.conns[a] = true
+	// What a relay sends registers under the holder's set.
+	redact.Add(redact.NewContext(context.Background(), secrets), proof)
+
+	h.calls["h-1"] = &route{a: a, id: mustID("i-1")}
+	h.relayFailed("h-1", errors.New("the server refused DPoP "+proof))
+	h.calls["h-2"] = &route{a: a, id: mustID("i-2")}
+	data, _ := json.Marshal(map[string]string{"sent": proof})
+	h.fromServer(&jsonrpc.Response{ID: mustID("h-2"), Error: &jsonrpc.Error{Code: -32000, Message: "bad proof " + proof, Data: data}})
+	for i := range 2 {
+		m := (<-a.out).(*jsonrpc.Response)
+		var e *jsonrpc.Error
+		if !errors.As(m.Error, &e) {
+			t.Fatalf("answer %d: %#v", i, m.Error)
+		}
+		if strings.Contains(e.Message+string(e.Data), "held-secret") || !strings.Contains(e.Message, redact.Mark) {
+			t.Fatalf("answer %d passes the secret on: %q %s", i, e.Message, e.Data)
+		}
+		if i == 1 && string(e.Data) != `{"sent":"<redacted>"}` {
+			t.Fatalf("server's data: %s", e.Data)
+		}
+	}
+}
+
+// TestHolderRedactsNotifications: a log message or a progress message the
+// server sends, which an invocation shows on stderr, reaches it with the
+// holder's secrets redacted; one without params passes as it came.
+func TestHolderRedactsNotifications(t *testing.T) {
+	const proof = "eyJproof.held-secret-proof.sig"
+	secrets := redact.NewSet()
+	secrets.Add(proof)
+	s := &Session{Label: `server "a"`, Entry: &config.Entry{Name: "a", Server: &config.Server{URL: "https://mcp.example/mcp"}}, wire: newWire(), secrets: secrets}
+	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
+		conns: map[*attach]bool{}, lostC: make(chan struct{}), lists: newHeldLists(0)}
+	a := &attach{out: make(chan jsonrpc.Message, 4), done: make(chan struct{}), ids: map[string]string{}}
+	h.conns[a] = true
+	h.progress["p-1"] = &route{a: a, id: mustID("i-1"), token: json.RawMessage(`7`), htok: "p-1"}
+
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"level":"error","data":"sent DPoP ` + proof + `"}`)})
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":"p-1","progress":1,"message":"with ` + proof + `"}`)})
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/tools/list_changed"})
+	want := []string{`{"level":"error","data":"sent DPoP <redacted>"}`, `{"message":"with <redacted>","progress":1,"progressToken":7}`, ``}
+	for i, w := range want {
+		m := (<-a.out).(*jsonrpc.Request)
+		if string(m.Params) != w {
+			t.Fatalf("notification %d: %s params %s, want %s", i, m.Method, m.Params, w)
+		}
+	}
 }

@@ -115,7 +115,7 @@ func (h *Holder) relayFailed(hid string, err error) {
 	if f == nil {
 		f = fail.Wrap(fail.Connection, errors.New(h.s.scrub(err)), "", "the request did not reach %s", h.s.Label)
 	}
-	r.a.send(&jsonrpc.Response{ID: r.id, Error: verdictError(f)})
+	r.a.send(&jsonrpc.Response{ID: r.id, Error: h.redacted(verdictError(f))})
 }
 
 // end says the server is gone (an HTTP session lost), once.

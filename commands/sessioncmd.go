@@ -374,8 +374,14 @@ func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
 	return spec.Args, out, nil
 }
 
-// report tells the starter how the start went; it is written once.
+// report tells the starter how the start went; it is written once. A
+// failure is told with the holder's secrets redacted: the starter prints
+// it on its stderr, whose redaction knows none of them (it reached no
+// server, loaded no login).
 func (st *state) reportToStarter(rep holderReport) {
+	if e := rep.Error; e != nil {
+		rep.Error = &reportedError{Code: e.Code, Message: st.secrets.String(e.Message), Hint: st.secrets.String(e.Hint)}
+	}
 	b, _ := json.Marshal(rep)
 	st.holder.Write(b)
 	if c, ok := st.holder.(io.Closer); ok {

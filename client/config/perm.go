@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -14,14 +15,15 @@ import (
 // an authorized_keys file others can write: the file (after symlinks)
 // must not be writable by group or others nor owned by another user than
 // the user or root, and the same holds for the directory it is in (and
-// the link's directory, for a link), since whoever can write a directory
-// can put another file in the file's place. A world-writable directory
-// with the sticky bit (/tmp) is allowed: there only the file's owner may
-// replace it. Directories further up are not checked: the user's own
-// home is reached through directories the system owns, and a chain check
-// would refuse a config kept on a shared mount for no gain. Project files
-// (.mcp.json) are governed by 'mcpc trust' instead (and the project
-// search already skips directories others can write).
+// each link's directory, for a link or a chain of them), since whoever
+// can write a directory can put another file in the file's place. A
+// world-writable directory with the sticky bit (/tmp) is allowed: there
+// only the file's owner may replace it. Directories further up are not
+// checked: the user's own home is reached through directories the system
+// owns, and a chain check would refuse a config kept on a shared mount
+// for no gain. Project files (.mcp.json) are governed by 'mcpc trust'
+// instead (and the project search already skips directories others can
+// write).
 
 // permCheck is the file system the check reads, and who the user is: a
 // fake in tests.
@@ -44,9 +46,24 @@ func (c permCheck) safeConfig(path string) error {
 		if t, err := filepath.EvalSymlinks(path); err == nil {
 			target = t
 		}
-		// The link's own directory decides where the link points.
-		if err := c.safeDir(filepath.Dir(path), path); err != nil {
-			return err
+		// Each link's own directory decides where that link points: in a
+		// chain, every one of them.
+		link := path
+		for range maxLinks {
+			if li, err := c.lstat(link); err != nil || li.Mode()&fs.ModeSymlink == 0 {
+				break
+			}
+			if err := c.safeDir(filepath.Dir(link), path); err != nil {
+				return err
+			}
+			next, err := os.Readlink(link)
+			if err != nil {
+				break
+			}
+			if !filepath.IsAbs(next) {
+				next = filepath.Join(filepath.Dir(link), next)
+			}
+			link = next
 		}
 	}
 	if err := c.unsafe(fi, path, "config file "+path, false); err != nil {
@@ -54,6 +71,10 @@ func (c permCheck) safeConfig(path string) error {
 	}
 	return c.safeDir(filepath.Dir(target), path)
 }
+
+// maxLinks bounds the links of a chain that are followed (a loop is
+// EvalSymlinks' error, and the file's read reports it).
+const maxLinks = 40
 
 func (c permCheck) safeDir(dir, path string) error {
 	fi, err := c.stat(dir)
