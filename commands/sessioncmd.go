@@ -524,9 +524,14 @@ func sessionServerName(e *config.Entry) string {
 // holderRunning reports whether rec's holder process runs: its pid is
 // alive and, where the record knows the holder's start, the process
 // started then. A killed holder's pid taken by another process is not
-// waited for, signalled, or taken for a live session.
+// waited for, signalled, or taken for a live session. A start that
+// matches is a live process (ProcessStart is "" for one gone or exited),
+// so /proc is read once.
 func holderRunning(rec *clientstate.SessionRecord) bool {
-	return processAlive(rec.PID) && (rec.HolderStart == "" || transport.ProcessStart(rec.PID) == rec.HolderStart)
+	if rec.HolderStart != "" {
+		return transport.ProcessStart(rec.PID) == rec.HolderStart
+	}
+	return processAlive(rec.PID)
 }
 
 // holderAlive reports whether the holder of rec answers on its socket.
