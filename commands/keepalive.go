@@ -23,14 +23,19 @@ import (
 // The start happens under the session's lock, after looking again: of
 // concurrent first uses one starts the holder, the others find it
 // running once the lock is theirs.
-func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry) (started bool, err error) {
+//
+// Before the lock, a holder whose process runs is taken as it is (probe
+// false): the connect that follows is what dials it, and a holder that
+// is ending (running, no longer answering) fails that connect, whose
+// retry (reconnectKeptAlive) probes its socket and starts it again.
+func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry, probe bool) (started bool, err error) {
 	idle := time.Duration(entry.Server.KeepAlive)
 	if idle <= 0 || g.noSession || entry.File == nil {
 		return false, nil
 	}
 	ss := st.sessions(g)
 	name := entry.Name
-	if rec := ss.Read(name); rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
+	if rec := ss.Read(name); rec != nil && rec.Ended == "" && (probe && holderAlive(ctx, rec) || !probe && holderRunning(rec)) {
 		// Running: this entry's to use, or another target's, which
 		// heldSession leaves alone.
 		return false, nil
@@ -74,7 +79,7 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry)
 // the connect (its holder or server killed just then) is started again,
 // with the note, and reached; any other failure stands.
 func (st *state) reconnectKeptAlive(ctx context.Context, g *globals, entry *config.Entry, opts client.ConnectOptions, err error) (session, error) {
-	if started, kerr := st.keepAlive(ctx, g, entry); kerr != nil || !started {
+	if started, kerr := st.keepAlive(ctx, g, entry, true); kerr != nil || !started {
 		return nil, cmp.Or(kerr, err)
 	}
 	if opts.Held, err = st.heldSession(ctx, g, entry, opts); err != nil {

@@ -603,7 +603,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if g.noSession {
 		return nil, nil
 	}
-	if _, err := st.keepAlive(ctx, g, entry); err != nil {
+	if _, err := st.keepAlive(ctx, g, entry, false); err != nil {
 		return nil, err
 	}
 	ss := st.sessions(g)
