@@ -603,11 +603,14 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if g.noSession {
 		return nil, nil
 	}
-	if _, err := st.keepAlive(ctx, g, entry, false); err != nil {
+	rec, _, err := st.keepAlive(ctx, g, entry, false)
+	if err != nil {
 		return nil, err
 	}
 	ss := st.sessions(g)
-	rec := ss.Read(entry.Name)
+	if rec == nil {
+		rec = ss.Read(entry.Name)
+	}
 	if rec == nil {
 		return nil, nil
 	}
