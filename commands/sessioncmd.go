@@ -725,11 +725,12 @@ type sessionListed struct {
 
 // entryChanged reports whether the configured entry rec holds was
 // changed since the session started: it runs the older definition.
-func entryChanged(g *globals, rec *clientstate.SessionRecord) bool {
+// loadConfig is g.loadConfig, once for every session listed.
+func entryChanged(g *globals, loadConfig func() (*config.Config, error), rec *clientstate.SessionRecord) bool {
 	if rec.Def == "" || rec.Server == sessionServerName(&config.Entry{}) {
 		return false // a --stdio server is its command line: never changed
 	}
-	cfg, err := g.loadConfig()
+	cfg, err := loadConfig()
 	if err != nil {
 		return false
 	}
@@ -743,6 +744,7 @@ func entryChanged(g *globals, rec *clientstate.SessionRecord) bool {
 func (st *state) runSessionList(ctx context.Context, g *globals) error {
 	ss := st.sessions(g)
 	out := []sessionListed{}
+	loadConfig := sync.OnceValues(g.loadConfig)
 	for _, rec := range ss.List() {
 		l := sessionListed{sessionShown: shownSession(rec), Status: "running", Ended: rec.Ended,
 			Age: st.env.Now().Sub(rec.Started).Round(time.Second).String()}
@@ -752,7 +754,7 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 			var s client.HolderStatusResult
 			json.Unmarshal(res, &s)
 			l.Requests, l.IdleLeft, l.Memory = s.Requests, s.IdleLeft, transport.ProcessRSS(rec.PID)
-			if entryChanged(g, rec) {
+			if entryChanged(g, loadConfig, rec) {
 				l.Status = "stale"
 			}
 			if note := statelessNote(rec); note != "" {
