@@ -187,8 +187,8 @@ fields and JSON syntax errors are reported with the file, line and column.
 the default: off) makes its first use start a session holding the server,
 as 'mcpc session start' does, and later uses reuse it until it has been
 idle that long; concurrent first uses start one. A session of it that ended
-(its server exited, or an HTTP server forgot its session) is started again
-with a note, its state lost.
+(its server exited, its holder was killed, or an HTTP server forgot its
+session) is started again with a note, its state lost.
 
 "includeTools" and "excludeTools" (Gemini CLI's names, which 'mcpc config
 import' keeps) are lists of globs (* ? [a-z], as Go's path.Match: * stops
@@ -411,7 +411,9 @@ State loss is loud. When a session's server or holder died, every command
 naming it is exit 5, "session pw ended: server exited with status 1" (or
 how else it ended), never a fresh server behind the script's back. 'mcpc
 session logs pw' shows what the server said; 'mcpc session start pw'
-starts it again, 'mcpc session stop pw' forgets it.
+starts it again, 'mcpc session stop pw' forgets it. The one exception is
+asked for: a server whose entry sets "keepAlive" (see 'mcpc help config')
+is started again by its next use, with a note that its state is lost.
 
 A changed entry. When the configured entry changed since the session
 started, commands still use the session (its state is what the script

@@ -3,10 +3,10 @@
 package commands
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"syscall"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
 // holderAttr detaches a session's holder: a session of its own (no
@@ -26,14 +26,5 @@ func killHolder(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
 // zombie until whatever adopted it reaps it (an init that never does, in
 // some containers): on Linux that counts as gone.
 func processAlive(pid int) bool {
-	if pid <= 0 || syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true // no /proc: the signal's answer stands
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || len(s) < i+3 || (s[i+2] != 'Z' && s[i+2] != 'X')
+	return pid > 0 && syscall.Kill(pid, 0) == nil && !transport.ProcessExited(pid)
 }

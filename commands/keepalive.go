@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -23,26 +24,34 @@ import (
 // The start happens under the session's lock, after looking again: of
 // concurrent first uses one starts the holder, the others find it
 // running once the lock is theirs.
-func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry) (started bool, err error) {
+//
+// Before the lock, a holder whose process runs is taken as it is (probe
+// false): the connect that follows is what dials it, and a holder that
+// is ending (running, no longer answering) fails that connect, whose
+// retry (reconnectKeptAlive) probes its socket and starts it again.
+//
+// running is the record it found running (its caller's to use rather
+// than read again), nil when there was none to find or it started one.
+func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry, probe bool) (running *clientstate.SessionRecord, started bool, err error) {
 	idle := time.Duration(entry.Server.KeepAlive)
 	if idle <= 0 || g.noSession || entry.File == nil {
-		return false, nil
+		return nil, false, nil
 	}
 	ss := st.sessions(g)
 	name := entry.Name
-	if rec := ss.Read(name); rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
+	if rec := ss.Read(name); rec != nil && rec.Ended == "" && (probe && holderAlive(ctx, rec) || !probe && holderRunning(rec)) {
 		// Running: this entry's to use, or another target's, which
 		// heldSession leaves alone.
-		return false, nil
+		return rec, false, nil
 	}
 	unlock, err := ss.Lock(ctx, name)
 	if err != nil {
-		return false, fmt.Errorf("cannot lock session %s: %w", name, err)
+		return nil, false, fmt.Errorf("cannot lock session %s: %w", name, err)
 	}
 	defer unlock()
 	rec := ss.Read(name)
 	if rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
-		return false, nil // started while this invocation waited for the lock
+		return rec, false, nil // started while this invocation waited for the lock
 	}
 	if rec != nil {
 		why := rec.Ended
@@ -57,16 +66,16 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry)
 	}
 	ss.Remove(name)
 	if _, err := ss.PrepareSocket(name); err != nil {
-		return false, fmt.Errorf("cannot prepare the session's socket: %w", err)
+		return nil, false, fmt.Errorf("cannot prepare the session's socket: %w", err)
 	}
 	rep, err := st.spawnHolder(ctx, g, st.keepAliveArgs(g, name, idle), sessionStart{})
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	if rep.Error != nil {
-		return false, &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
+		return nil, false, &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
 	}
-	return true, nil
+	return nil, true, nil
 }
 
 // reconnectKeptAlive retries, once, a connect that failed through a
@@ -74,7 +83,7 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry)
 // the connect (its holder or server killed just then) is started again,
 // with the note, and reached; any other failure stands.
 func (st *state) reconnectKeptAlive(ctx context.Context, g *globals, entry *config.Entry, opts client.ConnectOptions, err error) (session, error) {
-	if started, kerr := st.keepAlive(ctx, g, entry); kerr != nil || !started {
+	if _, started, kerr := st.keepAlive(ctx, g, entry, true); kerr != nil || !started {
 		return nil, cmp.Or(kerr, err)
 	}
 	if opts.Held, err = st.heldSession(ctx, g, entry, opts); err != nil {

@@ -530,9 +530,14 @@ func sessionServerName(e *config.Entry) string {
 // holderRunning reports whether rec's holder process runs: its pid is
 // alive and, where the record knows the holder's start, the process
 // started then. A killed holder's pid taken by another process is not
-// waited for, signalled, or taken for a live session.
+// waited for, signalled, or taken for a live session. A start that
+// matches is a live process (ProcessStart is "" for one gone or exited),
+// so /proc is read once.
 func holderRunning(rec *clientstate.SessionRecord) bool {
-	return processAlive(rec.PID) && (rec.HolderStart == "" || transport.ProcessStart(rec.PID) == rec.HolderStart)
+	if rec.HolderStart != "" {
+		return transport.ProcessStart(rec.PID) == rec.HolderStart
+	}
+	return processAlive(rec.PID)
 }
 
 // holderAlive reports whether the holder of rec answers on its socket.
@@ -604,11 +609,14 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 	if g.noSession {
 		return nil, nil
 	}
-	if _, err := st.keepAlive(ctx, g, entry); err != nil {
+	rec, _, err := st.keepAlive(ctx, g, entry, false)
+	if err != nil {
 		return nil, err
 	}
 	ss := st.sessions(g)
-	rec := ss.Read(entry.Name)
+	if rec == nil {
+		rec = ss.Read(entry.Name)
+	}
 	if rec == nil {
 		return nil, nil
 	}
@@ -723,11 +731,12 @@ type sessionListed struct {
 
 // entryChanged reports whether the configured entry rec holds was
 // changed since the session started: it runs the older definition.
-func entryChanged(g *globals, rec *clientstate.SessionRecord) bool {
+// loadConfig is g.loadConfig, once for every session listed.
+func entryChanged(g *globals, loadConfig func() (*config.Config, error), rec *clientstate.SessionRecord) bool {
 	if rec.Def == "" || rec.Server == sessionServerName(&config.Entry{}) {
 		return false // a --stdio server is its command line: never changed
 	}
-	cfg, err := g.loadConfig()
+	cfg, err := loadConfig()
 	if err != nil {
 		return false
 	}
@@ -741,6 +750,7 @@ func entryChanged(g *globals, rec *clientstate.SessionRecord) bool {
 func (st *state) runSessionList(ctx context.Context, g *globals) error {
 	ss := st.sessions(g)
 	out := []sessionListed{}
+	loadConfig := sync.OnceValues(g.loadConfig)
 	for _, rec := range ss.List() {
 		l := sessionListed{sessionShown: shownSession(rec), Status: "running", Ended: rec.Ended,
 			Age: st.env.Now().Sub(rec.Started).Round(time.Second).String()}
@@ -750,7 +760,7 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 			var s client.HolderStatusResult
 			json.Unmarshal(res, &s)
 			l.Requests, l.IdleLeft, l.Memory = s.Requests, s.IdleLeft, transport.ProcessRSS(rec.PID)
-			if entryChanged(g, rec) {
+			if entryChanged(g, loadConfig, rec) {
 				l.Status = "stale"
 			}
 			if note := statelessNote(rec); note != "" {

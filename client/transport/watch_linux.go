@@ -39,6 +39,14 @@ func ProcessStart(pid int) string {
 	return f[19]
 }
 
+// ProcessExited reports whether pid has exited but is not reaped yet (a
+// zombie): its pid still answers a signal. False where /proc cannot
+// tell.
+func ProcessExited(pid int) bool {
+	f := procStat(pid)
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
 // ProcessRSS is the resident memory of process pid in bytes, 0 when it
 // cannot be read.
 func ProcessRSS(pid int) int64 {

@@ -69,3 +69,27 @@ func TestWatchProcessReusedPid(t *testing.T) {
 		t.Fatal("a reaped process was taken for running")
 	}
 }
+
+// A process killed but not reaped still answers a signal: ProcessExited
+// tells it apart, and ProcessStart no longer names it.
+func TestProcessExitedZombie(t *testing.T) {
+	cmd := startSleep(t)
+	pid := cmd.Process.Pid
+	if ProcessExited(pid) {
+		t.Fatalf("a running process %d taken for exited", pid)
+	}
+	cmd.Process.Kill()
+	deadline := time.Now().Add(hangGuard)
+	for !ProcessExited(pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("a killed, unreaped process not taken for exited")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := ProcessStart(pid); s != "" {
+		t.Fatalf("ProcessStart of a zombie = %q, want \"\"", s)
+	}
+	if ProcessExited(1 << 30) {
+		t.Fatal("a pid that names no process taken for exited")
+	}
+}

@@ -12,6 +12,10 @@ import (
 // its pid alone.
 func ProcessStart(int) string { return "" }
 
+// ProcessExited is Linux only (/proc): elsewhere a signal's answer
+// stands.
+func ProcessExited(int) bool { return false }
+
 // ProcessRSS is Linux only (/proc).
 func ProcessRSS(int) int64 { return 0 }
 
