@@ -13,6 +13,7 @@ var guideTopics = []topic{
 	{Name: "http", Title: "HTTP SERVERS", Text: func() string { return httpHelp }},
 	{Name: "eras", Title: "PROTOCOL ERAS AND CACHE", Text: func() string { return erasHelp }},
 	{Name: "servers", Title: "SERVERS RUN BY MCPC", Text: func() string { return serversHelp }},
+	{Name: "oauth", Title: "OAUTH LOGIN AND THE AUTH ENTRY", Text: func() string { return oauthHelp }},
 }
 
 // The guide topics follow the reference topics of help.go, in this order.
@@ -427,4 +428,101 @@ subreaper: a grandchild that daemonizes (setsid, double fork) is re-parented
 to mcpc and stopped too. The server gets a parent-death signal, so even when
 mcpc is killed outright (SIGKILL) the kernel stops the server; what remains
 then are the server's own children, which nothing is left running to stop.
+
+On Windows a stdio server runs in a Job object, so its whole tree dies with
+mcpc; files are private to the user through the profile directory's ACLs,
+not modes.
+`
+
+const oauthHelp = `mcpc oauth: logging in, its tokens and the "auth" entry
+
+'mcpc login SERVER' runs the OAuth authorization-code flow (discovery, PKCE,
+resource, issuer checks; client identity from clientId, else a Client ID
+Metadata Document, else Dynamic Client Registration). It prints the
+authorization link on stderr (with --json as {"authorizationUrl": ...}) and
+never opens a browser; the browser comes back to a receiver on 127.0.0.1 (a
+fixed port with "redirectPort"), or, with --paste, the address the browser
+was sent to can be pasted on stdin. Bounded by --timeout (5 minutes when not
+given; exit 6). 'mcpc logout SERVER' deletes the stored login.
+
+A client registered by Dynamic Client Registration is kept in the keyring
+per authorization server (its issuer) and reused by later logins to any
+server of that authorization server; a server that moves to another
+authorization server gets a new registration there. The redirect URI is
+http://127.0.0.1:PORT/callback: logging in to the same server again listens
+on the registered port when it is free; a login to another server of that
+authorization server (or with the port taken) relies on it accepting any
+port on a loopback redirect, as RFC 8252 (section 7.3) requires; with one
+that does not, set "redirectPort". A kept registration the authorization
+server refuses (invalid_client) is forgotten and the login registers anew,
+which prints a second link to approve; one through which a login times out
+(a server that dropped the client shows an error page and never sends the
+browser back) is forgotten too, and so is the one a login used when 'mcpc
+logout' deletes that login: the next login registers anew.
+
+Tokens live in the OS keyring only, keyed by a hash of the server's name,
+URL and auth settings: the Secret Service on Linux (GNOME Keyring, KWallet and
+others, over the D-Bus session bus), the Keychain on macOS. There is no plaintext
+fallback: without a keyring (no DBUS_SESSION_BUS_ADDRESS, a locked keyring
+that cannot prompt) mcpc exits 4 and points at bearerTokenEnv or client
+credentials. The Linux build needs no cgo; the macOS Keychain needs a cgo
+build on macOS (CGO_ENABLED=1, Xcode command line tools), and a macOS build
+without cgo has no keyring.
+
+Every command uses a stored login. A server configured with "auth": {"type":
+"oauth"} and no login fails with exit 4 before connecting (hint: 'mcpc login
+SERVER'). An expiring or rejected token is refreshed under a per-server lock
+file in $XDG_STATE_HOME/mcpc/locks/ (it holds a PID and a time, never a
+secret), so of many concurrent invocations only one refreshes and the others
+use what it stored; a wait for another process's refresh ends before
+--timeout with exit 6 naming that process. A 403 insufficient_scope exits 4
+and makes the next 'mcpc login' ask for the missing scopes too. 'mcpc list'
+shows each HTTP server's auth state without contacting it (logged in,
+expires in 42m, needs login, CI_TOKEN not set, client credentials, keyring
+unavailable, workload (github-actions), workload (CI_OIDC_TOKEN not set),
+enterprise via idp.example.com (logged in, expires in 42m)).
+
+The "auth" entry, by type
+
+- auth: {"type": "oauth", "clientId"?, "clientSecretEnv"?, "issuer"?,
+  "clientMetadataUrl"?, "scopes"?, "redirectPort"?} for 'mcpc login'. With
+  clientSecretEnv, "issuer" is required: the secret goes only to the
+  authorization server the client was registered with.
+- auth: {"type": "client_credentials", "clientId", "issuer",
+  "clientSecretEnv" | "clientAssertionKeyFile" + "clientAssertionAlg",
+  "scopes"?} for CI: no login and no keyring. The secret comes from the
+  named variable at connect time, or a private-key JWT assertion (RFC 7523;
+  ES256/384/512, RS256/384/512, PS256/384/512 or EdDSA; a relative key path
+  is relative to the config file) is signed with the key. The authorization
+  server's metadata must name exactly the configured issuer. Tokens stay in
+  memory.
+- auth: {"type": "workload", "issuer", "assertionEnv" | "assertionFile" |
+  "assertionFrom": "github-actions", "clientId"?, "audience"?, "scopes"?}
+  for CI with the platform's OIDC token; exactly
+  one source; audience only with github-actions.
+- auth: {"type": "enterprise", "issuer", "clientId", "clientSecretEnv" |
+  "clientAssertionKeyFile" + "clientAssertionAlg", "idp": {"issuer",
+  "clientId", "clientSecretEnv"?, "tokenEndpoint"?, "scopes"?},
+  "idTokenEnv"? | "idTokenFile"?, "scopes"?} (Enterprise-managed
+  authorization). A key another type uses (say assertionEnv on oauth) is an
+  error.
+- dpop: true or false forces DPoP-bound tokens on or off for an HTTP server
+  (default: on when its authorization server offers it).
+
+DPoP-bound tokens
+
+When the authorization server's metadata lists
+dpop_signing_alg_values_supported (ES256), mcpc binds its tokens to a key
+(RFC 9449, SEP-1932): a login keeps an ES256 key in its keyring record
+beside the tokens; client credentials, workload identity and enterprise
+tokens get a key per invocation, in memory. Every token request (refreshes
+included) and every MCP request carries a fresh DPoP proof (new jti, the
+method, the URL without query, the token's hash), and requests say
+Authorization: DPoP .... A token copied out of a log or a proxy is then
+useless without the key. A server's nonce demand (use_dpop_nonce) is
+answered by one retry; a second demand for the same request is exit 4, as is
+a Bearer token where DPoP was required. "dpop": true in a server entry asks
+for DPoP whatever the metadata says, "dpop": false never uses it. 'mcpc
+list' shows DPoP-bound after a login's state; proofs, tokens and the key
+never appear in --verbose or any file but the keyring.
 `
