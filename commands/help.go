@@ -240,7 +240,18 @@ never by a shell. URLs must be https, or http on a loopback host.
 'mcpc list' shows every configured server with its status. 'mcpc config add'
 and 'mcpc config remove' edit the user file (--project: the project's).
 'mcpc config import' lists and copies servers other apps (Claude, Cursor,
-VS Code, Windsurf, Codex, Gemini CLI) have configured.
+VS Code, Windsurf, Codex, Gemini CLI) have configured. It reads:
+
+  claude-desktop  claude_desktop_config.json in ~/.config/Claude/,
+                  ~/Library/Application Support/Claude/, %APPDATA%\Claude\
+  claude-code     ~/.claude.json (user, and this project's entries), the
+                  project's .mcp.json
+  cursor          ~/.cursor/mcp.json, .cursor/mcp.json
+  vscode          the user profile's Code/User/mcp.json, .vscode/mcp.json
+  windsurf        ~/.codeium/windsurf/mcp_config.json
+  codex           $CODEX_HOME/config.toml (~/.codex/config.toml),
+                  .codex/config.toml
+  gemini          ~/.gemini/settings.json, .gemini/settings.json
 `
 
 const authHelp = `mcpc authentication
