@@ -232,6 +232,23 @@ func (s partedStore) partCount(key string) int {
 	return 1
 }
 
+// readyProbe names an item mcpc never writes.
+const readyProbe = "mcpc-ready-probe"
+
+// Ready reads an item that is not there: a keyring that cannot answer (a
+// Windows network logon has no credential set, a locked Keychain with no
+// screen to ask on) fails the login before anyone approves it, as on Linux.
+func (s partedStore) Ready(ctx context.Context) error {
+	_, err := bounded(ctx, "check", func() (struct{}, error) {
+		_, err := s.items.read(readyProbe)
+		if errors.Is(err, ErrNotFound) {
+			err = nil
+		}
+		return struct{}{}, err
+	})
+	return err
+}
+
 func (s partedStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return bounded(ctx, "read", func() ([]byte, error) {
 		first, err := s.items.read(key)

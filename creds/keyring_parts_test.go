@@ -19,6 +19,8 @@ import (
 // fakeItems is a keyring of named items that, like the Credential
 // Manager, refuses an item over its limit.
 type fakeItems struct {
+	// err, when set, is every call's error: a keyring that cannot answer.
+	err    error
 	limit  int
 	items  map[string][]byte
 	labels map[string]string
@@ -29,6 +31,9 @@ func newFakeItems(limit int) *fakeItems {
 }
 
 func (f *fakeItems) read(name string) ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
 	b, ok := f.items[name]
 	if !ok {
 		return nil, ErrNotFound
@@ -127,6 +132,24 @@ func TestPartedStoreRoundTrip(t *testing.T) {
 	}
 	if _, err := st.Get(ctx, "k"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get after Delete: %v", err)
+	}
+}
+
+// A keyring that cannot answer refuses a login (IdPLogin reads nothing
+// before its flow) before anyone approves it: exit 4 with the keyring's
+// own message. One that answers "not found" for the probe is ready.
+func TestPartedStoreReady(t *testing.T) {
+	ctx := context.Background()
+	items := newFakeItems(credBlobLimit)
+	st := partedStore{items: items, limit: credBlobLimit}
+	if err := storeReady(ctx, st); err != nil {
+		t.Fatalf("Ready: %v", err)
+	}
+	items.err = credmanErr(winErrorNoSuchLogonSession, "A specified logon session does not exist.", "read the credentials")
+	err := storeReady(ctx, st)
+	if e := fail.As(err); e == nil || e.Code != fail.AuthRequired || e.Hint != UnavailableHint ||
+		e.Msg != "the Windows Credential Manager is not available in this logon session (a network or service logon has none): cannot read the credentials" {
+		t.Fatalf("Ready of a keyring that cannot answer: %#v", err)
 	}
 }
 
