@@ -170,16 +170,14 @@ func parsePart(b []byte) (p partInfo, ok bool, err error) {
 	if nl < 0 {
 		return p, true, fmt.Errorf("%w (a part header without an end)", errCorruptParts)
 	}
-	var ns, sum string
 	is, tail, ok1 := bytes.Cut(rest[:nl], []byte("/"))
-	nb, sb, ok2 := bytes.Cut(tail, []byte(" "))
-	ns, sum = string(nb), string(sb)
+	ns, sum, ok2 := bytes.Cut(tail, []byte(" "))
 	i, err1 := strconv.Atoi(string(is))
-	n, err2 := strconv.Atoi(ns)
+	n, err2 := strconv.Atoi(string(ns))
 	if !ok1 || !ok2 || err1 != nil || err2 != nil || n < 1 || n > maxParts || i < 1 || i > n || len(sum) != sumLen {
 		return p, true, fmt.Errorf("%w (a malformed part header)", errCorruptParts)
 	}
-	return partInfo{i: i, n: n, sum: sum, body: rest[nl+1:]}, true, nil
+	return partInfo{i: i, n: n, sum: string(sum), body: rest[nl+1:]}, true, nil
 }
 
 // joinRecord reassembles a record whose first item is first; next reads
@@ -187,8 +185,11 @@ func parsePart(b []byte) (p partInfo, ok bool, err error) {
 // count) or a whole that does not match its checksum is errCorruptParts.
 func joinRecord(first []byte, next func(i, n int) ([]byte, error)) ([]byte, error) {
 	p, ok, err := parsePart(first)
-	if !ok || err != nil {
-		return first, err
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return first, nil
 	}
 	if p.i != 1 {
 		return nil, fmt.Errorf("%w (the first item is part %d)", errCorruptParts, p.i)
