@@ -462,12 +462,16 @@ logout' deletes that login: the next login registers anew.
 
 Tokens live in the OS keyring only, keyed by a hash of the server's name,
 URL and auth settings: the Secret Service on Linux (GNOME Keyring, KWallet and
-others, over the D-Bus session bus), the Keychain on macOS. There is no plaintext
-fallback: without a keyring (no DBUS_SESSION_BUS_ADDRESS, a locked keyring
-that cannot prompt) mcpc exits 4 and points at bearerTokenEnv or client
-credentials. The Linux build needs no cgo; the macOS Keychain needs a cgo
-build on macOS (CGO_ENABLED=1, Xcode command line tools), and a macOS build
-without cgo has no keyring.
+others, over the D-Bus session bus), the Keychain on macOS, the Credential
+Manager on Windows. There is no plaintext fallback: without a keyring (no
+DBUS_SESSION_BUS_ADDRESS, a locked keyring that cannot prompt) mcpc exits 4
+and points at bearerTokenEnv or client credentials. No build needs cgo for
+its keyring. On macOS a login is readable without a prompt only by the mcpc
+binary that stored it (other programs, 'security' included, make the
+Keychain ask), and it is never synced to iCloud. On Windows, where one
+credential holds at most 2,560 bytes, a larger login is compressed and split
+over credentials named mcpc:KEY, mcpc:KEY:2/N, ...; any program of the user
+can read them, as with an unlocked Secret Service.
 
 Every command uses a stored login. A server configured with "auth": {"type":
 "oauth"} and no login fails with exit 4 before connecting (hint: 'mcpc login
