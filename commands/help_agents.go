@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -56,6 +55,7 @@ sent: a wrong name or type is exit 2 naming the argument; fix the call
 with what 'mcpc list SERVER TOOL' shows. --query takes a gjson path
 (content.0.text, tools.#.name). A server not configured is named by URL,
 or with --stdio 'command args'. --timeout 2m bounds a whole invocation.
+'mcpc help arguments' and 'mcpc help output' have the details.
 
 Output. When stdout is not a terminal (as in your shell tool) it carries
 the result as JSON and nothing else; --json forces JSON anywhere. A result
@@ -102,21 +102,18 @@ retry without them, and do not look for tokens elsewhere.
 }
 
 // agentExitCodes lists every exit status with the codes that have it,
-// from fail.Codes, so the guide cannot drift from the error model.
+// from the error model's lists, so the guide cannot drift from it.
 func agentExitCodes() string {
-	byExit := map[int][]string{fail.ExitOK: {"success"}}
-	var exits []int
-	for _, c := range fail.Codes {
-		if _, seen := byExit[c.Exit]; !seen {
-			exits = append(exits, c.Exit)
-		}
-		byExit[c.Exit] = append(byExit[c.Exit], string(c.Code))
-	}
-	exits = append(exits, fail.ExitOK)
-	slices.Sort(exits)
 	var b strings.Builder
-	for _, e := range exits {
-		fmt.Fprintf(&b, "    %3d  %s\n", e, strings.Join(byExit[e], ", "))
+	for _, st := range fail.Statuses {
+		var codes []string
+		for _, c := range fail.CodesOf(st.Exit) {
+			codes = append(codes, string(c))
+		}
+		if len(codes) == 0 {
+			codes = []string{"success"}
+		}
+		fmt.Fprintf(&b, "    %3d  %s\n", st.Exit, strings.Join(codes, ", "))
 	}
 	return b.String()
 }
