@@ -20,6 +20,7 @@ var topics = []topic{
 	{Name: "config", Title: "CONFIGURATION", Text: func() string { return configHelp }},
 	{Name: "auth", Title: "AUTHENTICATION", Text: func() string { return authHelp }},
 	{Name: "sessions", Title: "SESSIONS", Text: func() string { return sessionsHelp }},
+	{Name: "agents", Title: "CODING AGENTS", Text: agentsHelp},
 }
 
 // topic is one `mcpc help TOPIC` page.
@@ -31,6 +32,7 @@ type topic struct {
 
 type helpOptions struct {
 	topic string
+	skill bool // --skill: the agents topic as an Agent Skill
 }
 
 func helpCommand(st *state) *cli.Command {
@@ -41,17 +43,22 @@ func helpCommand(st *state) *cli.Command {
 		Metadata: examples(
 			"how servers are configured, and which file wins", "mcpc help config",
 			"what each exit status means", "mcpc help exit-codes",
+			"install the guide for coding agents as a Claude Code skill", "mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md",
 		),
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "skill", Usage: "with the agents topic: print it as an Agent Skill (SKILL.md, with frontmatter)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			return st.runHelp(ctx, cmd.Root(), helpOptions{topic: cmd.Args().First()})
+			return st.runHelp(ctx, cmd.Root(), helpOptions{topic: cmd.Args().First(), skill: cmd.Bool("skill")})
 		},
 	}
 }
 
 func (st *state) runHelp(ctx context.Context, root *cli.Command, o helpOptions) error {
+	if o.skill {
+		return printSkill(st.env.Stdout, o.topic)
+	}
 	if o.topic == "" {
 		return cli.ShowRootCommandHelp(root)
 	}
