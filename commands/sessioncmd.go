@@ -26,6 +26,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
@@ -436,7 +437,12 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
-	opts.ServerStderr, opts.Input = logw, client.HolderInput()
+	// The log is shown by mcpc session logs: what the server was sent
+	// from the environment (registered by connectOptions) is redacted
+	// there, as on a one-shot's stderr.
+	redw := redaction.NewWriter(logw, st.secrets)
+	defer redw.Close()
+	opts.ServerStderr, opts.Input = redw, client.HolderInput()
 	sess, err := client.Connect(ctx, entry, opts)
 	if err != nil {
 		return err
@@ -450,7 +456,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
-	h.Refused = func(err error) { format.Note(logw, "the session refused a connection: %v", err) }
+	h.Refused = func(err error) { format.Note(redw, "the session refused a connection: %v", err) }
 	ln, err := transport.ListenSocket(ss.Socket(name))
 	if err != nil {
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
