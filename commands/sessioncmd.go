@@ -550,7 +550,7 @@ func holderRunning(rec *clientstate.SessionRecord) bool {
 func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	c, err := transport.DialUnix(ctx, rec.Socket)
+	c, err := transport.DialHolder(ctx, rec.Socket)
 	if err != nil {
 		return false
 	}
@@ -563,7 +563,7 @@ func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) bool {
 func askHolder(ctx context.Context, rec *clientstate.SessionRecord, method string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	s, err := transport.DialUnix(ctx, rec.Socket)
+	s, err := transport.DialHolder(ctx, rec.Socket)
 	if err != nil {
 		return nil, err
 	}
