@@ -457,6 +457,10 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 		return err
 	}
 	h.Refused = func(err error) { format.Note(redw, "the session refused a connection: %v", err) }
+	h.Log = func(msg string) { format.Note(redw, "%s", msg) }
+	if holderWriteWait > 0 {
+		h.WriteWait = holderWriteWait
+	}
 	ln, err := transport.ListenSocket(ss.Socket(name))
 	if err != nil {
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
