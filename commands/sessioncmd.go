@@ -233,7 +233,14 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 		return fmt.Errorf("cannot lock session %s: %w", name, err)
 	}
 	defer unlock()
-	if rec := ss.Read(name); rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
+	rec := ss.Read(name)
+	alive := false
+	if rec != nil && rec.Ended == "" {
+		if alive, err = holderAlive(ctx, rec); err != nil {
+			return err
+		}
+	}
+	if alive {
 		if rec.Entry != entryIdentity(entry, name, g.cwd) {
 			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", name, rec.Server)
@@ -550,16 +557,29 @@ func holderRunning(rec *clientstate.SessionRecord) bool {
 	return processAlive(rec.PID)
 }
 
-// holderAlive reports whether the holder of rec answers on its socket.
-func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) bool {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+// holderProbeWait bounds the answer to holderAlive's question. The
+// holder answers it itself, at once, whatever its server is doing.
+const holderProbeWait = 2 * time.Second
+
+// holderAlive reports whether the holder of rec answers on its socket. A
+// socket that takes the connection is not enough: a stopped (SIGSTOP) or
+// hung holder's does too (the kernel's backlog). One that runs and gets
+// no answer within holderProbeWait is an error (exit 6) that names it and
+// how to end it: it must not be taken for a live session, nor have a
+// second holder started beside it.
+func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, holderProbeWait)
 	defer cancel()
-	c, err := transport.DialHolder(ctx, rec.Socket)
-	if err != nil {
-		return false
+	_, err := askHolder(ctx, rec, client.HolderStatus)
+	switch {
+	case err == nil:
+		return true, nil
+	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && holderRunning(rec):
+		q := shellwords.Quote(rec.Name)
+		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
+			"session %s's holder (pid %d) does not answer (stopped or hung)", rec.Name, rec.PID)
 	}
-	c.Close()
-	return true
+	return false, nil
 }
 
 // askHolder sends the holder of rec one request of its own and returns
@@ -714,7 +734,7 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 	if rec = ss.Read(name); rec == nil {
 		return "it was stopped"
 	}
-	if rec.Ended != "" || holderAlive(ctx, rec) {
+	if alive, _ := holderAlive(ctx, rec); rec.Ended != "" || alive {
 		return rec.Ended
 	}
 	if holderRunning(rec) {
