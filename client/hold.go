@@ -84,6 +84,8 @@ type Holder struct {
 	maxAttached int
 	firstWait   time.Duration
 	WriteWait   time.Duration
+	// wakes counts the idle loop's wake-ups (a test counts them).
+	wakes atomic.Int64
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -295,18 +297,25 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 			return h.serverEnd(), false
 		case <-h.ping:
 		case <-idleC:
-			h.mu.Lock()
-			busy, since := len(h.calls) > 0, time.Since(h.last)
-			h.mu.Unlock()
-			if !busy && since >= idle {
-				return "", true
-			}
+			h.wakes.Add(1)
 		}
-		if timer != nil {
-			h.mu.Lock()
-			left := idle - time.Since(h.last)
-			h.mu.Unlock()
-			timer.Reset(max(left, 10*time.Millisecond))
+		if timer == nil {
+			continue
+		}
+		h.mu.Lock()
+		busy, left := len(h.calls) > 0, idle-time.Since(h.last)
+		h.mu.Unlock()
+		switch {
+		case busy:
+			// No bound runs while a request does: the end of the last one
+			// pings (forget), and the bound counts from there.
+			timer.Stop()
+			idleC = nil
+		case left <= 0:
+			return "", true
+		default:
+			timer.Reset(left)
+			idleC = timer.C
 		}
 	}
 }
@@ -346,6 +355,11 @@ func (h *Holder) touch() {
 	h.mu.Lock()
 	h.last = time.Now()
 	h.mu.Unlock()
+	h.wake()
+}
+
+// wake tells Serve's idle loop to look again; it never blocks.
+func (h *Holder) wake() {
 	select {
 	case h.ping <- struct{}{}:
 	default:
@@ -479,9 +493,14 @@ func (h *Holder) detach(a *attach) {
 	}
 }
 
-// forget drops a routed request; h.mu is held.
+// forget drops a routed request; h.mu is held. The last one in flight
+// ending starts the idle bound again (Serve's loop sleeps while any runs).
 func (h *Holder) forget(hid string, r *route) {
 	delete(h.calls, hid)
+	if len(h.calls) == 0 {
+		h.last = time.Now()
+		h.wake()
+	}
 	delete(r.a.ids, transport.IDKey(r.id))
 	if r.htok != "" {
 		delete(h.progress, r.htok)
