@@ -457,8 +457,18 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	defer sess.Close()
 	h, err := client.NewHolder(sess)
 	if errors.Is(err, client.ErrNotHeld) {
-		return usagef("call it directly, or pin Streamable HTTP if it speaks it (\"transport\": \"http\")",
-			"%s speaks the HTTP+SSE transport (2024-11-05), which a session does not hold", sess.Label)
+		// Holding one would take a second relay: the holder could not
+		// tell a request's failure from its POST (always 202) nor post
+		// beside the SDK to the endpoint its stream announced.
+		hint := `use it without a session; if it also speaks Streamable HTTP, set "type": "http" on its entry`
+		switch {
+		case entry.File == nil:
+			hint = "use it without a session; if it also speaks Streamable HTTP, pass --transport http"
+		case entry.Server.KeepAlive > 0:
+			hint = `remove "keepAlive" from its entry, or call it with --no-session; if it also speaks Streamable HTTP, set "type": "http" on its entry`
+		}
+		return usagef(hint, "%s speaks the HTTP+SSE transport (2024-11-05), which a session cannot hold: "+
+			"its answers come only on the event stream of the connection that sent the request", sess.Label)
 	}
 	if err != nil {
 		return err
