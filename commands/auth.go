@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -350,18 +351,31 @@ func roughly(d time.Duration) string {
 	return "<1m"
 }
 
-// registerHeaderSecrets registers what srv's requests carry from the
-// environment: the token of "bearerTokenEnv" and the value of every
-// ${VAR} in its headers (a default written in the file is no secret).
-func (st *state) registerHeaderSecrets(srv *config.Server) {
+// registerEntrySecrets registers what entry's server is sent from the
+// environment: the token of "bearerTokenEnv", the value of every ${VAR} in
+// its headers and in its "env" (a default or a value written in the file
+// is no secret), and its envFile's values. A stdio server that echoes its
+// environment on stderr then shows none of them, wherever that goes.
+func (st *state) registerEntrySecrets(entry *config.Entry, cwd string) {
+	srv := entry.Server
 	if srv.BearerTokenEnv != "" {
 		st.secrets.Add(st.env.Getenv(srv.BearerTokenEnv))
 	}
-	for _, v := range srv.Headers {
-		_, _ = config.Expand(v, func(k string) string {
-			val := st.env.Getenv(k)
-			st.secrets.Add(val)
-			return val
-		})
+	for _, values := range []map[string]string{srv.Headers, srv.Env} {
+		for _, v := range values {
+			_, _ = config.Expand(v, func(k string) string {
+				val := st.env.Getenv(k)
+				st.secrets.Add(val)
+				return val
+			})
+		}
+	}
+	if srv.EnvFile != "" {
+		// A file that cannot be read fails the connect, which says why.
+		vars, _ := entry.EnvFileVars(cwd)
+		for _, kv := range vars {
+			_, v, _ := strings.Cut(kv, "=")
+			st.secrets.Add(v)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	st.registerHeaderSecrets(entry.Server)
+	st.registerEntrySecrets(entry, g.cwd)
 	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),

@@ -482,19 +482,35 @@ session ended, said as above (the command that found it out is exit 5;
 with keepAlive the next use starts it again, with a note). A request the
 server refuses at the HTTP level (a token revoked or refused after a
 refresh, 403, a 5xx, a server gone) is said exactly as a one-shot says
-it: the same message, hint and exit code (4, 5). A 2026-07-28 server
+it: the same message, hint and exit code (4, 5); a 401 to a relayed
+request (a token expired or revoked early) is first answered as a
+one-shot's is, with a new token (a refresh under the server's lock) and
+one retry. A 2026-07-28 server
 keeps nothing between requests: its session is allowed and saves only
 start-up work (discovery, credentials, connections), which 'session start'
 and 'session list' note.
 The holder reaches the server with the credentials, refresh and checks of
 a one-shot call, and a session serves only the credential it started with
 (see Trust and credentials above). HTTP+SSE (2024-11-05) servers are not
-held (exit 2).
+held (exit 2): their answers come only on the event stream of the
+connection that asked. Use them without a session (--no-session, or no
+"keepAlive" on the entry).
 
 Only the user gets in: the holder listens on a Unix socket in a private
 directory ($XDG_RUNTIME_DIR/mcpc, else under the state directory); on Linux
-a connection from another uid is refused, and an invocation does not
-connect to another user's socket (exit 5, "session pw refused").
+a connection from another uid is refused, and neither an invocation nor
+'mcpc session' connects to a socket, or a socket in a directory, of
+another user's (exit 5, "session pw refused"). A holder that takes the
+connection but does not answer within 2s (stopped, hung) is said to be
+hung: 'session start' and a keepAlive entry's use are exit 6, naming its
+pid and 'mcpc session stop NAME', which kills it and its server.
+
+Secrets in the log. What a stdio server is given from the environment
+(an "env" value's ${VAR}, an envFile's values) is redacted in 'session
+logs', as on mcpc's stderr and in a --server-stderr file, should the
+server echo it. A server that stops reading its stdin for 30s ends its
+session (its server stopped, the log and 'session list' say why): every
+command waiting on it is exit 5, not held up for good.
 
 The cost: the holder is mcpc itself, about 15MiB of memory (14MiB
 measured on Linux, shown by 'session list') besides its server, and no CPU

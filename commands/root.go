@@ -336,5 +336,8 @@ func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *termu
 		}
 		return nil, usagef("", "cannot open --server-stderr file: %v", err)
 	}
-	return termui.NewStderrWriter(f, f, false), nil
+	// A file keeps what the server wrote, with what it was sent from the
+	// environment redacted as on mcpc's own stderr.
+	rw := redaction.NewWriter(f, st.secrets)
+	return termui.NewStderrWriter(rw, rw, false), nil
 }
