@@ -56,8 +56,9 @@ type ClientAuth struct {
 
 // inMemory is the auth.OAuthHandler of the grants made at connect time
 // (client credentials, workload identity, enterprise): fetch obtains a
-// token, which lives in this process's memory only. After a 401 it fetches
-// once more, then the refusal is final.
+// token, which lives in this process's memory only. A 401 is answered with
+// a new token; a 401 to that one before the server has accepted it is
+// final.
 type inMemory struct {
 	g          Grant
 	ctx        context.Context
@@ -69,9 +70,10 @@ type inMemory struct {
 	dpop       *DPoP        // this invocation's proof key; nil: DPoP is off
 	plain      *http.Client // g.HTTPClient before DPoP wrapped it: for other parties (the IdP)
 
-	mu       sync.Mutex
-	tok      *Record // only the token fields are used
-	rejected bool
+	mu  sync.Mutex
+	tok *Record // only the token fields are used
+
+	answered answered // the token a 401 was answered with, until it works
 }
 
 func (h *inMemory) init(ctx context.Context, g Grant, kind, asked, rejectHint string, fetch func() (*Record, error)) error {
@@ -94,12 +96,13 @@ func (h *inMemory) init(ctx context.Context, g Grant, kind, asked, rejectHint st
 }
 
 // WrapHTTP implements HTTPWrapper: with DPoP, the MCP requests carry
-// proofs made with this invocation's key.
+// proofs made with this invocation's key; their answers tell whether a
+// token obtained after a 401 works (answered).
 func (h *inMemory) WrapHTTP(base http.RoundTripper) http.RoundTripper {
-	if h.dpop == nil {
-		return base
+	if h.dpop != nil {
+		base = h.dpop.Wrap(base)
 	}
-	return h.dpop.Wrap(base)
+	return h.answered.wrap(base)
 }
 
 // metadata is the configured issuer's, fetched once per invocation.
@@ -179,9 +182,9 @@ func (h *inMemory) fetchLocked() error {
 	return nil
 }
 
-// Authorize implements auth.OAuthHandler: one new token after a 401, then
-// the refusal is final.
-func (h *inMemory) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+// Authorize implements auth.OAuthHandler: a new token after a 401; a 401
+// to that one before the server has accepted it is final.
+func (h *inMemory) Authorize(_ context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	if useNonceChallenge(resp) {
 		return nonceAgain(h.g.Server)
@@ -197,11 +200,20 @@ func (h *inMemory) Authorize(_ context.Context, _ *http.Request, resp *http.Resp
 		return fail.New(fail.AuthFailed, "check the client's permissions at the authorization server",
 			"%s refused the %s token (HTTP 403)", h.g.Server, h.kind)
 	}
-	if h.rejected {
+	sent := bearer(req)
+	if h.answered.final(sent) {
 		return fail.New(fail.AuthFailed, h.rejectHint, "%s rejected the %s token (HTTP %d)", h.g.Server, h.kind, resp.StatusCode)
 	}
-	h.rejected = true
-	return h.fetchLocked()
+	if h.tok != nil && sent != "" && sent != h.tok.AccessToken {
+		// A request in flight with an older token: the one it needs
+		// was already fetched.
+		return nil
+	}
+	if err := h.fetchLocked(); err != nil {
+		return err
+	}
+	h.answered.set(h.tok.AccessToken)
+	return nil
 }
 
 // asMetadata is the part of RFC 8414 metadata the grant needs.

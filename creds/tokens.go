@@ -44,9 +44,10 @@ type Tokens struct {
 
 	dpop *DPoP // the stored login's key, when its tokens are DPoP-bound
 
-	mu       sync.Mutex
-	rec      *Record
-	rejected bool // a 401 was already answered with a refresh
+	mu  sync.Mutex
+	rec *Record
+
+	answered answered // the token a 401 was answered with, until it works
 }
 
 var _ auth.OAuthHandler = (*Tokens)(nil)
@@ -77,12 +78,13 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 }
 
 // WrapHTTP implements HTTPWrapper: the MCP requests of a DPoP-bound login
-// carry proofs made with its key.
+// carry proofs made with its key, and their answers tell whether a token
+// obtained after a 401 works (answered).
 func (t *Tokens) WrapHTTP(base http.RoundTripper) http.RoundTripper {
-	if t.dpop == nil {
-		return base
+	if t.dpop != nil {
+		base = t.dpop.Wrap(base)
 	}
-	return t.dpop.Wrap(base)
+	return t.answered.wrap(base)
 }
 
 // flowDefaults fills the clock and HTTP client every flow's options
@@ -122,9 +124,10 @@ func (t *Tokens) Token() (*oauth2.Token, error) {
 	return &oauth2.Token{AccessToken: t.rec.AccessToken, TokenType: "Bearer", Expiry: t.rec.Expiry}, nil
 }
 
-// Authorize implements auth.OAuthHandler. A 401 is answered once with a
-// refresh (the server may have revoked the token early); a second one, or
-// a 403, ends the invocation with the login command as the hint.
+// Authorize implements auth.OAuthHandler. A 401 is answered with a refresh
+// (the server may have revoked the token early); a 401 to the refreshed
+// token before the server has accepted it, or a 403, ends the invocation
+// with the login command as the hint.
 func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	if useNonceChallenge(resp) {
@@ -138,17 +141,25 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 		return fail.New(fail.AuthFailed, "check the account's permissions, or log in again with: "+t.o.Ref.Login,
 			"%s refused the stored token (HTTP 403)", t.o.Ref.Server)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.rejected {
+	sent := bearer(req)
+	if t.answered.final(sent) {
 		return fail.New(fail.AuthFailed, t.o.Ref.Login, "%s rejected the stored token (HTTP %d)", t.o.Ref.Server, resp.StatusCode)
 	}
-	t.rejected = true
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err := t.checkMigration(param(challenges, "resource_metadata")); err != nil {
 		return err
 	}
-	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
-	return t.refreshLocked(sent)
+	held := t.rec.AccessToken
+	if err := t.refreshLocked(sent); err != nil {
+		return err
+	}
+	if sent == held {
+		// The token now held answers this 401. (A request in flight with
+		// an older one only adopted it: its verdict is not this one's.)
+		t.answered.set(t.rec.AccessToken)
+	}
+	return nil
 }
 
 // checkMigration reads the protected resource metadata a 401 points to:

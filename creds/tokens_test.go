@@ -123,7 +123,8 @@ func TestRejectedTwice(t *testing.T) {
 	if n := count.Load(); n != 2 {
 		t.Fatalf("%d refresh requests, want 2", n)
 	}
-	// … the second ends it.
+	// … a 401 to the refreshed token ends it.
+	req.Header.Set("Authorization", "Bearer at-2")
 	err = tk.Authorize(context.Background(), req, resp())
 	if e := fail.As(err); e == nil || e.Code != fail.AuthFailed || e.Msg != "prod rejected the stored token (HTTP 401)" || e.Hint != "mcpc login prod" {
 		t.Fatalf("second 401: %#v", err)
