@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/suggest"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -368,12 +369,7 @@ func (w *walker) skip() error {
 
 func unknownKey(key, where string, allowed []string) string {
 	msg := fmt.Sprintf("unknown field %q in %s", key, where)
-	for _, a := range allowed {
-		if strings.EqualFold(a, key) {
-			return msg + fmt.Sprintf(" (did you mean %q?)", a)
-		}
-	}
-	if a := Closest(key, allowed); a != "" {
+	if a := suggest.Closest(key, allowed); a != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", a)
 	}
 	return msg

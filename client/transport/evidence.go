@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // HTTPError is what one HTTP exchange saw when its answer was not one the
@@ -130,7 +130,7 @@ const excerptRunes = 200
 // excerpt is the start of a body as a message may quote it: terminal
 // escapes stripped, whitespace folded onto one line, at most excerptRunes.
 func excerpt(data []byte) string {
-	s := strings.Join(strings.Fields(format.StripControl(string(data[:min(len(data), 4<<10)]))), " ")
+	s := strings.Join(strings.Fields(textsafe.StripControl(string(data[:min(len(data), 4<<10)]))), " ")
 	if utf8.RuneCountInString(s) <= excerptRunes {
 		return s
 	}

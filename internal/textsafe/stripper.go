@@ -1,4 +1,4 @@
-package format
+package textsafe
 
 import (
 	"io"
@@ -21,6 +21,10 @@ type Stripper struct {
 	out   []byte
 	err   error
 }
+
+// chunk is the most a Stripper strips before it writes, so that what is
+// stripped of a large piece is never held whole.
+const chunk = 64 << 10
 
 type stripState uint8
 
@@ -45,7 +49,7 @@ func (s *Stripper) Write(p []byte) (int, error) {
 	// A chunk at a time, so that what is stripped of a large piece is not
 	// held whole either.
 	for len(p) > 0 {
-		k := min(len(p), textChunk)
+		k := min(len(p), chunk)
 		if err := s.write(p[:k]); err != nil {
 			return 0, err
 		}
