@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mcpc-dev/mcpc/internal/jsonpos"
 )
 
 // The readers of other apps' formats. Each turns an app's entry into an
@@ -50,16 +52,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 	}
 	data = stripJSONC(data)
 	if err := checkSyntax(data); err != nil {
-		var syn *json.SyntaxError
-		var tr *trailingData
-		off := int64(len(data))
-		switch {
-		case errors.As(err, &tr):
-			off = tr.off
-		case errors.As(err, &syn):
-			off = max(syn.Offset-1, 0)
-		}
-		line, col := lineCol(data, off)
+		line, col := jsonpos.LineCol(data, syntaxOffset(data, err))
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %s", f.Path, line, col, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	top, err := scanObject(data, int64(bytes.IndexByte(data, '{')))
@@ -105,7 +98,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 	}
 	servers, err := scanObject(data, top.members[i].valStart)
 	if err != nil {
-		line, _ := lineCol(data, top.members[i].valStart)
+		line, _ := jsonpos.LineCol(data, top.members[i].valStart)
 		return fmt.Errorf("%s:%d: %q is not an object", f.Path, line, key)
 	}
 	at := lines{data: data}
