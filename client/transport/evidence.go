@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpc-dev/mcpc/internal/httpx"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -149,9 +150,5 @@ func excerpt(data []byte) string {
 // explains a failure build their evidence with it.
 func Answered(status int, contentType string, body []byte) *HTTPError {
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/", nil)
-	resp := &http.Response{StatusCode: status, Header: http.Header{}}
-	if contentType != "" {
-		resp.Header.Set("Content-Type", contentType)
-	}
-	return newHTTPError(req, resp, body)
+	return newHTTPError(req, httpx.Response(req, status, contentType, body), body)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/httpx"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -141,8 +142,7 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 // roundTrip sends one request; own says it is mcpc's own, not the SDK's.
 func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	if req.Method == http.MethodDelete && t.keepSession.Load() {
-		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+		return httpx.Response(req, http.StatusNoContent, "", nil), nil
 	}
 	if resp := t.takeHeld(req); resp != nil {
 		return resp, nil
@@ -393,13 +393,7 @@ func jsonResponse(req *http.Request, msg *jsonrpc.Response) (*http.Response, err
 	if err != nil {
 		return nil, err
 	}
-	return &http.Response{
-		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(data)),
-		ContentLength: int64(len(data)),
-		Request:       req,
-	}, nil
+	return httpx.Response(req, http.StatusOK, "application/json", data), nil
 }
 
 // traceHTTP writes one --verbose line per HTTP exchange. Header values
