@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/mcpc-dev/mcpc/internal/jsonpos"
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // The readers of other apps' formats. Each turns an app's entry into an
@@ -394,19 +395,13 @@ func stripJSONC(data []byte) []byte {
 		return data
 	}
 	out := bytes.Clone(data)
-	inStr := false
+	var text schemamsg.Strings
 	lastComma := -1
 	for i := 0; i < len(out); i++ {
 		c := out[i]
 		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr, lastComma = true, -1
+		case !text.Outside(c):
+			lastComma = -1 // a string: a value, or a key, came after the comma
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
 			for ; i < len(out) && out[i] != '\n'; i++ {
 				out[i] = ' '

@@ -351,6 +351,10 @@ func DecodeWork(schema []byte) (over string) {
 // reads only its structure needs.
 type Strings struct{ in, escaped bool }
 
+// In says whether the bytes taken so far end inside a string: after its
+// opening quote, before its closing one.
+func (s *Strings) In() bool { return s.in }
+
 // Outside takes the next byte c, and says whether it is outside every
 // string: punctuation, a literal or whitespace.
 func (s *Strings) Outside(c byte) bool {
