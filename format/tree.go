@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // ErrInvalidJSON is returned by Write when the result is not one valid JSON value.
@@ -111,15 +113,11 @@ func (p *parser) capped(n *node) bool {
 	type open struct{ commas, nonEmpty int }
 	var stack []open
 	start, strStart, pendingStr := p.pos, 0, 0
-	inString := false
+	var text schemamsg.Strings
 	for ; ; p.pos++ {
 		c := p.data[p.pos]
-		if inString {
-			switch c {
-			case '\\':
-				p.pos++
-			case '"':
-				inString = false
+		if text.In() {
+			if text.Outside(c); !text.In() { // its closing quote
 				pendingStr = (p.pos-strStart+1)/stringRunesPerBudget + 1
 			}
 			continue
@@ -137,7 +135,8 @@ func (p *parser) capped(n *node) bool {
 		}
 		switch c {
 		case '"':
-			inString, strStart = true, p.pos
+			text.Outside(c) // opens it
+			strStart = p.pos
 		case '[', '{':
 			stack = append(stack, open{})
 			r.maxDepth = max(r.maxDepth, len(stack))
