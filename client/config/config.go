@@ -299,16 +299,6 @@ func (w *walker) errAt(off int64, format string, args ...any) error {
 	return configErr(w.path, w.data, off, format, args...)
 }
 
-// keyStart finds the offset of the opening quote of the key token that
-// ended at end.
-func (w *walker) keyStart(end int64) int64 {
-	i := end - 2
-	for i > 0 && !(w.data[i] == '"' && w.data[i-1] != '\\') {
-		i--
-	}
-	return i
-}
-
 func (w *walker) valueStart() int64 {
 	off := w.offset()
 	for off < int64(len(w.data)) {
@@ -338,13 +328,17 @@ func (w *walker) expectDelim(want json.Delim, what string) error {
 	return nil
 }
 
+// key reads the next key and where its opening quote is: past the comma
+// and blanks before it, as a value is found, rather than by reading its
+// escapes backwards from its end.
 func (w *walker) key() (string, int64, error) {
+	start := w.valueStart()
 	tok, err := w.dec.Token()
 	if err != nil {
 		return "", 0, w.errAt(w.offset(), "invalid JSON: %v", err)
 	}
 	k, _ := tok.(string)
-	return k, w.keyStart(w.offset()), nil
+	return k, start, nil
 }
 
 func (w *walker) skip() error {
