@@ -29,7 +29,6 @@ var longFuncs = map[string]funcSize{
 	"client/config Prepare":                      {81, 30},
 	"client/config checkAuth":                    {62, 32},
 	"client/config checkShape":                   {61, 51},
-	"client/config parseJSONApp":                 {82, 26},
 	"client/config validateServer":               {99, 47},
 	"commands Main":                              {84, 18},
 	"commands completer.Args":                    {69, 25},

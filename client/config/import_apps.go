@@ -65,27 +65,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		key = "servers"
 	}
 	if f.Scope == "local" {
-		// Claude Code keys projects by the directory it ran in: the
-		// working directory or one above it.
-		i := top.find("projects")
-		if i < 0 {
-			return nil
-		}
-		projects, err := scanObject(data, top.members[i].valStart)
-		if err != nil {
-			return nil
-		}
-		j := -1
-		for dir := filepath.Clean(f.Project); j < 0; dir = filepath.Dir(dir) {
-			if j = projects.find(dir); j >= 0 || dir == filepath.Dir(dir) {
-				break
-			}
-		}
-		if j < 0 {
-			return nil
-		}
-		f.Project = projects.members[j].key
-		if top, err = scanObject(data, projects.members[j].valStart); err != nil {
+		if top = localProject(f, data, top); top == nil {
 			return nil
 		}
 	}
@@ -128,6 +108,35 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// localProject is the object of the project f names in Claude Code's
+// projects, which it keys by the directory it ran in: the working directory
+// or one above it. It is nil when there is none; f.Project becomes its key.
+func localProject(f *ImportFile, data []byte, top *object) *object {
+	i := top.find("projects")
+	if i < 0 {
+		return nil
+	}
+	projects, err := scanObject(data, top.members[i].valStart)
+	if err != nil {
+		return nil
+	}
+	j := -1
+	for dir := filepath.Clean(f.Project); j < 0; dir = filepath.Dir(dir) {
+		if j = projects.find(dir); j >= 0 || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	if j < 0 {
+		return nil
+	}
+	f.Project = projects.members[j].key
+	project, err := scanObject(data, projects.members[j].valStart)
+	if err != nil {
+		return nil
+	}
+	return project
 }
 
 // vscodeInputs are the descriptions of VS Code's "inputs" (the values it
