@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/listpages"
+	"github.com/mcpc-dev/mcpc/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -161,10 +162,7 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 			}
 		}
 	}
-	hint := "list the tools with: " + s.ListHint()
-	if c := config.Closest(name, names); c != "" {
-		hint = fmt.Sprintf("did you mean %q? ", c) + hint
-	}
+	hint := suggest.Hint(name, names, "list the tools with: "+s.ListHint())
 	return nil, fail.New(fail.Rejected, hint, "%s has no tool named %q", s.Label, name)
 }
 

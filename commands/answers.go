@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/elicit"
 	"github.com/mcpc-dev/mcpc/internal/termui"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 const catInput = "Answering the server"
@@ -137,7 +137,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 			return a.Elicit(ctx, server, p)
 		},
 		Log:         a.Log,
-		Note:        func(msg string) { format.Note(st.env.Stderr, "%s", format.OneLine(msg)) },
+		Note:        func(msg string) { textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(msg)) },
 		LogLevel:    g.input.logLevel,
 		Interactive: term != nil && !g.input.yes,
 	}

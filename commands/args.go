@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/jsonpos"
 )
 
 // argPair is one key=value (string) or key:=json (typed) word.
@@ -97,37 +98,23 @@ func decodeJSON(data []byte, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		off := dec.InputOffset()
-		line, col := lineColOf(data, off)
+		line, col := jsonpos.LineCol(data, off)
 		return fmt.Errorf("line %d, column %d: unexpected data after the JSON value", line, col)
 	}
 	return nil
 }
 
 func locate(data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	var off int64 = -1
-	switch {
-	case errors.As(err, &se):
-		off = max(se.Offset-1, 0) // Offset is just past the offending byte
-	case errors.As(err, &te):
-		off = te.Offset
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		off = int64(len(data))
-		err = errors.New("unexpected end of JSON input")
-	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if off < 0 {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of JSON input" // as json.Unmarshal says it
+	}
+	off, ok := jsonpos.Offset(data, err)
+	if !ok {
 		return errors.New(msg)
 	}
-	line, col := lineColOf(data, off)
+	line, col := jsonpos.LineCol(data, off)
 	return fmt.Errorf("line %d, column %d: %s", line, col, msg)
-}
-
-func lineColOf(data []byte, off int64) (int, int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	return bytes.Count(before, []byte("\n")) + 1, len(before) - bytes.LastIndexByte(before, '\n')
 }
 
 // readArgsFlag reads --args: inline JSON, @FILE, or - for stdin. The value

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -186,7 +187,7 @@ func (st *state) checkArgs(ctx context.Context, tool *mcp.Tool, args map[string]
 		return err
 	}
 	if skipped != "" {
-		format.Note(st.env.Stderr, "arguments of %q not checked: the tool's inputSchema cannot be used (%s)", tool.Name, skipped)
+		textsafe.Note(st.env.Stderr, "arguments of %q not checked: the tool's inputSchema cannot be used (%s)", tool.Name, skipped)
 	}
 	return nil
 }
@@ -201,7 +202,7 @@ func (st *state) checkOutput(ctx context.Context, g *globals, tool *mcp.Tool, ra
 	case err != nil:
 		return err
 	case skipped != "":
-		format.Note(st.env.Stderr, "structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)", tool.Name, skipped)
+		textsafe.Note(st.env.Stderr, "structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)", tool.Name, skipped)
 		return nil
 	case mismatch == "":
 		return nil
@@ -209,6 +210,6 @@ func (st *state) checkOutput(ctx context.Context, g *globals, tool *mcp.Tool, ra
 		return fail.New(fail.Protocol, "drop --strict to accept the result with a warning",
 			"structuredContent does not match the outputSchema of tool %q: %s", tool.Name, mismatch)
 	}
-	fmt.Fprintf(st.env.Stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", tool.Name, format.StripControl(mismatch))
+	fmt.Fprintf(st.env.Stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", tool.Name, textsafe.StripControl(mismatch))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // checkRow is one server of mcpc list --check.
@@ -110,7 +111,7 @@ func checkResult(st *state, g *globals, rows []checkRow) error {
 		}
 		failed++
 		if g.mode == format.ModeText {
-			format.Note(st.env.Stderr, "%s: %s", format.OneLine(r.Name), format.OneLine(r.Error))
+			textsafe.Note(st.env.Stderr, "%s: %s", textsafe.OneLine(r.Name), textsafe.OneLine(r.Error))
 		}
 		if worst == nil || severity(r.code) < severity(worst.code) {
 			worst = r

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/termui"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // target splits positional arguments into the SERVER argument and the rest.
@@ -132,7 +133,7 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 		return nil, err
 	}
 	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
-		format.Note(st.env.Stderr, "%s", note)
+		textsafe.Note(st.env.Stderr, "%s", note)
 	}
 	st.traceIgnored(g, entry.Server)
 	return entry, nil
@@ -284,7 +285,7 @@ func (st *state) verboseFunc(g *globals) func(string) {
 		return nil
 	}
 	return func(line string) {
-		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", format.StripControl(line))
+		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", textsafe.StripControl(line))
 	}
 }
 
@@ -305,7 +306,7 @@ func (st *state) traceContext(g *globals) map[string]string {
 	if !traceparentRE().MatchString(tp) || strings.HasPrefix(tp, "ff-") ||
 		strings.Contains(tp, "-00000000000000000000000000000000-") || strings.Contains(tp, "-0000000000000000-") {
 		if g.verbose {
-			fmt.Fprintf(st.env.Stderr, "mcpc: trace: TRACEPARENT %q is not a valid W3C traceparent; not sent\n", format.StripControl(tp))
+			fmt.Fprintf(st.env.Stderr, "mcpc: trace: TRACEPARENT %q is not a valid W3C traceparent; not sent\n", textsafe.StripControl(tp))
 		}
 		return nil
 	}

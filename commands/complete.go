@@ -19,8 +19,8 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
-	"github.com/mcpc-dev/mcpc/format"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -102,7 +102,7 @@ func completeCommand(st *state) *cli.Command {
 				if !offerable(secrets, c.Value) {
 					continue
 				}
-				desc := strings.ReplaceAll(format.StripControl(secrets.String(c.Description)), "`", "")
+				desc := strings.ReplaceAll(textsafe.StripControl(secrets.String(c.Description)), "`", "")
 				desc = strings.Join(strings.Fields(strings.SplitN(desc, "\n", 2)[0]), " ")
 				if utf8.RuneCountInString(desc) > 60 {
 					desc = string([]rune(desc)[:57]) + "..."
@@ -128,7 +128,7 @@ func completeCommand(st *state) *cli.Command {
 // reach the terminal in the list of candidates. Such a value, which only
 // a server sends, is dropped rather than shown as something it is not.
 func printable(v string) bool {
-	return !strings.ContainsAny(v, "\n\t") && format.StripControl(v) == v
+	return !strings.ContainsAny(v, "\n\t") && textsafe.StripControl(v) == v
 }
 
 // offerable reports whether a candidate goes on the command line: it is
@@ -301,7 +301,7 @@ func serverWords(cs []completions.Candidate) []completions.Candidate {
 // note tells what a lookup could not offer, on stderr, which the scripts
 // drop and a person running mcpc __complete sees.
 func (c *completer) note(msg string, args ...any) {
-	format.Note(c.st.env.Stderr, msg, args...)
+	textsafe.Note(c.st.env.Stderr, msg, args...)
 }
 
 // names answers the words after SERVER by asking the server, within
@@ -369,7 +369,7 @@ func (c *completer) lookup(r completions.Request) []completions.Candidate {
 	}
 	raw, err := sess.ListRaw(ctx, list)
 	if err != nil {
-		c.note("no names offered: %s", format.OneLine(err.Error()))
+		c.note("no names offered: %s", textsafe.OneLine(err.Error()))
 		return nil
 	}
 	if kind == "resources" {
@@ -455,7 +455,7 @@ func givenArgs(words []string) map[string]string {
 func (c *completer) serverValues(ctx context.Context, sess session, ref *mcp.CompleteReference, arg, partial string, args map[string]string, prefix string) []completions.Candidate {
 	values, more, err := sess.Complete(ctx, ref, arg, partial, args)
 	if err != nil {
-		c.note("no values offered for %q: %s", arg, format.OneLine(err.Error()))
+		c.note("no values offered for %q: %s", arg, textsafe.OneLine(err.Error()))
 		return nil
 	}
 	if more {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -61,7 +62,7 @@ func (st *state) runConfig(g *globals) error {
 		st.entryNotes(g, e.Server, true)
 	}
 	if p := cfg.Project; p != nil && p.Err == nil && cfg.ProjectTrust != config.Trusted {
-		format.Note(st.env.Stderr, "project file %s is %s and was not loaded (mcpc trust)", p.Path, cfg.ProjectTrust)
+		textsafe.Note(st.env.Stderr, "project file %s is %s and was not loaded (mcpc trust)", p.Path, cfg.ProjectTrust)
 	}
 	return st.print(g, format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
 }
@@ -71,7 +72,7 @@ func (st *state) runConfig(g *globals) error {
 // that it ignores.
 func (st *state) entryNotes(g *globals, srv *config.Server, loaded bool) {
 	if err := srv.Unusable(); err != nil && loaded {
-		format.Note(st.env.Stderr, "%s", err)
+		textsafe.Note(st.env.Stderr, "%s", err)
 	}
 	st.traceIgnored(g, srv)
 }

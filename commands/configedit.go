@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 type configAddOptions struct {
@@ -179,7 +180,7 @@ func (st *state) runConfigRemove(ctx context.Context, g *globals, o configRemove
 // but never trusted still is not (EditFile kept a trusted one trusted).
 func (st *state) edited(g *globals, f *config.Edited, what, name string) error {
 	if f.Source == config.SourceProject && !f.Trusted {
-		format.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", f.Path)
+		textsafe.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", f.Path)
 	}
 	res := map[string]any{what: name, "file": f.Path}
 	if g.mode == format.ModeJSON || g.query != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 type configImportOptions struct {
@@ -150,7 +151,7 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	}
 	st.importKeptNotes(kept, target.Path)
 	if ed.Source == config.SourceProject && !ed.Trusted && len(written) > 0 {
-		format.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", ed.Path)
+		textsafe.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", ed.Path)
 	}
 	if err := st.importResult(g, target.Path, written, kept, failed); err != nil {
 		return err
@@ -186,7 +187,7 @@ func (st *state) importListing(g *globals, target config.ConfigEdit, existing ma
 			r := importRow{App: app, Scope: src.Scope, File: src.Path, Servers: []string{}, Clashes: []string{}}
 			if f.Err != nil {
 				r.Error = f.Err.Error()
-				format.Note(st.env.Stderr, "%s", format.OneLine(r.Error))
+				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(r.Error))
 			}
 			for _, e := range f.Entries {
 				r.Servers = append(r.Servers, e.Name)
@@ -211,7 +212,7 @@ func (st *state) importFiles(g *globals, o configImportOptions, target config.Co
 				looked = append(looked, src.Path)
 			}
 			if src.Scope == "project" && sameFile(src.Path, target.Path) {
-				format.Note(st.env.Stderr, "%s is the file being written; its servers are there already", src.Path)
+				textsafe.Note(st.env.Stderr, "%s is the file being written; its servers are there already", src.Path)
 				continue
 			}
 			if f := config.ReadImport(src); f != nil {
@@ -275,7 +276,7 @@ func (st *state) importChoose(files []*config.ImportFile, o configImportOptions,
 		if f.Err != nil {
 			broken++
 			failed = append(failed, importFailure{Where: f.Path, Reason: f.Err.Error()})
-			format.Note(st.env.Stderr, "skipped %s", format.OneLine(f.Err.Error()))
+			textsafe.Note(st.env.Stderr, "skipped %s", textsafe.OneLine(f.Err.Error()))
 			continue
 		}
 		for _, e := range f.Entries {
@@ -284,20 +285,20 @@ func (st *state) importChoose(files []*config.ImportFile, o configImportOptions,
 				continue
 			}
 			if e.Disabled && len(o.only) == 0 {
-				format.Note(st.env.Stderr, "skipped %q: it is disabled in %s (name it with --only to import it)", e.Name, e.Where(f))
+				textsafe.Note(st.env.Stderr, "skipped %q: it is disabled in %s (name it with --only to import it)", e.Name, e.Where(f))
 				continue
 			}
 			p := config.Prepare(e, t)
 			if p.Skip != "" {
 				failed = append(failed, importFailure{Name: e.Name, Where: e.Where(f), Reason: p.Skip})
-				format.Note(st.env.Stderr, "skipped %q: %s: %s", e.Name, e.Where(f), format.OneLine(p.Skip))
+				textsafe.Note(st.env.Stderr, "skipped %q: %s: %s", e.Name, e.Where(f), textsafe.OneLine(p.Skip))
 				continue
 			}
 			for _, n := range p.Notes {
-				format.Note(st.env.Stderr, "%q: %s", e.Name, format.OneLine(n))
+				textsafe.Note(st.env.Stderr, "%q: %s", e.Name, textsafe.OneLine(n))
 			}
 			if i, ok := at[p.Name]; ok {
-				format.Note(st.env.Stderr, "%q: the entry in %s replaces the one before it, as in %s", e.Name, e.Where(f), f.App)
+				textsafe.Note(st.env.Stderr, "%q: the entry in %s replaces the one before it, as in %s", e.Name, e.Where(f), f.App)
 				chosen[i] = nil
 			}
 			at[p.Name] = len(chosen)
@@ -350,13 +351,13 @@ func (st *state) importDryRun(g *globals, target config.ConfigEdit, chosen []*co
 	if _, err := fmt.Fprintln(st.env.Stdout, strings.TrimRight(string(out), "\n")); err != nil {
 		return err
 	}
-	format.Note(st.env.Stderr, "dry run: %s not written", target.Path)
+	textsafe.Note(st.env.Stderr, "dry run: %s not written", target.Path)
 	return importVerdict(written, kept, failed)
 }
 
 func (st *state) importKeptNotes(kept []string, path string) {
 	for _, n := range kept {
-		format.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
+		textsafe.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
 	}
 }
 
@@ -375,7 +376,7 @@ func privateFile(path string) error {
 
 // importPrivate says that the user file now holds a literal credential.
 func (st *state) importPrivate(path string) {
-	format.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", path)
+	textsafe.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", path)
 }
 
 func (st *state) importResult(g *globals, path string, written, kept []string, failed []importFailure) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // maxSnapshotFile bounds what mcpc diff reads of a snapshot file: the
@@ -198,7 +199,7 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 	}
 	for _, c := range changes {
 		if note := c.Note(); note != "" {
-			format.Note(st.env.Stderr, "%s", note)
+			textsafe.Note(st.env.Stderr, "%s", note)
 		}
 	}
 	if err := st.printChanges(g, changes); err != nil {
@@ -245,12 +246,12 @@ func (st *state) printChanges(g *globals, changes []schemadiff.Change) error {
 		return st.print(g, format.KindGeneric, changes)
 	}
 	if len(changes) == 0 {
-		format.Note(st.env.Stderr, "no changes")
+		textsafe.Note(st.env.Stderr, "no changes")
 		return nil
 	}
 	var b strings.Builder
 	for _, c := range changes {
-		b.WriteString(format.StripControl(c.Text()) + "\n")
+		b.WriteString(textsafe.StripControl(c.Text()) + "\n")
 	}
 	return st.writeStdout([]byte(b.String()))
 }

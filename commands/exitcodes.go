@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // exitCodesHelp is the `mcpc help exit-codes` topic, built from the one
@@ -94,7 +94,7 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 	if e.Code == fail.ToolError || e.Code == fail.Drift {
 		return code // what happened is already printed
 	}
-	msg, hint := format.OneLine(e.Msg), format.OneLine(e.Hint)
+	msg, hint := textsafe.OneLine(e.Msg), textsafe.OneLine(e.Hint)
 	fmt.Fprintf(stderr, "mcpc: error: %s\n", msg)
 	if hint != "" {
 		fmt.Fprintf(stderr, "mcpc: hint: %s\n", hint)
@@ -109,7 +109,7 @@ func report(stderr io.Writer, err error, jsonErr bool) int {
 // stderr, and --batch prints in place of a failed call's result.
 func errorObject(e *fail.Error) []byte {
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"code": e.Code, "message": format.OneLine(e.Msg), "hint": format.OneLine(e.Hint), "exit": e.Code.Exit()}})
+		"code": e.Code, "message": textsafe.OneLine(e.Msg), "hint": textsafe.OneLine(e.Hint), "exit": e.Code.Exit()}})
 	return b
 }
 

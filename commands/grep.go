@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 func grepCommand(st *state) *cli.Command {
@@ -109,14 +110,14 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	failed := make([]*fail.Error, len(targets))
 	for i, t := range targets {
 		if t.named && t.err != nil {
-			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(t.name), format.OneLine(asFailure(t.err).Msg)))
+			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", textsafe.OneLine(t.name), textsafe.OneLine(asFailure(t.err).Msg)))
 		}
 	}
 	st.eachServer(ctx, g, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
 		name := targets[i].name
 		if err != nil {
 			failed[i] = asFailure(ctxErr(ctx, err))
-			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(name), format.OneLine(failed[i].Msg)))
+			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", textsafe.OneLine(name), textsafe.OneLine(failed[i].Msg)))
 			return
 		}
 		caps := sess.initializeResult().Capabilities
@@ -126,7 +127,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			}
 			raw, err := sess.ListRaw(ctx, k.list)
 			if err != nil {
-				notes[i] = append(notes[i], fmt.Sprintf("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
+				notes[i] = append(notes[i], fmt.Sprintf("%s: %s", textsafe.OneLine(name), textsafe.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
 				continue
 			}
 			for _, it := range gjson.GetBytes(raw, k.key).Array() {
@@ -145,7 +146,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	var worst *fail.Error // the most severe failure, the first of its rank
 	for i, t := range targets {
 		for _, n := range notes[i] {
-			format.Note(st.env.Stderr, "%s", n)
+			textsafe.Note(st.env.Stderr, "%s", n)
 		}
 		switch e := failed[i]; {
 		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
@@ -219,7 +220,7 @@ func (st *state) printMatches(g *globals, ms []grepMatch) error {
 		return err
 	}
 	if n := len(ms) - len(shown); n > 0 {
-		format.Note(st.env.Stderr, "%d more matches not shown (--max-lines %d)", n, g.maxLines)
+		textsafe.Note(st.env.Stderr, "%d more matches not shown (--max-lines %d)", n, g.maxLines)
 	}
 	return nil
 }
@@ -238,10 +239,10 @@ func matchLines(ms []grepMatch, width int) string {
 		if desc == "" {
 			desc = m.Title
 		}
-		desc, _, _ = strings.Cut(strings.TrimSpace(format.StripControl(desc)), "\n")
-		rows[i] = [4]string{format.OneLine(m.Server), m.Kind, format.OneLine(name), format.OneLine(desc)}
+		desc, _, _ = strings.Cut(strings.TrimSpace(textsafe.StripControl(desc)), "\n")
+		rows[i] = [4]string{textsafe.OneLine(m.Server), m.Kind, textsafe.OneLine(name), textsafe.OneLine(desc)}
 		for c := range w {
-			w[c] = max(w[c], format.Width(rows[i][c]))
+			w[c] = max(w[c], textsafe.Width(rows[i][c]))
 		}
 	}
 	var b strings.Builder
@@ -249,12 +250,12 @@ func matchLines(ms []grepMatch, width int) string {
 		var line strings.Builder
 		for c := range w {
 			line.WriteString(r[c])
-			line.WriteString(strings.Repeat(" ", w[c]-format.Width(r[c])+2))
+			line.WriteString(strings.Repeat(" ", w[c]-textsafe.Width(r[c])+2))
 		}
 		line.WriteString(r[3])
 		s := strings.TrimRight(line.String(), " ")
 		if width > 0 {
-			s = format.Clip(s, width)
+			s = textsafe.Clip(s, width)
 		}
 		b.WriteString(s)
 		b.WriteByte('\n')

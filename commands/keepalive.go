@@ -11,8 +11,8 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // keepAlive makes sure a session holds entry when its "keepAlive" asks
@@ -75,7 +75,7 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry,
 		// A holder alive but not answering is ending on its own (idle,
 		// stopped): its session ended as asked, which is no news.
 		if why != "" {
-			format.Note(st.env.Stderr, "session %s ended (%s): starting it again (keepAlive); what the server held is lost", name, format.OneLine(why))
+			textsafe.Note(st.env.Stderr, "session %s ended (%s): starting it again (keepAlive); what the server held is lost", name, textsafe.OneLine(why))
 		}
 	}
 	ss.Remove(name)

@@ -13,6 +13,7 @@ import (
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // listOptions says what `mcpc list` shows: servers (no server), one kind
@@ -214,7 +215,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 func (st *state) withUnusable(cfg *config.Config, result map[string]any) map[string]any {
 	bad := cfg.Unusable()
 	for _, u := range bad {
-		format.Note(st.env.Stderr, "%s", u.Note())
+		textsafe.Note(st.env.Stderr, "%s", u.Note())
 	}
 	if len(bad) > 0 {
 		result["errors"] = bad

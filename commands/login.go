@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -121,7 +122,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		Ref:      credRef(e),
 		Now:      st.env.Now,
 		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:     func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
+		Note:     func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) },
 		Redact:   queryRedactor(e.Server.URL),
 	}
 	if a := e.Server.Auth; a != nil {
@@ -206,7 +207,7 @@ func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e
 		TokenEndpoint: a.IdP.TokenEndpoint,
 		Scopes:        a.IdP.Scopes,
 		ShowLink:      func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:          func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
+		Note:          func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) },
 		Now:           st.env.Now,
 	}
 	if o.paste {
@@ -286,7 +287,7 @@ registers anew.`,
 				return err
 			}
 			if !had {
-				format.Note(st.env.Stderr, "there was no stored login for %s", shownName(e))
+				textsafe.Note(st.env.Stderr, "there was no stored login for %s", shownName(e))
 			}
 			forgot, err := creds.ForgetRegistration(ctx, ks, issuer, clientID)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 func pingCommand(st *state) *cli.Command {
@@ -58,7 +59,7 @@ func (st *state) runPing(ctx context.Context, g *globals, server string) error {
 	r := pingResult{Server: shownName(entry), Revision: sess.initializeResult().ProtocolVersion,
 		MS: math.Round(float64(rtt.Microseconds())/10) / 100}
 	if g.mode == format.ModeText && g.query == "" {
-		_, err := fmt.Fprintf(st.env.Stdout, "%s answered in %.2f ms (MCP %s)\n", format.OneLine(r.Server), r.MS, r.Revision)
+		_, err := fmt.Fprintf(st.env.Stdout, "%s answered in %.2f ms (MCP %s)\n", textsafe.OneLine(r.Server), r.MS, r.Revision)
 		return err
 	}
 	return st.print(g, format.KindGeneric, r)

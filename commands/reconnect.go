@@ -15,6 +15,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -85,8 +86,8 @@ func serverSummary(r *mcp.InitializeResult, entry *config.Entry, sse bool) strin
 	if r.ServerInfo != nil && r.ServerInfo.Name != "" {
 		server = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
 	}
-	fmt.Fprintf(&b, "Server: %s\n", format.OneLine(server))
-	fmt.Fprintf(&b, "Protocol: %s\n", format.OneLine(r.ProtocolVersion))
+	fmt.Fprintf(&b, "Server: %s\n", textsafe.OneLine(server))
+	fmt.Fprintf(&b, "Protocol: %s\n", textsafe.OneLine(r.ProtocolVersion))
 	transport := "stdio"
 	switch {
 	case sse:
@@ -96,7 +97,7 @@ func serverSummary(r *mcp.InitializeResult, entry *config.Entry, sse bool) strin
 	}
 	fmt.Fprintf(&b, "Transport: %s\n", transport)
 	fmt.Fprintf(&b, "Capabilities: %s\n", capabilityList(r.Capabilities))
-	if text := strings.TrimSpace(format.StripControl(r.Instructions)); text != "" {
+	if text := strings.TrimSpace(textsafe.StripControl(r.Instructions)); text != "" {
 		b.WriteString("Instructions:\n")
 		lines := strings.Split(text, "\n")
 		cut := len(lines) > maxInstructionLines
@@ -172,11 +173,11 @@ func capabilityList(c *mcp.ServerCapabilities) string {
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Extensions)) {
 		if name != client.TaskExtension {
-			add(format.OneLine(name))
+			add(textsafe.OneLine(name))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Experimental)) {
-		add(format.OneLine(name) + " (experimental)")
+		add(textsafe.OneLine(name) + " (experimental)")
 	}
 	if len(words) == 0 {
 		return "none"

@@ -28,6 +28,8 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/suggest"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // holderCommand is the hidden command line of a session's holder: mcpc
@@ -252,7 +254,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 		if err := st.sameCredentials(g, entry, rec, opts); err != nil {
 			return err
 		}
-		format.Note(st.env.Stderr, "session %s is already running", name)
+		textsafe.Note(st.env.Stderr, "session %s is already running", name)
 		return st.printSession(g, rec, "already running")
 	}
 	ss.Remove(name)
@@ -267,7 +269,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 		return &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
 	}
 	if note := statelessNote(rep.Record); note != "" {
-		format.Note(st.env.Stderr, "%s", note)
+		textsafe.Note(st.env.Stderr, "%s", note)
 	}
 	return st.printSession(g, rep.Record, "started")
 }
@@ -473,8 +475,8 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
-	h.Refused = func(err error) { format.Note(redw, "the session refused a connection: %v", err) }
-	h.Log = func(msg string) { format.Note(redw, "%s", msg) }
+	h.Refused = func(err error) { textsafe.Note(redw, "the session refused a connection: %v", err) }
+	h.Log = func(msg string) { textsafe.Note(redw, "%s", msg) }
 	if holderWriteWait > 0 {
 		h.WriteWait = holderWriteWait
 	}
@@ -665,7 +667,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 		// is another target: said, since a script that meant the session
 		// would otherwise lose its state without a word.
 		if rec.Ended == "" && holderRunning(rec) {
-			format.Note(st.env.Stderr, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
+			textsafe.Note(st.env.Stderr, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
 		}
 		return nil, nil
 	}
@@ -678,7 +680,7 @@ func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entr
 		return nil, client.SessionEnded(rec.Name, rec.Ended, nil)
 	}
 	if entry != st.adhocSession && rec.Key != client.SessionKey(entry, g.cwd, opts.CredentialID) {
-		format.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
+		textsafe.Note(st.env.Stderr, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
 	}
 	name := rec.Name
 	return &client.Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
@@ -804,7 +806,7 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 				l.Status = "stale"
 			}
 			if note := statelessNote(rec); note != "" {
-				format.Note(st.env.Stderr, "%s", note)
+				textsafe.Note(st.env.Stderr, "%s", note)
 			}
 		} else {
 			l.Status = "gone"
@@ -813,7 +815,7 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 	}
 	if g.mode == format.ModeText && g.query == "" {
 		if len(out) == 0 {
-			format.Note(st.env.Stderr, "no sessions")
+			textsafe.Note(st.env.Stderr, "no sessions")
 			return nil
 		}
 		var b strings.Builder
@@ -826,7 +828,7 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 				fmt.Fprintf(&b, "\tmemory %.1fMiB", float64(l.Memory)/(1<<20))
 			}
 			if l.Ended != "" {
-				fmt.Fprintf(&b, "\tended: %s", format.OneLine(l.Ended))
+				fmt.Fprintf(&b, "\tended: %s", textsafe.OneLine(l.Ended))
 			}
 			b.WriteByte('\n')
 		}
@@ -842,7 +844,7 @@ func (st *state) runSessionStop(ctx context.Context, g *globals, names []string)
 			names = append(names, r.Name)
 		}
 		if len(names) == 0 {
-			format.Note(st.env.Stderr, "no session is running: nothing to stop")
+			textsafe.Note(st.env.Stderr, "no session is running: nothing to stop")
 			return nil
 		}
 	}
@@ -859,7 +861,7 @@ func (st *state) runSessionStop(ctx context.Context, g *globals, names []string)
 func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name string) error {
 	rec := ss.Read(name)
 	if rec == nil {
-		format.Note(st.env.Stderr, "no session %s is running: nothing to stop", name)
+		textsafe.Note(st.env.Stderr, "no session %s is running: nothing to stop", name)
 		return nil
 	}
 	if rec.Ended == "" {
@@ -918,10 +920,10 @@ func (st *state) stopSession(ctx context.Context, ss *clientstate.Sessions, name
 	ss.RemoveSocket(name)
 	ss.Remove(name)
 	if hung {
-		format.Note(st.env.Stderr, "session %s's holder (pid %d) did not answer: it was killed, and its server with it", name, rec.PID)
+		textsafe.Note(st.env.Stderr, "session %s's holder (pid %d) did not answer: it was killed, and its server with it", name, rec.PID)
 		return nil
 	}
-	format.Note(st.env.Stderr, "session %s had already ended (%s): forgotten", name, format.OneLine(why))
+	textsafe.Note(st.env.Stderr, "session %s had already ended (%s): forgotten", name, textsafe.OneLine(why))
 	return nil
 }
 
@@ -1003,9 +1005,7 @@ func (st *state) runSessionLogs(g *globals, name string) error {
 		hint := "no session is running; start one with 'mcpc session start SERVER'"
 		if len(names) > 0 {
 			hint = "sessions: " + strings.Join(names, ", ")
-			if c := config.Closest(name, names); c != "" {
-				hint = fmt.Sprintf("did you mean %q? ", c) + hint
-			}
+			hint = suggest.Hint(name, names, hint)
 		}
 		return fail.New(fail.Config, hint, "no session %s", name)
 	}
@@ -1023,9 +1023,9 @@ func (st *state) runSessionLogs(g *globals, name string) error {
 		if i := bytes.IndexByte(log, '\n'); i >= 0 && i < len(log)-1 {
 			cut, log = cut+i+1, log[i+1:]
 		}
-		format.Note(st.env.Stderr, "the log's first %d bytes are left out (--max-bytes %d); --max-bytes 0 prints all of it", cut, g.maxBytes)
+		textsafe.Note(st.env.Stderr, "the log's first %d bytes are left out (--max-bytes %d); --max-bytes 0 prints all of it", cut, g.maxBytes)
 	}
-	return st.writeStdout([]byte(format.StripControl(string(log))))
+	return st.writeStdout([]byte(textsafe.StripControl(string(log))))
 }
 
 // sessionHolds reports whether a live session holds the configured

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -122,7 +123,7 @@ func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) er
 		return err
 	}
 	if e.Dynamic {
-		format.Note(st.env.Stderr, "skill %q is served dynamically: only its frontmatter could be checked, against the listing", format.OneLine(e.Name))
+		textsafe.Note(st.env.Stderr, "skill %q is served dynamically: only its frontmatter could be checked, against the listing", textsafe.OneLine(e.Name))
 	}
 	if o.out == "" {
 		// Only the verified item: whatever else the answer held was not.
@@ -151,6 +152,6 @@ func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) er
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.print(g, format.KindGeneric, out)
 	}
-	fmt.Fprintf(st.env.Stdout, "wrote %d files of skill %s to %s\n", len(files), format.OneLine(e.Name), o.out)
+	fmt.Fprintf(st.env.Stdout, "wrote %d files of skill %s to %s\n", len(files), textsafe.OneLine(e.Name), o.out)
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -146,7 +147,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 			// A 2026-07-28 server acknowledges with an empty result: the
 			// cancellation is asked for, not done (the task may still end
 			// otherwise), and --json prints the acknowledgement as sent.
-			fmt.Fprintf(st.env.Stdout, "%s cancel requested\n", format.StripControl(o.id))
+			fmt.Fprintf(st.env.Stdout, "%s cancel requested\n", textsafe.StripControl(o.id))
 			return nil
 		}
 		if g.mode == format.ModeJSON || g.query != "" {
@@ -167,7 +168,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) er
 		for _, r := range sess.TaskRecords() {
 			t, err := sess.GetTask(ctx, r.TaskID)
 			if err != nil {
-				format.Note(st.env.Stderr, "%s", format.OneLine(err.Error()))
+				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
 				continue
 			}
 			items = append(items, string(t.Raw))
@@ -177,7 +178,7 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) er
 			sess.UseSession(sid)
 			raw, err := sess.ListTasks(ctx)
 			if err != nil {
-				format.Note(st.env.Stderr, "%s", format.OneLine(err.Error()))
+				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
 				continue
 			}
 			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
@@ -199,9 +200,9 @@ func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) er
 func taskLine(t *tasks.Task) string {
 	line := t.ID + "  " + t.Status
 	if t.StatusMessage != "" {
-		line += "  " + format.OneLine(t.StatusMessage)
+		line += "  " + textsafe.OneLine(t.StatusMessage)
 	}
-	return format.StripControl(line)
+	return textsafe.StripControl(line)
 }
 
 // onTaskStatus shows a task's status message on the progress line.
@@ -224,11 +225,11 @@ func (st *state) printDetached(g *globals, entry *config.Entry, label string, ru
 	if entry.File == nil {
 		server = urlx.Redact(entry.Server.URL)
 	}
-	format.Note(st.env.Stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
-		format.OneLine(run.Task.ID), label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
+	textsafe.Note(st.env.Stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
+		textsafe.OneLine(run.Task.ID), label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}
-	fmt.Fprintln(st.env.Stdout, format.StripControl(run.Task.ID))
+	fmt.Fprintln(st.env.Stdout, textsafe.StripControl(run.Task.ID))
 	return nil
 }

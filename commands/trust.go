@@ -11,6 +11,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 type trustResult struct {
@@ -92,7 +93,7 @@ func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error
 			return err
 		}
 		if !had {
-			format.Note(st.env.Stderr, "%s was not trusted", path)
+			textsafe.Note(st.env.Stderr, "%s was not trusted", path)
 		}
 	}
 	if g.mode == format.ModeJSON || g.query != "" {
@@ -109,7 +110,7 @@ func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error
 		if s.URL == "" {
 			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
 		}
-		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, s.Transport(), format.StripControl(what))
+		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, s.Transport(), textsafe.StripControl(what))
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/mcpc-dev/mcpc/internal/httpx"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
@@ -204,13 +205,7 @@ func (t *loginTransport) register(req *http.Request, base http.RoundTripper) (*h
 		if err != nil {
 			return nil, err
 		}
-		return &http.Response{
-			Status: "201 Created", StatusCode: http.StatusCreated, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header:        http.Header{"Content-Type": {"application/json"}},
-			Body:          io.NopCloser(bytes.NewReader(b)),
-			ContentLength: int64(len(b)),
-			Request:       req,
-		}, nil
+		return httpx.Response(req, http.StatusCreated, "application/json", b), nil
 	}
 	out := req.Clone(ctx)
 	out.Body = io.NopCloser(bytes.NewReader(body))

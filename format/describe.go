@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Example is how the server is named on a command line, so that a
@@ -48,7 +49,7 @@ func describeTool(b *strings.Builder, t *node, opts Options) bool {
 		about = append(about, "Annotations: "+strings.Join(words, ", "))
 	}
 	if uri := uiResource(t); strings.TrimSpace(uri) != "" {
-		about = append(about, "UI resource: "+OneLine(uri)+" (shown, not rendered: "+OneLine(opts.Example.line("read", uri, nil))+")")
+		about = append(about, "UI resource: "+textsafe.OneLine(uri)+" (shown, not rendered: "+textsafe.OneLine(opts.Example.line("read", uri, nil))+")")
 	}
 	if len(about) > 0 {
 		b.WriteString("\n" + strings.Join(about, "\n") + "\n")
@@ -69,7 +70,7 @@ func describeTool(b *strings.Builder, t *node, opts Options) bool {
 			args = append(args, p.example())
 		}
 	}
-	b.WriteString("\nExample:\n  " + OneLine(opts.Example.line("call", name, args)) + "\n")
+	b.WriteString("\nExample:\n  " + textsafe.OneLine(opts.Example.line("call", name, args)) + "\n")
 	return true
 }
 
@@ -83,7 +84,7 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 	var rows [][]string
 	var args []string
 	for _, a := range list {
-		n := OneLine(str(a, "name"))
+		n := textsafe.OneLine(str(a, "name"))
 		rows = append(rows, []string{n, yesNo(a.isTrue("required")), dash(summary(str(a, "description")))})
 		if a.isTrue("required") {
 			args = append(args, shellwords.Quote(n+"="+strings.ToUpper(n)))
@@ -94,7 +95,7 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 	} else {
 		b.WriteString("\n" + table([]string{"ARGUMENT", "REQUIRED", "DESCRIPTION"}, rows, opts.Width))
 	}
-	b.WriteString("\nExample:\n  " + OneLine(opts.Example.line("prompt", name, args)) + "\n")
+	b.WriteString("\nExample:\n  " + textsafe.OneLine(opts.Example.line("prompt", name, args)) + "\n")
 	return true
 }
 
@@ -107,9 +108,9 @@ func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 		return false
 	}
 	heading(b, str(t, "name"), str(t, "title"), str(t, "description"))
-	b.WriteString("\nURI template: " + OneLine(tmpl) + "\n")
+	b.WriteString("\nURI template: " + textsafe.OneLine(tmpl) + "\n")
 	if mt := str(t, "mimeType"); mt != "" {
-		b.WriteString("MIME type: " + OneLine(mt) + "\n")
+		b.WriteString("MIME type: " + textsafe.OneLine(mt) + "\n")
 	}
 	// {id} becomes ID: the spot to fill in is plain to see. Query
 	// expansions ({?q}) are optional and left out.
@@ -119,18 +120,18 @@ func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 		}
 		return strings.ToUpper(strings.TrimLeft(v[1:len(v)-1], "+#./;"))
 	})
-	b.WriteString("\nExample:\n  " + OneLine(opts.Example.line("read", uri, nil)) + "\n")
+	b.WriteString("\nExample:\n  " + textsafe.OneLine(opts.Example.line("read", uri, nil)) + "\n")
 	return true
 }
 
 // heading writes "name: title" and the whole description.
 func heading(b *strings.Builder, name, title, desc string) {
-	h := OneLine(name)
-	if title = OneLine(title); title != "" && title != h {
+	h := textsafe.OneLine(name)
+	if title = textsafe.OneLine(title); title != "" && title != h {
 		h += ": " + title
 	}
 	b.WriteString(h + "\n")
-	desc = strings.TrimSpace(StripControl(desc))
+	desc = strings.TrimSpace(textsafe.StripControl(desc))
 	if desc != "" {
 		b.WriteString(desc + "\n")
 	}
@@ -222,18 +223,18 @@ func schemaParams(schema *node) []param {
 		kn := &node{kind: nodeString, raw: k}
 		p := props.kids[i]
 		pr := param{
-			name:     OneLine(kn.str()),
+			name:     textsafe.OneLine(kn.str()),
 			typ:      schemaType(p),
 			required: required[kn.str()],
 			desc:     summary(str(p, "description")),
 		}
 		if d := p.get("default"); d != nil {
-			pr.def = OneLine(plain(d))
+			pr.def = textsafe.OneLine(plain(d))
 		}
 		if e, ok := p.getArray("enum"); ok {
 			var vals []string
 			for _, v := range e {
-				vals = append(vals, OneLine(plain(v)))
+				vals = append(vals, textsafe.OneLine(plain(v)))
 			}
 			pr.enum = strings.Join(vals, "|")
 			if len(vals) > 0 {

@@ -3,10 +3,11 @@ package format
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Mode selects the output form.
@@ -295,7 +296,7 @@ func writeStripped(out, notes io.Writer, text func(io.Writer) error, opts Option
 
 // stripTo writes what text writes to w, stripped.
 func stripTo(w io.Writer, text func(io.Writer) error) error {
-	st := NewStripper(w)
+	st := textsafe.NewStripper(w)
 	if err := text(st); err != nil {
 		return err
 	}
@@ -353,7 +354,7 @@ func writeBounded(out, notes io.Writer, head string, size, lines int, endsLine b
 		}); err != nil {
 			unsaved = opts.Overflow.unsavedBecause(err)
 		} else {
-			trailer = "… [truncated: full output in " + StripControl(path) + "]\n"
+			trailer = "… [truncated: full output in " + textsafe.StripControl(path) + "]\n"
 		}
 	}
 	short := cutLines(head, opts.MaxBytes-len(trailer), opts.MaxLines-1) + trailer
@@ -398,25 +399,6 @@ func noteTruncated(notes io.Writer, short []byte, fullBytes int, path, unsaved s
 	if path != "" {
 		where = "in " + path
 	}
-	note(notes, "output truncated to %d bytes / %d lines; full result (%d bytes) %s",
+	textsafe.Note(notes, "output truncated to %d bytes / %d lines; full result (%d bytes) %s",
 		len(short), bytes.Count(short, []byte{'\n'}), fullBytes, where)
-}
-
-// Note writes one "mcpc: note:" line to w. It is the only printer of notes
-// (TestNoteHasOnePrinter holds that): every note is then stripped of escapes
-// and kept on one line, whoever wrote it. Packages that must not import
-// format (client and below) hand their notes up through a callback
-// (client.Input.Note, tasks.Session.Note) that ends here.
-func Note(w io.Writer, format string, args ...any) { note(w, format, args...) }
-
-// note writes one "mcpc: note:" line. Notes can quote server-provided strings
-// (MIME types) and go to a terminal, so they are stripped and kept on one line.
-// A failing notes writer is ignored: the result on stdout matters more.
-func note(w io.Writer, format string, args ...any) {
-	if w == nil {
-		return
-	}
-	msg := StripControl(fmt.Sprintf(format, args...))
-	msg = strings.ReplaceAll(msg, "\n", " ")
-	_, _ = io.WriteString(w, "mcpc: note: "+msg+"\n")
 }

@@ -21,26 +21,6 @@ func colourLog(n int) string {
 	return b.String()
 }
 
-// stripBenchTexts are the texts the stripping benchmarks strip: 1 MiB of
-// clean text and of coloured text.
-func stripBenchTexts() []struct{ name, text string } {
-	return []struct{ name, text string }{
-		{"clean", strings.Repeat("plain text that needs nothing removed\n", 28000)},
-		{"colour", colourLog(1 << 20)},
-	}
-}
-
-func BenchmarkStripControl(b *testing.B) {
-	for _, c := range stripBenchTexts() {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(c.text)))
-			for b.Loop() {
-				StripControl(c.text)
-			}
-		})
-	}
-}
-
 // BenchmarkWriteHugeText bounds a 10 MiB text result in text mode: cut to
 // the inline bound, escapes stripped, the whole saved to an overflow file.
 func BenchmarkWriteHugeText(b *testing.B) {

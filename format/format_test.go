@@ -122,14 +122,16 @@ func TestWriteQueryErrors(t *testing.T) {
 	}
 	for _, q := range []string{
 		"a", "a.b.0", "a|b", `a\.b`, "a.#", `a.#(b=="x.y")#.c`, "{a,b}", `[a,"k":b]`, "@this", `@pretty:{"indent":"."}`, "..0", "a*.b?", "!true", "[!1,a]", "a|!1e",
+		`a.#(b=="x\")y").c`, `a.#(b=="x\\").c`, // the escapes of a string in a bracket
 	} {
 		if err := CheckQuery(q); err != nil {
 			t.Errorf("query %q rejected: %v", q, err)
 		}
 	}
 	for q, want := range map[string]string{
-		"a..b":  `invalid query "a..b": empty path component at offset 2`,
-		"[!1e]": `invalid query "[!1e]": it yields "[1e]", which is not valid JSON`,
+		"a..b":         `invalid query "a..b": empty path component at offset 2`,
+		"[!1e]":        `invalid query "[!1e]": it yields "[1e]", which is not valid JSON`,
+		`a.#(b=="x\")`: `invalid query "a.#(b==\"x\\\")": unterminated string`,
 	} {
 		if err := CheckQuery(q); err == nil || err.Error() != want {
 			t.Errorf("got %v, want %s", err, want)

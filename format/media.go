@@ -7,6 +7,8 @@ import (
 	"io"
 	"mime"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // mediaPass moves large or excess base64 payloads out of the document before
@@ -94,7 +96,7 @@ func (m *mediaPass) extract(n *node, what, key string, counted bool) error {
 	data, ok := decodeBase64(b64)
 	if !ok {
 		replaceKey(n, idx, key+"Omitted", literalNode("true"))
-		note(m.notes, "%s omitted: its data is not valid base64", desc)
+		textsafe.Note(m.notes, "%s omitted: its data is not valid base64", desc)
 		return nil
 	}
 	size := fmt.Sprintf("%s, %d bytes", what, len(data))
@@ -113,11 +115,11 @@ func (m *mediaPass) extract(n *node, what, key string, counted bool) error {
 		if m.opts.Overflow != nil && !errors.Is(err, ErrTooLarge) {
 			why = "not saved (" + m.opts.Overflow.unsavedBecause(err) + ")"
 		}
-		note(m.notes, "%s omitted: %s", size, why)
+		textsafe.Note(m.notes, "%s omitted: %s", size, why)
 		return nil
 	}
 	replaceKey(n, idx, key+"File", stringNode(path), key+"Bytes", intNode(len(data)))
-	note(m.notes, "%s saved to %s", size, path)
+	textsafe.Note(m.notes, "%s saved to %s", size, path)
 	return nil
 }
 

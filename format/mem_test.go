@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpc-dev/mcpc/internal/memtest"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Bounding a large result streams the full rendering to the overflow file
@@ -215,7 +216,7 @@ func checkTextBounded(t *testing.T, result []byte, limit uint64) {
 	var whole strings.Builder
 	root, _ := parseJSON(result)
 	callToolText(&whole, root)
-	if want := strings.TrimSuffix(StripControl(whole.String()), "\n") + "\n"; string(full) != want {
+	if want := strings.TrimSuffix(textsafe.StripControl(whole.String()), "\n") + "\n"; string(full) != want {
 		t.Errorf("the overflow file (%d bytes) is not the whole text (%d bytes)", len(full), len(want))
 	}
 	// Without an overflow file the trailer names no path, so the output

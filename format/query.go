@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // QueryError reports a --query path that is malformed. gjson itself never
@@ -52,22 +54,18 @@ func checkSyntax(q string) error {
 		return &QueryError{Query: q, Reason: fmt.Sprintf(format, args...)}
 	}
 	closer := map[byte]byte{'(': ')', '[': ']', '{': '}'}
-	var open []byte // stack of open brackets
-	inString := false
-	empty := true // the current top-level component has no characters yet
+	var open []byte            // stack of open brackets
+	var text schemamsg.Strings // a string in a bracket: #(name=="x")
+	empty := true              // the current top-level component has no characters yet
 	i := 0
 	if strings.HasPrefix(q, "..") {
 		i = 2 // gjson's JSON Lines prefix
 	}
 	for ; i < len(q); i++ {
 		c := q[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
+		if text.In() || c == '"' && len(open) > 0 {
+			text.Outside(c)
+			empty = false
 			continue
 		}
 		switch c {
@@ -76,10 +74,6 @@ func checkSyntax(q string) error {
 				return fail("ends with a lone escape character")
 			}
 			i++
-		case '"':
-			if len(open) > 0 {
-				inString = true
-			}
 		case '(', '[', '{':
 			open = append(open, c)
 		case ')', ']', '}':
@@ -102,7 +96,7 @@ func checkSyntax(q string) error {
 		empty = false
 	}
 	switch {
-	case inString:
+	case text.In():
 		return fail("unterminated string")
 	case len(open) > 0:
 		return fail("missing %q", closer[open[len(open)-1]])

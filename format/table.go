@@ -1,6 +1,10 @@
 package format
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
+)
 
 // tableGap is the blank space between two columns.
 const tableGap = 2
@@ -46,7 +50,7 @@ func writeTable(b *strings.Builder, header []string, width int, each func(yield 
 // widen makes widths wide enough for row's cells.
 func widen(widths []int, row []string) {
 	for i, c := range row {
-		widths[i] = max(widths[i], Width(c))
+		widths[i] = max(widths[i], textsafe.Width(c))
 	}
 }
 
@@ -54,10 +58,10 @@ func widen(widths []int, row []string) {
 func appendRow(b []byte, row []string, widths []int) []byte {
 	start := len(b)
 	for i, c := range row {
-		c = Clip(c, widths[i])
+		c = textsafe.Clip(c, widths[i])
 		b = append(b, c...)
 		if i < len(row)-1 {
-			for range widths[i] - Width(c) + tableGap {
+			for range widths[i] - textsafe.Width(c) + tableGap {
 				b = append(b, ' ')
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // queryText writes a selected value the way jq -r prints it: a string as its
@@ -298,7 +300,7 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 		return false
 	}
 	if len(items) == 0 {
-		note(notes, "%s", empty)
+		textsafe.Note(notes, "%s", empty)
 		return true
 	}
 	// Two passes over the items, the first for the widths of the columns:
@@ -308,7 +310,7 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 		do := func(item *node) {
 			cells := row(item)
 			for i, c := range cells {
-				cells[i] = OneLine(c)
+				cells[i] = textsafe.OneLine(c)
 			}
 			f(cells)
 		}
@@ -326,17 +328,11 @@ func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, e
 	return true
 }
 
-// cell makes s a single table cell: controls stripped, all whitespace runs
-// (including newlines and tabs, which would break the layout) made one space.
-func OneLine(s string) string {
-	return strings.Join(strings.Fields(StripControl(s)), " ")
-}
-
 // summary shortens a description to its first non-blank line; the table
 // cuts it further to fit a terminal, and never when piped.
 func summary(s string) string {
-	for _, line := range strings.Split(StripControl(s), "\n") {
-		if line = OneLine(line); line != "" {
+	for _, line := range strings.Split(textsafe.StripControl(s), "\n") {
+		if line = textsafe.OneLine(line); line != "" {
 			return line
 		}
 	}

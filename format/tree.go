@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // ErrInvalidJSON is returned by Write when the result is not one valid JSON value.
@@ -110,20 +112,9 @@ func (p *parser) capped(n *node) bool {
 	r := &rest{}
 	type open struct{ commas, nonEmpty int }
 	var stack []open
-	start, strStart, pendingStr := p.pos, 0, 0
-	inString := false
+	start, pendingStr := p.pos, 0
 	for ; ; p.pos++ {
 		c := p.data[p.pos]
-		if inString {
-			switch c {
-			case '\\':
-				p.pos++
-			case '"':
-				inString = false
-				pendingStr = (p.pos-strStart+1)/stringRunesPerBudget + 1
-			}
-			continue
-		}
 		switch c {
 		case ' ', '\t', '\n', '\r':
 			continue
@@ -137,7 +128,9 @@ func (p *parser) capped(n *node) bool {
 		}
 		switch c {
 		case '"':
-			inString, strStart = true, p.pos
+			end := schemamsg.StringEnd(p.data, p.pos)
+			pendingStr = (end-p.pos)/stringRunesPerBudget + 1
+			p.pos = end - 1 // its closing quote
 		case '[', '{':
 			stack = append(stack, open{})
 			r.maxDepth = max(r.maxDepth, len(stack))
@@ -294,19 +287,7 @@ func (p *parser) container() *node {
 // UTF-8 inside strings, but it would make the output invalid JSON for strict
 // readers, so such bytes become U+FFFD here, once.
 func (p *parser) stringText() []byte {
-	start := p.pos
-	i := start + 1
-	for {
-		c := p.data[i]
-		if c == '\\' {
-			i += 2
-			continue
-		}
-		i++
-		if c == '"' {
-			break
-		}
-	}
+	start, i := p.pos, schemamsg.StringEnd(p.data, p.pos)
 	p.pos = i
 	s := p.data[start:i:i]
 	if !utf8.Valid(s) {

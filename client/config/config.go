@@ -14,6 +14,8 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/jsonpos"
+	"github.com/mcpc-dev/mcpc/internal/suggest"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -185,21 +187,8 @@ func jsonKeys[T any]() []string {
 
 // configErr builds a KindConfig error located at byte offset off of data.
 func configErr(path string, data []byte, off int64, format string, args ...any) *fail.Error {
-	line, col := lineCol(data, off)
+	line, col := jsonpos.LineCol(data, off)
 	return fail.New(fail.Config, "", "%s:%d:%d: %s", path, line, col, fmt.Sprintf(format, args...))
-}
-
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // lines numbers the lines of offsets met in increasing order by counting
@@ -255,16 +244,8 @@ func parseServers(path string, data []byte) (map[string]located, []string, error
 	if err := checkShape(path, data, false); err != nil {
 		return nil, nil, err
 	}
-	var syn *json.SyntaxError
 	if err := checkSyntax(data); err != nil {
-		var tr *trailingData
-		if errors.As(err, &tr) {
-			return nil, nil, configErr(path, data, tr.off, "invalid JSON: unexpected data after the top-level value")
-		}
-		if errors.As(err, &syn) {
-			return nil, nil, configErr(path, data, max(syn.Offset-1, 0), "invalid JSON: %s", strings.TrimPrefix(syn.Error(), "json: "))
-		}
-		return nil, nil, configErr(path, data, int64(len(data)), "invalid JSON: %v", err)
+		return nil, nil, configErr(path, data, syntaxOffset(data, err), "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -288,14 +269,19 @@ func checkSyntax(data []byte) error {
 		off++
 	}
 	if off < int64(len(data)) {
-		return &trailingData{off: off}
+		return &jsonpos.Trailing{Off: off}
 	}
 	return nil
 }
 
-type trailingData struct{ off int64 }
-
-func (t *trailingData) Error() string { return "unexpected data after the top-level value" }
+// syntaxOffset is where checkSyntax's error err points in data; one that
+// names no place is taken to be at the end.
+func syntaxOffset(data []byte, err error) int64 {
+	if off, ok := jsonpos.Offset(data, err); ok {
+		return off
+	}
+	return int64(len(data))
+}
 
 // walker checks the key structure token by token so an unknown key or a
 // wrongly typed value can be reported at its exact line and column.
@@ -311,16 +297,6 @@ func (w *walker) offset() int64 { return w.base + w.dec.InputOffset() }
 
 func (w *walker) errAt(off int64, format string, args ...any) error {
 	return configErr(w.path, w.data, off, format, args...)
-}
-
-// keyStart finds the offset of the opening quote of the key token that
-// ended at end.
-func (w *walker) keyStart(end int64) int64 {
-	i := end - 2
-	for i > 0 && !(w.data[i] == '"' && w.data[i-1] != '\\') {
-		i--
-	}
-	return i
 }
 
 func (w *walker) valueStart() int64 {
@@ -352,13 +328,17 @@ func (w *walker) expectDelim(want json.Delim, what string) error {
 	return nil
 }
 
+// key reads the next key and where its opening quote is: past the comma
+// and blanks before it, as a value is found, rather than by reading its
+// escapes backwards from its end.
 func (w *walker) key() (string, int64, error) {
+	start := w.valueStart()
 	tok, err := w.dec.Token()
 	if err != nil {
 		return "", 0, w.errAt(w.offset(), "invalid JSON: %v", err)
 	}
 	k, _ := tok.(string)
-	return k, w.keyStart(w.offset()), nil
+	return k, start, nil
 }
 
 func (w *walker) skip() error {
@@ -368,12 +348,7 @@ func (w *walker) skip() error {
 
 func unknownKey(key, where string, allowed []string) string {
 	msg := fmt.Sprintf("unknown field %q in %s", key, where)
-	for _, a := range allowed {
-		if strings.EqualFold(a, key) {
-			return msg + fmt.Sprintf(" (did you mean %q?)", a)
-		}
-	}
-	if a := Closest(key, allowed); a != "" {
+	if a := suggest.Closest(key, allowed); a != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", a)
 	}
 	return msg
@@ -457,7 +432,7 @@ func (w *walker) server(name string) (*Server, map[string]int64, error) {
 			if err := w.skip(); err != nil {
 				return nil, nil, w.errAt(koff, "invalid JSON: %v", err)
 			}
-			line, col := lineCol(w.data, koff)
+			line, col := jsonpos.LineCol(w.data, koff)
 			s.ignored = append(s.ignored, fmt.Sprintf("%s:%d:%d: %s: ignoring %q, another MCP host's setting that mcpc does not use", w.path, line, col, where, k))
 			continue
 		}

@@ -147,6 +147,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty", "user", "", "f.json:1:1: invalid JSON: "},
 		{"trailing", "user", `{"mcpServers": {}} x`, "f.json:1:20: invalid JSON: unexpected data after the top-level value"},
 		{"unknown", "user", `{"mcpServers": {"a": {"command": "x", "bogus": 1}}}`, `f.json:1:39: unknown field "bogus" in server "a"`},
+		{"unknown escaped", "user", "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n   \"ba\\\"d\\\\\": 1}}}", `f.json:2:4: unknown field "ba\"d\\" in server "a"`},
 		{"auth unknown", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "oauth", "clientid": "x"}}}}`, `unknown field "clientid" in server "a" "auth" (did you mean "clientId"?)`},
 		{"idp unknown", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "enterprise", "idp": {"tokenEndpont": "x"}}}}}`, `f.json:1:90: unknown field "tokenEndpont" in server "a" "auth" "idp" (did you mean "tokenEndpoint"?)`},
 		{"idp not object", "user", `{"mcpServers": {"a": {"url": "https://x.example", "auth": {"type": "enterprise", "idp": "https://idp.example"}}}}`, `f.json:1:89: server "a" "auth" "idp" must be an object`},

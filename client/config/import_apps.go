@@ -13,6 +13,9 @@ import (
 	"sync"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mcpc-dev/mcpc/internal/jsonpos"
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
 // The readers of other apps' formats. Each turns an app's entry into an
@@ -50,16 +53,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 	}
 	data = stripJSONC(data)
 	if err := checkSyntax(data); err != nil {
-		var syn *json.SyntaxError
-		var tr *trailingData
-		off := int64(len(data))
-		switch {
-		case errors.As(err, &tr):
-			off = tr.off
-		case errors.As(err, &syn):
-			off = max(syn.Offset-1, 0)
-		}
-		line, col := lineCol(data, off)
+		line, col := jsonpos.LineCol(data, syntaxOffset(data, err))
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %s", f.Path, line, col, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	top, err := scanObject(data, int64(bytes.IndexByte(data, '{')))
@@ -71,27 +65,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		key = "servers"
 	}
 	if f.Scope == "local" {
-		// Claude Code keys projects by the directory it ran in: the
-		// working directory or one above it.
-		i := top.find("projects")
-		if i < 0 {
-			return nil
-		}
-		projects, err := scanObject(data, top.members[i].valStart)
-		if err != nil {
-			return nil
-		}
-		j := -1
-		for dir := filepath.Clean(f.Project); j < 0; dir = filepath.Dir(dir) {
-			if j = projects.find(dir); j >= 0 || dir == filepath.Dir(dir) {
-				break
-			}
-		}
-		if j < 0 {
-			return nil
-		}
-		f.Project = projects.members[j].key
-		if top, err = scanObject(data, projects.members[j].valStart); err != nil {
+		if top = localProject(f, data, top); top == nil {
 			return nil
 		}
 	}
@@ -105,7 +79,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 	}
 	servers, err := scanObject(data, top.members[i].valStart)
 	if err != nil {
-		line, _ := lineCol(data, top.members[i].valStart)
+		line, _ := jsonpos.LineCol(data, top.members[i].valStart)
 		return fmt.Errorf("%s:%d: %q is not an object", f.Path, line, key)
 	}
 	at := lines{data: data}
@@ -134,6 +108,35 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// localProject is the object of the project f names in Claude Code's
+// projects, which it keys by the directory it ran in: the working directory
+// or one above it. It is nil when there is none; f.Project becomes its key.
+func localProject(f *ImportFile, data []byte, top *object) *object {
+	i := top.find("projects")
+	if i < 0 {
+		return nil
+	}
+	projects, err := scanObject(data, top.members[i].valStart)
+	if err != nil {
+		return nil
+	}
+	j := -1
+	for dir := filepath.Clean(f.Project); j < 0; dir = filepath.Dir(dir) {
+		if j = projects.find(dir); j >= 0 || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	if j < 0 {
+		return nil
+	}
+	f.Project = projects.members[j].key
+	project, err := scanObject(data, projects.members[j].valStart)
+	if err != nil {
+		return nil
+	}
+	return project
 }
 
 // vscodeInputs are the descriptions of VS Code's "inputs" (the values it
@@ -401,19 +404,13 @@ func stripJSONC(data []byte) []byte {
 		return data
 	}
 	out := bytes.Clone(data)
-	inStr := false
+	var text schemamsg.Strings
 	lastComma := -1
 	for i := 0; i < len(out); i++ {
 		c := out[i]
 		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr, lastComma = true, -1
+		case !text.Outside(c):
+			lastComma = -1 // a string: a value, or a key, came after the comma
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
 			for ; i < len(out) && out[i] != '\n'; i++ {
 				out[i] = ' '

@@ -271,13 +271,13 @@ func TestDetectImportApp(t *testing.T) {
 }
 
 func TestStripJSONC(t *testing.T) {
-	in := "{\n  // c \"x\"\n  \"a\": \"//not, a comment\", /* b\n */ \"b\": [1, 2,],\n}"
+	in := "{\n  // c \"x\"\n  \"a\": \"//not, a comment\", /* b\n */ \"b\": [1, 2,],\n  \"q\": \"\\\"// nor, \\\\\", \"e\": \"\\\\\"// a comment\n}"
 	out := stripJSONC([]byte(in))
 	if len(out) != len(in) || strings.Count(string(out), "\n") != strings.Count(in, "\n") {
 		t.Fatalf("offsets moved: %q", out)
 	}
 	var v map[string]any
-	if err := json.Unmarshal(out, &v); err != nil || v["a"] != "//not, a comment" {
+	if err := json.Unmarshal(out, &v); err != nil || v["a"] != "//not, a comment" || v["q"] != `"// nor, \` || v["e"] != `\` {
 		t.Fatalf("%q: %v %v", out, v, err)
 	}
 }

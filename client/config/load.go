@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/suggest"
 )
 
 // LoadOptions says where to look for configuration.
@@ -236,41 +237,7 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 	hint := "add it to " + c.UserFile + " or a project .mcp.json, or pass an https:// URL or --stdio 'command args'"
 	if len(names) > 0 {
 		hint = "configured servers: " + strings.Join(names, ", ")
-		if s := Closest(name, names); s != "" {
-			hint = fmt.Sprintf("did you mean %q? ", s) + hint
-		}
+		hint = suggest.Hint(name, names, hint)
 	}
 	return nil, fail.New(fail.Config, hint, "unknown server %q", name)
-}
-
-// Closest returns the candidate within edit distance 2 of s, if any.
-func Closest(s string, cands []string) string {
-	best, bestD := "", 3
-	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }

@@ -1,6 +1,10 @@
 package config
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mcpc-dev/mcpc/internal/schemamsg"
+)
 
 // A config file is a few levels deep and its keys are short; one that is
 // not was made to exhaust the decoder (a TOML decoder builds a table for
@@ -83,8 +87,11 @@ func checkShape(path string, data []byte, isTOML bool) error {
 // JSON string, or a TOML basic or literal one, multi-line or not (a
 // literal has no escapes); len(data) when it does not end.
 func stringEnd(data []byte, i int, isTOML bool) int {
+	if !isTOML {
+		return schemamsg.StringEnd(data, i)
+	}
 	q := data[i]
-	if isTOML && bytes.HasPrefix(data[i:], []byte{q, q, q}) {
+	if bytes.HasPrefix(data[i:], []byte{q, q, q}) {
 		for j := i + 3; j < len(data); j++ {
 			if data[j] == '\\' && q == '"' {
 				j++
@@ -104,7 +111,7 @@ func stringEnd(data []byte, i int, isTOML bool) int {
 			j++
 		case data[j] == q:
 			return j + 1
-		case isTOML && data[j] == '\n':
+		case data[j] == '\n':
 			return j // a TOML one-line string ends at the line, closed or not
 		}
 	}

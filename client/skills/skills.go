@@ -24,8 +24,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/suggest"
 )
 
 // Extension is the extension's identifier, declared by mcpc and by the
@@ -217,9 +217,7 @@ func Find(ctx context.Context, s Session, listing []json.RawMessage, name string
 		return ParseEntry(s.Label(), got.Skill)
 	}
 	hint := "list them with: mcpc skills SERVER"
-	if c := config.Closest(name, names); c != "" {
-		hint = fmt.Sprintf("did you mean %q? ", c) + hint
-	}
+	hint = suggest.Hint(name, names, hint)
 	return nil, fail.New(fail.Rejected, hint, "%s lists no skill named %q", s.Label(), name)
 }
 

@@ -14,7 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/httpx"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // HTTPError is what one HTTP exchange saw when its answer was not one the
@@ -130,7 +131,7 @@ const excerptRunes = 200
 // excerpt is the start of a body as a message may quote it: terminal
 // escapes stripped, whitespace folded onto one line, at most excerptRunes.
 func excerpt(data []byte) string {
-	s := strings.Join(strings.Fields(format.StripControl(string(data[:min(len(data), 4<<10)]))), " ")
+	s := strings.Join(strings.Fields(textsafe.StripControl(string(data[:min(len(data), 4<<10)]))), " ")
 	if utf8.RuneCountInString(s) <= excerptRunes {
 		return s
 	}
@@ -149,9 +150,5 @@ func excerpt(data []byte) string {
 // explains a failure build their evidence with it.
 func Answered(status int, contentType string, body []byte) *HTTPError {
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/", nil)
-	resp := &http.Response{StatusCode: status, Header: http.Header{}}
-	if contentType != "" {
-		resp.Header.Set("Content-Type", contentType)
-	}
-	return newHTTPError(req, resp, body)
+	return newHTTPError(req, httpx.Response(req, status, contentType, body), body)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/httpx"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -139,74 +140,117 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // roundTrip sends one request; own says it is mcpc's own, not the SDK's.
+// It answers what needs no server, then prepares the request, sends it and
+// inspects the answer.
 func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	if req.Method == http.MethodDelete && t.keepSession.Load() {
-		return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+		return httpx.Response(req, http.StatusNoContent, "", nil), nil
 	}
 	if resp := t.takeHeld(req); resp != nil {
 		return resp, nil
 	}
-	sse := t.SSE()
-	if sse {
+	ex, local, err := t.prepare(req)
+	if err != nil || local != nil {
+		return local, err
+	}
+	resp, err := t.send(ex)
+	if err != nil {
+		return nil, err
+	}
+	return t.inspect(ex, resp, own)
+}
+
+// exchange is one request on its way: the clone that is sent and the
+// JSON-RPC message it carries, if any.
+type exchange struct {
+	req  *http.Request
+	msg  jsonrpc.Message
+	call *jsonrpc.Request // the request, when it expects an answer
+	sse  bool             // the server speaks HTTP+SSE (2024-11-05)
+}
+
+// prepare checks where req goes and clones it with the configured headers
+// and the message as the wire changed it. The tap may answer the message
+// itself: then that answer is returned instead, and nothing is sent.
+func (t *HTTP) prepare(req *http.Request) (*exchange, *http.Response, error) {
+	ex := &exchange{sse: t.SSE()}
+	if ex.sse {
 		// The SDK posts where the server's endpoint event said, which
 		// OpenSSE checked; nothing else leaves the origin either.
 		if err := t.sameOrigin(req.URL, "asked mcpc to send a request"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	req = req.Clone(req.Context())
+	ex.req = req
 	if urlx.Origin(req.URL) == t.origin {
 		for k, vs := range t.headers {
 			req.Header[k] = vs
 		}
-		if sse {
+		if ex.sse {
 			if err := t.oauthToken(req); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	var msg jsonrpc.Message
-	var call *jsonrpc.Request // the request, when it expects an answer
-	if req.Method == http.MethodPost && req.GetBody != nil {
-		body, err := readBody(req)
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return ex, nil, nil
+	}
+	local, err := t.prepareMessage(ex)
+	if err != nil || local != nil {
+		return nil, local, err
+	}
+	if r, ok := ex.msg.(*jsonrpc.Request); ok && r.ID.IsValid() {
+		ex.call = r
+	}
+	return ex, nil, nil
+}
+
+// prepareMessage shows the tap the JSON-RPC message ex's body carries,
+// and re-encodes the body when the wire changed its params (trace context,
+// a task asked for). A body that is no JSON-RPC message is sent as it is.
+func (t *HTTP) prepareMessage(ex *exchange) (*http.Response, error) {
+	body, err := readBody(ex.req)
+	if err != nil {
+		return nil, err
+	}
+	if ex.msg, err = jsonrpc.DecodeMessage(body); err != nil {
+		ex.msg = nil
+		return nil, nil
+	}
+	var params json.RawMessage
+	if r, ok := ex.msg.(*jsonrpc.Request); ok {
+		params = r.Params
+	}
+	if !relayed(ex.req.Context()) {
+		local, err := t.tap.outgoing(ex.msg)
 		if err != nil {
 			return nil, err
 		}
-		if msg, err = jsonrpc.DecodeMessage(body); err == nil {
-			var params json.RawMessage
-			if r, ok := msg.(*jsonrpc.Request); ok {
-				params = r.Params
-			}
-			var local *jsonrpc.Response
-			if !relayed(req.Context()) {
-				if local, err = t.tap.outgoing(msg); err != nil {
-					return nil, err
-				}
-			}
-			if local != nil {
-				return jsonResponse(req, local)
-			}
-			// Re-encoded when the wire changed the params (trace context,
-			// a task asked for).
-			if r, ok := msg.(*jsonrpc.Request); ok && !bytes.Equal(params, r.Params) {
-				if body, err = jsonrpc.EncodeMessage(msg); err != nil {
-					return nil, err
-				}
-				setBody(req, body)
-			}
-		}
-		if r, ok := msg.(*jsonrpc.Request); ok && r.ID.IsValid() {
-			call = r
+		if local != nil {
+			return jsonResponse(ex.req, local)
 		}
 	}
+	if r, ok := ex.msg.(*jsonrpc.Request); ok && !bytes.Equal(params, r.Params) {
+		if body, err = jsonrpc.EncodeMessage(ex.msg); err != nil {
+			return nil, err
+		}
+		setBody(ex.req, body)
+	}
+	return nil, nil
+}
+
+// send makes the exchange, once more when a busy server said when to come
+// back, and tells what it delivered: a cancellation, an answer.
+func (t *HTTP) send(ex *exchange) (*http.Response, error) {
+	req := ex.req
 	start := time.Now()
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	t.traceHTTP(req, resp, time.Since(start))
-	if wait, ok := retryAfter(req, resp, msg); ok {
+	if wait, ok := retryAfter(req, resp, ex.msg); ok {
 		// A busy server said when to come back, and the request is safe to
 		// repeat: one retry, within the invocation's bound.
 		resp.Body.Close()
@@ -227,62 +271,75 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 		}
 		t.traceHTTP(req, resp, time.Since(start))
 	}
-	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
+	if r, ok := ex.msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" && resp.StatusCode < 300 {
 		t.cancelOnce.Do(func() { close(t.cancelSent) })
 	}
-	if _, ok := msg.(*jsonrpc.Response); ok {
+	if _, ok := ex.msg.(*jsonrpc.Response); ok {
 		t.tap.answered()
 	}
+	return resp, nil
+}
+
+// inspect judges the answer by its status and content type, and puts its
+// body under the tap's bounds.
+func (t *HTTP) inspect(ex *exchange, resp *http.Response, own bool) (*http.Response, error) {
 	switch {
-	case req.Method == http.MethodPost && resp.StatusCode >= 400:
-		return t.refused(req, resp, call, own || sse)
+	case ex.req.Method == http.MethodPost && resp.StatusCode >= 400:
+		return t.refused(ex.req, resp, ex.call, own || ex.sse)
 	case resp.StatusCode < 200 || resp.StatusCode >= 300:
 		// A redirect is Go's client's to follow; the standalone GET's 405
 		// (no stream offered) and a DELETE's answer are the SDK's.
 		return resp, nil
 	}
-	t.settled(call)
+	t.settled(ex.call)
 	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
 	case "application/json":
-		limit := t.tap.limit(t.maxMessage)
-		data, err := readAll(io.LimitReader(resp.Body, limit+1))
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(data)) > limit {
-			t.tap.OverLimit(ErrTooLarge)
-			return nil, ErrTooLarge
-		}
-		if t.tap.framed(len(data)) && json.Valid(data) {
-			data = t.tap.frame(data)
-		}
-		m, err := jsonrpc.DecodeMessage(data)
-		switch {
-		case err == nil && t.tap.divert(m):
-			// Routed by a session's holder, whose relay reads nothing
-			// more of it.
-			data = nil
-		case err == nil:
-			t.tap.incoming(m)
-		case tooDeep(data):
-			t.tap.OverLimit(ErrTooDeep)
-			return nil, ErrTooDeep
-		case call != nil:
-			// Empty, not JSON, or JSON that is not JSON-RPC.
-			return nil, t.unusable(req, resp, call, data)
-		}
-		resp.Body = io.NopCloser(bytes.NewReader(data))
+		return t.inspectJSON(ex, resp)
 	case "text/event-stream":
 		resp.Body = newSSETap(resp.Body, t.tap, t.maxMessage)
 	default:
-		if call != nil && !sse {
+		if ex.call != nil && !ex.sse {
 			// An HTML page, an empty 202, anything but the two answers a
 			// request may have. (On HTTP+SSE every answer comes on the
 			// stream: a POST is answered 202.)
-			return nil, t.unusable(req, resp, call, readEvidence(resp.Body))
+			return nil, t.unusable(ex.req, resp, ex.call, readEvidence(resp.Body))
 		}
 	}
+	return resp, nil
+}
+
+// inspectJSON reads a JSON answer within the message bound and shows it to
+// the tap.
+func (t *HTTP) inspectJSON(ex *exchange, resp *http.Response) (*http.Response, error) {
+	limit := t.tap.limit(t.maxMessage)
+	data, err := readAll(io.LimitReader(resp.Body, limit+1))
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		t.tap.OverLimit(ErrTooLarge)
+		return nil, ErrTooLarge
+	}
+	if t.tap.framed(len(data)) && json.Valid(data) {
+		data = t.tap.frame(data)
+	}
+	m, err := jsonrpc.DecodeMessage(data)
+	switch {
+	case err == nil && t.tap.divert(m):
+		// Routed by a session's holder, whose relay reads nothing
+		// more of it.
+		data = nil
+	case err == nil:
+		t.tap.incoming(m)
+	case tooDeep(data):
+		t.tap.OverLimit(ErrTooDeep)
+		return nil, ErrTooDeep
+	case ex.call != nil:
+		// Empty, not JSON, or JSON that is not JSON-RPC.
+		return nil, t.unusable(ex.req, resp, ex.call, data)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
 	return resp, nil
 }
 
@@ -393,13 +450,7 @@ func jsonResponse(req *http.Request, msg *jsonrpc.Response) (*http.Response, err
 	if err != nil {
 		return nil, err
 	}
-	return &http.Response{
-		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(data)),
-		ContentLength: int64(len(data)),
-		Request:       req,
-	}, nil
+	return httpx.Response(req, http.StatusOK, "application/json", data), nil
 }
 
 // traceHTTP writes one --verbose line per HTTP exchange. Header values

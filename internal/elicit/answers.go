@@ -13,9 +13,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/schemamsg"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Answers are what the command line answers with: --answer, --answers and
@@ -59,7 +59,7 @@ func (a *Answerer) Log(level, logger string, data any) {
 	if logger != "" {
 		who += " (" + logger + ")"
 	}
-	fmt.Fprintf(a.stderr, "mcpc: %s: %s\n", format.OneLine(who), format.OneLine(text))
+	fmt.Fprintf(a.stderr, "mcpc: %s: %s\n", textsafe.OneLine(who), textsafe.OneLine(text))
 }
 
 // Elicit answers one elicitation request, one at a time.
@@ -124,9 +124,9 @@ func (a *Answerer) form(ctx context.Context, server string, p *mcp.ElicitParams)
 	default:
 		a.describe(server, p.Message, fields)
 		if keys := a.opts.Keys; len(keys) > 0 {
-			format.Note(a.stderr, "declined: the answers given (%s) name none of these fields, and there is no terminal to ask on", strings.Join(keys, ", "))
+			textsafe.Note(a.stderr, "declined: the answers given (%s) name none of these fields, and there is no terminal to ask on", strings.Join(keys, ", "))
 		} else {
-			format.Note(a.stderr, "declined: no answers given, and no terminal to ask on")
+			textsafe.Note(a.stderr, "declined: no answers given, and no terminal to ask on")
 		}
 		fmt.Fprintf(a.stderr, "mcpc: hint: %s\n", declineHint(fields))
 		return &mcp.ElicitResult{Action: "decline"}, nil
@@ -159,7 +159,7 @@ func (a *Answerer) given(fields []*field) (content map[string]any, missing []*fi
 // url answers a URL-mode elicitation. mcpc never opens a browser: it shows
 // the URL (escape-stripped, as any server text) for the user to open.
 func (a *Answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	u, msg := format.StripControl(p.URL), format.StripControl(p.Message)
+	u, msg := textsafe.StripControl(p.URL), textsafe.StripControl(p.Message)
 	action := "decline"
 	if a.opts.Yes {
 		action = "accept"
@@ -170,8 +170,8 @@ func (a *Answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) 
 		}})
 		fmt.Fprintf(a.stderr, "%s\n", b)
 	} else {
-		fmt.Fprintf(a.stderr, "mcpc: %s asks you to open a URL: %s\n", server, format.OneLine(msg))
-		fmt.Fprintf(a.stderr, "mcpc:   %s\n", format.OneLine(u))
+		fmt.Fprintf(a.stderr, "mcpc: %s asks you to open a URL: %s\n", server, textsafe.OneLine(msg))
+		fmt.Fprintf(a.stderr, "mcpc:   %s\n", textsafe.OneLine(u))
 	}
 	switch {
 	case a.opts.Yes:
@@ -184,7 +184,7 @@ func (a *Answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) 
 			action = "accept"
 		}
 	default:
-		format.Note(a.stderr, "declined: no terminal to ask on")
+		textsafe.Note(a.stderr, "declined: no terminal to ask on")
 		fmt.Fprintf(a.stderr, "mcpc: hint: pass --yes to accept, then open the URL yourself\n")
 	}
 	return &mcp.ElicitResult{Action: action}, nil
@@ -192,7 +192,7 @@ func (a *Answerer) url(ctx context.Context, server string, p *mcp.ElicitParams) 
 
 // describe prints what the server asks, one line per field.
 func (a *Answerer) describe(server, message string, fields []*field) {
-	fmt.Fprintf(a.stderr, "mcpc: %s asks: %s\n", server, format.OneLine(format.StripControl(message)))
+	fmt.Fprintf(a.stderr, "mcpc: %s asks: %s\n", server, textsafe.OneLine(textsafe.StripControl(message)))
 	for _, f := range fields {
 		fmt.Fprintf(a.stderr, "mcpc:   %s\n", f.line())
 	}
@@ -399,7 +399,7 @@ func (f *field) line() string {
 	if len(about) > 0 {
 		s += ": " + strings.Join(about, " — ")
 	}
-	return format.OneLine(format.StripControl(s))
+	return textsafe.OneLine(textsafe.StripControl(s))
 }
 
 // answerFlag is the --answer flag that would answer the field.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Prompter asks a person at the terminal, field by field. Lines are read
@@ -95,7 +95,7 @@ func (p *Prompter) confirm(ctx context.Context, question string, def bool) (bool
 // schema before taking it, and asks before sending.
 func (p *Prompter) form(ctx context.Context, server, message string, fields []*field, content map[string]any, missing []*field) (*mcp.ElicitResult, error) {
 	decline := &mcp.ElicitResult{Action: "decline"}
-	fmt.Fprintf(p.out, "mcpc: %s asks: %s\n", server, format.OneLine(format.StripControl(message)))
+	fmt.Fprintf(p.out, "mcpc: %s asks: %s\n", server, textsafe.OneLine(textsafe.StripControl(message)))
 	fmt.Fprintln(p.out, "mcpc: (Enter takes the [default]; Ctrl-D declines; Ctrl-C cancels)")
 	for _, f := range missing {
 		fmt.Fprintln(p.out, f.line())
@@ -106,7 +106,7 @@ func (p *Prompter) form(ctx context.Context, server, message string, fields []*f
 				if c.title != "" {
 					s = strconv.Itoa(i+1) + ") " + c.title + " (" + c.value + ")"
 				}
-				cs = append(cs, format.OneLine(s))
+				cs = append(cs, textsafe.OneLine(s))
 			}
 			fmt.Fprintf(p.out, "  %s\n", strings.Join(cs, "  "))
 		}
@@ -158,7 +158,7 @@ func (f *field) promptHint() string {
 		parts = append(parts, "y/n")
 	}
 	if f.def != nil {
-		parts = append(parts, "["+format.OneLine(display(f.def))+"]")
+		parts = append(parts, "["+textsafe.OneLine(display(f.def))+"]")
 	}
 	if len(parts) == 0 {
 		return ""

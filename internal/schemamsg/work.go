@@ -1,6 +1,7 @@
 package schemamsg
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -350,6 +351,33 @@ func DecodeWork(schema []byte) (over string) {
 // a string (quotes and escapes included): what a pass over the text that
 // reads only its structure needs.
 type Strings struct{ in, escaped bool }
+
+// StringEnd is the offset just past the JSON string that opens at b[i] (a
+// quote), or len(b) when it does not end: where Strings, fed the same bytes,
+// would be outside again (FuzzStringEnd holds that). It looks a quote at a
+// time rather than a byte at a time, for a parser that holds the whole text:
+// a quote ends the string unless an odd run of backslashes escapes it.
+func StringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := j + k
+		n := 0
+		for q-n-1 > i && b[q-n-1] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// In says whether the bytes taken so far end inside a string: after its
+// opening quote, before its closing one.
+func (s *Strings) In() bool { return s.in }
 
 // Outside takes the next byte c, and says whether it is outside every
 // string: punctuation, a literal or whitespace.

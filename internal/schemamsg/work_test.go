@@ -96,3 +96,24 @@ func FuzzPlanWork(f *testing.F) {
 		}
 	})
 }
+
+// StringEnd finds where a string ends as Strings does, byte by byte.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`"a"`, `"a\"b" x`, `"a\\" x`, `"a\\\"" x`, `"open`, `"\`, `"`, `""`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		b = append([]byte{'"'}, b...)
+		want := len(b)
+		var text Strings
+		for i, c := range b {
+			if text.Outside(c); !text.In() {
+				want = i + 1
+				break
+			}
+		}
+		if got := StringEnd(b, 0); got != want {
+			t.Fatalf("StringEnd(%q) = %d, Strings says %d", b, got, want)
+		}
+	})
+}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // progressDelay keeps a quick call from flashing a line that is gone
@@ -133,7 +133,7 @@ func (p *Progress) draw() {
 		return
 	}
 	line := spinner[p.tick%len(spinner)] + " " + p.text()
-	line = format.Clip(line, p.width-1) // the last column would wrap on some terminals
+	line = textsafe.Clip(line, p.width-1) // the last column would wrap on some terminals
 	if p.color {
 		line = "\x1b[36m" + line[:1] + "\x1b[0m" + line[1:]
 	}
@@ -145,7 +145,7 @@ func (p *Progress) draw() {
 func (p *Progress) text() string {
 	var parts []string
 	if n := p.last; n != nil {
-		if m := format.OneLine(n.Message); m != "" {
+		if m := textsafe.OneLine(n.Message); m != "" {
 			parts = append(parts, m)
 		}
 		switch {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // The live line never wraps: a message of wide (CJK) characters is cut to
@@ -28,7 +28,7 @@ func TestProgressLineWidth(t *testing.T) {
 	if want := "| 日本語のメッセージがとても…"; line != want {
 		t.Errorf("line = %q, want %q", line, want)
 	}
-	if w := format.Width(line); w > 29 {
+	if w := textsafe.Width(line); w > 29 {
 		t.Errorf("line %q is %d columns wide, more than 29", line, w)
 	}
 }

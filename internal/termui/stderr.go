@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // StderrWriter forwards a server's stderr line by line. On our own stderr
@@ -37,11 +37,11 @@ func (w *StderrWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.out.Write([]byte(format.StripControl(string(w.buf[:i])) + "\n"))
+		w.out.Write([]byte(textsafe.StripControl(string(w.buf[:i])) + "\n"))
 		w.buf = w.buf[i+1:]
 	}
 	if len(w.buf) > 64<<10 { // a very long line: pass it on in pieces
-		w.out.Write([]byte(format.StripControl(string(w.buf)) + "\n"))
+		w.out.Write([]byte(textsafe.StripControl(string(w.buf)) + "\n"))
 		w.buf = nil
 	}
 	return len(p), nil
@@ -52,7 +52,7 @@ func (w *StderrWriter) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 {
-		w.out.Write([]byte(format.StripControl(string(w.buf)) + "\n"))
+		w.out.Write([]byte(textsafe.StripControl(string(w.buf)) + "\n"))
 		w.buf = nil
 	}
 	if w.closer != nil {

@@ -1,4 +1,4 @@
-package format
+package textsafe
 
 import (
 	"bytes"
@@ -130,7 +130,7 @@ func BenchmarkStripper(b *testing.B) {
 			st := NewStripper(io.Discard)
 			for b.Loop() {
 				for p := text; len(p) > 0; {
-					n := min(len(p), textChunk)
+					n := min(len(p), chunk)
 					st.Write(p[:n])
 					p = p[n:]
 				}

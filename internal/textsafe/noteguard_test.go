@@ -1,4 +1,4 @@
-package format_test
+package textsafe_test
 
 import (
 	"go/ast"
@@ -17,8 +17,8 @@ import (
 // drift apart in form. Only string literals count, so a comment may still
 // quote a note.
 func TestNoteHasOnePrinter(t *testing.T) {
-	const printer = "format/format.go"
-	root, err := filepath.Abs("..")
+	const printer = "internal/textsafe/note.go"
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestNoteHasOnePrinter(t *testing.T) {
 			// ("mcpc: " + "note: ").
 			if strings.Contains(s, "mcpc: note:") || strings.HasPrefix(s, "note: ") {
 				pos := fset.Position(lit.Pos())
-				t.Errorf("%s:%d: a note written by hand (%s): print it with format.Note", rel, pos.Line, lit.Value)
+				t.Errorf("%s:%d: a note written by hand (%s): print it with textsafe.Note", rel, pos.Line, lit.Value)
 			}
 			return true
 		})

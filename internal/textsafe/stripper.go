@@ -1,4 +1,4 @@
-package format
+package textsafe
 
 import (
 	"io"
@@ -21,6 +21,10 @@ type Stripper struct {
 	out   []byte
 	err   error
 }
+
+// chunk is the most a Stripper strips before it writes, so that what is
+// stripped of a large piece is never held whole.
+const chunk = 64 << 10
 
 type stripState uint8
 
@@ -45,7 +49,7 @@ func (s *Stripper) Write(p []byte) (int, error) {
 	// A chunk at a time, so that what is stripped of a large piece is not
 	// held whole either.
 	for len(p) > 0 {
-		k := min(len(p), textChunk)
+		k := min(len(p), chunk)
 		if err := s.write(p[:k]); err != nil {
 			return 0, err
 		}
@@ -101,110 +105,132 @@ func (s *Stripper) emit() error {
 
 // run strips b into s.out, following StripControl's rules, and returns how
 // much of b it consumed: all of it unless b ends in a partial rune where a
-// rune is decoded (not final), which is left for the next piece.
+// rune is decoded (not final), which is left for the next piece. Each state
+// takes what it can of b and says how much (-1: a partial rune).
 func (s *Stripper) run(b []byte, final bool) int {
 	i := 0
 	for i < len(b) {
-		c := b[i]
+		var n int
 		switch s.state {
 		case groundState:
-			if c < 0x80 {
-				if c == 0x1b {
-					s.state = escState
-					i++
-					continue
-				}
-				// A run of bytes StripControl keeps.
-				j := i + cleanPrefix(b[i:])
-				if j > i {
-					s.out = append(s.out, b[i:j]...)
-					i = j
-					continue
-				}
-				i++ // other C0 controls, CR and DEL
-				continue
-			}
-			if !final && !utf8.FullRune(b[i:]) {
-				return i
-			}
-			r, size := utf8.DecodeRune(b[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				i++
-				if c <= 0x9f {
-					if c == 0x9b {
-						s.state = csiState
-					}
-				} else {
-					s.out = append(s.out, "\uFFFD"...)
-				}
-			case r >= 0x80 && r <= 0x9f:
-				i += size
-				switch r {
-				case 0x9b:
-					s.state = csiState
-				case 0x9d:
-					s.state, s.bel = stringState, true
-				case 0x90, 0x98, 0x9e, 0x9f:
-					s.state, s.bel = stringState, false
-				}
-			case isBidiControl(r):
-				i += size
-			default:
-				j := i + size + cleanPrefix(b[i+size:])
-				s.out = append(s.out, b[i:j]...)
-				i = j
-			}
+			n = s.ground(b[i:], final)
 		case escState:
-			switch {
-			case c == '[':
-				s.state = csiState
-				i++
-			case c == ']':
-				s.state, s.bel = stringState, true
-				i++
-			case c == 'P' || c == 'X' || c == '^' || c == '_':
-				s.state, s.bel = stringState, false
-				i++
-			default:
-				s.state = escInterState
-				i += s.sequence(c, 0x2f, 0x30)
-			}
+			n = s.esc(b[i])
 		case escInterState:
-			i += s.sequence(c, 0x2f, 0x30)
+			n = s.sequence(b[i], 0x2f, 0x30)
 		case csiState:
-			i += s.sequence(c, 0x3f, 0x40)
+			n = s.sequence(b[i], 0x3f, 0x40)
 		case stringState:
-			switch {
-			case c == 0x07 && s.bel, c == 0x18, c == 0x1a:
-				s.state = groundState
-				i++
-			case c == 0x1b:
-				s.state = stringEscState
-				i++
-			case c < 0x80:
-				i++
-			default:
-				if !final && !utf8.FullRune(b[i:]) {
-					return i
-				}
-				r, size := utf8.DecodeRune(b[i:])
-				if r == 0x9c || (r == utf8.RuneError && size == 1 && c == 0x9c) {
-					s.state = groundState
-				}
-				i += size
-			}
+			n = s.controlString(b[i:], final)
 		case stringEscState:
-			if c == '\\' {
-				s.state = groundState
-				i++
-			} else {
-				// The ESC ends the string and begins a sequence of its own.
-				s.state = escState
-			}
+			n = s.stringEsc(b[i])
 		}
+		if n < 0 {
+			return i
+		}
+		i += n
 	}
 	return i
+}
+
+// ground takes text outside any sequence: what StripControl keeps is
+// copied a run at a time, and a control begins its sequence or is dropped.
+func (s *Stripper) ground(b []byte, final bool) int {
+	c := b[0]
+	if c < 0x80 {
+		if c == 0x1b {
+			s.state = escState
+			return 1
+		}
+		// A run of bytes StripControl keeps.
+		if j := cleanPrefix(b); j > 0 {
+			s.out = append(s.out, b[:j]...)
+			return j
+		}
+		return 1 // other C0 controls, CR and DEL
+	}
+	if !final && !utf8.FullRune(b) {
+		return -1
+	}
+	r, size := utf8.DecodeRune(b)
+	switch {
+	case r == utf8.RuneError && size == 1:
+		// A raw byte: 0x80–0x9f is an 8-bit C1 control, of which only
+		// CSI takes its parameters with it; above, invalid UTF-8.
+		if c == 0x9b {
+			s.state = csiState
+		} else if c > 0x9f {
+			s.out = append(s.out, "\uFFFD"...)
+		}
+		return 1
+	case r >= 0x80 && r <= 0x9f:
+		switch r {
+		case 0x9b:
+			s.state = csiState
+		case 0x9d:
+			s.state, s.bel = stringState, true
+		case 0x90, 0x98, 0x9e, 0x9f:
+			s.state, s.bel = stringState, false
+		}
+		return size
+	case isBidiControl(r):
+		return size
+	}
+	j := size + cleanPrefix(b[size:])
+	s.out = append(s.out, b[:j]...)
+	return j
+}
+
+// esc takes the byte after an ESC: it opens a control sequence or string,
+// or is a two-byte sequence's (or its intermediates').
+func (s *Stripper) esc(c byte) int {
+	switch {
+	case c == '[':
+		s.state = csiState
+	case c == ']':
+		s.state, s.bel = stringState, true
+	case c == 'P' || c == 'X' || c == '^' || c == '_':
+		s.state, s.bel = stringState, false
+	default:
+		s.state = escInterState
+		return s.sequence(c, 0x2f, 0x30)
+	}
+	return 1
+}
+
+// controlString drops a control string's content up to its terminator:
+// ST (ESC \ or U+009C), BEL for OSC, or CAN and SUB, which cancel it.
+func (s *Stripper) controlString(b []byte, final bool) int {
+	switch c := b[0]; {
+	case c == 0x07 && s.bel, c == 0x18, c == 0x1a:
+		s.state = groundState
+		return 1
+	case c == 0x1b:
+		s.state = stringEscState
+		return 1
+	case c < 0x80:
+		return 1
+	}
+	if !final && !utf8.FullRune(b) {
+		return -1
+	}
+	r, size := utf8.DecodeRune(b)
+	if r == 0x9c || (r == utf8.RuneError && size == 1 && b[0] == 0x9c) {
+		s.state = groundState
+	}
+	return size
+}
+
+// stringEsc takes the byte after an ESC in a control string: a backslash
+// completes ST; anything else means the ESC ended the string and begins a
+// sequence of its own, so c is taken again in that state.
+func (s *Stripper) stringEsc(c byte) int {
+	if c == '\\' {
+		s.state = groundState
+		return 1
+	}
+	s.state = escState
+	return 0
 }
 
 // sequence takes byte c of an escape or control sequence whose bytes 0x20
