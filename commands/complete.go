@@ -513,72 +513,15 @@ func (c *completer) templateValues(ctx context.Context, sess session, word strin
 	var out []completions.Candidate
 	for _, t := range gjson.GetBytes(raw, "resourceTemplates").Array() {
 		tpl := t.Get("uriTemplate").String()
-		m, ok := matchTemplate(tpl, word)
+		m, ok := completions.MatchTemplate(tpl, word)
 		switch {
 		case !ok:
-		case m.variable == "":
-			out = append(out, completions.Candidate{Value: m.prefix, Description: "template " + t.Get("name").String()})
+		case m.Variable == "":
+			out = append(out, completions.Candidate{Value: m.Prefix, Description: "template " + t.Get("name").String()})
 		default:
 			ref := &mcp.CompleteReference{Type: "ref/resource", URI: tpl}
-			out = append(out, c.serverValues(ctx, sess, ref, m.variable, m.partial, m.vars, m.prefix)...)
+			out = append(out, c.serverValues(ctx, sess, ref, m.Variable, m.Partial, m.Vars, m.Prefix)...)
 		}
 	}
 	return out
-}
-
-// templateMatch is where a word being typed stands in a URI template.
-type templateMatch struct {
-	prefix   string            // the word up to the variable being typed, or the template's text up to its first variable
-	variable string            // the variable being typed; "" when the word ends before any
-	partial  string            // what of it is typed
-	vars     map[string]string // the variables before it
-}
-
-// matchTemplate matches word against a level-1 URI template (RFC 6570
-// {name} expressions; operators are not completed). A variable's value runs
-// up to the template's next literal character.
-func matchTemplate(tpl, word string) (templateMatch, bool) {
-	m := templateMatch{vars: map[string]string{}}
-	w := 0
-	for i := 0; i < len(tpl); {
-		if tpl[i] != '{' {
-			if w == len(word) {
-				// The word ends in the template's text: offer it up to
-				// the next variable.
-				end := strings.IndexByte(tpl[i:], '{')
-				if end < 0 {
-					end = len(tpl) - i
-				}
-				m.prefix = word + tpl[i:i+end]
-				return m, true
-			}
-			if tpl[i] != word[w] {
-				return m, false
-			}
-			i, w = i+1, w+1
-			continue
-		}
-		end := strings.IndexByte(tpl[i:], '}')
-		if end < 0 {
-			return m, false
-		}
-		name := tpl[i+1 : i+end]
-		if name == "" || strings.ContainsAny(name, "+#./;?&,*:") {
-			return m, false
-		}
-		i += end + 1
-		stop := len(word)
-		if i < len(tpl) {
-			if j := strings.IndexByte(word[w:], tpl[i]); j >= 0 {
-				stop = w + j
-			}
-		}
-		if stop == len(word) {
-			m.prefix, m.variable, m.partial = word[:w], name, word[w:]
-			return m, true
-		}
-		m.vars[name] = word[w:stop]
-		w = stop
-	}
-	return m, false
 }
