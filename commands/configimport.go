@@ -129,8 +129,8 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	if slices.ContainsFunc(chosen, func(p *config.Prepared) bool { return p.KeptSecrets }) {
 		// Private before the secret is written, not after: the atomic
 		// write keeps an existing file's mode.
-		if err := privateFile(target.Path); err != nil {
-			return err
+		if err := fsx.PrivateFile(target.Path); err != nil {
+			return fail.Wrap(fail.Config, err, "", "cannot make %s private before writing secrets into it (--keep-secrets)", target.Path)
 		}
 	}
 	ed, err := config.EditFile(ctx, target, func(data []byte) ([]byte, error) {
@@ -358,19 +358,6 @@ func (st *state) importKeptNotes(kept []string, path string) {
 	for _, n := range kept {
 		format.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
 	}
-}
-
-// privateFile makes an existing file that is about to receive a literal
-// credential readable by its owner only (a new one is made so).
-func privateFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() == 0o600 {
-		return nil
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		return fail.Wrap(fail.Config, err, "", "cannot make %s private before writing secrets into it (--keep-secrets)", path)
-	}
-	return nil
 }
 
 // importPrivate says that the user file now holds a literal credential.
