@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -97,19 +94,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 		return nil, nil, err
 	}
 	closeFn := func() {
-		switch {
-		case errors.Is(context.Cause(ctx), errInterrupted):
-			// Ctrl-C: the server sees the cancellation, and mcpc is gone
-			// within a second.
-			sess.AwaitCancellation(300 * time.Millisecond)
-			sess.CloseWithin(600 * time.Millisecond)
-		case ctx.Err() != nil:
-			// --timeout: out within about 200 ms.
-			sess.AwaitCancellation(50 * time.Millisecond)
-			sess.CloseWithin(120 * time.Millisecond)
-		default:
-			sess.Close()
-		}
+		sess.End(ctx, errors.Is(context.Cause(ctx), errInterrupted))
 		if sw != nil {
 			sw.Close()
 		}
@@ -171,7 +156,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		NoFilter:       g.noFilter,
 		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
-		TraceMeta:      st.traceContext(g),
+		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
 		Progress:       st.onProgress,
 		Input:          st.clientInput(g),
 	}
@@ -286,37 +271,4 @@ func (st *state) verboseFunc(g *globals) func(string) {
 	return func(line string) {
 		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", format.StripControl(line))
 	}
-}
-
-// traceparentRE is the W3C trace-context header, version 00; compiled on
-// first use, as only invocations with TRACEPARENT set need it.
-var traceparentRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
-})
-
-// traceContext reads TRACEPARENT (with TRACESTATE and BAGGAGE) so a CI
-// pipeline's trace continues into the server through each request's _meta.
-// Invalid values are dropped, with a note under --verbose.
-func (st *state) traceContext(g *globals) map[string]string {
-	tp := st.env.Getenv("TRACEPARENT")
-	if tp == "" {
-		return nil
-	}
-	if !traceparentRE().MatchString(tp) || strings.HasPrefix(tp, "ff-") ||
-		strings.Contains(tp, "-00000000000000000000000000000000-") || strings.Contains(tp, "-0000000000000000-") {
-		if g.verbose {
-			fmt.Fprintf(st.env.Stderr, "mcpc: trace: TRACEPARENT %q is not a valid W3C traceparent; not sent\n", format.StripControl(tp))
-		}
-		return nil
-	}
-	m := map[string]string{"traceparent": tp}
-	for env, key := range map[string]string{"TRACESTATE": "tracestate", "BAGGAGE": "baggage"} {
-		v := st.env.Getenv(env)
-		if v != "" && len(v) <= 8192 && !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			m[key] = v
-		} else if v != "" && g.verbose {
-			fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s is not a valid value; not sent\n", env)
-		}
-	}
-	return m
 }
