@@ -15,7 +15,6 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // keyring is the credential store: the injected one in tests, else the
@@ -34,17 +33,8 @@ func credRef(e *config.Entry) creds.Ref {
 	if e.Server.Auth == nil {
 		settings = &config.Auth{Type: "oauth"}
 	}
-	name := shownName(e)
+	name := e.ShownName()
 	return creds.RefFor(name, e.Server.URL, "mcpc login "+name, settings)
-}
-
-// shownName is how messages name a server: its configured name, or its URL
-// with any query values redacted (they may be secrets).
-func shownName(e *config.Entry) string {
-	if e.File == nil && e.Server.URL != "" {
-		return urlx.Redact(e.Name)
-	}
-	return e.Name
 }
 
 func lockDir(g *globals) string { return filepath.Join(g.dirs.State, "locks") }
@@ -126,7 +116,7 @@ func (st *state) clientCredentials(ctx context.Context, e *config.Entry) (auth.O
 // grant is what every connect-time grant names, from the server's entry.
 func (st *state) grant(e *config.Entry) creds.Grant {
 	a := e.Server.Auth
-	return creds.Grant{Server: shownName(e), Resource: e.Server.URL, Issuer: a.Issuer, ClientID: a.ClientID, Scopes: a.Scopes, DPoP: e.Server.DPoP, Now: st.env.Now}
+	return creds.Grant{Server: e.ShownName(), Resource: e.Server.URL, Issuer: a.Issuer, ClientID: a.ClientID, Scopes: a.Scopes, DPoP: e.Server.DPoP, Now: st.env.Now}
 }
 
 // clientAuth is the client's secret, from its variable, or its key file
@@ -147,7 +137,7 @@ func (st *state) secretFrom(e *config.Entry, env, what string) (string, error) {
 	st.secrets.Add(v)
 	if v == "" {
 		return "", fail.New(fail.AuthRequired, "export "+env+" with the "+what,
-			"%s needs its %s from the environment variable %s, which is not set", shownName(e), what, env)
+			"%s needs its %s from the environment variable %s, which is not set", e.ShownName(), what, env)
 	}
 	return v, nil
 }

@@ -85,7 +85,7 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 		return nil, err
 	}
 	if e.Server.URL == "" {
-		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, shownName(e))
+		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.ShownName())
 	}
 	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !idpLogin(a) {
 		hint := "client credentials are fetched at connect time and never stored"
@@ -96,7 +96,7 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 			// The ID token is given, as in CI.
 			hint = `the ID token comes from "idTokenEnv" or "idTokenFile"; remove both to log in at the identity provider with mcpc login`
 		}
-		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", shownName(e), a.Type, verb)
+		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", e.ShownName(), a.Type, verb)
 	}
 	return e, nil
 }
@@ -131,13 +131,13 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 			st.secrets.Add(lo.ClientSecret)
 			if lo.ClientSecret == "" {
 				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
-					"%q needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
+					"%q needs its client secret from the environment variable %s, which is not set", e.ShownName(), a.ClientSecretEnv)
 			}
 			// Without an issuer the secret would go to whichever
 			// authorization server the MCP server names.
 			if a.Issuer == "" {
 				return fail.New(fail.Config, `add "issuer" to the server's "auth" block: the authorization server the client was registered with`,
-					"%q has a client secret but no \"issuer\": any authorization server the MCP server names could receive it", shownName(e))
+					"%q has a client secret but no \"issuer\": any authorization server the MCP server names could receive it", e.ShownName())
 			}
 		}
 	}
@@ -171,7 +171,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
-				"no authorization arrived for %s before the time ran out", shownName(e))
+				"no authorization arrived for %s before the time ran out", e.ShownName())
 		}
 		return err
 	}
@@ -180,7 +180,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		return err
 	}
-	res := loginResult{Server: shownName(e), LoggedIn: true, Scopes: rec.Scopes}
+	res := loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes}
 	if !rec.Expiry.IsZero() {
 		t := rec.Expiry.UTC().Truncate(time.Second)
 		res.ExpiresAt = &t
@@ -217,7 +217,7 @@ func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e
 		return err
 	}
 	t := rec.Expiry.UTC().Truncate(time.Second)
-	return st.print(g, format.KindGeneric, loginResult{Server: shownName(e), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
+	return st.print(g, format.KindGeneric, loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
 }
 
 // queryRedactor hides the values of raw's query string wherever the SDK's
@@ -286,13 +286,13 @@ registers anew.`,
 				return err
 			}
 			if !had {
-				format.Note(st.env.Stderr, "there was no stored login for %s", shownName(e))
+				format.Note(st.env.Stderr, "there was no stored login for %s", e.ShownName())
 			}
 			forgot, err := creds.ForgetRegistration(ctx, ks, issuer, clientID)
 			if err != nil {
 				return err
 			}
-			return st.print(g, format.KindGeneric, logoutResult{Server: shownName(e), LoggedOut: true, WasStored: had, ForgotRegistration: forgot})
+			return st.print(g, format.KindGeneric, logoutResult{Server: e.ShownName(), LoggedOut: true, WasStored: had, ForgotRegistration: forgot})
 		}),
 	}
 }

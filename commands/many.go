@@ -69,7 +69,7 @@ func (st *state) manyTargets(g *globals, names []string) ([]manyTarget, error) {
 		e, err := cfg.Resolve(name, g.adhoc)
 		switch {
 		case err == nil:
-			t.entry, t.name = e, shownName(e)
+			t.entry, t.name = e, e.ShownName()
 			t.transport = client.TransportName(memo, e.Server)
 			st.traceIgnored(g, e.Server)
 			return t, nil

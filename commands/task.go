@@ -13,7 +13,6 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 type taskOptions struct {
@@ -220,12 +219,8 @@ func (st *state) onTaskStatus(t *tasks.Task) {
 // --json) on stdout, and how to reach it on stderr; label is how
 // messages name the server.
 func (st *state) printDetached(g *globals, entry *config.Entry, label string, run *tasks.ToolRun) error {
-	server := entry.Name
-	if entry.File == nil {
-		server = urlx.Redact(entry.Server.URL)
-	}
 	format.Note(st.env.Stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
-		format.OneLine(run.Task.ID), label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
+		format.OneLine(run.Task.ID), label, shellwords.Quote(entry.ShownName()), shellwords.Quote(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}
