@@ -145,7 +145,9 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 			}
 		}
 		if _, werr := fmt.Fprintf(st.env.Stdout, "%s\n", line); werr != nil {
-			return nil // the reader went away (… | head): not a failure
+			// No call more: Main reports a failed write, and a reader
+			// that went away (… | head) is no failure.
+			return nil
 		}
 		// The connection is gone, or the invocation's bound: stop. (A
 		// --strict mismatch is a protocol failure of that call only.)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -200,21 +199,16 @@ func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(
 	if more != nil {
 		more(&opts)
 	}
-	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil {
-		if errors.Is(err, syscall.EPIPE) {
-			// The reader has what it wanted (… | head): not a failure.
-			return nil
-		}
+	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil && !readerGone(err) {
 		return outputError(err)
 	}
 	return nil
 }
 
-// writeStdout writes what a command prints as it is (no formatting): a
-// reader that went away (… | head) is not a failure, any other write
-// error (a full disk) is.
+// writeStdout writes what a command prints as it is (no formatting),
+// under stdoutWriter's rule.
 func (st *state) writeStdout(b []byte) error {
-	if _, err := st.env.Stdout.Write(b); err != nil && !errors.Is(err, syscall.EPIPE) {
+	if _, err := st.env.Stdout.Write(b); err != nil && !readerGone(err) {
 		return err
 	}
 	return nil

@@ -178,6 +178,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 			break
 		}
 	}
+	out := &stdoutWriter{w: env.Stdout}
+	env.Stdout = out
 	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder}
 	root := newRoot(st)
 	// Flag errors happen before any action reads --json, and must honour
@@ -203,7 +205,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}
-	return report(env.Stderr, err, st.jsonErrors)
+	return report(env.Stderr, out.finish(err), st.jsonErrors)
 }
 
 // wantsJSON reports whether --json is among mcpc's own flags.
