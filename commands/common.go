@@ -126,7 +126,7 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 // stored credential: sessionOptions, then the OAuth handler.
 func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.Entry) (client.ConnectOptions, error) {
 	opts := st.sessionOptions(g, entry)
-	err := st.authHandler(ctx, g, entry, &opts)
+	err := st.credentials(g).Apply(ctx, entry, &opts)
 	return opts, err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
@@ -118,7 +119,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	}
 	lo := creds.LoginOptions{
 		Store:    st.keyring(),
-		Ref:      credRef(e),
+		Ref:      client.CredentialRef(e),
 		Now:      st.env.Now,
 		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
 		Note:     func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
@@ -193,13 +194,13 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 // invocation exchanges the ID token anyway.
 func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e *config.Entry) error {
 	a := e.Server.Auth
-	secret, err := st.secretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret")
+	secret, err := st.credentials(g).SecretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret")
 	if err != nil {
 		return err
 	}
 	lo := creds.IdPLoginOptions{
 		Store:         st.keyring(),
-		Ref:           credRef(e),
+		Ref:           client.CredentialRef(e),
 		Issuer:        a.IdP.Issuer,
 		ClientID:      a.IdP.ClientID,
 		ClientSecret:  secret,
@@ -270,7 +271,7 @@ registers anew.`,
 			if err != nil {
 				return err
 			}
-			ks, ref := st.keyring(), credRef(e)
+			ks, ref := st.keyring(), client.CredentialRef(e)
 			// The client registration the login used goes too: a
 			// logout leaves nothing of the login behind, and a
 			// registration the authorization server has dropped can

@@ -1,0 +1,77 @@
+package client
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
+)
+
+// Apply chooses the credential flow from the entry, before anything is
+// contacted, and names the credential it chose.
+func TestCredentialsApply(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	env := map[string]string{"TOKEN": "tok"}
+	store := creds.NewMemStore()
+	secrets := redact.NewSet()
+	c := Credentials{Store: store, LockDir: t.TempDir(), Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return now }, Secrets: secrets}
+	file := &config.File{Path: "/cfg/config.json"}
+	entry := func(srv *config.Server) *config.Entry { return &config.Entry{Name: "gh", Server: srv, File: file} }
+	const u = "https://mcp.example.com/mcp"
+
+	// Not HTTP, or a bearer token from the environment: no handler.
+	for _, srv := range []*config.Server{{Command: "srv"}, {URL: u, BearerTokenEnv: "TOKEN"}} {
+		var o ConnectOptions
+		if err := c.Apply(ctx, entry(srv), &o); err != nil || o.OAuthHandler != nil || o.CredentialID != "" {
+			t.Errorf("%+v: handler %v, id %q, err %v", srv, o.OAuthHandler, o.CredentialID, err)
+		}
+	}
+	// No "auth" block and no stored login: reached without a token.
+	var o ConnectOptions
+	if err := c.Apply(ctx, entry(&config.Server{URL: u}), &o); err != nil || o.OAuthHandler != nil || o.CredentialID != "" {
+		t.Errorf("no auth, no login: handler %v, id %q, err %v", o.OAuthHandler, o.CredentialID, err)
+	}
+	// Configured for OAuth without a stored login: exit 4 naming the login.
+	e := entry(&config.Server{URL: u, Auth: &config.Auth{Type: "oauth"}})
+	err := c.Apply(ctx, e, &o)
+	if fail.CodeOf(err) != fail.AuthRequired || err.Error() != "not logged in to gh" || fail.As(err).Hint != "mcpc login gh" || o.OAuthHandler != nil {
+		t.Errorf("oauth, no login: %v (hint %q)", err, fail.As(err).Hint)
+	}
+	// A stored login serves, named by its keyring key.
+	ref := CredentialRef(e)
+	if err := creds.Save(ctx, store, ref, &creds.Record{AccessToken: "at", Expiry: now.Add(time.Hour)}, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Apply(ctx, e, &o); err != nil || o.OAuthHandler == nil || o.CredentialID != "login\x00"+ref.Key || o.WrapHTTP == nil {
+		t.Errorf("stored login: handler %v, id %q, err %v", o.OAuthHandler, o.CredentialID, err)
+	}
+	// A client secret from an unset variable: exit 4 naming it, nothing set.
+	e = entry(&config.Server{URL: u, Auth: &config.Auth{Type: "client_credentials", Issuer: "https://as.example.com", ClientID: "cid", ClientSecretEnv: "CS"}})
+	o = ConnectOptions{}
+	err = c.Apply(ctx, e, &o)
+	if fail.CodeOf(err) != fail.AuthRequired || err.Error() != "gh needs its client secret from the environment variable CS, which is not set" || o.OAuthHandler != nil || o.CredentialID != "" {
+		t.Errorf("client secret unset: %v, id %q", err, o.CredentialID)
+	}
+	// A secret read is registered for redaction.
+	env["CS"] = "s3cret-value-long"
+	if _, err := c.SecretFrom(e, "CS", "client secret"); err != nil || secrets.String("x s3cret-value-long y") != "x "+redact.Mark+" y" {
+		t.Errorf("secret not registered: %v %q", err, secrets.String("x s3cret-value-long y"))
+	}
+}
+
+func TestConfigRelative(t *testing.T) {
+	e := &config.Entry{File: &config.File{Path: "/cfg/config.json"}}
+	for in, want := range map[string]string{"": "", "key.pem": "/cfg/key.pem", "/abs/key.pem": "/abs/key.pem"} {
+		if got := ConfigRelative(e, in); got != want {
+			t.Errorf("ConfigRelative(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := ConfigRelative(&config.Entry{}, "key.pem"); got != "key.pem" {
+		t.Errorf("command line entry: %q", got)
+	}
+}
