@@ -324,7 +324,7 @@ func (c *completer) lookup(r completions.Request) []completions.Candidate {
 	switch {
 	case cmd == "list" && len(pos) == 0:
 		kind = "tools"
-	case cmd == "list" && len(pos) == 1 && slices.Contains(listKinds, pos[0]) && pos[0] != "resources":
+	case cmd == "list" && len(pos) == 1 && slices.Contains(client.ListKindWords(), pos[0]) && pos[0] != "resources":
 		kind = pos[0]
 	case cmd == "call" && len(pos) == 0:
 		kind = "tools"
@@ -376,7 +376,7 @@ func (c *completer) lookup(r completions.Request) []completions.Candidate {
 		out = c.templateValues(ctx, sess, r.Current)
 	}
 	if kind == "tools" && cmd == "list" {
-		for _, k := range listKinds {
+		for _, k := range client.ListKindWords() {
 			out = append(out, completions.Candidate{Value: k, Description: "list the server's " + k})
 		}
 	}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -81,16 +81,8 @@ type grepMatch struct {
 	Description string `json:"description,omitempty"`
 }
 
-// grepKinds are the lists searched, with the capability that says a
-// server has one.
-var grepKinds = []struct {
-	list, key, kind string
-	has             func(*mcp.ServerCapabilities) bool
-}{
-	{"tools", "tools", "tool", func(c *mcp.ServerCapabilities) bool { return c.Tools != nil }},
-	{"prompts", "prompts", "prompt", func(c *mcp.ServerCapabilities) bool { return c.Prompts != nil }},
-	{"resources", "resources", "resource", func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }},
-}
+// grepKinds are the lists searched, in the order matches are printed.
+var grepKinds = []string{"tools", "prompts", "resources"}
 
 // errNoMatch is grep's exit 1: nothing is printed.
 var errNoMatch = &fail.Error{Code: fail.ToolError, Msg: "no match"}
@@ -120,17 +112,18 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			return
 		}
 		caps := sess.initializeResult().Capabilities
-		for _, k := range grepKinds {
-			if caps == nil || !k.has(caps) {
+		for _, word := range grepKinds {
+			k, _ := client.ListKindOf(word)
+			if caps == nil || !k.Offered(caps) {
 				continue
 			}
-			raw, err := sess.ListRaw(ctx, k.list)
+			raw, err := sess.ListRaw(ctx, k.Word)
 			if err != nil {
 				notes[i] = append(notes[i], fmt.Sprintf("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
 				continue
 			}
-			for _, it := range gjson.GetBytes(raw, k.key).Array() {
-				m := grepMatch{Server: name, Kind: k.kind, Name: it.Get("name").String(), URI: it.Get("uri").String(),
+			for _, it := range gjson.GetBytes(raw, k.Key).Array() {
+				m := grepMatch{Server: name, Kind: k.Item, Name: it.Get("name").String(), URI: it.Get("uri").String(),
 					Title: it.Get("title").String(), Description: it.Get("description").String()}
 				if m.Title == "" {
 					m.Title = it.Get("annotations.title").String()

@@ -23,8 +23,6 @@ type listOptions struct {
 	name   string
 }
 
-var listKinds = []string{"tools", "resources", "templates", "prompts"}
-
 // noFilterFlag is list's and call's way past a server entry's includeTools
 // and excludeTools.
 var noFilterFlag = &cli.BoolFlag{Name: "no-filter", Usage: "show and allow the tools the server entry's includeTools/excludeTools hide (not for project files)"}
@@ -96,7 +94,7 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 		return o, err
 	}
 	o.server = server
-	if len(rest) > 0 && slices.Contains(listKinds, rest[0]) {
+	if len(rest) > 0 && slices.Contains(client.ListKindWords(), rest[0]) {
 		o.kind, rest = rest[0], rest[1:]
 	}
 	if len(rest) > 0 {

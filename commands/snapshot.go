@@ -3,8 +3,10 @@ package commands
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
@@ -73,14 +75,14 @@ func (st *state) takeSnapshot(ctx context.Context, g *globals, server string) (*
 		return nil, err
 	}
 	defer closeFn()
-	offered := map[string]bool{"tools": true, "prompts": true, "templates": true}
-	if r := sess.initializeResult(); r != nil && r.Capabilities != nil {
-		c := r.Capabilities
-		offered = map[string]bool{"tools": c.Tools != nil, "prompts": c.Prompts != nil, "templates": c.Resources != nil}
+	var caps *mcp.ServerCapabilities
+	if r := sess.initializeResult(); r != nil {
+		caps = r.Capabilities
 	}
 	lists := map[string][]byte{}
 	for _, kind := range snapshotKinds {
-		if !offered[kind] {
+		// A server that says nothing of its capabilities is asked for all.
+		if k, _ := client.ListKindOf(kind); caps != nil && !k.Offered(caps) {
 			continue
 		}
 		raw, err := sess.ListRaw(ctx, kind)
