@@ -266,7 +266,7 @@ func (c *completer) servers(r completions.Request) []completions.Candidate {
 	var out []completions.Candidate
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		e := cfg.Servers[name]
-		out = append(out, completions.Candidate{Value: name, Description: e.Server.Transport() + " server"})
+		out = append(out, completions.Candidate{Value: name, Description: client.TransportName(nil, e.Server) + " server"})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -109,7 +110,7 @@ func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error
 		if s.URL == "" {
 			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
 		}
-		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, s.Transport(), format.StripControl(what))
+		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, client.TransportName(nil, s), format.StripControl(what))
 	}
 	return nil
 }
