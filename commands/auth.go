@@ -32,7 +32,7 @@ func (st *state) credentials(g *globals) client.Credentials {
 // authState says, for `mcpc list`, how a configured HTTP server
 // authenticates and whether that is ready; "" for stdio servers and for
 // HTTP servers with no credentials at all. It never contacts the server.
-func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, name string) string {
+func (st *state) authState(ctx context.Context, keyring creds.Store, cfg *config.Config, name string) string {
 	e, err := cfg.Lookup(name)
 	if err != nil || e.Server.URL == "" {
 		return ""
@@ -57,14 +57,14 @@ func (st *state) authState(ctx context.Context, g *globals, cfg *config.Config, 
 		s := "enterprise via " + hostOf(a.IdP.Issuer)
 		missing := st.enterpriseMissing(e)
 		if missing == "" && a.IDTokenEnv == "" && a.IDTokenFile == "" {
-			missing = st.enterpriseLogin(ctx, e)
+			missing = st.enterpriseLogin(ctx, keyring, e)
 		}
 		if missing != "" {
 			s += " (" + missing + ")"
 		}
 		return s
 	}
-	rec, err := creds.Load(ctx, st.keyring(), client.CredentialRef(e))
+	rec, err := creds.Load(ctx, keyring, client.CredentialRef(e))
 	switch {
 	case err != nil && a == nil:
 		return ""
@@ -123,8 +123,8 @@ func (st *state) enterpriseMissing(e *config.Entry) string {
 
 // enterpriseLogin is the state of an enterprise server's `mcpc login`
 // (its ID token in the keyring), read without contacting anything.
-func (st *state) enterpriseLogin(ctx context.Context, e *config.Entry) string {
-	rec, err := creds.Load(ctx, st.keyring(), client.CredentialRef(e))
+func (st *state) enterpriseLogin(ctx context.Context, keyring creds.Store, e *config.Entry) string {
+	rec, err := creds.Load(ctx, keyring, client.CredentialRef(e))
 	switch {
 	case errors.Is(err, creds.ErrNotFound), err == nil && rec.IDToken == "":
 		return "needs login"

@@ -193,12 +193,10 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	sortRows(rows)
 	// A keyring that fails (one that never answers costs its 10s bound)
 	// is asked once, not once per server.
-	keyring := st.env.Keyring
-	st.env.Keyring = &stickyStore{Store: st.keyring()}
-	defer func() { st.env.Keyring = keyring }()
+	keyring := &stickyStore{Store: st.keyring()}
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
-			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
+			rows[i].Auth = st.authState(ctx, keyring, cfg, r.Name)
 			rows[i].Session = st.sessionHolds(g, cfg, r.Name)
 		}
 	}
