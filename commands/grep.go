@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -72,17 +71,7 @@ type grepOptions struct {
 }
 
 // grepMatch is one line of mcpc grep.
-type grepMatch struct {
-	Server      string `json:"server"`
-	Kind        string `json:"kind"` // tool, prompt or resource
-	Name        string `json:"name"`
-	URI         string `json:"uri,omitempty"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// grepKinds are the lists searched, in the order matches are printed.
-var grepKinds = []string{"tools", "prompts", "resources"}
+type grepMatch = client.Match
 
 // errNoMatch is grep's exit 1: nothing is printed.
 var errNoMatch = &fail.Error{Code: fail.ToolError, Msg: "no match"}
@@ -111,28 +100,11 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(name), format.OneLine(failed[i].Msg)))
 			return
 		}
-		caps := sess.initializeResult().Capabilities
-		for _, word := range grepKinds {
-			k, _ := client.ListKindOf(word)
-			if caps == nil || !k.Offered(caps) {
-				continue
-			}
-			raw, err := sess.ListRaw(ctx, k.Word)
-			if err != nil {
-				notes[i] = append(notes[i], fmt.Sprintf("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
-				continue
-			}
-			for _, it := range gjson.GetBytes(raw, k.Key).Array() {
-				m := grepMatch{Server: name, Kind: k.Item, Name: it.Get("name").String(), URI: it.Get("uri").String(),
-					Title: it.Get("title").String(), Description: it.Get("description").String()}
-				if m.Title == "" {
-					m.Title = it.Get("annotations.title").String()
-				}
-				if o.match(m) {
-					found[i] = append(found[i], m)
-				}
-			}
+		ms, errs := client.Search(ctx, sess, sess.initializeResult().Capabilities, name, o.match)
+		for _, err := range errs {
+			notes[i] = append(notes[i], fmt.Sprintf("%s: %s", format.OneLine(name), format.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
 		}
+		found[i] = ms
 	})
 	searched := 0
 	var worst *fail.Error // the most severe failure, the first of its rank

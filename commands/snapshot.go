@@ -63,12 +63,7 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 	return st.writeStdout(b)
 }
 
-// snapshotKinds are the lists a snapshot holds, by the word ListRaw takes.
-var snapshotKinds = []string{"tools", "prompts", "templates"}
-
-// takeSnapshot connects to the server and builds its snapshot from the
-// lists every other command reads (ListRaw: every page, app-only tools
-// left out). A kind the server does not declare is not asked for.
+// takeSnapshot connects to the server and builds its snapshot.
 func (st *state) takeSnapshot(ctx context.Context, g *globals, server string) (*schemadiff.Snapshot, error) {
 	sess, closeFn, err := st.open(ctx, g, server)
 	if err != nil {
@@ -79,21 +74,5 @@ func (st *state) takeSnapshot(ctx context.Context, g *globals, server string) (*
 	if r := sess.initializeResult(); r != nil {
 		caps = r.Capabilities
 	}
-	lists := map[string][]byte{}
-	for _, kind := range snapshotKinds {
-		// A server that says nothing of its capabilities is asked for all.
-		if k, _ := client.ListKindOf(kind); caps != nil && !k.Offered(caps) {
-			continue
-		}
-		raw, err := sess.ListRaw(ctx, kind)
-		if err != nil {
-			return nil, err
-		}
-		lists[kind] = raw
-	}
-	snap, err := schemadiff.FromLists(lists["tools"], lists["prompts"], lists["templates"])
-	if err != nil {
-		return nil, fail.New(fail.Protocol, "", "%s sent a list mcpc cannot read: %v", sess.label(), err)
-	}
-	return snap, nil
+	return client.Snapshot(ctx, sess, caps, sess.label())
 }
