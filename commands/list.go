@@ -193,10 +193,11 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	sortRows(rows)
 	// A keyring that fails (one that never answers costs its 10s bound)
 	// is asked once, not once per server.
-	keyring := &stickyStore{Store: st.keyring()}
+	c := st.credentials(g)
+	c.Store = &stickyStore{Store: c.Store}
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
-			rows[i].Auth = st.authState(ctx, keyring, cfg, r.Name)
+			rows[i].Auth = authState(ctx, c, cfg, r.Name)
 			rows[i].Session = st.sessionHolds(g, cfg, r.Name)
 		}
 	}
