@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -146,7 +145,7 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 		secrets = secrets || p.KeptSecrets && isWritten[p.Name]
 	}
 	if secrets {
-		st.importPrivate(target.Path)
+		format.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", target.Path)
 	}
 	st.importKeptNotes(kept, target.Path)
 	if ed.Source == config.SourceProject && !ed.Trusted && len(written) > 0 {
@@ -210,7 +209,7 @@ func (st *state) importFiles(g *globals, o configImportOptions, target config.Co
 			if !slices.Contains(looked, src.Path) {
 				looked = append(looked, src.Path)
 			}
-			if src.Scope == "project" && sameFile(src.Path, target.Path) {
+			if src.Scope == "project" && fsx.SameFile(src.Path, target.Path) {
 				format.Note(st.env.Stderr, "%s is the file being written; its servers are there already", src.Path)
 				continue
 			}
@@ -246,12 +245,6 @@ func (st *state) importFiles(g *globals, o configImportOptions, target config.Co
 		src.Scope = "user"
 	}
 	return []*config.ImportFile{config.ParseImport(src, data)}, nil
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // importFailure is an entry that cannot be imported, at its place.
@@ -358,11 +351,6 @@ func (st *state) importKeptNotes(kept []string, path string) {
 	for _, n := range kept {
 		format.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
 	}
-}
-
-// importPrivate says that the user file now holds a literal credential.
-func (st *state) importPrivate(path string) {
-	format.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", path)
 }
 
 func (st *state) importResult(g *globals, path string, written, kept []string, failed []importFailure) error {

@@ -50,3 +50,10 @@ func PrivateFile(path string) error {
 	}
 	return os.Chmod(path, 0o600)
 }
+
+// SameFile reports whether a and b (after symlinks) are one existing file.
+func SameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

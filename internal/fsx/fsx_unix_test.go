@@ -255,3 +255,18 @@ func TestPrivateFile(t *testing.T) {
 		t.Errorf("PrivateFile created a missing file: %v", err)
 	}
 }
+
+// SameFile sees through a symlink and refuses a missing file.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a, link := filepath.Join(dir, "a"), filepath.Join(dir, "link")
+	if err := os.WriteFile(a, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if !SameFile(a, link) || SameFile(a, filepath.Join(dir, "missing")) || SameFile(filepath.Join(dir, "missing"), filepath.Join(dir, "missing")) {
+		t.Error("SameFile")
+	}
+}
