@@ -200,3 +200,32 @@ func (c Credentials) enterprise(ctx context.Context, e *config.Entry) (auth.OAut
 	}
 	return creds.Sticky(h), nil
 }
+
+// LoginOptions are the settings of an interactive login to e's server
+// from its "auth" block: the keyring record, a pre-registered client and
+// its secret (from its variable, registered as a secret: unset is exit
+// 4), the issuer such a secret may go to (none is exit 3: any
+// authorization server the MCP server names would receive it), scopes,
+// redirect port and DPoP. How the user is shown the link is the caller's.
+func (c Credentials) LoginOptions(e *config.Entry) (creds.LoginOptions, error) {
+	lo := creds.LoginOptions{Store: c.Store, Ref: CredentialRef(e), Now: c.Now, DPoP: e.Server.DPoP}
+	a := e.Server.Auth
+	if a == nil {
+		return lo, nil
+	}
+	lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort, lo.Issuer = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort, a.Issuer
+	if a.ClientSecretEnv == "" {
+		return lo, nil
+	}
+	lo.ClientSecret = c.Getenv(a.ClientSecretEnv)
+	c.Secrets.Add(lo.ClientSecret)
+	if lo.ClientSecret == "" {
+		return lo, fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
+			"%q needs its client secret from the environment variable %s, which is not set", e.ShownName(), a.ClientSecretEnv)
+	}
+	if a.Issuer == "" {
+		return lo, fail.New(fail.Config, `add "issuer" to the server's "auth" block: the authorization server the client was registered with`,
+			"%q has a client secret but no \"issuer\": any authorization server the MCP server names could receive it", e.ShownName())
+	}
+	return lo, nil
+}

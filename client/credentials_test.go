@@ -75,3 +75,35 @@ func TestConfigRelative(t *testing.T) {
 		t.Errorf("command line entry: %q", got)
 	}
 }
+
+// A login's settings come from the "auth" block; a client secret must be
+// set and bound to an issuer before anything starts.
+func TestLoginOptions(t *testing.T) {
+	env := map[string]string{"CS": "client-secret-value"}
+	secrets := redact.NewSet()
+	c := Credentials{Store: creds.NewMemStore(), Getenv: func(k string) string { return env[k] }, Now: time.Now, Secrets: secrets}
+	file := &config.File{Path: "/cfg/config.json"}
+	e := &config.Entry{Name: "gh", File: file, Server: &config.Server{URL: "https://mcp.example.com/mcp",
+		Auth: &config.Auth{Type: "oauth", ClientID: "cid", ClientSecretEnv: "CS", Issuer: "https://as.example.com", Scopes: []string{"read"}, RedirectPort: 8765}}}
+	lo, err := c.LoginOptions(e)
+	if err != nil || lo.ClientID != "cid" || lo.ClientSecret != "client-secret-value" || lo.Issuer != "https://as.example.com" ||
+		lo.RedirectPort != 8765 || len(lo.Scopes) != 1 || lo.Ref.Key != CredentialRef(e).Key || lo.Store == nil {
+		t.Fatalf("%+v, %v", lo, err)
+	}
+	if got := secrets.String("client-secret-value"); got != redact.Mark {
+		t.Errorf("secret not registered: %q", got)
+	}
+	e.Server.Auth.Issuer = ""
+	if _, err := c.LoginOptions(e); fail.CodeOf(err) != fail.Config || err.Error() != `"gh" has a client secret but no "issuer": any authorization server the MCP server names could receive it` {
+		t.Errorf("no issuer: %v", err)
+	}
+	delete(env, "CS")
+	if _, err := c.LoginOptions(e); fail.CodeOf(err) != fail.AuthRequired || err.Error() != `"gh" needs its client secret from the environment variable CS, which is not set` {
+		t.Errorf("secret unset: %v", err)
+	}
+	// No "auth" block: dynamic registration, nothing to check.
+	e.Server.Auth = nil
+	if lo, err := c.LoginOptions(e); err != nil || lo.ClientID != "" {
+		t.Errorf("no auth: %+v %v", lo, err)
+	}
+}

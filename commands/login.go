@@ -117,32 +117,13 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if a := e.Server.Auth; a != nil && idpLogin(a) {
 		return st.runIdPLogin(ctx, g, o, e)
 	}
-	lo := creds.LoginOptions{
-		Store:    st.keyring(),
-		Ref:      client.CredentialRef(e),
-		Now:      st.env.Now,
-		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:     func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
-		Redact:   queryRedactor(e.Server.URL),
+	lo, err := st.credentials(g).LoginOptions(e)
+	if err != nil {
+		return err
 	}
-	if a := e.Server.Auth; a != nil {
-		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort, lo.Issuer = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort, a.Issuer
-		if a.ClientSecretEnv != "" {
-			lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv)
-			st.secrets.Add(lo.ClientSecret)
-			if lo.ClientSecret == "" {
-				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
-					"%q needs its client secret from the environment variable %s, which is not set", e.ShownName(), a.ClientSecretEnv)
-			}
-			// Without an issuer the secret would go to whichever
-			// authorization server the MCP server names.
-			if a.Issuer == "" {
-				return fail.New(fail.Config, `add "issuer" to the server's "auth" block: the authorization server the client was registered with`,
-					"%q has a client secret but no \"issuer\": any authorization server the MCP server names could receive it", e.ShownName())
-			}
-		}
-	}
-	lo.DPoP = e.Server.DPoP
+	lo.ShowLink = func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) }
+	lo.Note = func(msg string) { format.Note(st.env.Stderr, "%s", msg) }
+	lo.Redact = queryRedactor(e.Server.URL)
 	if o.paste {
 		lo.Paste = st.env.Stdin
 	}
