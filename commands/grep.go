@@ -89,12 +89,12 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	notes := make([][]string, len(targets))
 	failed := make([]*fail.Error, len(targets))
 	for i, t := range targets {
-		if t.named && t.err != nil {
-			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(t.name), format.OneLine(asFailure(t.err).Msg)))
+		if t.Named && t.Err != nil {
+			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(t.Name), format.OneLine(asFailure(t.Err).Msg)))
 		}
 	}
 	st.eachServer(ctx, g, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
-		name := targets[i].name
+		name := targets[i].Name
 		if err != nil {
 			failed[i] = asFailure(ctxErr(ctx, err))
 			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", format.OneLine(name), format.OneLine(failed[i].Msg)))
@@ -115,7 +115,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 		switch e := failed[i]; {
 		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
 			worst = e
-		case e == nil && t.entry != nil:
+		case e == nil && t.Entry != nil:
 			searched++
 		}
 	}
