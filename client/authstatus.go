@@ -40,7 +40,7 @@ func (c Credentials) Status(ctx context.Context, e *config.Entry) string {
 	case a != nil && a.Type == "enterprise":
 		s := "enterprise via " + hostOf(a.IdP.Issuer)
 		missing := c.enterpriseMissing(e)
-		if missing == "" && a.IDTokenEnv == "" && a.IDTokenFile == "" {
+		if missing == "" && a.IdPLogin() {
 			missing = c.enterpriseLogin(ctx, e)
 		}
 		if missing != "" {

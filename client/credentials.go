@@ -229,3 +229,15 @@ func (c Credentials) LoginOptions(e *config.Entry) (creds.LoginOptions, error) {
 	}
 	return lo, nil
 }
+
+// IdPLoginOptions are the settings of the OpenID Connect login of an
+// enterprise server at its identity provider, from the "auth" block's
+// "idp": the keyring record, the client and its secret (from its
+// variable: unset is exit 4). How the user is shown the link is the
+// caller's.
+func (c Credentials) IdPLoginOptions(e *config.Entry) (creds.IdPLoginOptions, error) {
+	idp := e.Server.Auth.IdP
+	secret, err := c.SecretFrom(e, idp.ClientSecretEnv, "identity provider client secret")
+	return creds.IdPLoginOptions{Store: c.Store, Ref: CredentialRef(e), Issuer: idp.Issuer, ClientID: idp.ClientID, ClientSecret: secret,
+		TokenEndpoint: idp.TokenEndpoint, Scopes: idp.Scopes, Now: c.Now}, err
+}

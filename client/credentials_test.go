@@ -107,3 +107,29 @@ func TestLoginOptions(t *testing.T) {
 		t.Errorf("no auth: %+v %v", lo, err)
 	}
 }
+
+// An enterprise login at the identity provider reads its client from the
+// "idp" block; its secret must be set.
+func TestIdPLoginOptions(t *testing.T) {
+	env := map[string]string{}
+	c := Credentials{Store: creds.NewMemStore(), Getenv: func(k string) string { return env[k] }, Now: time.Now}
+	a := &config.Auth{Type: "enterprise", Issuer: "https://as.example.com", ClientID: "cid",
+		IdP: &config.IdP{Issuer: "https://idp.example.com", ClientID: "idp-cid", ClientSecretEnv: "IDPS", Scopes: []string{"openid"}}}
+	e := &config.Entry{Name: "corp", File: &config.File{Path: "/cfg/config.json"}, Server: &config.Server{URL: "https://mcp.example.com/mcp", Auth: a}}
+	if !a.IdPLogin() {
+		t.Fatal("an enterprise block without idTokenEnv or idTokenFile logs in at the IdP")
+	}
+	if _, err := c.IdPLoginOptions(e); fail.CodeOf(err) != fail.AuthRequired ||
+		err.Error() != "corp needs its identity provider client secret from the environment variable IDPS, which is not set" {
+		t.Errorf("secret unset: %v", err)
+	}
+	env["IDPS"] = "idp-secret-value"
+	lo, err := c.IdPLoginOptions(e)
+	if err != nil || lo.Issuer != "https://idp.example.com" || lo.ClientID != "idp-cid" || lo.ClientSecret != "idp-secret-value" || lo.Ref.Key != CredentialRef(e).Key {
+		t.Errorf("%+v %v", lo, err)
+	}
+	a.IDTokenEnv = "IDT"
+	if a.IdPLogin() {
+		t.Error("an ID token from a variable needs no login")
+	}
+}

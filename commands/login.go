@@ -88,7 +88,7 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 	if e.Server.URL == "" {
 		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.ShownName())
 	}
-	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !idpLogin(a) {
+	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !a.IdPLogin() {
 		hint := "client credentials are fetched at connect time and never stored"
 		switch a.Type {
 		case "workload":
@@ -102,19 +102,12 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 	return e, nil
 }
 
-// idpLogin says whether an "auth" block's ID token comes from `mcpc
-// login` at the identity provider: an enterprise one naming no variable or
-// file for it.
-func idpLogin(a *config.Auth) bool {
-	return a.Type == "enterprise" && a.IDTokenEnv == "" && a.IDTokenFile == ""
-}
-
 func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) error {
 	e, err := st.httpEntry(g, o.server, "login")
 	if err != nil {
 		return err
 	}
-	if a := e.Server.Auth; a != nil && idpLogin(a) {
+	if a := e.Server.Auth; a != nil && a.IdPLogin() {
 		return st.runIdPLogin(ctx, g, o, e)
 	}
 	lo, err := st.credentials(g).LoginOptions(e)
@@ -174,23 +167,12 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 // identity provider: the MCP server is not contacted, since each
 // invocation exchanges the ID token anyway.
 func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e *config.Entry) error {
-	a := e.Server.Auth
-	secret, err := st.credentials(g).SecretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret")
+	lo, err := st.credentials(g).IdPLoginOptions(e)
 	if err != nil {
 		return err
 	}
-	lo := creds.IdPLoginOptions{
-		Store:         st.keyring(),
-		Ref:           client.CredentialRef(e),
-		Issuer:        a.IdP.Issuer,
-		ClientID:      a.IdP.ClientID,
-		ClientSecret:  secret,
-		TokenEndpoint: a.IdP.TokenEndpoint,
-		Scopes:        a.IdP.Scopes,
-		ShowLink:      func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:          func(msg string) { format.Note(st.env.Stderr, "%s", msg) },
-		Now:           st.env.Now,
-	}
+	lo.ShowLink = func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) }
+	lo.Note = func(msg string) { format.Note(st.env.Stderr, "%s", msg) }
 	if o.paste {
 		lo.Paste = st.env.Stdin
 	}
