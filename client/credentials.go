@@ -241,3 +241,19 @@ func (c Credentials) IdPLoginOptions(e *config.Entry) (creds.IdPLoginOptions, er
 	return creds.IdPLoginOptions{Store: c.Store, Ref: CredentialRef(e), Issuer: idp.Issuer, ClientID: idp.ClientID, ClientSecret: secret,
 		TokenEndpoint: idp.TokenEndpoint, Scopes: idp.Scopes, Now: c.Now}, err
 }
+
+// RegisterHeaderSecrets registers what srv's requests carry from the
+// environment: the token of "bearerTokenEnv" and the value of every
+// ${VAR} in its headers (a default written in the file is no secret).
+func (c Credentials) RegisterHeaderSecrets(srv *config.Server) {
+	if srv.BearerTokenEnv != "" {
+		c.Secrets.Add(c.Getenv(srv.BearerTokenEnv))
+	}
+	for _, v := range srv.Headers {
+		_, _ = config.Expand(v, func(k string) string {
+			val := c.Getenv(k)
+			c.Secrets.Add(val)
+			return val
+		})
+	}
+}

@@ -133,3 +133,16 @@ func TestIdPLoginOptions(t *testing.T) {
 		t.Error("an ID token from a variable needs no login")
 	}
 }
+
+// What a server's requests carry from the environment is registered; a
+// default written in the file is not.
+func TestRegisterHeaderSecrets(t *testing.T) {
+	env := map[string]string{"TOKEN": "bearer-token-value", "KEY": "api-key-value"}
+	secrets := redact.NewSet()
+	c := Credentials{Getenv: func(k string) string { return env[k] }, Secrets: secrets}
+	c.RegisterHeaderSecrets(&config.Server{URL: "https://x.example", BearerTokenEnv: "TOKEN",
+		Headers: map[string]string{"X-Key": "${KEY}", "X-Team": "${TEAM:-default-team-name}"}})
+	if got := secrets.String("bearer-token-value api-key-value default-team-name"); got != redact.Mark+" "+redact.Mark+" default-team-name" {
+		t.Errorf("%q", got)
+	}
+}

@@ -34,19 +34,3 @@ func authState(ctx context.Context, c client.Credentials, cfg *config.Config, na
 	}
 	return c.Status(ctx, e)
 }
-
-// registerHeaderSecrets registers what srv's requests carry from the
-// environment: the token of "bearerTokenEnv" and the value of every
-// ${VAR} in its headers (a default written in the file is no secret).
-func (st *state) registerHeaderSecrets(srv *config.Server) {
-	if srv.BearerTokenEnv != "" {
-		st.secrets.Add(st.env.Getenv(srv.BearerTokenEnv))
-	}
-	for _, v := range srv.Headers {
-		_, _ = config.Expand(v, func(k string) string {
-			val := st.env.Getenv(k)
-			st.secrets.Add(val)
-			return val
-		})
-	}
-}

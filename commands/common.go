@@ -138,7 +138,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	st.registerHeaderSecrets(entry.Server)
+	st.credentials(g).RegisterHeaderSecrets(entry.Server)
 	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),

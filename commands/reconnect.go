@@ -44,8 +44,10 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 	if err != nil {
 		return err
 	}
-	g.reprobe = true
-	sess, closeFn, err := st.openEntry(ctx, g, entry)
+	// A copy: the flags the invocation read stay as they were.
+	fresh := *g
+	fresh.reprobe = true
+	sess, closeFn, err := st.openEntry(ctx, &fresh, entry)
 	if err != nil {
 		return err
 	}
