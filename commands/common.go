@@ -15,7 +15,6 @@ import (
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // target splits positional arguments into the SERVER argument and the rest.
@@ -61,16 +60,9 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 		return nil, nil, fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
 			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
 	}
-	var sw *termui.StderrWriter
-	var err error
-	if entry.Server.URL == "" {
-		dest, dir, fromConfig := g.serverStderr, g.cwd, false
-		if s := entry.Server.ServerStderr; s != "" && !g.serverStderrSet && entry.File != nil {
-			dest, dir, fromConfig = s, entry.ConfigDir(g.cwd), true
-		}
-		if sw, err = st.serverStderrWriter(dest, dir, fromConfig); err != nil {
-			return nil, nil, err
-		}
+	sw, err := client.ServerStderr(entry, g.serverStderr, g.serverStderrSet, g.cwd, st.env.Stderr)
+	if err != nil {
+		return nil, nil, err
 	}
 	opts, err := st.connectOptions(ctx, g, entry)
 	if err != nil {
