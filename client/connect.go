@@ -512,7 +512,7 @@ func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 	if errors.As(err, &foreign) {
 		// The session is not this user's, and has not ended.
 		return &fail.Error{Code: fail.Connection, Err: err,
-			Msg:  fmt.Sprintf("session %s refused: its socket belongs to another user (uid %d), and a session serves only the user who started it", o.Held.Name, foreign.UID),
+			Msg:  fmt.Sprintf("session %s refused: its %s belongs to another user (uid %d), and a session serves only the user who started it", o.Held.Name, foreign.What, foreign.UID),
 			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
 	}
 	if err != nil {

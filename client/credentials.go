@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -242,18 +243,32 @@ func (c Credentials) IdPLoginOptions(e *config.Entry) (creds.IdPLoginOptions, er
 		TokenEndpoint: idp.TokenEndpoint, Scopes: idp.Scopes, Now: c.Now}, err
 }
 
-// RegisterHeaderSecrets registers what srv's requests carry from the
-// environment: the token of "bearerTokenEnv" and the value of every
-// ${VAR} in its headers (a default written in the file is no secret).
-func (c Credentials) RegisterHeaderSecrets(srv *config.Server) {
+// RegisterEntrySecrets registers what entry's server is sent from the
+// environment: the token of "bearerTokenEnv", the value of every ${VAR} in
+// its headers and in its "env" (a default or a value written in the file
+// is no secret), and its envFile's values (relative to cwd for an entry of
+// the command line). A stdio server that echoes its environment on stderr
+// then shows none of them, wherever that goes.
+func (c Credentials) RegisterEntrySecrets(entry *config.Entry, cwd string) {
+	srv := entry.Server
 	if srv.BearerTokenEnv != "" {
 		c.Secrets.Add(c.Getenv(srv.BearerTokenEnv))
 	}
-	for _, v := range srv.Headers {
-		_, _ = config.Expand(v, func(k string) string {
-			val := c.Getenv(k)
-			c.Secrets.Add(val)
-			return val
-		})
+	for _, values := range []map[string]string{srv.Headers, srv.Env} {
+		for _, v := range values {
+			_, _ = config.Expand(v, func(k string) string {
+				val := c.Getenv(k)
+				c.Secrets.Add(val)
+				return val
+			})
+		}
+	}
+	if srv.EnvFile != "" {
+		// A file that cannot be read fails the connect, which says why.
+		vars, _ := entry.EnvFileVars(cwd)
+		for _, kv := range vars {
+			_, v, _ := strings.Cut(kv, "=")
+			c.Secrets.Add(v)
+		}
 	}
 }

@@ -134,15 +134,16 @@ func TestIdPLoginOptions(t *testing.T) {
 	}
 }
 
-// What a server's requests carry from the environment is registered; a
-// default written in the file is not.
-func TestRegisterHeaderSecrets(t *testing.T) {
-	env := map[string]string{"TOKEN": "bearer-token-value", "KEY": "api-key-value"}
+// What a server is sent from the environment is registered; a default
+// written in the file is not.
+func TestRegisterEntrySecrets(t *testing.T) {
+	env := map[string]string{"TOKEN": "bearer-token-value", "KEY": "api-key-value", "DB": "database-password"}
 	secrets := redact.NewSet()
 	c := Credentials{Getenv: func(k string) string { return env[k] }, Secrets: secrets}
-	c.RegisterHeaderSecrets(&config.Server{URL: "https://x.example", BearerTokenEnv: "TOKEN",
-		Headers: map[string]string{"X-Key": "${KEY}", "X-Team": "${TEAM:-default-team-name}"}})
-	if got := secrets.String("bearer-token-value api-key-value default-team-name"); got != redact.Mark+" "+redact.Mark+" default-team-name" {
+	c.RegisterEntrySecrets(&config.Entry{Server: &config.Server{URL: "https://x.example", BearerTokenEnv: "TOKEN",
+		Headers: map[string]string{"X-Key": "${KEY}", "X-Team": "${TEAM:-default-team-name}"}}}, t.TempDir())
+	c.RegisterEntrySecrets(&config.Entry{Server: &config.Server{Command: "srv", Env: map[string]string{"PASS": "${DB}"}}}, t.TempDir())
+	if got := secrets.String("bearer-token-value api-key-value default-team-name database-password"); got != redact.Mark+" "+redact.Mark+" default-team-name "+redact.Mark {
 		t.Errorf("%q", got)
 	}
 }

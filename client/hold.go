@@ -75,10 +75,17 @@ type Holder struct {
 	Refused func(error)
 	// lists is what the holder answers itself (hold_cache.go).
 	lists *heldLists
+	// Log, when set, is told what the holder has to say of its session's
+	// end (its log, beside the server's stderr).
+	Log func(msg string)
 	// maxAttached and firstWait are the bounds of those names (tests
-	// make them small).
+	// make them small); so is WriteWait, exported for the holder's tests
+	// from outside (commands' test hooks).
 	maxAttached int
 	firstWait   time.Duration
+	WriteWait   time.Duration
+	// wakes counts the idle loop's wake-ups (a test counts them).
+	wakes atomic.Int64
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -136,6 +143,13 @@ const firstMessageWait = 30 * time.Second
 // that stops reading is dropped, not buffered for.
 const attachQueue = 1024
 
+// stdinWriteWait bounds one write to a stdio server's stdin. A server that
+// stops reading it fills the pipe; the writes of every invocation would
+// then wait behind the first for good. A write cut off midway leaves a
+// partial message in the pipe, so the server cannot be talked to again:
+// the session ends, as at the server's exit.
+const stdinWriteWait = 30 * time.Second
+
 // NewHolder makes a holder of s, a session just connected to a stdio
 // or Streamable HTTP server: from now on every message from its server
 // goes to the holder's routes.
@@ -145,7 +159,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
-		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, firstWait: firstMessageWait}
+		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, firstWait: firstMessageWait, WriteWait: stdinWriteWait}
 	h.gone = h.lostC
 	if s.proc != nil {
 		h.gone = s.proc.Done()
@@ -199,9 +213,25 @@ func (h *Holder) send(ctx context.Context, msg jsonrpc.Message) error {
 		ctx = redact.NewContext(ctx, h.s.secrets)
 	}
 	if h.s.http == nil {
-		return h.s.wire.tap.Side.Send(ctx, msg)
+		return h.writeStdin(ctx, msg)
 	}
 	return h.relay(ctx, msg)
+}
+
+// writeStdin writes msg to the stdio server within WriteWait; one that
+// does not finish in time ends the session (stdinWriteWait). The write
+// itself is let go when the session's end stops the server (its stdin
+// closed, its process ended).
+func (h *Holder) writeStdin(ctx context.Context, msg jsonrpc.Message) error {
+	stall := time.AfterFunc(h.WriteWait, func() {
+		why := fmt.Sprintf("%s stopped reading its stdin: a message to it was not taken within %s, so the session ended and the server was stopped", h.s.Label, h.WriteWait)
+		if h.Log != nil {
+			h.Log(why)
+		}
+		h.end(why)
+	})
+	defer stall.Stop()
+	return h.s.wire.tap.Side.Send(ctx, msg)
 }
 
 // Served is how many requests the holder has passed on.
@@ -263,26 +293,40 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 			return "", false
 		case <-h.gone:
 			return h.serverEnd(), false
+		case <-h.lostC:
+			return h.serverEnd(), false
 		case <-h.ping:
 		case <-idleC:
-			h.mu.Lock()
-			busy, since := len(h.calls) > 0, time.Since(h.last)
-			h.mu.Unlock()
-			if !busy && since >= idle {
-				return "", true
-			}
+			h.wakes.Add(1)
 		}
-		if timer != nil {
-			h.mu.Lock()
-			left := idle - time.Since(h.last)
-			h.mu.Unlock()
-			timer.Reset(max(left, 10*time.Millisecond))
+		if timer == nil {
+			continue
+		}
+		h.mu.Lock()
+		busy, left := len(h.calls) > 0, idle-time.Since(h.last)
+		h.mu.Unlock()
+		switch {
+		case busy:
+			// No bound runs while a request does: the end of the last one
+			// pings (forget), and the bound counts from there.
+			timer.Stop()
+			idleC = nil
+		case left <= 0:
+			return "", true
+		default:
+			timer.Reset(left)
+			idleC = timer.C
 		}
 	}
 }
 
 // serverEnd says how the held server ended, with its last words.
 func (h *Holder) serverEnd() string {
+	select {
+	case <-h.lostC:
+		return h.lost // an HTTP session lost, a stdio server that stopped reading
+	default:
+	}
 	if h.s.proc == nil {
 		return h.lost
 	}
@@ -311,6 +355,11 @@ func (h *Holder) touch() {
 	h.mu.Lock()
 	h.last = time.Now()
 	h.mu.Unlock()
+	h.wake()
+}
+
+// wake tells Serve's idle loop to look again; it never blocks.
+func (h *Holder) wake() {
 	select {
 	case h.ping <- struct{}{}:
 	default:
@@ -444,9 +493,14 @@ func (h *Holder) detach(a *attach) {
 	}
 }
 
-// forget drops a routed request; h.mu is held.
+// forget drops a routed request; h.mu is held. The last one in flight
+// ending starts the idle bound again (Serve's loop sleeps while any runs).
 func (h *Holder) forget(hid string, r *route) {
 	delete(h.calls, hid)
+	if len(h.calls) == 0 {
+		h.last = time.Now()
+		h.wake()
+	}
 	delete(r.a.ids, transport.IDKey(r.id))
 	if r.htok != "" {
 		delete(h.progress, r.htok)

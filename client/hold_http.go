@@ -118,7 +118,8 @@ func (h *Holder) relayFailed(hid string, err error) {
 	r.a.send(&jsonrpc.Response{ID: r.id, Error: h.redacted(verdictError(f))})
 }
 
-// end says the server is gone (an HTTP session lost), once.
+// end says the server is gone (an HTTP session lost, a stdio server
+// that stopped reading), once.
 func (h *Holder) end(why string) {
 	h.lostOnce.Do(func() {
 		h.lost = why

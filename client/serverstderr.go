@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
@@ -15,8 +16,9 @@ import (
 // to cwd), unless only its default is in force (flagSet false) and the
 // entry's own "serverStderr" says otherwise (a file relative to its config
 // file). nil for hide, and for an HTTP server, which has no stderr. show
-// writes to stderr.
-func ServerStderr(e *config.Entry, flag string, flagSet bool, cwd string, stderr io.Writer) (*termui.StderrWriter, error) {
+// writes to stderr; a file keeps what the server wrote with what it was
+// sent from the environment (secrets) redacted, as on mcpc's own stderr.
+func ServerStderr(e *config.Entry, flag string, flagSet bool, cwd string, stderr io.Writer, secrets *redact.Set) (*termui.StderrWriter, error) {
 	if e.Server.URL != "" {
 		return nil, nil
 	}
@@ -43,5 +45,6 @@ func ServerStderr(e *config.Entry, flag string, flagSet bool, cwd string, stderr
 		}
 		return nil, fail.New(fail.Usage, "", "cannot open --server-stderr file: %v", err)
 	}
-	return termui.NewStderrWriter(f, f, false), nil
+	rw := redact.NewWriter(f, secrets)
+	return termui.NewStderrWriter(rw, rw, false), nil
 }

@@ -73,27 +73,27 @@ func (o *inputOptions) answers() *elicit.Answers {
 }
 
 // readInput validates the answer flags before any I/O but --answers.
-func (st *state) readInput(cmd *cli.Command, cwd string) (*inputOptions, error) {
-	o := &inputOptions{yes: cmd.Bool("yes"), logLevel: cmd.String("log-level")}
+func (st *state) readInput(cmd *cli.Command, flags flagIndex, cwd string) (*inputOptions, error) {
+	o := &inputOptions{yes: flags.Bool("yes"), logLevel: flags.String("log-level")}
 	if !slices.Contains(client.LogLevels, o.logLevel) {
 		return nil, usagef("", "--log-level must be one of %s, not %q", strings.Join(client.LogLevels, ", "), o.logLevel)
 	}
 	var words []string
-	if w, ok := cmd.Value("answer").([]string); ok {
+	if w, ok := flags.Value("answer").([]string); ok {
 		words = w
 	}
 	var err error
 	if o.pairs, err = parsePairs(words); err != nil {
 		return nil, err
 	}
-	answers := cmd.String("answers")
+	answers := flags.String("answers")
 	for _, other := range []string{"args", "batch"} {
-		if answers == "-" && cmd.String(other) == "-" {
+		if answers == "-" && flags.String(other) == "-" {
 			return nil, usagef("put one of them in a file and pass @FILE", "--answers - and --%s - cannot both read stdin", other)
 		}
 	}
 	for _, f := range []string{"answers", "args", "batch"} {
-		if cmd.String(f) == "-" && o.stdinBy == "" {
+		if flags.String(f) == "-" && o.stdinBy == "" {
 			o.stdinBy = "--" + f + " -"
 		}
 	}

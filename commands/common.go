@@ -60,7 +60,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 		return nil, nil, fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
 			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
 	}
-	sw, err := client.ServerStderr(entry, g.serverStderr, g.serverStderrSet, g.cwd, st.env.Stderr)
+	sw, err := client.ServerStderr(entry, g.serverStderr, g.serverStderrSet, g.cwd, st.env.Stderr, st.secrets)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,7 +130,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	st.credentials(g).RegisterHeaderSecrets(entry.Server)
+	st.credentials(g).RegisterEntrySecrets(entry, g.cwd)
 	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -17,24 +16,19 @@ import (
 // list of codes so the two cannot drift apart.
 func exitCodesHelp() string {
 	var b strings.Builder
-	b.WriteString(`mcpc exit codes
-
-   0  success
-   1  the tool ran and reported an error (isError: true); the result is still printed;
-      or a task failed; or mcpc diff found a breaking change
-   2  usage error: bad flags, bad --args JSON, arguments that do not match the
-      tool's inputSchema, unknown command
-   3  configuration error: unknown server, invalid or untrusted config file
-   4  authentication required or failed
-   5  connection, transport or protocol failure: the server did not start,
-      crashed, wrote something that is not JSON-RPC, or speaks another protocol
-   6  timeout (--timeout, --connect-timeout, --idle-timeout for a silent server;
-      a task poll unanswered for ` + durationText(tasks.RequestBound) + `)
-   7  the server rejected the request (JSON-RPC error: unknown tool, invalid params),
-      or cancelled or lost a task (expired ttl, unknown id)
- 130  interrupted (Ctrl-C or SIGTERM; the task mcpc call follows is cancelled,
-      the one mcpc task result waits for is left running)
-
+	b.WriteString("mcpc exit codes\n\n")
+	for _, st := range fail.Statuses {
+		// Wrapped to the width of the other topics, continued under the
+		// meaning's first word.
+		for i, line := range wrapWords(st.Meaning, 70) {
+			if i == 0 {
+				fmt.Fprintf(&b, "%4d  %s\n", st.Exit, line)
+			} else {
+				fmt.Fprintf(&b, "      %s\n", line)
+			}
+		}
+	}
+	b.WriteString(`
 mcpc list --check exits 0 when every server it checked is ok, else with the
 status of the most severe failure, in this order: 5 (unreachable), 6
 (timeout), 4 (needs login, auth failed), 7 (rejected), 2, then 3 (a named
@@ -117,4 +111,22 @@ func errorObject(e *fail.Error) []byte {
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
 		"code": e.Code, "message": format.OneLine(e.Msg), "hint": format.OneLine(e.Hint), "exit": e.Code.Exit()}})
 	return b
+}
+
+// wrapWords breaks text at spaces into lines of at most width bytes (a
+// longer word stands on a line of its own).
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
 }

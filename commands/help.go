@@ -20,6 +20,7 @@ var topics = []topic{
 	{Name: "config", Title: "CONFIGURATION", Text: func() string { return configHelp }},
 	{Name: "auth", Title: "AUTHENTICATION", Text: func() string { return authHelp }},
 	{Name: "sessions", Title: "SESSIONS", Text: func() string { return sessionsHelp }},
+	{Name: "agents", Title: "CODING AGENTS", Text: agentsHelp},
 }
 
 // topic is one `mcpc help TOPIC` page.
@@ -31,6 +32,7 @@ type topic struct {
 
 type helpOptions struct {
 	topic string
+	skill bool // --skill: the agents topic as an Agent Skill
 }
 
 func helpCommand(st *state) *cli.Command {
@@ -41,17 +43,22 @@ func helpCommand(st *state) *cli.Command {
 		Metadata: examples(
 			"how servers are configured, and which file wins", "mcpc help config",
 			"what each exit status means", "mcpc help exit-codes",
+			"install the guide for coding agents as a Claude Code skill", "mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md",
 		),
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "skill", Usage: "with the agents topic: print it as an Agent Skill (SKILL.md, with frontmatter)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			return st.runHelp(ctx, cmd.Root(), helpOptions{topic: cmd.Args().First()})
+			return st.runHelp(ctx, cmd.Root(), helpOptions{topic: cmd.Args().First(), skill: cmd.Bool("skill")})
 		},
 	}
 }
 
 func (st *state) runHelp(ctx context.Context, root *cli.Command, o helpOptions) error {
+	if o.skill {
+		return printSkill(st.env.Stdout, o.topic)
+	}
 	if o.topic == "" {
 		return cli.ShowRootCommandHelp(root)
 	}
@@ -240,7 +247,18 @@ never by a shell. URLs must be https, or http on a loopback host.
 'mcpc list' shows every configured server with its status. 'mcpc config add'
 and 'mcpc config remove' edit the user file (--project: the project's).
 'mcpc config import' lists and copies servers other apps (Claude, Cursor,
-VS Code, Windsurf, Codex, Gemini CLI) have configured.
+VS Code, Windsurf, Codex, Gemini CLI) have configured. It reads:
+
+  claude-desktop  claude_desktop_config.json in ~/.config/Claude/,
+                  ~/Library/Application Support/Claude/, %APPDATA%\Claude\
+  claude-code     ~/.claude.json (user, and this project's entries), the
+                  project's .mcp.json
+  cursor          ~/.cursor/mcp.json, .cursor/mcp.json
+  vscode          the user profile's Code/User/mcp.json, .vscode/mcp.json
+  windsurf        ~/.codeium/windsurf/mcp_config.json
+  codex           $CODEX_HOME/config.toml (~/.codex/config.toml),
+                  .codex/config.toml
+  gemini          ~/.gemini/settings.json, .gemini/settings.json
 `
 
 const authHelp = `mcpc authentication
@@ -464,19 +482,35 @@ session ended, said as above (the command that found it out is exit 5;
 with keepAlive the next use starts it again, with a note). A request the
 server refuses at the HTTP level (a token revoked or refused after a
 refresh, 403, a 5xx, a server gone) is said exactly as a one-shot says
-it: the same message, hint and exit code (4, 5). A 2026-07-28 server
+it: the same message, hint and exit code (4, 5); a 401 to a relayed
+request (a token expired or revoked early) is first answered as a
+one-shot's is, with a new token (a refresh under the server's lock) and
+one retry. A 2026-07-28 server
 keeps nothing between requests: its session is allowed and saves only
 start-up work (discovery, credentials, connections), which 'session start'
 and 'session list' note.
 The holder reaches the server with the credentials, refresh and checks of
 a one-shot call, and a session serves only the credential it started with
 (see Trust and credentials above). HTTP+SSE (2024-11-05) servers are not
-held (exit 2).
+held (exit 2): their answers come only on the event stream of the
+connection that asked. Use them without a session (--no-session, or no
+"keepAlive" on the entry).
 
 Only the user gets in: the holder listens on a Unix socket in a private
 directory ($XDG_RUNTIME_DIR/mcpc, else under the state directory); on Linux
-a connection from another uid is refused, and an invocation does not
-connect to another user's socket (exit 5, "session pw refused").
+a connection from another uid is refused, and neither an invocation nor
+'mcpc session' connects to a socket, or a socket in a directory, of
+another user's (exit 5, "session pw refused"). A holder that takes the
+connection but does not answer within 2s (stopped, hung) is said to be
+hung: 'session start' and a keepAlive entry's use are exit 6, naming its
+pid and 'mcpc session stop NAME', which kills it and its server.
+
+Secrets in the log. What a stdio server is given from the environment
+(an "env" value's ${VAR}, an envFile's values) is redacted in 'session
+logs', as on mcpc's stderr and in a --server-stderr file, should the
+server echo it. A server that stops reading its stdin for 30s ends its
+session (its server stopped, the log and 'session list' say why): every
+command waiting on it is exit 5, not held up for good.
 
 The cost: the holder is mcpc itself, about 15MiB of memory (14MiB
 measured on Linux, shown by 'session list') besides its server, and no CPU

@@ -39,10 +39,18 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry,
 	}
 	ss := st.sessions(g)
 	name := entry.Name
-	if rec := ss.Read(name); rec != nil && rec.Ended == "" && (probe && holderAlive(ctx, rec) || !probe && holderRunning(rec)) {
-		// Running: this entry's to use, or another target's, which
-		// heldSession leaves alone.
-		return rec, false, nil
+	if rec := ss.Read(name); rec != nil && rec.Ended == "" {
+		running := !probe && holderRunning(rec)
+		if probe {
+			if running, err = holderAlive(ctx, rec); err != nil {
+				return nil, false, err // hung: not one to start again beside
+			}
+		}
+		if running {
+			// Running: this entry's to use, or another target's, which
+			// heldSession leaves alone.
+			return rec, false, nil
+		}
 	}
 	unlock, err := ss.Lock(ctx, name)
 	if err != nil {
@@ -50,8 +58,14 @@ func (st *state) keepAlive(ctx context.Context, g *globals, entry *config.Entry,
 	}
 	defer unlock()
 	rec := ss.Read(name)
-	if rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
-		return rec, false, nil // started while this invocation waited for the lock
+	if rec != nil && rec.Ended == "" {
+		alive, err := holderAlive(ctx, rec)
+		if err != nil {
+			return nil, false, err // hung
+		}
+		if alive {
+			return rec, false, nil // started while this invocation waited for the lock
+		}
 	}
 	if rec != nil {
 		why := rec.Ended

@@ -193,7 +193,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		}
 	}
 	done := make(chan error, 1)
-	go func() { done <- root.Run(ctx, args) }()
+	go func() {
+		_ = growStack()
+		done <- root.Run(ctx, args)
+	}()
 	select {
 	case err = <-done:
 	case <-again:

@@ -196,40 +196,41 @@ func durationText(d time.Duration) string {
 
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
+	f := indexFlags(cmd)
 	g := &globals{
-		jsonFlag:          cmd.Bool("json"),
-		query:             cmd.String("query"),
-		maxBytes:          cmd.Int("max-bytes"),
-		maxLines:          cmd.Int("max-lines"),
-		timeout:           cmd.Duration("timeout"),
-		connectTimeout:    cmd.Duration("connect-timeout"),
-		connectTimeoutSet: cmd.IsSet("connect-timeout"),
-		configFiles:       cmd.StringSlice("config"),
-		serverStderr:      cmd.String("server-stderr"),
-		verbose:           cmd.Bool("verbose"),
-		noCache:           cmd.Bool("no-cache"),
-		noSession:         cmd.Bool("no-session"),
-		noFilter:          cmd.Bool("no-filter"),
-		probeTimeout:      cmd.Duration("probe-timeout"),
-		transport:         cmd.String("transport"),
-		strict:            cmd.Bool("strict"),
-		serverStderrSet:   cmd.IsSet("server-stderr"),
+		jsonFlag:          f.Bool("json"),
+		query:             f.String("query"),
+		maxBytes:          f.Int("max-bytes"),
+		maxLines:          f.Int("max-lines"),
+		timeout:           f.Duration("timeout"),
+		connectTimeout:    f.Duration("connect-timeout"),
+		connectTimeoutSet: f.IsSet("connect-timeout"),
+		configFiles:       f.StringSlice("config"),
+		serverStderr:      f.String("server-stderr"),
+		verbose:           f.Bool("verbose"),
+		noCache:           f.Bool("no-cache"),
+		noSession:         f.Bool("no-session"),
+		noFilter:          f.Bool("no-filter"),
+		probeTimeout:      f.Duration("probe-timeout"),
+		transport:         f.String("transport"),
+		strict:            f.Bool("strict"),
+		serverStderrSet:   f.IsSet("server-stderr"),
 		adhoc: config.AdHoc{
-			Stdio:     cmd.String("stdio"),
+			Stdio:     f.String("stdio"),
 			Argv:      st.dashArgs,
-			Headers:   cmd.StringSlice("header"),
-			BearerEnv: cmd.String("bearer-env"),
-			Protocol:  cmd.String("protocol"),
+			Headers:   f.StringSlice("header"),
+			BearerEnv: f.String("bearer-env"),
+			Protocol:  f.String("protocol"),
 		},
 	}
 	st.jsonErrors = g.jsonFlag
-	if g.jsonFlag && cmd.Bool("text") {
+	if g.jsonFlag && f.Bool("text") {
 		return nil, usagef("", "--json and --text cannot be used together")
 	}
 	switch {
 	case g.jsonFlag:
 		g.mode = format.ModeJSON
-	case cmd.Bool("text"):
+	case f.Bool("text"):
 		g.mode = format.ModeText
 	case st.env.StdoutTTY:
 		g.mode = format.ModeText
@@ -256,15 +257,15 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		g.maxLines = math.MaxInt
 	}
 	switch {
-	case cmd.IsSet("idle-timeout"):
-		g.idleTimeout = cmd.Duration("idle-timeout")
-	case !cmd.IsSet("timeout"):
+	case f.IsSet("idle-timeout"):
+		g.idleTimeout = f.Duration("idle-timeout")
+	case !f.IsSet("timeout"):
 		g.idleTimeout = transport.DefaultIdleTimeout
 	}
 	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
 		return nil, usagef("", "timeouts cannot be negative")
 	}
-	if v := cmd.String("max-message"); v != "" {
+	if v := f.String("max-message"); v != "" {
 		n, err := units.ParseSize(v)
 		if err != nil {
 			return nil, usagef("", "--max-message: %v", err)
@@ -290,7 +291,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	}
 	g.cwd = cwd
 	g.dirs = config.DirsFrom(st.env.Getenv)
-	if g.input, err = st.readInput(cmd, cwd); err != nil {
+	if g.input, err = st.readInput(cmd, f, cwd); err != nil {
 		return nil, err
 	}
 	return g, nil

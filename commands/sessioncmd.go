@@ -26,6 +26,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
@@ -232,7 +233,14 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 		return fmt.Errorf("cannot lock session %s: %w", name, err)
 	}
 	defer unlock()
-	if rec := ss.Read(name); rec != nil && rec.Ended == "" && holderAlive(ctx, rec) {
+	rec := ss.Read(name)
+	alive := false
+	if rec != nil && rec.Ended == "" {
+		if alive, err = holderAlive(ctx, rec); err != nil {
+			return err
+		}
+	}
+	if alive {
 		if rec.Entry != entryIdentity(entry, name, g.cwd) {
 			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", name, rec.Server)
@@ -436,7 +444,12 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if err != nil {
 		return err
 	}
-	opts.ServerStderr, opts.Input = logw, client.HolderInput()
+	// The log is shown by mcpc session logs: what the server was sent
+	// from the environment (registered by connectOptions) is redacted
+	// there, as on a one-shot's stderr.
+	redw := redaction.NewWriter(logw, st.secrets)
+	defer redw.Close()
+	opts.ServerStderr, opts.Input = redw, client.HolderInput()
 	sess, err := client.Connect(ctx, entry, opts)
 	if err != nil {
 		return err
@@ -444,13 +457,27 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	defer sess.Close()
 	h, err := client.NewHolder(sess)
 	if errors.Is(err, client.ErrNotHeld) {
-		return usagef("call it directly, or pin Streamable HTTP if it speaks it (\"transport\": \"http\")",
-			"%s speaks the HTTP+SSE transport (2024-11-05), which a session does not hold", sess.Label)
+		// Holding one would take a second relay: the holder could not
+		// tell a request's failure from its POST (always 202) nor post
+		// beside the SDK to the endpoint its stream announced.
+		hint := `use it without a session; if it also speaks Streamable HTTP, set "type": "http" on its entry`
+		switch {
+		case entry.File == nil:
+			hint = "use it without a session; if it also speaks Streamable HTTP, pass --transport http"
+		case entry.Server.KeepAlive > 0:
+			hint = `remove "keepAlive" from its entry, or call it with --no-session; if it also speaks Streamable HTTP, set "type": "http" on its entry`
+		}
+		return usagef(hint, "%s speaks the HTTP+SSE transport (2024-11-05), which a session cannot hold: "+
+			"its answers come only on the event stream of the connection that sent the request", sess.Label)
 	}
 	if err != nil {
 		return err
 	}
-	h.Refused = func(err error) { format.Note(logw, "the session refused a connection: %v", err) }
+	h.Refused = func(err error) { format.Note(redw, "the session refused a connection: %v", err) }
+	h.Log = func(msg string) { format.Note(redw, "%s", msg) }
+	if holderWriteWait > 0 {
+		h.WriteWait = holderWriteWait
+	}
 	ln, err := transport.ListenSocket(ss.Socket(name))
 	if err != nil {
 		return fmt.Errorf("cannot listen on the session's socket: %w", err)
@@ -540,16 +567,29 @@ func holderRunning(rec *clientstate.SessionRecord) bool {
 	return processAlive(rec.PID)
 }
 
-// holderAlive reports whether the holder of rec answers on its socket.
-func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) bool {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+// holderProbeWait bounds the answer to holderAlive's question. The
+// holder answers it itself, at once, whatever its server is doing.
+const holderProbeWait = 2 * time.Second
+
+// holderAlive reports whether the holder of rec answers on its socket. A
+// socket that takes the connection is not enough: a stopped (SIGSTOP) or
+// hung holder's does too (the kernel's backlog). One that runs and gets
+// no answer within holderProbeWait is an error (exit 6) that names it and
+// how to end it: it must not be taken for a live session, nor have a
+// second holder started beside it.
+func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, holderProbeWait)
 	defer cancel()
-	c, err := transport.DialUnix(ctx, rec.Socket)
-	if err != nil {
-		return false
+	_, err := askHolder(ctx, rec, client.HolderStatus)
+	switch {
+	case err == nil:
+		return true, nil
+	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && holderRunning(rec):
+		q := shellwords.Quote(rec.Name)
+		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
+			"session %s's holder (pid %d) does not answer (stopped or hung)", rec.Name, rec.PID)
 	}
-	c.Close()
-	return true
+	return false, nil
 }
 
 // askHolder sends the holder of rec one request of its own and returns
@@ -557,7 +597,7 @@ func holderAlive(ctx context.Context, rec *clientstate.SessionRecord) bool {
 func askHolder(ctx context.Context, rec *clientstate.SessionRecord, method string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	s, err := transport.DialUnix(ctx, rec.Socket)
+	s, err := transport.DialHolder(ctx, rec.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -704,7 +744,7 @@ func (st *state) sessionEnded(g *globals, ss *clientstate.Sessions, name string)
 	if rec = ss.Read(name); rec == nil {
 		return "it was stopped"
 	}
-	if rec.Ended != "" || holderAlive(ctx, rec) {
+	if alive, _ := holderAlive(ctx, rec); rec.Ended != "" || alive {
 		return rec.Ended
 	}
 	if holderRunning(rec) {

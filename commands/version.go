@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 )
@@ -17,11 +18,15 @@ var (
 	Commit  = ""
 )
 
+// buildInfo is read once: debug.ReadBuildInfo parses the whole module list
+// on every call, and --version asked for it twice on the start-up path.
+var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
+
 func version() string {
 	if Version != "" {
 		return Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi, ok := buildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
 	return "dev"
@@ -34,7 +39,7 @@ func commit() string {
 		return Commit
 	}
 	rev, modified := "", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := buildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":

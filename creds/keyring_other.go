@@ -1,4 +1,4 @@
-//go:build !linux && !windows && !(darwin && cgo)
+//go:build !linux && !windows && !darwin
 
 package creds
 
@@ -7,8 +7,8 @@ import (
 	"runtime"
 )
 
-// OSStore is a keyring that is never there: this platform (or a macOS build
-// without cgo) has no keyring implementation.
+// OSStore is a keyring that is never there: mcpc has no keyring
+// implementation for this platform.
 func OSStore(func(string) string) Store {
-	return noStore{fmt.Sprintf("mcpc has no keyring support on %s/%s in this build", runtime.GOOS, runtime.GOARCH)}
+	return noStore{fmt.Sprintf("mcpc has no keyring support on %s/%s", runtime.GOOS, runtime.GOARCH)}
 }

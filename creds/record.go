@@ -99,11 +99,13 @@ func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
 		// from "keyring unusable" by it.
 		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "not logged in to " + ref.Server, Hint: ref.Login, Err: ErrNotFound}
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errUnreadable) {
 		return nil, err
 	}
 	var r Record
-	if err := json.Unmarshal(b, &r); err != nil || r.Version != recordVersion {
+	// A keyring's parts that do not fit together (errCorruptParts) are as
+	// unreadable as bytes that are not a record.
+	if err != nil || json.Unmarshal(b, &r) != nil || r.Version != recordVersion {
 		// Never quote the bytes: they hold tokens.
 		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + ref.Server + " are unreadable", Hint: ref.Login, Err: errUnreadable}
 	}

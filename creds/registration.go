@@ -51,11 +51,11 @@ func registrationKey(issuer string) string {
 // there is none (or it is unreadable, or from an older mcpc).
 func LoadRegistration(ctx context.Context, st Store, issuer string) (*Registration, error) {
 	b, err := st.Get(ctx, registrationKey(issuer))
-	if err != nil {
+	if err != nil && !errors.Is(err, errUnreadable) {
 		return nil, err
 	}
 	var r Registration
-	if json.Unmarshal(b, &r) != nil || r.Version != registrationVersion || r.ClientID == "" {
+	if err != nil || json.Unmarshal(b, &r) != nil || r.Version != registrationVersion || r.ClientID == "" {
 		return nil, ErrNotFound
 	}
 	return &r, nil

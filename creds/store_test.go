@@ -65,6 +65,11 @@ func TestBoundedKeyringCall(t *testing.T) {
 	if e := fail.As(err); e == nil || e.Code != fail.Timeout || e.Hint != UnavailableHint {
 		t.Fatalf("a hanging keyring: %v", err)
 	}
+	// The timeout bounds a record of many parts as a whole.
+	_, err = partedStore{items: blockingItems(block)}.Get(context.Background(), "k")
+	if e := fail.As(err); e == nil || e.Code != fail.Timeout {
+		t.Fatalf("a hanging keyring of parts: %v", err)
+	}
 	_, err = bounded(context.Background(), "read", func() (int, error) { return 0, errors.New("boom") })
 	if err == nil || err.Error() != "boom" {
 		t.Fatalf("an error passes through: %v", err)

@@ -299,6 +299,10 @@ func (t *HTTP) refused(req *http.Request, resp *http.Response, call *jsonrpc.Req
 	t.tellRefused(call, e)
 	sdk := false
 	switch status := resp.StatusCode; {
+	case own && (status == http.StatusUnauthorized || status == http.StatusForbidden) && req.Context().Value(challengeKey{}) != nil:
+		// doOwn hands it to the OAuth handler, as the SDK would.
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+		return resp, nil
 	case own:
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		// Without a handler, a challenge is the verdict (whatever the

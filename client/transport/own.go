@@ -82,8 +82,38 @@ func (t *HTTP) doOwn(req *http.Request, h Own) (*http.Response, error) {
 	if err := t.oauthToken(req); err != nil {
 		return nil, err
 	}
-	return t.OwnClient().Do(req)
+	if t.oauthHandler == nil || t.HasAuthorization() {
+		return t.OwnClient().Do(req)
+	}
+	// A challenge goes to the OAuth handler as the SDK's requests' do (a
+	// token expired or revoked early: a refresh under the server's lock,
+	// or the verdict, exit 4 with the login hint), then the request is
+	// sent once more, with the new token; the retry's challenge is the
+	// server's verdict. A session's holder relays every invocation's
+	// requests this way, for as long as it lives.
+	resp, err := t.OwnClient().Do(req.WithContext(context.WithValue(req.Context(), challengeKey{}, true)))
+	if err != nil || resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return resp, err
+	}
+	if err := t.oauthHandler.Authorize(req.Context(), req, resp); err != nil {
+		return nil, err
+	}
+	retry := req.Clone(req.Context())
+	if req.GetBody != nil {
+		if retry.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	retry.Header.Del("Authorization")
+	if err := t.oauthToken(retry); err != nil {
+		return nil, err
+	}
+	return t.OwnClient().Do(retry)
 }
+
+// challengeKey marks the first sending of one of mcpc's own requests: a
+// challenge to it is handed back to doOwn (refused), not made an error.
+type challengeKey struct{}
 
 // Answer POSTs mcpc's answer to a request the server sent on the stream
 // of one of mcpc's own requests. An error status is named as a refusal of

@@ -42,17 +42,26 @@ func DialUnix(ctx context.Context, path string) (net.Conn, error) {
 	return conn, err
 }
 
-// DialSocket connects to the holder listening at path. A socket of
-// another user's is not connected to (*ForeignSocketError): its holder
+// DialHolder connects to the holder listening at path: every connection
+// to a session's socket, an invocation's and mcpc session's own probes,
+// goes through it. A socket of another user's, or one in a directory of
+// another user's, is not connected to (*ForeignSocketError): its holder
 // would refuse this user, and a socket planted by another user must not
 // be handed this user's requests.
-func DialSocket(ctx context.Context, path string) (*Socket, error) {
-	if st, err := os.Lstat(path); err == nil {
-		if uid, ok := fsx.Owner(st); ok && uid != os.Geteuid() {
-			return nil, &ForeignSocketError{UID: uid}
+func DialHolder(ctx context.Context, path string) (net.Conn, error) {
+	for _, p := range []struct{ path, what string }{{path, "socket"}, {filepath.Dir(path), "socket's directory"}} {
+		if st, err := os.Lstat(p.path); err == nil {
+			if uid, ok := fsx.Owner(st); ok && uid != os.Geteuid() {
+				return nil, &ForeignSocketError{UID: uid, What: p.what}
+			}
 		}
 	}
-	conn, err := DialUnix(ctx, path)
+	return DialUnix(ctx, path)
+}
+
+// DialSocket connects to the holder listening at path (DialHolder).
+func DialSocket(ctx context.Context, path string) (*Socket, error) {
+	conn, err := DialHolder(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -152,10 +161,13 @@ func (m *MessageReader) Read() ([]jsonrpc.Message, error) {
 // ErrPeerRefused is what CheckPeer says of a connection from another user.
 var ErrPeerRefused = errors.New("the connecting process belongs to another user")
 
-// ForeignSocketError is DialSocket's refusal of a socket that belongs
-// to another user.
-type ForeignSocketError struct{ UID int }
+// ForeignSocketError is DialHolder's refusal of a socket that belongs
+// to another user, or lies in a directory that does.
+type ForeignSocketError struct {
+	UID  int
+	What string // "socket" or "socket's directory"
+}
 
 func (e *ForeignSocketError) Error() string {
-	return fmt.Sprintf("the session's socket belongs to another user (uid %d)", e.UID)
+	return fmt.Sprintf("the session's %s belongs to another user (uid %d)", e.What, e.UID)
 }

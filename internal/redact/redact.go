@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
 	"slices"
@@ -195,6 +196,16 @@ func (w *Writer) Flush() error {
 		return nil
 	}
 	return w.emit(true)
+}
+
+// Close flushes what is held back, then closes the underlying writer
+// when it is an io.Closer (a file that a server's stderr goes to).
+func (w *Writer) Close() error {
+	err := w.Flush()
+	if c, ok := w.w.(io.Closer); ok {
+		err = errors.Join(err, c.Close())
+	}
+	return err
 }
 
 // Unwrap is the underlying writer (termui.IsTerminal looks through it).
