@@ -337,7 +337,7 @@ func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(stri
 	}
 	srv := e.Server
 	if srv.URL != "" {
-		h, err := config.Headers(srv, serverLabel(e), getenv)
+		h, err := config.Headers(srv, e.Label(), getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +351,7 @@ func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(stri
 		}
 		return parts, nil
 	}
-	env, err := config.Environ(srv, serverLabel(e), getenv)
+	env, err := config.Environ(srv, e.Label(), getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +379,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		w.pinModern, w.discover = chosen.pinsModern(), chosen.discover
 		idle := transport.NewIdleWatch(o.IdleTimeout)
 		w.activity = idle.Touch
-		return &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle,
+		return &Session{Entry: e, Label: e.Label(), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle,
 			secrets: redact.FromContext(ctx)}
 	}
 	s := newSession()

@@ -19,7 +19,7 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	if err := s.prepareHTTP(o); err != nil {
 		return err
 	}
-	pinned := s.transportPin(o)
+	pinned := s.Entry.Server.TransportPin(o.Transport)
 	switch {
 	case pinned == "sse":
 		return s.connectSSE(ctx, o, protocol, "pinned")
@@ -49,18 +49,6 @@ func (s *Session) connectHTTP(ctx context.Context, o ConnectOptions, protocol st
 	}
 	s.foundSSE = true
 	return s.connectSSE(ctx, o, protocol, "found")
-}
-
-// transportPin is the pinned HTTP transport: "sse", "http", or "" for none.
-func (s *Session) transportPin(o ConnectOptions) string {
-	switch p := cmp.Or(o.Transport, s.Entry.Server.TransportPin()); p {
-	case "auto":
-		return ""
-	case "streamable-http":
-		return "http"
-	default:
-		return p
-	}
 }
 
 // sseCandidate reports whether a Streamable HTTP handshake's failure is the
@@ -164,25 +152,4 @@ func (s *Session) prepareHTTP(o ConnectOptions) error {
 		s.wire.credKey = state.HashKey("credential", o.CredentialID)
 	}
 	return nil
-}
-
-// TransportName is how listings name the transport mcpc speaks to srv:
-// "stdio", "http" (Streamable HTTP) or "sse" (HTTP+SSE, pinned or
-// remembered; m may be nil).
-func TransportName(m *state.Memo, srv *config.Server) string {
-	if srv.URL == "" {
-		return srv.Transport()
-	}
-	switch (&Session{Entry: &config.Entry{Server: srv}}).transportPin(ConnectOptions{}) {
-	case "sse":
-		return "sse"
-	case "http":
-		return "http"
-	}
-	if m != nil {
-		if rec := m.Era(serverKey(&config.Entry{Server: srv}, "")); rec != nil && rec.Transport == state.TransportSSE {
-			return "sse"
-		}
-	}
-	return srv.Transport()
 }

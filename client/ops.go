@@ -78,25 +78,17 @@ func (s *Session) keepOnly(keep func(method, name string) bool) func() {
 	}
 }
 
-// Lists mcpc can print, by the word the user types.
-var listKinds = map[string]struct{ method, key, op string }{
-	"tools":     {"tools/list", "tools", "list tools of"},
-	"resources": {"resources/list", "resources", "list resources of"},
-	"templates": {"resources/templates/list", "resourceTemplates", "list resource templates of"},
-	"prompts":   {"prompts/list", "prompts", "list prompts of"},
-}
-
 // ListRaw fetches every page of a list (tools, resources, templates,
 // prompts) and returns it as the server sent it, pages joined: the first
 // page's fields in their order, the items of every page, no nextCursor.
 // App-only tools are left out, and those the entry's filter hides.
 func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, error) {
-	k := listKinds[kind]
+	k, _ := ListKindOf(kind)
 	var pages []json.RawMessage
 	// mcpc reads the raw pages: the SDK need decode none of the items.
 	defer s.keepOnly(func(string, string) bool { return false })()
 	err := s.verify(ctx, func() error {
-		s.wire.Results(k.method)
+		s.wire.Results(k.Method)
 		var err error
 		switch kind {
 		case "tools":
@@ -111,16 +103,16 @@ func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, er
 		if err != nil {
 			return s.explain(ctx, k.op, err)
 		}
-		pages = s.wire.Results(k.method)
+		pages = s.wire.Results(k.Method)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	if kind != "tools" {
-		return listpages.Join(pages, k.key, nil), nil
+		return listpages.Join(pages, k.Key, nil), nil
 	}
-	return listpages.Join(pages, k.key, func(t gjson.Result) bool {
+	return listpages.Join(pages, k.Key, func(t gjson.Result) bool {
 		return listpages.AppOnly(t) || s.toolFilter(t.Get("name").String()) != ""
 	}), nil
 }

@@ -2,13 +2,11 @@ package client
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // resumed is how a session opened for a detached task speaks.
@@ -39,12 +37,12 @@ func RememberedTasks(e *config.Entry, memo *state.Memo, cwd string) []*state.Tas
 func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string) (*Session, error) {
 	if e.Server.URL == "" {
 		return nil, fail.New(fail.Usage, "run the call without --detach to wait for its result",
-			"%s is a stdio server: its tasks end with the invocation that starts them, so there are none to reach later", serverLabel(e))
+			"%s is a stdio server: its tasks end with the invocation that starts them, so there are none to reach later", e.Label())
 	}
 	key := serverKey(e, o.Cwd)
 	w := newWire()
 	w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, true, o.TraceMeta, o.Verbose
-	s := &Session{Entry: e, Label: serverLabel(e), wire: w, key: key, opts: o, era: era{source: "memo"},
+	s := &Session{Entry: e, Label: e.Label(), wire: w, key: key, opts: o, era: era{source: "memo"},
 		maxMessage: messageLimit(e, o), idle: transport.NewIdleWatch(o.IdleTimeout)}
 	s.input = &inputState{in: o.Input}
 	if err := s.prepareHTTP(o); err != nil {
@@ -90,14 +88,6 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 			"mcpc remembers no task %s on %s", id, s.Label)
 	}
 	return s, nil
-}
-
-// serverLabel is how messages name the entry's server.
-func serverLabel(e *config.Entry) string {
-	if e.File == nil && e.Server.URL != "" {
-		return "server at " + urlx.Redact(e.Server.URL)
-	}
-	return fmt.Sprintf("server %q", e.Name)
 }
 
 // UseSession switches a resumed session to another remembered 2025

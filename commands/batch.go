@@ -10,10 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tidwall/gjson"
-	"github.com/urfave/cli/v3"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -95,35 +93,23 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 	var worst *fail.Error
 	for _, c := range calls {
 		res, err := func() (json.RawMessage, error) {
-			tool, err := sess.FindTool(tools, c.Tool)
-			if err != nil {
-				return nil, err
-			}
-			args := c.Arguments
-			if args == nil {
-				args = map[string]any{}
-			}
-			if !noValidate {
-				if err := st.checkArgs(ctx, tool, args); err != nil {
-					return nil, err
+			// A line's arguments are JSON: no word to type by the schema.
+			args := func(*mcp.Tool) map[string]any {
+				if c.Arguments == nil {
+					return map[string]any{}
 				}
+				return c.Arguments
 			}
 			// A tool that runs as a task is followed to its end here too.
-			run, err := sess.RunTool(ctx, c.Tool, args, tasks.Options{})
-			var raw []byte
-			if run != nil {
-				raw = run.Result
+			tool, run, err := st.callTool(ctx, sess, tools, toolCall{name: c.Tool, args: args, noValidate: noValidate})
+			if run == nil || run.Result == nil {
+				return nil, err
 			}
-			if err != nil {
-				return raw, err
+			var strictErr error
+			if err == nil {
+				strictErr = st.checkOutput(ctx, g, tool, run.Result)
 			}
-			if err := st.checkOutput(ctx, g, tool, raw); err != nil {
-				return raw, err
-			}
-			if gjson.GetBytes(raw, "isError").Bool() {
-				return raw, errToolError
-			}
-			return raw, nil
+			return run.Result, resultVerdict(run.Result, err, strictErr)
 		}()
 		var line []byte
 		if res != nil {
@@ -145,7 +131,9 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 			}
 		}
 		if _, werr := fmt.Fprintf(st.env.Stdout, "%s\n", line); werr != nil {
-			return nil // the reader went away (… | head): not a failure
+			// No call more: Main reports a failed write, and a reader
+			// that went away (… | head) is no failure.
+			return nil
 		}
 		// The connection is gone, or the invocation's bound: stop. (A
 		// --strict mismatch is a protocol failure of that call only.)
@@ -189,21 +177,32 @@ func (st *state) batchLine(g *globals, b json.RawMessage) ([]byte, error) {
 	return line.Bytes(), nil
 }
 
+// batchOptions are call's options with --batch: the file (- for stdin),
+// and what of the command line must be refused with it.
+type batchOptions struct {
+	call *callOptions
+	src  string
+	rest []string // words after SERVER: none allowed
+	text bool     // --text given
+	args bool     // --args given
+}
+
 // batchCommand checks a --batch command line, reads the whole file, then
 // runs it.
-func (st *state) batchCommand(ctx context.Context, cmd *cli.Command, g *globals, server string, rest []string, src string) error {
-	if len(rest) > 0 {
-		return usagef("the tools and their arguments come from the --batch file", "unexpected argument %q with --batch", rest[0])
-	}
-	if cmd.Bool("text") {
+func (st *state) batchCommand(ctx context.Context, g *globals, b batchOptions) error {
+	switch {
+	case b.call.detach || b.call.task:
+		return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
+	case len(b.rest) > 0:
+		return usagef("the tools and their arguments come from the --batch file", "unexpected argument %q with --batch", b.rest[0])
+	case b.text:
 		return usagef("", "--batch prints JSON Lines; --text cannot be used with it")
-	}
-	if cmd.IsSet("args") {
+	case b.args:
 		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
 	}
-	calls, err := readBatch(src, st.env.Stdin, g.cwd)
+	calls, err := readBatch(b.src, st.env.Stdin, g.cwd)
 	if err != nil {
 		return err
 	}
-	return st.runBatch(ctx, g, server, calls, cmd.Bool("no-validate"))
+	return st.runBatch(ctx, g, b.call.server, calls, b.call.noValidate)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
+// callOptions are call's flags and words (batch.go adds --batch's).
 type callOptions struct {
 	server     string
 	tool       string
@@ -77,17 +78,16 @@ accepted the task; 'mcpc task' reaches it later.`,
 			if err != nil {
 				return err
 			}
-			if batch := cmd.String("batch"); batch != "" && (cmd.Bool("detach") || cmd.Bool("task")) {
-				return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
-			}
+			o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
+				task: cmd.Bool("task"), detach: cmd.Bool("detach")}
 			if batch := cmd.String("batch"); batch != "" {
-				return st.batchCommand(ctx, cmd, g, server, rest, batch)
+				b := batchOptions{call: o, src: batch, rest: rest, text: cmd.Bool("text"), args: cmd.IsSet("args")}
+				return st.batchCommand(ctx, g, b)
 			}
 			if len(rest) == 0 {
 				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 			}
-			o := &callOptions{server: server, tool: rest[0], noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
-				task: cmd.Bool("task"), detach: cmd.Bool("detach")}
+			o.tool = rest[0]
 			if o.pairs, err = parsePairs(rest[1:]); err != nil {
 				return err
 			}
@@ -118,19 +118,13 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		return err
 	}
 	defer closeFn()
-	tool, err := sess.FindTool(tools, o.tool)
-	if err != nil {
-		return err
-	}
-	args := mergeArgs(o.base, o.pairs, toolschema.PropertyTypes(tool))
-	if !o.noValidate {
-		if err := st.checkArgs(ctx, tool, args); err != nil {
-			return err
-		}
-	}
-	p := st.startProgress(o.progress)
-	run, err := sess.RunTool(ctx, o.tool, args, tasks.Options{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus})
-	p.stop(st)
+	tool, run, err := st.callTool(ctx, sess, tools, toolCall{
+		name:       o.tool,
+		args:       func(t *mcp.Tool) map[string]any { return mergeArgs(o.base, o.pairs, toolschema.PropertyTypes(t)) },
+		noValidate: o.noValidate,
+		progress:   true, askedProgress: o.progress,
+		opts: tasks.Options{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus},
+	})
 	if err != nil && (run == nil || run.Result == nil) {
 		return err
 	}
@@ -138,6 +132,43 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		return st.printDetached(g, entry, sess.label(), run)
 	}
 	return st.printToolResult(ctx, g, tool, run.Result, err)
+}
+
+// toolCall is one call of a tool, as call and each line of --batch make it.
+type toolCall struct {
+	name string
+	// args builds the arguments from the tool's definition (its schema
+	// types key=value words).
+	args       func(*mcp.Tool) map[string]any
+	noValidate bool
+	// progress shows the server's progress (call; a --batch line does
+	// not), askedProgress even where stderr is no terminal (--progress).
+	progress, askedProgress bool
+	opts                    tasks.Options
+}
+
+// callTool is the one call path of call and --batch: the tool found among
+// those listed (near misses named when it is not), its arguments built and
+// checked against its inputSchema, and the call made, followed to its end
+// when it runs as a task.
+func (st *state) callTool(ctx context.Context, sess session, tools []*mcp.Tool, c toolCall) (*mcp.Tool, *tasks.ToolRun, error) {
+	tool, err := sess.FindTool(tools, c.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	args := c.args(tool)
+	if !c.noValidate {
+		if err := st.checkArgs(ctx, tool, args); err != nil {
+			return tool, nil, err
+		}
+	}
+	var p *progress
+	if c.progress {
+		p = st.startProgress(c.askedProgress)
+	}
+	run, err := sess.RunTool(ctx, c.name, args, c.opts)
+	p.stop(st)
+	return tool, run, err
 }
 
 // openTools connects to entry's server and lists the tools named before
@@ -168,6 +199,13 @@ func (st *state) printToolResult(ctx context.Context, g *globals, tool *mcp.Tool
 	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
 		return err
 	}
+	return resultVerdict(raw, taskErr, strictErr)
+}
+
+// resultVerdict is the exit status's error of a call's result: a task
+// that failed with a result, then the outputSchema check under --strict,
+// then the tool's isError.
+func resultVerdict(raw []byte, taskErr, strictErr error) error {
 	switch {
 	case taskErr != nil:
 		return taskErr

@@ -66,9 +66,9 @@ func (st *state) runCheck(ctx context.Context, g *globals, names []string, paral
 	g = manyGlobals(g)
 	rows := make([]checkRow, len(targets))
 	for i, t := range targets {
-		rows[i] = checkRow{Name: t.name, Transport: t.transport, Status: t.skip}
-		if t.named && t.err != nil {
-			e := asFailure(t.err)
+		rows[i] = checkRow{Name: t.Name, Transport: t.transport, Status: t.Skip}
+		if t.Named && t.Err != nil {
+			e := asFailure(t.Err)
 			rows[i].Error, rows[i].code, rows[i].hint = e.Msg, e.Code, e.Hint
 		}
 	}

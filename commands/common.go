@@ -6,10 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -19,7 +15,6 @@ import (
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -66,16 +61,9 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 		return nil, nil, fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
 			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
 	}
-	var sw *termui.StderrWriter
-	var err error
-	if entry.Server.URL == "" {
-		dest, dir, fromConfig := g.serverStderr, g.cwd, false
-		if s := entry.Server.ServerStderr; s != "" && !g.serverStderrSet && entry.File != nil {
-			dest, dir, fromConfig = s, entry.ConfigDir(g.cwd), true
-		}
-		if sw, err = st.serverStderrWriter(dest, dir, fromConfig); err != nil {
-			return nil, nil, err
-		}
+	sw, err := client.ServerStderr(entry, g.serverStderr, g.serverStderrSet, g.cwd, st.env.Stderr, st.secrets)
+	if err != nil {
+		return nil, nil, err
 	}
 	opts, err := st.connectOptions(ctx, g, entry)
 	if err != nil {
@@ -98,19 +86,7 @@ func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry)
 		return nil, nil, err
 	}
 	closeFn := func() {
-		switch {
-		case errors.Is(context.Cause(ctx), errInterrupted):
-			// Ctrl-C: the server sees the cancellation, and mcpc is gone
-			// within a second.
-			sess.AwaitCancellation(300 * time.Millisecond)
-			sess.CloseWithin(600 * time.Millisecond)
-		case ctx.Err() != nil:
-			// --timeout: out within about 200 ms.
-			sess.AwaitCancellation(50 * time.Millisecond)
-			sess.CloseWithin(120 * time.Millisecond)
-		default:
-			sess.Close()
-		}
+		sess.End(ctx, errors.Is(context.Cause(ctx), errInterrupted))
 		if sw != nil {
 			sw.Close()
 		}
@@ -143,7 +119,7 @@ func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
 // stored credential: sessionOptions, then the OAuth handler.
 func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.Entry) (client.ConnectOptions, error) {
 	opts := st.sessionOptions(g, entry)
-	err := st.authHandler(ctx, g, entry, &opts)
+	err := st.credentials(g).Apply(ctx, entry, &opts)
 	return opts, err
 }
 
@@ -155,7 +131,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	st.registerEntrySecrets(entry, g.cwd)
+	st.credentials(g).RegisterEntrySecrets(entry, g.cwd)
 	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),
@@ -172,7 +148,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		NoFilter:       g.noFilter,
 		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
-		TraceMeta:      st.traceContext(g),
+		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
 		Progress:       st.onProgress,
 		Input:          st.clientInput(g),
 	}
@@ -216,21 +192,16 @@ func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(
 	if more != nil {
 		more(&opts)
 	}
-	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil {
-		if errors.Is(err, syscall.EPIPE) {
-			// The reader has what it wanted (… | head): not a failure.
-			return nil
-		}
+	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil && !readerGone(err) {
 		return outputError(err)
 	}
 	return nil
 }
 
-// writeStdout writes what a command prints as it is (no formatting): a
-// reader that went away (… | head) is not a failure, any other write
-// error (a full disk) is.
+// writeStdout writes what a command prints as it is (no formatting),
+// under stdoutWriter's rule.
 func (st *state) writeStdout(b []byte) error {
-	if _, err := st.env.Stdout.Write(b); err != nil && !errors.Is(err, syscall.EPIPE) {
+	if _, err := st.env.Stdout.Write(b); err != nil && !readerGone(err) {
 		return err
 	}
 	return nil
@@ -287,37 +258,4 @@ func (st *state) verboseFunc(g *globals) func(string) {
 	return func(line string) {
 		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", textsafe.StripControl(line))
 	}
-}
-
-// traceparentRE is the W3C trace-context header, version 00; compiled on
-// first use, as only invocations with TRACEPARENT set need it.
-var traceparentRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
-})
-
-// traceContext reads TRACEPARENT (with TRACESTATE and BAGGAGE) so a CI
-// pipeline's trace continues into the server through each request's _meta.
-// Invalid values are dropped, with a note under --verbose.
-func (st *state) traceContext(g *globals) map[string]string {
-	tp := st.env.Getenv("TRACEPARENT")
-	if tp == "" {
-		return nil
-	}
-	if !traceparentRE().MatchString(tp) || strings.HasPrefix(tp, "ff-") ||
-		strings.Contains(tp, "-00000000000000000000000000000000-") || strings.Contains(tp, "-0000000000000000-") {
-		if g.verbose {
-			fmt.Fprintf(st.env.Stderr, "mcpc: trace: TRACEPARENT %q is not a valid W3C traceparent; not sent\n", textsafe.StripControl(tp))
-		}
-		return nil
-	}
-	m := map[string]string{"traceparent": tp}
-	for env, key := range map[string]string{"TRACESTATE": "tracestate", "BAGGAGE": "baggage"} {
-		v := st.env.Getenv(env)
-		if v != "" && len(v) <= 8192 && !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			m[key] = v
-		} else if v != "" && g.verbose {
-			fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s is not a valid value; not sent\n", env)
-		}
-	}
-	return m
 }

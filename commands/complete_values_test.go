@@ -8,34 +8,6 @@ import (
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 )
 
-func TestMatchTemplate(t *testing.T) {
-	for _, c := range []struct {
-		tpl, word string
-		ok        bool
-		want      templateMatch
-	}{
-		// The word ends in the template's text: offer it up to the variable.
-		{"test://items/{id}", "test://it", true, templateMatch{prefix: "test://items/", vars: map[string]string{}}},
-		{"test://items/{id}", "", true, templateMatch{prefix: "test://items/", vars: map[string]string{}}},
-		// Inside the variable: complete it.
-		{"test://items/{id}", "test://items/1", true, templateMatch{prefix: "test://items/", variable: "id", partial: "1", vars: map[string]string{}}},
-		// A later variable gets the earlier ones as its context.
-		{"db://{schema}/{table}", "db://public/us", true, templateMatch{prefix: "db://public/", variable: "table", partial: "us", vars: map[string]string{"schema": "public"}}},
-		{"db://{schema}/{table}", "db://public", true, templateMatch{prefix: "db://", variable: "schema", partial: "public", vars: map[string]string{}}},
-		{"db://{schema}/{table}/rows", "db://a/b/r", true, templateMatch{prefix: "db://a/b/r" + "ows", vars: map[string]string{"schema": "a", "table": "b"}}},
-		// Not this template, or past its end, or an operator mcpc does not expand.
-		{"test://items/{id}", "file://x", false, templateMatch{}},
-		{"test://items", "test://items", false, templateMatch{}},
-		{"test://{+path}", "test://a", false, templateMatch{}},
-		{"test://{id", "test://a", false, templateMatch{}},
-	} {
-		got, ok := matchTemplate(c.tpl, c.word)
-		if ok != c.ok || ok && !reflect.DeepEqual(got, c.want) {
-			t.Errorf("matchTemplate(%q, %q) = %+v, %v; want %+v, %v", c.tpl, c.word, got, ok, c.want, c.ok)
-		}
-	}
-}
-
 func TestArgBeingValued(t *testing.T) {
 	for _, c := range []struct {
 		word, key, sep, partial string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -130,8 +129,8 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	if slices.ContainsFunc(chosen, func(p *config.Prepared) bool { return p.KeptSecrets }) {
 		// Private before the secret is written, not after: the atomic
 		// write keeps an existing file's mode.
-		if err := privateFile(target.Path); err != nil {
-			return err
+		if err := fsx.PrivateFile(target.Path); err != nil {
+			return fail.Wrap(fail.Config, err, "", "cannot make %s private before writing secrets into it (--keep-secrets)", target.Path)
 		}
 	}
 	ed, err := config.EditFile(ctx, target, func(data []byte) ([]byte, error) {
@@ -147,7 +146,7 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 		secrets = secrets || p.KeptSecrets && isWritten[p.Name]
 	}
 	if secrets {
-		st.importPrivate(target.Path)
+		textsafe.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", target.Path)
 	}
 	st.importKeptNotes(kept, target.Path)
 	if ed.Source == config.SourceProject && !ed.Trusted && len(written) > 0 {
@@ -211,7 +210,7 @@ func (st *state) importFiles(g *globals, o configImportOptions, target config.Co
 			if !slices.Contains(looked, src.Path) {
 				looked = append(looked, src.Path)
 			}
-			if src.Scope == "project" && sameFile(src.Path, target.Path) {
+			if src.Scope == "project" && fsx.SameFile(src.Path, target.Path) {
 				textsafe.Note(st.env.Stderr, "%s is the file being written; its servers are there already", src.Path)
 				continue
 			}
@@ -247,12 +246,6 @@ func (st *state) importFiles(g *globals, o configImportOptions, target config.Co
 		src.Scope = "user"
 	}
 	return []*config.ImportFile{config.ParseImport(src, data)}, nil
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // importFailure is an entry that cannot be imported, at its place.
@@ -359,24 +352,6 @@ func (st *state) importKeptNotes(kept []string, path string) {
 	for _, n := range kept {
 		textsafe.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
 	}
-}
-
-// privateFile makes an existing file that is about to receive a literal
-// credential readable by its owner only (a new one is made so).
-func privateFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() == 0o600 {
-		return nil
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		return fail.Wrap(fail.Config, err, "", "cannot make %s private before writing secrets into it (--keep-secrets)", path)
-	}
-	return nil
-}
-
-// importPrivate says that the user file now holds a literal credential.
-func (st *state) importPrivate(path string) {
-	textsafe.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", path)
 }
 
 func (st *state) importResult(g *globals, path string, written, kept []string, failed []importFailure) error {

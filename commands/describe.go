@@ -6,20 +6,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
-// describeKinds are the lists a feature is described from: the key of the
-// list's items and how the text renderer reads one.
-var describeKinds = map[string]struct {
-	key  string
-	kind format.Kind
-}{
-	"tools":     {"tools", format.KindTool},
-	"prompts":   {"prompts", format.KindPrompt},
-	"templates": {"resourceTemplates", format.KindTemplate},
+// describeKinds are the lists a feature is described from, with how the
+// text renderer reads one of their items.
+var describeKinds = map[string]format.Kind{
+	"tools":     format.KindTool,
+	"prompts":   format.KindPrompt,
+	"templates": format.KindTemplate,
 }
 
 // describe shows one tool, prompt or resource template: in text, what a
@@ -31,14 +29,14 @@ func (st *state) describe(ctx context.Context, g *globals, o listOptions) error 
 		return err
 	}
 	defer closeFn()
-	d := describeKinds[o.kind]
+	k, _ := client.ListKindOf(o.kind)
 	raw, err := sess.ListRaw(ctx, o.kind)
 	if err != nil {
 		return err
 	}
 	var found []byte
 	var names []*mcp.Tool
-	for _, item := range gjson.GetBytes(raw, d.key).Array() {
+	for _, item := range gjson.GetBytes(raw, k.Key).Array() {
 		name := item.Get("name").String()
 		if name == o.name || o.kind == "templates" && item.Get("uriTemplate").String() == o.name {
 			found = []byte(item.Raw)
@@ -52,10 +50,9 @@ func (st *state) describe(ctx context.Context, g *globals, o listOptions) error 
 			_, err := sess.FindTool(names, o.name)
 			return err
 		}
-		what := map[string]string{"prompts": "prompt", "templates": "resource template"}[o.kind]
-		return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), what, o.name)
+		return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
 	}
-	return st.printRawWith(g, d.kind, found, func(fo *format.Options) {
+	return st.printRawWith(g, describeKinds[o.kind], found, func(fo *format.Options) {
 		fo.Example = exampleServer(g, o.server)
 	})
 }

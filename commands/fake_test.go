@@ -168,10 +168,9 @@ func (s *fakeSession) ListHint() string { return "mcpc list fake" }
 func (s *fakeSession) Ping(context.Context) (time.Duration, error) {
 	return time.Millisecond, s.f.pingErr
 }
-func (s *fakeSession) AwaitCancellation(time.Duration) {}
-func (s *fakeSession) CloseWithin(time.Duration)       { s.f.closed++ }
-func (s *fakeSession) Close()                          { s.f.closed++ }
-func (s *fakeSession) label() string                   { return s.name }
+func (s *fakeSession) End(context.Context, bool) { s.f.closed++ }
+func (s *fakeSession) Close()                    { s.f.closed++ }
+func (s *fakeSession) label() string             { return s.name }
 func (s *fakeSession) initializeResult() *mcp.InitializeResult {
 	if s.f.init != nil {
 		return s.f.init

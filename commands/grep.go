@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -73,25 +72,7 @@ type grepOptions struct {
 }
 
 // grepMatch is one line of mcpc grep.
-type grepMatch struct {
-	Server      string `json:"server"`
-	Kind        string `json:"kind"` // tool, prompt or resource
-	Name        string `json:"name"`
-	URI         string `json:"uri,omitempty"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// grepKinds are the lists searched, with the capability that says a
-// server has one.
-var grepKinds = []struct {
-	list, key, kind string
-	has             func(*mcp.ServerCapabilities) bool
-}{
-	{"tools", "tools", "tool", func(c *mcp.ServerCapabilities) bool { return c.Tools != nil }},
-	{"prompts", "prompts", "prompt", func(c *mcp.ServerCapabilities) bool { return c.Prompts != nil }},
-	{"resources", "resources", "resource", func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }},
-}
+type grepMatch = client.Match
 
 // errNoMatch is grep's exit 1: nothing is printed.
 var errNoMatch = &fail.Error{Code: fail.ToolError, Msg: "no match"}
@@ -109,38 +90,22 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	notes := make([][]string, len(targets))
 	failed := make([]*fail.Error, len(targets))
 	for i, t := range targets {
-		if t.named && t.err != nil {
-			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", textsafe.OneLine(t.name), textsafe.OneLine(asFailure(t.err).Msg)))
+		if t.Named && t.Err != nil {
+			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", textsafe.OneLine(t.Name), textsafe.OneLine(asFailure(t.Err).Msg)))
 		}
 	}
 	st.eachServer(ctx, g, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
-		name := targets[i].name
+		name := targets[i].Name
 		if err != nil {
 			failed[i] = asFailure(ctxErr(ctx, err))
 			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", textsafe.OneLine(name), textsafe.OneLine(failed[i].Msg)))
 			return
 		}
-		caps := sess.initializeResult().Capabilities
-		for _, k := range grepKinds {
-			if caps == nil || !k.has(caps) {
-				continue
-			}
-			raw, err := sess.ListRaw(ctx, k.list)
-			if err != nil {
-				notes[i] = append(notes[i], fmt.Sprintf("%s: %s", textsafe.OneLine(name), textsafe.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
-				continue
-			}
-			for _, it := range gjson.GetBytes(raw, k.key).Array() {
-				m := grepMatch{Server: name, Kind: k.kind, Name: it.Get("name").String(), URI: it.Get("uri").String(),
-					Title: it.Get("title").String(), Description: it.Get("description").String()}
-				if m.Title == "" {
-					m.Title = it.Get("annotations.title").String()
-				}
-				if o.match(m) {
-					found[i] = append(found[i], m)
-				}
-			}
+		ms, errs := client.Search(ctx, sess, sess.initializeResult().Capabilities, name, o.match)
+		for _, err := range errs {
+			notes[i] = append(notes[i], fmt.Sprintf("%s: %s", textsafe.OneLine(name), textsafe.OneLine(asFailure(ctxErr(ctx, err)).Msg)))
 		}
+		found[i] = ms
 	})
 	searched := 0
 	var worst *fail.Error // the most severe failure, the first of its rank
@@ -151,7 +116,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 		switch e := failed[i]; {
 		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
 			worst = e
-		case e == nil && t.entry != nil:
+		case e == nil && t.Entry != nil:
 			searched++
 		}
 	}

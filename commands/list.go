@@ -24,8 +24,6 @@ type listOptions struct {
 	name   string
 }
 
-var listKinds = []string{"tools", "resources", "templates", "prompts"}
-
 // noFilterFlag is list's and call's way past a server entry's includeTools
 // and excludeTools.
 var noFilterFlag = &cli.BoolFlag{Name: "no-filter", Usage: "show and allow the tools the server entry's includeTools/excludeTools hide (not for project files)"}
@@ -97,7 +95,7 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 		return o, err
 	}
 	o.server = server
-	if len(rest) > 0 && slices.Contains(listKinds, rest[0]) {
+	if len(rest) > 0 && slices.Contains(client.ListKindWords(), rest[0]) {
 		o.kind, rest = rest[0], rest[1:]
 	}
 	if len(rest) > 0 {
@@ -196,12 +194,11 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	sortRows(rows)
 	// A keyring that fails (one that never answers costs its 10s bound)
 	// is asked once, not once per server.
-	keyring := st.env.Keyring
-	st.env.Keyring = &stickyStore{Store: st.keyring()}
-	defer func() { st.env.Keyring = keyring }()
+	c := st.credentials(g)
+	c.Store = &stickyStore{Store: c.Store}
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
-			rows[i].Auth = st.authState(ctx, g, cfg, r.Name)
+			rows[i].Auth = authState(ctx, c, cfg, r.Name)
 			rows[i].Session = st.sessionHolds(g, cfg, r.Name)
 		}
 	}

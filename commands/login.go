@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
@@ -86,9 +87,9 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 		return nil, err
 	}
 	if e.Server.URL == "" {
-		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, shownName(e))
+		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.ShownName())
 	}
-	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !idpLogin(a) {
+	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !a.IdPLogin() {
 		hint := "client credentials are fetched at connect time and never stored"
 		switch a.Type {
 		case "workload":
@@ -97,16 +98,9 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 			// The ID token is given, as in CI.
 			hint = `the ID token comes from "idTokenEnv" or "idTokenFile"; remove both to log in at the identity provider with mcpc login`
 		}
-		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", shownName(e), a.Type, verb)
+		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", e.ShownName(), a.Type, verb)
 	}
 	return e, nil
-}
-
-// idpLogin says whether an "auth" block's ID token comes from `mcpc
-// login` at the identity provider: an enterprise one naming no variable or
-// file for it.
-func idpLogin(a *config.Auth) bool {
-	return a.Type == "enterprise" && a.IDTokenEnv == "" && a.IDTokenFile == ""
 }
 
 func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) error {
@@ -114,35 +108,16 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		return err
 	}
-	if a := e.Server.Auth; a != nil && idpLogin(a) {
+	if a := e.Server.Auth; a != nil && a.IdPLogin() {
 		return st.runIdPLogin(ctx, g, o, e)
 	}
-	lo := creds.LoginOptions{
-		Store:    st.keyring(),
-		Ref:      credRef(e),
-		Now:      st.env.Now,
-		ShowLink: func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:     func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) },
-		Redact:   queryRedactor(e.Server.URL),
+	lo, err := st.credentials(g).LoginOptions(e)
+	if err != nil {
+		return err
 	}
-	if a := e.Server.Auth; a != nil {
-		lo.ClientID, lo.ClientMetadataURL, lo.Scopes, lo.RedirectPort, lo.Issuer = a.ClientID, a.ClientMetadataURL, a.Scopes, a.RedirectPort, a.Issuer
-		if a.ClientSecretEnv != "" {
-			lo.ClientSecret = st.env.Getenv(a.ClientSecretEnv)
-			st.secrets.Add(lo.ClientSecret)
-			if lo.ClientSecret == "" {
-				return fail.New(fail.AuthRequired, "export "+a.ClientSecretEnv+" with the client secret",
-					"%q needs its client secret from the environment variable %s, which is not set", shownName(e), a.ClientSecretEnv)
-			}
-			// Without an issuer the secret would go to whichever
-			// authorization server the MCP server names.
-			if a.Issuer == "" {
-				return fail.New(fail.Config, `add "issuer" to the server's "auth" block: the authorization server the client was registered with`,
-					"%q has a client secret but no \"issuer\": any authorization server the MCP server names could receive it", shownName(e))
-			}
-		}
-	}
-	lo.DPoP = e.Server.DPoP
+	lo.ShowLink = func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) }
+	lo.Note = func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) }
+	lo.Redact = queryRedactor(e.Server.URL)
 	if o.paste {
 		lo.Paste = st.env.Stdin
 	}
@@ -172,7 +147,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
-				"no authorization arrived for %s before the time ran out", shownName(e))
+				"no authorization arrived for %s before the time ran out", e.ShownName())
 		}
 		return err
 	}
@@ -181,7 +156,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	if err != nil {
 		return err
 	}
-	res := loginResult{Server: shownName(e), LoggedIn: true, Scopes: rec.Scopes}
+	res := loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes}
 	if !rec.Expiry.IsZero() {
 		t := rec.Expiry.UTC().Truncate(time.Second)
 		res.ExpiresAt = &t
@@ -193,23 +168,12 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 // identity provider: the MCP server is not contacted, since each
 // invocation exchanges the ID token anyway.
 func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e *config.Entry) error {
-	a := e.Server.Auth
-	secret, err := st.secretFrom(e, a.IdP.ClientSecretEnv, "identity provider client secret")
+	lo, err := st.credentials(g).IdPLoginOptions(e)
 	if err != nil {
 		return err
 	}
-	lo := creds.IdPLoginOptions{
-		Store:         st.keyring(),
-		Ref:           credRef(e),
-		Issuer:        a.IdP.Issuer,
-		ClientID:      a.IdP.ClientID,
-		ClientSecret:  secret,
-		TokenEndpoint: a.IdP.TokenEndpoint,
-		Scopes:        a.IdP.Scopes,
-		ShowLink:      func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) },
-		Note:          func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) },
-		Now:           st.env.Now,
-	}
+	lo.ShowLink = func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) }
+	lo.Note = func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) }
 	if o.paste {
 		lo.Paste = st.env.Stdin
 	}
@@ -218,7 +182,7 @@ func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e
 		return err
 	}
 	t := rec.Expiry.UTC().Truncate(time.Second)
-	return st.print(g, format.KindGeneric, loginResult{Server: shownName(e), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
+	return st.print(g, format.KindGeneric, loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
 }
 
 // queryRedactor hides the values of raw's query string wherever the SDK's
@@ -271,7 +235,7 @@ registers anew.`,
 			if err != nil {
 				return err
 			}
-			ks, ref := st.keyring(), credRef(e)
+			ks, ref := st.keyring(), client.CredentialRef(e)
 			// The client registration the login used goes too: a
 			// logout leaves nothing of the login behind, and a
 			// registration the authorization server has dropped can
@@ -287,13 +251,13 @@ registers anew.`,
 				return err
 			}
 			if !had {
-				textsafe.Note(st.env.Stderr, "there was no stored login for %s", shownName(e))
+				textsafe.Note(st.env.Stderr, "there was no stored login for %s", e.ShownName())
 			}
 			forgot, err := creds.ForgetRegistration(ctx, ks, issuer, clientID)
 			if err != nil {
 				return err
 			}
-			return st.print(g, format.KindGeneric, logoutResult{Server: shownName(e), LoggedOut: true, WasStored: had, ForgotRegistration: forgot})
+			return st.print(g, format.KindGeneric, logoutResult{Server: e.ShownName(), LoggedOut: true, WasStored: had, ForgotRegistration: forgot})
 		}),
 	}
 }

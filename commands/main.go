@@ -170,14 +170,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return report(env.Stderr, err, false)
 	}
 	argv := args
-	var dashArgs []string
-	for i, a := range args {
-		if a == "--" {
-			dashArgs = append([]string{}, args[i+1:]...)
-			args = args[:i]
-			break
-		}
-	}
+	args, dashArgs := splitDash(args)
+	out := &stdoutWriter{w: env.Stdout}
+	env.Stdout = out
 	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder}
 	root := newRoot(st)
 	// Flag errors happen before any action reads --json, and must honour
@@ -206,7 +201,18 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}
-	return report(env.Stderr, err, st.jsonErrors)
+	return report(env.Stderr, out.finish(err), st.jsonErrors)
+}
+
+// splitDash cuts args at a lone "--": the words after it are an ad-hoc
+// stdio server's command, never mcpc's own flags.
+func splitDash(args []string) (own, dash []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], append([]string{}, args[i+1:]...)
+		}
+	}
+	return args, nil
 }
 
 // wantsJSON reports whether --json is among mcpc's own flags.

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // The many-server commands (mcpc list --check, mcpc grep) reach several
@@ -40,94 +37,34 @@ func readParallel(cmd *cli.Command) (int, error) {
 	return n, nil
 }
 
-// manyTarget is one server of a many-server command: its entry, or why it
-// is not started (skip: "untrusted", "disabled", "unusable"; err says it as
-// a failure).
+// manyTarget is one server of a many-server command (config.Target),
+// with the transport listings show for it.
 type manyTarget struct {
-	name      string
+	config.Target
 	transport string
-	entry     *config.Entry
-	skip      string
-	err       error
-	// named says the user asked for this server: one that is not started
-	// is then a failure, not only a row.
-	named bool
 }
 
-// manyTargets picks the servers: with names, those (a URL too); with
-// --stdio, that command; else every configured server, sorted by name,
-// and those of an untrusted project file, which are listed, never started.
-// An unknown name fails here, before anything connects.
+// manyTargets picks the servers (config.Targets) and names each one's
+// transport; an unknown name fails here, before anything connects.
 func (st *state) manyTargets(g *globals, names []string) ([]manyTarget, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, err
 	}
+	targets, err := cfg.Targets(names, g.adhoc)
+	if err != nil {
+		return nil, err
+	}
 	memo := clientstate.NewMemo(g.dirs.State, g.dirs.Cache)
-	target := func(name string, named bool) (manyTarget, error) {
-		t := manyTarget{name: name, named: named}
-		e, err := cfg.Resolve(name, g.adhoc)
-		switch {
-		case err == nil:
-			t.entry, t.name = e, shownName(e)
-			t.transport = client.TransportName(memo, e.Server)
-			st.traceIgnored(g, e.Server)
-			return t, nil
-		case fail.CodeOf(err) == fail.Untrusted:
-			t.skip, t.err = "untrusted", err
-			if p := cfg.Project; p != nil && p.Servers[name] != nil {
-				t.transport = client.TransportName(memo, p.Servers[name])
-			}
-			return t, nil
+	out := make([]manyTarget, len(targets))
+	for i, t := range targets {
+		out[i].Target = t
+		if t.Server != nil {
+			out[i].transport = client.TransportName(memo, t.Server)
 		}
-		if known := cfg.Servers[name]; known != nil {
-			t.transport = client.TransportName(memo, known.Server)
-			t.skip, t.err = "unusable", err
-			if known.Server.Disabled {
-				t.skip = "disabled"
-			}
-			return t, nil
+		if t.Entry != nil {
+			st.traceIgnored(g, t.Entry.Server)
 		}
-		return t, err
-	}
-	var out []manyTarget
-	switch {
-	case g.adhoc.IsStdio():
-		if len(names) > 0 {
-			return nil, usagef("give either server names or a --stdio command, not both", "unexpected argument %q with --stdio", names[0])
-		}
-		t, err := target("", true)
-		return []manyTarget{t}, err
-	case len(names) > 0:
-		seen := map[string]bool{}
-		for _, n := range names {
-			if seen[n] {
-				continue
-			}
-			seen[n] = true
-			t, err := target(n, true)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, t)
-		}
-		return out, nil
-	}
-	all := slices.Collect(maps.Keys(cfg.Servers))
-	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
-		for _, n := range p.Names {
-			if cfg.Servers[n] == nil {
-				all = append(all, n)
-			}
-		}
-	}
-	slices.Sort(all)
-	for _, n := range all {
-		t, err := target(n, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
 	}
 	return out, nil
 }
@@ -155,7 +92,7 @@ func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarge
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i, t := range targets {
-		if t.entry == nil {
+		if t.Entry == nil {
 			continue
 		}
 		wg.Go(func() {
@@ -166,13 +103,13 @@ func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarge
 				visit(ctx, i, start, nil, ctx.Err())
 				return
 			}
-			sess, closeFn, err := st.openEntry(ctx, g, t.entry)
+			sess, closeFn, err := st.openEntry(ctx, g, t.Entry)
 			if err != nil {
 				visit(ctx, i, start, nil, err)
 				return
 			}
 			defer closeFn()
-			vctx, cancel := context.WithTimeout(ctx, st.sessionOptions(g, t.entry).ConnectTimeout)
+			vctx, cancel := context.WithTimeout(ctx, st.sessionOptions(g, t.Entry).ConnectTimeout)
 			defer cancel()
 			visit(vctx, i, start, sess, nil)
 		})

@@ -56,7 +56,7 @@ func (st *state) runPing(ctx context.Context, g *globals, server string) error {
 	if err != nil {
 		return err
 	}
-	r := pingResult{Server: shownName(entry), Revision: sess.initializeResult().ProtocolVersion,
+	r := pingResult{Server: entry.ShownName(), Revision: sess.initializeResult().ProtocolVersion,
 		MS: math.Round(float64(rtt.Microseconds())/10) / 100}
 	if g.mode == format.ModeText && g.query == "" {
 		_, err := fmt.Fprintf(st.env.Stdout, "%s answered in %.2f ms (MCP %s)\n", textsafe.OneLine(r.Server), r.MS, r.Revision)

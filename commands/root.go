@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,9 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
-	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -311,33 +308,4 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 // loadConfig reads every config source.
 func (g *globals) loadConfig() (*config.Config, error) {
 	return config.Load(config.LoadOptions{Dirs: g.dirs, Cwd: g.cwd, ConfigFiles: g.configFiles})
-}
-
-// serverStderrWriter returns where a stdio server's stderr goes: dest is
-// show, hide or a file, relative to dir. fromConfig says dest is a
-// server's "serverStderr" rather than the flag.
-func (st *state) serverStderrWriter(dest, dir string, fromConfig bool) (w *termui.StderrWriter, err error) {
-	switch dest {
-	case "show":
-		return termui.NewStderrWriter(st.env.Stderr, nil, true), nil
-	case "hide":
-		return nil, nil
-	case "":
-		return nil, usagef("", "--server-stderr needs show, hide or a file name")
-	}
-	path := dest
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		if fromConfig {
-			return nil, fail.New(fail.Config, "fix \"serverStderr\" in the config file, or override it with --server-stderr", "cannot open the serverStderr file: %v", err)
-		}
-		return nil, usagef("", "cannot open --server-stderr file: %v", err)
-	}
-	// A file keeps what the server wrote, with what it was sent from the
-	// environment redacted as on mcpc's own stderr.
-	rw := redaction.NewWriter(f, st.secrets)
-	return termui.NewStderrWriter(rw, rw, false), nil
 }

@@ -34,8 +34,9 @@ type session interface {
 	ListHint() string
 	// Ping times one round trip: ping, or server/discover on 2026-07-28.
 	Ping(ctx context.Context) (time.Duration, error)
-	AwaitCancellation(d time.Duration)
-	CloseWithin(d time.Duration)
+	// End closes as the invocation ends (client.Session.End); Close
+	// closes politely.
+	End(ctx context.Context, interrupted bool)
 	Close()
 	// label and initializeResult read what client.Session keeps in
 	// fields: how messages name the server, and its handshake's answer.

@@ -3,8 +3,10 @@ package commands
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
@@ -61,37 +63,16 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 	return st.writeStdout(b)
 }
 
-// snapshotKinds are the lists a snapshot holds, by the word ListRaw takes.
-var snapshotKinds = []string{"tools", "prompts", "templates"}
-
-// takeSnapshot connects to the server and builds its snapshot from the
-// lists every other command reads (ListRaw: every page, app-only tools
-// left out). A kind the server does not declare is not asked for.
+// takeSnapshot connects to the server and builds its snapshot.
 func (st *state) takeSnapshot(ctx context.Context, g *globals, server string) (*schemadiff.Snapshot, error) {
 	sess, closeFn, err := st.open(ctx, g, server)
 	if err != nil {
 		return nil, err
 	}
 	defer closeFn()
-	offered := map[string]bool{"tools": true, "prompts": true, "templates": true}
-	if r := sess.initializeResult(); r != nil && r.Capabilities != nil {
-		c := r.Capabilities
-		offered = map[string]bool{"tools": c.Tools != nil, "prompts": c.Prompts != nil, "templates": c.Resources != nil}
+	var caps *mcp.ServerCapabilities
+	if r := sess.initializeResult(); r != nil {
+		caps = r.Capabilities
 	}
-	lists := map[string][]byte{}
-	for _, kind := range snapshotKinds {
-		if !offered[kind] {
-			continue
-		}
-		raw, err := sess.ListRaw(ctx, kind)
-		if err != nil {
-			return nil, err
-		}
-		lists[kind] = raw
-	}
-	snap, err := schemadiff.FromLists(lists["tools"], lists["prompts"], lists["templates"])
-	if err != nil {
-		return nil, fail.New(fail.Protocol, "", "%s sent a list mcpc cannot read: %v", sess.label(), err)
-	}
-	return snap, nil
+	return client.Snapshot(ctx, sess, caps, sess.label())
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 type taskOptions struct {
@@ -221,12 +220,8 @@ func (st *state) onTaskStatus(t *tasks.Task) {
 // --json) on stdout, and how to reach it on stderr; label is how
 // messages name the server.
 func (st *state) printDetached(g *globals, entry *config.Entry, label string, run *tasks.ToolRun) error {
-	server := entry.Name
-	if entry.File == nil {
-		server = urlx.Redact(entry.Server.URL)
-	}
 	textsafe.Note(st.env.Stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
-		textsafe.OneLine(run.Task.ID), label, shellwords.Quote(server), shellwords.Quote(run.Task.ID))
+		textsafe.OneLine(run.Task.ID), label, shellwords.Quote(entry.ShownName()), shellwords.Quote(run.Task.ID))
 	if g.mode == format.ModeJSON || g.query != "" {
 		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
 	}

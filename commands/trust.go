@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -110,7 +111,7 @@ func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error
 		if s.URL == "" {
 			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
 		}
-		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, s.Transport(), textsafe.StripControl(what))
+		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, client.TransportName(nil, s), textsafe.StripControl(what))
 	}
 	return nil
 }

@@ -132,18 +132,6 @@ type IdP struct {
 	Scopes          []string `json:"scopes,omitempty"`
 }
 
-// Transport names the wire the server speaks: "stdio", "http", or "sse"
-// where "type" pins the HTTP+SSE transport.
-func (s *Server) Transport() string {
-	if s.URL != "" && s.TypePin() == "sse" {
-		return "sse"
-	}
-	if s.URL != "" {
-		return "http"
-	}
-	return "stdio"
-}
-
 // LiteralHeaders are the --header values, which are sent as given.
 func (s *Server) LiteralHeaders() map[string]string { return s.literalHeaders }
 

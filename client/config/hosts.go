@@ -31,19 +31,6 @@ var hostKeys = []string{"autoApprove", "alwaysAllow", "description", "trust"}
 // httpTypes are the "type" values that mean Streamable HTTP.
 var httpTypes = []string{"http", "streamable-http", "streamableHttp"}
 
-// TypePin is the transport the entry's "type" pins for an HTTP server:
-// "sse" for the 2024-11-05 HTTP+SSE transport, "http" for Streamable HTTP
-// (never falling back), "" when mcpc picks (no type, or stdio).
-func (s *Server) TypePin() string {
-	switch t := s.Type; {
-	case t == "sse":
-		return "sse"
-	case t != "" && t != "stdio":
-		return "http"
-	}
-	return ""
-}
-
 // Unusable is why mcpc cannot use this server (an invalid entry, or a
 // transport it does not speak), or nil. It is a config error beginning with
 // the file, line and column.

@@ -30,9 +30,9 @@ func TestHostEntries(t *testing.T) {
 		t.Fatalf("names = %q", got)
 	}
 	local, events, modern := f.Servers["local"], f.Servers["events"], f.Servers["modern"]
-	for name, want := range map[string][2]string{"local": {"", "stdio"}, "events": {"sse", "sse"}, "modern": {"http", "http"}} {
-		if s := f.Servers[name]; s.TypePin() != want[0] || s.Transport() != want[1] {
-			t.Errorf("%s: TypePin %q, Transport %q; want %q", name, s.TypePin(), s.Transport(), want)
+	for name, want := range map[string]string{"local": "", "events": "sse", "modern": "http"} {
+		if s := f.Servers[name]; s.TransportPin("") != want {
+			t.Errorf("%s: TransportPin %q; want %q", name, s.TransportPin(""), want)
 		}
 	}
 	if local.EnvFile != ".env" || time.Duration(local.Timeout) != 30*time.Second {

@@ -79,7 +79,7 @@ func validateServer(path string, src Source, name string, s *Server, data []byte
 		return fail(`has both "command" and "url"; a server is either stdio or HTTP`)
 	case s.Type == "stdio" && s.URL != "":
 		return failAt("type", `type "stdio" needs "command", not "url"`)
-	case s.TypePin() != "" && s.Command != "":
+	case s.TransportPin("") != "" && s.Command != "":
 		return failAt("type", `type %q needs "url", not "command"`, s.Type)
 	}
 	for field, v := range map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL, "envFile": s.EnvFile} {

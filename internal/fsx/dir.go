@@ -37,3 +37,23 @@ func PrivateDir(dir string) error {
 	}
 	return nil
 }
+
+// PrivateFile makes an existing file readable and writable by its owner
+// only (0600), before something secret is written into it: an atomic write
+// keeps an existing file's mode, so tightening afterwards would leave the
+// secret readable in between. A missing file is no error (a new one is
+// made private by whoever creates it).
+func PrivateFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() == 0o600 {
+		return nil
+	}
+	return os.Chmod(path, 0o600)
+}
+
+// SameFile reports whether a and b (after symlinks) are one existing file.
+func SameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

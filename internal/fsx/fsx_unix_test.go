@@ -233,3 +233,40 @@ func TestWriteTree(t *testing.T) {
 		t.Errorf("one path twice: written")
 	}
 }
+
+// PrivateFile tightens an existing file to 0600 and leaves a missing one
+// alone (whoever creates it makes it private).
+func TestPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrivateFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode after PrivateFile: %v, %v", fi.Mode().Perm(), err)
+	}
+	if err := PrivateFile(filepath.Join(dir, "missing")); err != nil {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("PrivateFile created a missing file: %v", err)
+	}
+}
+
+// SameFile sees through a symlink and refuses a missing file.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a, link := filepath.Join(dir, "a"), filepath.Join(dir, "link")
+	if err := os.WriteFile(a, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if !SameFile(a, link) || SameFile(a, filepath.Join(dir, "missing")) || SameFile(filepath.Join(dir, "missing"), filepath.Join(dir, "missing")) {
+		t.Error("SameFile")
+	}
+}

@@ -1,0 +1,92 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// fakeLister answers ListRaw from lists, failing the kinds in errs, and
+// records what was asked.
+type fakeLister struct {
+	lists map[string]string
+	errs  map[string]error
+	asked []string
+}
+
+func (f *fakeLister) ListRaw(_ context.Context, kind string) (json.RawMessage, error) {
+	f.asked = append(f.asked, kind)
+	if err := f.errs[kind]; err != nil {
+		return nil, err
+	}
+	return json.RawMessage(f.lists[kind]), nil
+}
+
+func TestSearch(t *testing.T) {
+	boom := errors.New("boom")
+	l := &fakeLister{
+		lists: map[string]string{
+			"tools":     `{"tools":[{"name":"echo","description":"Echoes"},{"name":"add","annotations":{"title":"Echo sum"}}]}`,
+			"resources": `{"resources":[{"name":"r","uri":"file:///echo.txt"}]}`,
+		},
+		errs: map[string]error{"prompts": boom},
+	}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}, Resources: &mcp.ResourceCapabilities{}}
+	got, errs := Search(context.Background(), l, caps, "srv", func(m Match) bool {
+		return strings.Contains(strings.ToLower(m.Name+m.URI+m.Title), "echo")
+	})
+	want := []Match{
+		{Server: "srv", Kind: "tool", Name: "echo", Description: "Echoes"},
+		{Server: "srv", Kind: "tool", Name: "add", Title: "Echo sum"},
+		{Server: "srv", Kind: "resource", Name: "r", URI: "file:///echo.txt"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("matches:\n%+v\nwant\n%+v", got, want)
+	}
+	if len(errs) != 1 || errs[0] != boom {
+		t.Errorf("errors: %v", errs)
+	}
+	// The line's JSON shape is grep's output contract.
+	if b, _ := json.Marshal(want[1]); string(b) != `{"server":"srv","kind":"tool","name":"add","title":"Echo sum"}` {
+		t.Errorf("JSON: %s", b)
+	}
+	// A list the server does not declare is not asked for.
+	l.asked = nil
+	Search(context.Background(), l, &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, "srv", func(Match) bool { return true })
+	if !reflect.DeepEqual(l.asked, []string{"tools"}) {
+		t.Errorf("asked %q", l.asked)
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	l := &fakeLister{lists: map[string]string{
+		"tools":     `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`,
+		"prompts":   `{"prompts":[]}`,
+		"templates": `{"resourceTemplates":[]}`,
+	}}
+	// Tools only declared: only tools asked for.
+	if _, err := Snapshot(context.Background(), l, &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, `server "x"`); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.asked, []string{"tools"}) {
+		t.Errorf("asked %q", l.asked)
+	}
+	// Nothing declared: every list asked for.
+	l.asked = nil
+	if _, err := Snapshot(context.Background(), l, nil, `server "x"`); err != nil || len(l.asked) != 3 {
+		t.Errorf("caps nil: asked %q, %v", l.asked, err)
+	}
+	// A list that cannot be read is a protocol failure naming the server.
+	l = &fakeLister{lists: map[string]string{"tools": `{"tools":"no"}`}}
+	_, err := Snapshot(context.Background(), l, &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, `server "x"`)
+	if fail.CodeOf(err) != fail.Protocol || !strings.HasPrefix(err.Error(), `server "x" sent a list mcpc cannot read: `) {
+		t.Errorf("unreadable list: %v", err)
+	}
+}
