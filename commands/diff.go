@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 // maxSnapshotFile bounds what mcpc diff reads of a snapshot file: the
@@ -228,7 +229,7 @@ func (st *state) readSnapshot(g *globals, name string) (*schemadiff.Snapshot, er
 		// Decoded only to say where the text goes wrong: a valid
 		// document is decoded once, by Load.
 		var skip struct{}
-		if err := decodeJSON(data, &skip); err != nil {
+		if err := toolschema.DecodeJSON(data, &skip); err != nil {
 			return nil, usagef(hint, "snapshot file %s is not valid JSON: %v", name, err)
 		}
 	}
