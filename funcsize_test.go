@@ -34,7 +34,6 @@ var longFuncs = map[string]funcSize{
 	"commands completer.lookup":                  {101, 41},
 	"commands sessionCommand":                    {85, 11},
 	"commands skillsCommand":                     {89, 12},
-	"commands state.readGlobals":                 {101, 33},
 	"commands state.runHolder":                   {124, 25},
 	"creds IdPLogin":                             {97, 19},
 	"creds StartLogin":                           {110, 24},
