@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -28,31 +29,6 @@ type checkRow struct {
 	// code and hint are the failure's, for the exit status and the hint.
 	code fail.Code
 	hint string
-}
-
-// checkSeverity orders the failures of mcpc list --check by the exit
-// status they give, the most severe first; `mcpc help exit-codes` says
-// the same.
-var checkSeverity = []int{fail.ExitConnection, fail.ExitTimeout, fail.ExitAuth, fail.ExitRejected, fail.ExitUsage, fail.ExitConfig}
-
-// checkStatus is the status word of a failure, from its code: the one
-// explainer has decided what it was.
-func checkStatus(err error) string {
-	switch c := fail.CodeOf(err); {
-	case c == fail.AuthRequired:
-		return "needs login"
-	case c == fail.AuthFailed:
-		return "auth failed"
-	case c == fail.Untrusted:
-		return "untrusted"
-	case c.Exit() == fail.ExitTimeout:
-		return "timeout"
-	case c.Exit() == fail.ExitRejected:
-		return "rejected"
-	case c.Exit() == fail.ExitConfig || c.Exit() == fail.ExitUsage:
-		return "unusable"
-	}
-	return "unreachable"
 }
 
 // runCheck connects to every target (at most parallel at once), lists its
@@ -87,7 +63,7 @@ func (st *state) runCheck(ctx context.Context, g *globals, names []string, paral
 		r.MS = &ms
 		if err != nil {
 			e := asFailure(ctxErr(ctx, err))
-			r.Status, r.Error, r.code, r.hint, r.Tools = checkStatus(e), e.Msg, e.Code, e.Hint, nil
+			r.Status, r.Error, r.code, r.hint, r.Tools = client.CheckStatus(e), e.Msg, e.Code, e.Hint, nil
 			return
 		}
 		r.Status = "ok"
@@ -113,7 +89,7 @@ func checkResult(st *state, g *globals, rows []checkRow) error {
 		if g.mode == format.ModeText {
 			textsafe.Note(st.env.Stderr, "%s: %s", textsafe.OneLine(r.Name), textsafe.OneLine(r.Error))
 		}
-		if worst == nil || severity(r.code) < severity(worst.code) {
+		if worst == nil || client.Severity(r.code) < client.Severity(worst.code) {
 			worst = r
 		}
 	}
@@ -126,13 +102,4 @@ func checkResult(st *state, g *globals, rows []checkRow) error {
 		e.Hint = worst.hint
 	}
 	return e
-}
-
-func severity(c fail.Code) int {
-	for i, e := range checkSeverity {
-		if c.Exit() == e {
-			return i
-		}
-	}
-	return len(checkSeverity)
 }

@@ -114,7 +114,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			textsafe.Note(st.env.Stderr, "%s", n)
 		}
 		switch e := failed[i]; {
-		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
+		case e != nil && (worst == nil || client.Severity(e.Code) < client.Severity(worst.Code)):
 			worst = e
 		case e == nil && t.Entry != nil:
 			searched++
