@@ -2,9 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,15 +11,9 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
-	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
-
-// maxSnapshotFile bounds what mcpc diff reads of a snapshot file: the
-// most mcpc snapshot writes.
-const maxSnapshotFile = schemadiff.MaxSize
 
 // errDrift ends a diff that found a breaking change (or, with --strict,
 // any change): exit 1, the changes already printed.
@@ -178,7 +169,7 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 	for i, s := range sides {
 		if s.file != "" {
 			var err error
-			if snaps[i], err = st.readSnapshot(g, s.file); err != nil {
+			if snaps[i], err = schemadiff.ReadFile(st.filePath(g, s.file), s.file); err != nil {
 				return err
 			}
 		}
@@ -212,32 +203,6 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 		}
 	}
 	return nil
-}
-
-// readSnapshot reads a snapshot file through the bounded reader.
-func (st *state) readSnapshot(g *globals, name string) (*schemadiff.Snapshot, error) {
-	const hint = "give a file written by: mcpc snapshot SERVER > FILE"
-	data, err := fsx.ReadFile(st.filePath(g, name), maxSnapshotFile)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usagef(hint, "cannot read snapshot file %s: %v", name, err)
-	}
-	if !json.Valid(data) {
-		// Decoded only to say where the text goes wrong: a valid
-		// document is decoded once, by Load.
-		var skip struct{}
-		if err := toolschema.DecodeJSON(data, &skip); err != nil {
-			return nil, usagef(hint, "snapshot file %s is not valid JSON: %v", name, err)
-		}
-	}
-	snap, err := schemadiff.Load(data)
-	if err != nil {
-		return nil, usagef(hint, "snapshot file %s: %v", name, err)
-	}
-	return snap, nil
 }
 
 // printChanges prints the list as JSON (or --query of it), or one line

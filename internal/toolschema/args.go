@@ -5,7 +5,6 @@
 package toolschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,39 +86,7 @@ func WordReadsStdin(w string) bool {
 
 func checkJSON(s string) error {
 	var v any
-	return DecodeJSON([]byte(s), &v)
-}
-
-// DecodeJSON decodes exactly one JSON value, keeping numbers exact, and
-// reports syntax errors with line and column.
-func DecodeJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("empty input")
-		}
-		return locate(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		off := dec.InputOffset()
-		line, col := jsonpos.LineCol(data, off)
-		return fmt.Errorf("line %d, column %d: unexpected data after the JSON value", line, col)
-	}
-	return nil
-}
-
-func locate(data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		msg = "unexpected end of JSON input" // as json.Unmarshal says it
-	}
-	off, ok := jsonpos.Offset(data, err)
-	if !ok {
-		return errors.New(msg)
-	}
-	line, col := jsonpos.LineCol(data, off)
-	return fmt.Errorf("line %d, column %d: %s", line, col, msg)
+	return jsonpos.Decode([]byte(s), &v)
 }
 
 // ReadArgs reads --args: inline JSON, @FILE, or - for stdin. The value
@@ -158,7 +125,7 @@ func ReadObject(flag, example, v string, stdin io.Reader, cwd string) (map[strin
 	// Decode into any first: the value's kind decides the message, with no
 	// need to read the decoder's error text.
 	var val any
-	if err := DecodeJSON(data, &val); err != nil {
+	if err := jsonpos.Decode(data, &val); err != nil {
 		return nil, fail.New(fail.Usage, hint, "invalid JSON in %s: %v", where, err)
 	}
 	switch obj := val.(type) {
@@ -261,7 +228,7 @@ func Merge(base map[string]any, pairs []Pair, types map[string][]string) map[str
 	for _, p := range pairs {
 		if p.Typed {
 			var v any
-			_ = DecodeJSON([]byte(p.Raw), &v) // checked in ParsePairs
+			_ = jsonpos.Decode([]byte(p.Raw), &v) // checked in ParsePairs
 			out[p.Key] = v
 			continue
 		}
