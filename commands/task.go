@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -159,37 +158,17 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 	return st.listTasks(ctx, g, sess)
 }
 
-// listTasks prints the tasks of every remembered session (2025), or the
-// status of every remembered task (2026-07-28, which has no tasks/list).
+// listTasks prints the tasks mcpc remembers on the server
+// (tasks.ListRemembered), a note for each it could not reach.
 func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) error {
-	var items []string
-	if sess.Modern() {
-		for _, r := range sess.TaskRecords() {
-			t, err := sess.GetTask(ctx, r.TaskID)
-			if err != nil {
-				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
-				continue
-			}
-			items = append(items, string(t.Raw))
-		}
-	} else {
-		for _, sid := range sess.SessionsOfTasks() {
-			sess.UseSession(sid)
-			raw, err := sess.ListTasks(ctx)
-			if err != nil {
-				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
-				continue
-			}
-			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
-				items = append(items, t.Raw)
-			}
-		}
+	doc, errs := tasks.ListRemembered(ctx, sess)
+	for _, err := range errs {
+		textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
 	}
-	doc := `{"tasks":[` + strings.Join(items, ",") + `]}`
 	if g.mode == format.ModeJSON || g.query != "" {
-		return st.printRaw(g, format.KindGeneric, []byte(doc))
+		return st.printRaw(g, format.KindGeneric, doc)
 	}
-	for _, it := range gjson.Get(doc, "tasks").Array() {
+	for _, it := range gjson.GetBytes(doc, "tasks").Array() {
 		fmt.Fprintln(st.env.Stdout, taskLine(&tasks.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}))
 	}
 	return nil
