@@ -69,7 +69,7 @@ exit-codes').`,
 				return err
 			}
 			if cmd.Bool("check") {
-				return st.runCheck(ctx, g, cmd.Args().Slice(), parallel)
+				return st.listCheck(ctx, g, cmd.Args().Slice(), parallel)
 			}
 			if cmd.IsSet("parallel") {
 				return usagef("", "--parallel applies to --check only")

@@ -84,8 +84,7 @@ func manyGlobals(g *globals) *globals {
 // (client.EachServer), each through the open path of a command that
 // reaches one server, what visit asks of it bounded by its connect
 // timeout again.
-func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarget, parallel int,
-	visit func(ctx context.Context, i int, start time.Time, sess session, err error)) {
+func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarget, parallel int, visit visitFunc) {
 	entries := make([]*config.Entry, len(targets))
 	for i, t := range targets {
 		entries[i] = t.Entry

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +26,13 @@ type runIO struct {
 	print func(kind format.Kind, v any) error
 	// open reaches a server by name or URL; closeFn ends what it started.
 	open func(ctx context.Context, server string) (sess session, closeFn func(), err error)
+	// each reaches several servers, at most parallel at once (eachServer).
+	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
 }
+
+// visitFunc is what a many-server command does with one server: its
+// session open since start, or the failure that kept it closed.
+type visitFunc = func(ctx context.Context, i int, start time.Time, sess session, err error)
 
 // runIO is the invocation's: the state's streams and open path, the
 // globals' output flags.
@@ -36,6 +43,9 @@ func (st *state) runIO(g *globals) runIO {
 		print:  func(kind format.Kind, v any) error { return st.print(g, kind, v) },
 		open: func(ctx context.Context, server string) (session, func(), error) {
 			return st.open(ctx, g, server)
+		},
+		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
+			st.eachServer(ctx, g, targets, parallel, visit)
 		},
 	}
 }
