@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -24,6 +25,8 @@ type runIO struct {
 	write func(b []byte) error
 	// print renders v by --json/--text, --query and the output bounds.
 	print func(kind format.Kind, v any) error
+	// line renders one JSON Lines record by --query and --max-bytes.
+	line func(doc json.RawMessage) ([]byte, error)
 	// open reaches a server by name or URL; closeFn ends what it started.
 	open func(ctx context.Context, server string) (sess session, closeFn func(), err error)
 	// each reaches several servers, at most parallel at once (eachServer).
@@ -41,6 +44,7 @@ func (st *state) runIO(g *globals) runIO {
 		stderr: st.env.Stderr,
 		write:  st.writeStdout,
 		print:  func(kind format.Kind, v any) error { return st.print(g, kind, v) },
+		line:   func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
 		open: func(ctx context.Context, server string) (session, func(), error) {
 			return st.open(ctx, g, server)
 		},
