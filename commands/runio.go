@@ -25,6 +25,8 @@ type runIO struct {
 	write func(b []byte) error
 	// print renders v by --json/--text, --query and the output bounds.
 	print func(kind format.Kind, v any) error
+	// printRaw renders b, a document as the server sent it, as print does.
+	printRaw func(kind format.Kind, b []byte) error
 	// line renders one JSON Lines record by --query and --max-bytes.
 	line func(doc json.RawMessage) ([]byte, error)
 	// open reaches a server by name or URL; closeFn ends what it started.
@@ -41,10 +43,11 @@ type visitFunc = func(ctx context.Context, i int, start time.Time, sess session,
 // globals' output flags.
 func (st *state) runIO(g *globals) runIO {
 	return runIO{
-		stderr: st.env.Stderr,
-		write:  st.writeStdout,
-		print:  func(kind format.Kind, v any) error { return st.print(g, kind, v) },
-		line:   func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
+		stderr:   st.env.Stderr,
+		write:    st.writeStdout,
+		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
+		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
+		line:     func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
 		open: func(ctx context.Context, server string) (session, func(), error) {
 			return st.open(ctx, g, server)
 		},
