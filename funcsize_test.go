@@ -33,7 +33,6 @@ var longFuncs = map[string]funcSize{
 	"commands completer.Args":                    {69, 25},
 	"commands completer.lookup":                  {101, 41},
 	"commands sessionCommand":                    {85, 11},
-	"commands skillsCommand":                     {89, 12},
 	"commands state.runHolder":                   {124, 25},
 	"creds IdPLogin":                             {97, 19},
 	"creds StartLogin":                           {110, 24},
