@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
@@ -246,31 +247,49 @@ func (c *Config) Lookup(name string) (*Entry, error) {
 // Closest returns the candidate within edit distance 2 of s, if any.
 func Closest(s string, cands []string) string {
 	best, bestD := "", 3
+	// One set of buffers for every candidate: a server of 50,000 tools is
+	// 50,000 distances, and a few slices each were most of a miss's memory.
+	var d distance
+	a := []rune(s)
 	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
+		// Lengths that far apart are at least that far apart.
+		if n := utf8.RuneCountInString(c); n-len(a) >= bestD || len(a)-n >= bestD {
+			continue
+		}
+		if k := d.between(a, c); k < bestD {
+			best, bestD = c, k
 		}
 	}
 	return best
 }
 
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
+// distance computes edit distances in buffers it keeps.
+type distance struct {
+	b         []rune
+	prev, cur []int
+}
+
+func (d *distance) between(a []rune, b string) int {
+	d.b = d.b[:0]
+	for _, r := range b {
+		d.b = append(d.b, r)
+	}
+	rb := d.b
+	d.prev, d.cur = slices.Grow(d.prev[:0], len(rb)+1)[:len(rb)+1], slices.Grow(d.cur[:0], len(rb)+1)[:len(rb)+1]
+	prev, cur := d.prev, d.cur
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if a[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
-		prev = cur
+		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
 }
