@@ -213,7 +213,12 @@ func (s *server) answer(w *bufio.Writer, req *request) {
 		result(`{"resourceTemplates":[]}`)
 	case m == "tools/call":
 		name := req.Params.Name
-		if name == "echo" {
+		if name == "huge" {
+			n, _ := req.Params.Arguments["bytes"].(float64)
+			w.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"`)
+			hugeText(w, int(min(max(n, 0), maxHuge)))
+			w.WriteString(`"}]}}`)
+		} else if name == "echo" {
 			text, _ := req.Params.Arguments["text"].(string)
 			t, _ := json.Marshal(text)
 			result(`{"content":[{"type":"text","text":` + string(t) + `}]}`)
@@ -309,9 +314,29 @@ func (s *server) items(w *bufio.Writer, kind string, start int) {
 	}
 }
 
-// small are the lists that are not huge: one item each.
+// small are the lists that are not huge: one item each (the tools echo
+// and huge).
 var small = map[string]string{
-	"tools":     `{"name":"echo","description":"Echo the text back.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`,
+	"tools": `{"name":"echo","description":"Echo the text back.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},` +
+		`{"name":"huge","description":"Return bytes bytes of numbered 64-byte lines.","inputSchema":{"type":"object","properties":{"bytes":{"type":"integer"}},"required":["bytes"]}}`,
 	"prompts":   `{"name":"greet","description":"A greeting."}`,
 	"resources": `{"uri":"mem://readme","name":"readme","mimeType":"text/plain"}`,
+}
+
+// maxHuge bounds the huge tool's result.
+const maxHuge = 1 << 30
+
+// hugeText writes n bytes of text (as a JSON string's content): numbered
+// lines of 64 bytes, the newline counted as one byte of the text though
+// it is written escaped, as the in-repo server's huge tool does.
+func hugeText(w *bufio.Writer, n int) {
+	for i := 1; n > 0; i++ {
+		line := fmt.Sprintf("line %06d %s", i, strings.Repeat("x", 52))
+		if n < len(line)+1 {
+			w.WriteString(line[:n])
+			return
+		}
+		w.WriteString(line + `\n`)
+		n -= len(line) + 1
+	}
 }
