@@ -1073,7 +1073,9 @@ system of the command and the children it waited for (a stdio server counts);
 peak RSS is the largest of those processes (wait4's maxrss; at least the
 2-5 MiB of `+"`bench/spawn`"+`, the small process that forks them), except where a
 note says "mcpc alone" (its own VmHWM, polled). @apify/mcpc talks to a bridge
-process started by `+"`connect`"+`, which neither column counts.
+process started by `+"`connect`"+`, which neither column counts. The huge-any and
+scale groups talk to `+"`bench/listserver`"+`, a server written without the SDK that
+streams its lists and results, so that their peak RSS is mcpc's.
 
 ## Machine
 
