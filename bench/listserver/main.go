@@ -287,19 +287,35 @@ func (s *server) items(w *bufio.Writer, kind string, start int) {
 	if s.page > 0 {
 		end = min(s.n, start+s.page)
 	}
+	var num []byte
 	for i := start; i < end; i++ {
 		if i > start {
 			w.WriteByte(',')
 		}
-		k := strconv.Itoa(i)
+		// Piece by piece: the server's memory stays a buffer's, whatever n.
+		num = strconv.AppendInt(num[:0], int64(i), 10)
 		switch kind {
 		case "tools":
 			// About 130 bytes, as in the issue (200,000 tools: 26.6 MB).
-			w.WriteString(`{"name":"tool-` + k + `","description":"Tool ` + k + ` of a long list.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}}`)
+			w.WriteString(`{"name":"tool-`)
+			w.Write(num)
+			w.WriteString(`","description":"Tool `)
+			w.Write(num)
+			w.WriteString(` of a long list.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}}`)
 		case "prompts":
-			w.WriteString(`{"name":"prompt-` + k + `","description":"Prompt ` + k + ` of a long list.","arguments":[{"name":"query","required":true}]}`)
+			w.WriteString(`{"name":"prompt-`)
+			w.Write(num)
+			w.WriteString(`","description":"Prompt `)
+			w.Write(num)
+			w.WriteString(` of a long list.","arguments":[{"name":"query","required":true}]}`)
 		case "resources":
-			w.WriteString(`{"uri":"mem://r/` + k + `","name":"resource-` + k + `","description":"Resource ` + k + ` of a long list.","mimeType":"text/plain"}`)
+			w.WriteString(`{"uri":"mem://r/`)
+			w.Write(num)
+			w.WriteString(`","name":"resource-`)
+			w.Write(num)
+			w.WriteString(`","description":"Resource `)
+			w.Write(num)
+			w.WriteString(` of a long list.","mimeType":"text/plain"}`)
 		}
 	}
 	if kind == "tools" && end == s.n {

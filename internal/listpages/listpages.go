@@ -56,7 +56,11 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 			if i > 0 {
 				pages[i] = nil // the first is read to the end
 			}
-			rawmsg.View(p).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+			list := rawmsg.View(p).Get(gjson.Escape(key))
+			if !list.IsArray() {
+				continue // a page that is not a list page has no items to give
+			}
+			list.ForEach(func(_, it gjson.Result) bool {
 				if drop == nil || !drop(it) {
 					if n > 0 {
 						b.WriteByte(',')
@@ -70,7 +74,11 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 		b.WriteByte(']')
 		wroteItems = true
 	}
-	rawmsg.View(pages[0]).ForEach(func(k, v gjson.Result) bool {
+	page0 := rawmsg.View(pages[0])
+	if !page0.IsObject() {
+		page0 = gjson.Result{} // its fields are not fields
+	}
+	page0.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "nextCursor":
 		case key:
@@ -122,6 +130,9 @@ func AppOnly(tool gjson.Result) bool {
 // named by their "name"; every other field stays as it came (nextCursor
 // among them, so a reader still pages).
 func Keep(page []byte, key string, keep func(name string) bool) []byte {
+	if !rawmsg.View(page).IsObject() {
+		return page // not a list page: the SDK says what is wrong with it
+	}
 	var b strings.Builder
 	b.WriteByte('{')
 	rawmsg.View(page).ForEach(func(k, v gjson.Result) bool {

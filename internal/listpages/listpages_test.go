@@ -104,3 +104,24 @@ func TestJoinLetsPagesGo(t *testing.T) {
 		t.Errorf("pages after Join: %q", pages)
 	}
 }
+
+// Whatever valid JSON a server sends as a list page, the cut is valid
+// JSON, and Join's document too (the SDK decodes the one, mcpc prints the
+// other).
+func FuzzKeepAndJoin(f *testing.F) {
+	f.Add(`{"tools":[{"name":"a"},{"name":"b","_meta":{"ui":{"visibility":["app"]}}}],"nextCursor":"x"}`, "a")
+	f.Add(`{"tools":{"name":"a"},"x":[1]}`, "a")
+	f.Add(`[{"tools":[]}]`, "")
+	f.Fuzz(func(t *testing.T, page, name string) {
+		if !json.Valid([]byte(page)) {
+			return
+		}
+		if out := Keep([]byte(page), "tools", func(n string) bool { return n == name }); !json.Valid(out) {
+			t.Errorf("Keep(%q) = %q, not JSON", page, out)
+		}
+		pages := []json.RawMessage{json.RawMessage(page), json.RawMessage(page)}
+		if out := Join(pages, "tools", AppOnly); !json.Valid(out) {
+			t.Errorf("Join of %q = %q, not JSON", page, out)
+		}
+	})
+}
