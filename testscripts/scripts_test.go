@@ -58,7 +58,8 @@ func TestMain(m *testing.M) {
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
 		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server",
-		"github.com/mcpc-dev/mcpc/testscripts/peers/rsscap")
+		"github.com/mcpc-dev/mcpc/testscripts/peers/rsscap",
+		"github.com/mcpc-dev/mcpc/bench/listserver")
 	// Static, as released: no cgo, no dynamic loader at start-up.
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -283,15 +284,20 @@ func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// serve VAR [FLAGS...]: start the test server over Streamable HTTP on a
-// loopback port and put its URL in $VAR (scheme://host:port in $VAR_ORIGIN,
-// the port in $VAR_PORT); it is stopped when the script ends.
+// serve VAR [--listserver] [FLAGS...]: start the test server (with
+// --listserver, bench/listserver) over Streamable HTTP on a loopback port
+// and put its URL in $VAR (scheme://host:port in $VAR_ORIGIN, the port in
+// $VAR_PORT); it is stopped when the script ends.
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: serve VAR [testserver flags]")
+		ts.Fatalf("usage: serve VAR [--listserver] [server flags]")
+	}
+	server, flags := ts.Getenv("TESTSERVER"), args[1:]
+	if len(flags) > 0 && flags[0] == "--listserver" {
+		server, flags = filepath.Join(binDir, "listserver"), flags[1:]
 	}
 	urlFile := ts.MkAbs("." + args[0] + ".url")
-	cmd := exec.Command(ts.Getenv("TESTSERVER"), append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, args[1:]...)...)
+	cmd := exec.Command(server, append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, flags...)...)
 	cmd.Env = scriptEnv(ts)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()

@@ -85,6 +85,9 @@ type group struct {
 	// holder is the resident memory (KiB) of the session holder a
 	// session group's rows call through, idle, its server not counted.
 	holder int64
+	// messageMiB is the size of the list a huge-any group's rows read,
+	// for their bound (3 × message + 20 MiB).
+	messageMiB float64
 }
 
 type harness struct {
@@ -101,7 +104,7 @@ type harness struct {
 
 func main() {
 	h := &harness{requestLogs: map[string]string{}}
-	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn")
+	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn, listserver")
 	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
 	flag.StringVar(&h.everything, "everything", "", "server-everything's entry script (run by node from -node over stdio); empty skips its session rows")
@@ -407,6 +410,8 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 		{name: "mcpc list --text", cmd: cmdSpec{argv: append(append([]string{mcpc, "list", "--text"}, manyStdio...), "tools"), home: warm, want: `tool-1`, ownRSS: true}, note: "RSS: mcpc alone"},
 		{name: "mcpc call of one of its tools", cmd: cmdSpec{argv: append(append([]string{mcpc, "call"}, manyStdio...), "tool-199999", "query=x"), home: warm, want: `tool-199999`, ownRSS: true}, note: "RSS: mcpc alone"},
 	}})
+	g = append(g, h.hugeAnyGroups(huge)...)
+	g = append(g, h.scaleGroups(huge)...)
 	// --- a chatty server: notifications before the result ----------------
 	for _, kind := range []string{"log", "progress"} {
 		flood := []string{server, "--notify", strconv.Itoa(floodN), "--notify-kind", kind}
@@ -755,19 +760,25 @@ func statusField(data []byte, key string) (int64, bool) {
 // startHTTP starts the test server on a loopback port and returns its URL
 // and a function that stops it.
 func (h *harness) startHTTP(name, mode string) (string, func()) {
-	urlFile := filepath.Join(h.tmp, "url-"+name)
 	reqLog := filepath.Join(h.tmp, "requests-"+name)
-	cmd := exec.Command(h.path("mcpc-testserver"), "--http", "127.0.0.1:0", mode, "--url-file", urlFile, "--header-log", reqLog, "--ttl", ttlMs)
+	url, stop := h.serveHTTP(h.path("mcpc-testserver"), name, mode, "--header-log", reqLog, "--ttl", ttlMs)
+	h.requestLogs[url] = reqLog
+	return url, stop
+}
+
+// serveHTTP starts server (the test server or bench/listserver) with args
+// on a loopback port and returns its URL and a function that stops it.
+func (h *harness) serveHTTP(server, name string, args ...string) (string, func()) {
+	urlFile := filepath.Join(h.tmp, "url-"+name)
+	cmd := exec.Command(server, append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, args...)...)
 	check(cmd.Start())
 	stop := func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 	}
 	for range 500 {
-		if data, err := os.ReadFile(urlFile); err == nil {
-			url := strings.TrimSpace(string(data))
-			h.requestLogs[url] = reqLog
-			return url, stop
+		if data, err := os.ReadFile(urlFile); err == nil && len(data) > 0 {
+			return strings.TrimSpace(string(data)), stop
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -924,6 +935,21 @@ func targets(groups []*group) []string {
 	if c, f := find(groups, "huge-list", "mcpc call of one"), find(groups, "huge-list", "floor"); c != nil && f != nil {
 		add("`mcpc call` on the huge list: time beyond reading the list (the floor) < 1 s", (median(c.wall) - median(f.wall)).Seconds(), true, "%.2f s", 1)
 	}
+	for _, g := range groups {
+		if !strings.HasPrefix(g.key, "huge-any-") {
+			continue
+		}
+		// One line a group: its largest row against the bound.
+		var worst *row
+		for _, r := range g.rows {
+			if r.skip == "" && len(r.rss) > 0 && (worst == nil || slices.Max(r.rss) > slices.Max(worst.rss)) {
+				worst = r
+			}
+		}
+		if worst != nil {
+			add(fmt.Sprintf("huge list on any server, %s: peak RSS (largest, `%s`) ≤ 3 × %.1f + 20 MiB", strings.TrimPrefix(g.key, "huge-any-"), worst.name, g.messageMiB), float64(slices.Max(worst.rss))/1024, true, "%.0f MiB", 3*g.messageMiB+20)
+		}
+	}
 	for _, kind := range []string{"log", "progress"} {
 		v, ok = ratio("flood-"+kind, "mcpc call, warm", "floor")
 		add(fmt.Sprintf("%d %s notifications: `mcpc call` ≤ 3× the same bytes through a pipe", floodN, kind), v, ok, "%.2f×", 3)
@@ -1047,7 +1073,9 @@ system of the command and the children it waited for (a stdio server counts);
 peak RSS is the largest of those processes (wait4's maxrss; at least the
 2-5 MiB of `+"`bench/spawn`"+`, the small process that forks them), except where a
 note says "mcpc alone" (its own VmHWM, polled). @apify/mcpc talks to a bridge
-process started by `+"`connect`"+`, which neither column counts.
+process started by `+"`connect`"+`, which neither column counts. The huge-any and
+scale groups talk to `+"`bench/listserver`"+`, a server written without the SDK that
+streams its lists and results, so that their peak RSS is mcpc's.
 
 ## Machine
 
