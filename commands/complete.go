@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
@@ -171,7 +172,7 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 			return nil
 		}
 		var out []completions.Candidate
-		for _, t := range topics {
+		for _, t := range helptext.Topics {
 			out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
 		}
 		for _, c := range completions.Subcommands(r.Root) {
