@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -21,6 +22,9 @@ func helpValues() helptext.Values {
 	return helptext.Values{
 		MaxMessage: units.SizeText(transport.DefaultMaxMessage),
 		KeepAlive:  durationText(config.DefaultKeepAlive),
+		// The defaults of --probe-timeout and session start --idle.
+		ProbeTimeout: durationText(client.DefaultProbeTimeout),
+		SessionIdle:  durationText(defaultSessionIdle),
 	}
 }
 

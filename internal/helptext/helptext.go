@@ -9,6 +9,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"text/template"
 
@@ -49,23 +50,38 @@ var Topics = []Topic{
 type Values struct {
 	MaxMessage string // the default of "maxMessage" (config)
 	KeepAlive  string // the idle time of "keepAlive": true (config)
+	// ProbeTimeout is the default of --probe-timeout (eras).
+	ProbeTimeout string
+	// SessionIdle is the default of session start --idle (sessions).
+	SessionIdle string
 }
 
-// funcs are the parts computed here, from the error model's lists.
-var funcs = template.FuncMap{
-	"statusTable":   statusTable,
-	"codeTable":     codeTable,
-	"codesByStatus": codesByStatus,
+// funcs are the parts computed here, from the error model's lists; made
+// when asked, as the templates are, so that start-up builds nothing.
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"statusTable":   statusTable,
+		"codeTable":     codeTable,
+		"codesByStatus": codesByStatus,
+	}
 }
 
 // Text is the topic's text with its computed parts filled in.
 func (t Topic) Text(v Values) string {
+	// Every value is given, or a topic would print a blank where a
+	// default belongs; TestTopics and the commands tests run this.
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		if rv.Field(i).String() == "" {
+			panic("helptext: Values." + rv.Type().Field(i).Name + " not given")
+		}
+	}
 	src, err := files.ReadFile("topics/" + t.Name + ".txt")
 	if err != nil {
 		panic("helptext: no text for topic " + t.Name) // TestTopics sees each
 	}
 	// Parsed when asked, not at start-up: only mcpc help and man read them.
-	tpl := template.Must(template.New(t.Name).Funcs(funcs).Parse(string(src)))
+	tpl := template.Must(template.New(t.Name).Funcs(funcs()).Parse(string(src)))
 	var b strings.Builder
 	if err := tpl.Execute(&b, v); err != nil {
 		panic("helptext: " + err.Error())

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var values = Values{MaxMessage: "64MiB", KeepAlive: "15m"}
+var values = Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "10s", SessionIdle: "15m"}
 
 // Every topic has its text, and every text file is a topic's: a file left
 // out of Topics would be carried by the binary and printed by nothing.
@@ -34,18 +34,33 @@ func TestTopics(t *testing.T) {
 			t.Errorf("%s: a part left unfilled:\n%s", topic.Name, text)
 		}
 	}
+	defer func() {
+		if r := recover(); r != "helptext: Values.SessionIdle not given" {
+			t.Errorf("a value not given: %v", r)
+		}
+	}()
 	if _, ok := Find("nope"); ok {
 		t.Error("Find found a topic that is not one")
 	}
+	partial := values
+	partial.SessionIdle = ""
+	Topics[0].Text(partial)
+	t.Error("a topic printed with a value not given")
 }
 
 // The values given are the ones printed, where the text states them.
 func TestValuesFilledIn(t *testing.T) {
-	topic, _ := Find("config")
-	text := topic.Text(Values{MaxMessage: "7MiB", KeepAlive: "3m"})
-	for _, s := range []string{`bytes or "128MiB"; default 7MiB); an HTTP`, `stdio or HTTP (true: 3m; a duration like "10m"`} {
-		if !strings.Contains(text, s) {
-			t.Errorf("help config lacks %q", s)
+	v := Values{MaxMessage: "7MiB", KeepAlive: "3m", ProbeTimeout: "4s", SessionIdle: "9h"}
+	for name, want := range map[string][]string{
+		"config":   {`bytes or "128MiB"; default 7MiB); an HTTP`, `stdio or HTTP (true: 3m; a duration like "10m"`},
+		"eras":     {`per server "probeTimeout",` + "\n  default 4s) once;"},
+		"sessions": {"without a request (default 9h, 0:"},
+	} {
+		topic, _ := Find(name)
+		for _, s := range want {
+			if !strings.Contains(topic.Text(v), s) {
+				t.Errorf("help %s lacks %q", name, s)
+			}
 		}
 	}
 }
