@@ -30,8 +30,6 @@ var longFuncs = map[string]funcSize{
 	"client/config checkAuth":                    {62, 32},
 	"client/config checkShape":                   {61, 51},
 	"client/config validateServer":               {99, 47},
-	"commands completer.Args":                    {69, 25},
-	"commands completer.lookup":                  {101, 41},
 	"commands sessionCommand":                    {85, 11},
 	"commands skillsCommand":                     {89, 12},
 	"commands state.readGlobals":                 {101, 33},
