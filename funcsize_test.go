@@ -30,8 +30,6 @@ var longFuncs = map[string]funcSize{
 	"commands skillsCommand":                     {89, 12},
 	"commands state.readGlobals":                 {101, 33},
 	"commands state.runHolder":                   {124, 25},
-	"creds IdPLogin":                             {97, 19},
-	"creds StartLogin":                           {110, 24},
 	"format renderTextTo":                        {107, 36},
 	"internal/schemadiff differ.schema":          {80, 31},
 	"internal/schemadiff viewOf":                 {101, 31},
