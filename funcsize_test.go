@@ -31,8 +31,6 @@ var longFuncs = map[string]funcSize{
 	"commands state.readGlobals":                 {101, 33},
 	"commands state.runHolder":                   {124, 25},
 	"format renderTextTo":                        {107, 36},
-	"internal/schemadiff differ.schema":          {80, 31},
-	"internal/schemadiff viewOf":                 {101, 31},
 	"internal/schemamsg mismatchWalk.step":       {82, 37},
 	"internal/schemamsg violation":               {80, 30},
 	"internal/schemamsg workWalk.visit":          {84, 30},
