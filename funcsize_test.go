@@ -30,7 +30,6 @@ var longFuncs = map[string]funcSize{
 	"commands skillsCommand":              {89, 12},
 	"commands state.readGlobals":          {101, 33},
 	"commands state.runHolder":            {124, 25},
-	"format renderTextTo":                 {107, 36},
 }
 
 type funcSize struct{ lines, complexity int }
