@@ -210,6 +210,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"rawpost":           cmdRawPost,
 			"interrupt-when":    cmdInterruptWhen,
 			"gone":              cmdGone,
+			"sigstop":           cmdSigstop,
 			"waitfile":          cmdWaitFile,
 			"expand":            cmdExpand,
 			"conformance":       cmdConformance,
@@ -730,13 +731,59 @@ func tagged(tag string) []process {
 }
 
 func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st := procState(fmt.Sprintf("/proc/%d/stat", pid))
+	return st == 0 || st == 'Z' || st == 'X'
+}
+
+// procState is the state letter of a /proc stat file; 0 when it cannot
+// be read (the process or thread is gone).
+func procState(stat string) byte {
+	b, err := os.ReadFile(stat)
 	if err != nil {
-		return true
+		return 0
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
+	i := bytes.LastIndexByte(b, ')')
+	if i <= 0 || len(b) <= i+2 {
+		return 0
+	}
+	return b[i+2]
+}
+
+// sigstop PIDFILE: stop the process whose pid PIDFILE holds (SIGSTOP)
+// and wait until every thread of it is stopped. kill(2) returns once the
+// signal is queued; one thread takes it and only then stops the others,
+// so under load the rest of a Go process (its network poller among them)
+// can run on for a while, answering whoever connects: a script that
+// goes on at once tests a running process, not a stopped one.
+func cmdSigstop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sigstop PIDFILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, syscall.SIGSTOP))
+	// A hang guard, not a measure: stopping takes a scheduling slice.
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		threads, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		if len(threads) == 0 {
+			ts.Fatalf("process %d is gone", pid)
+		}
+		running := false
+		for _, t := range threads {
+			if st := procState(t); st != 'T' && st != 0 {
+				running = true
+			}
+		}
+		if !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("process %d did not stop within 60s", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 var dollarVar = regexp.MustCompile(`\$[A-Z_][A-Z0-9_]*`)
