@@ -22,31 +22,8 @@ const (
 // complexity: none may grow, and each leaves the list when it is split. Do
 // not add to it; split the function instead.
 var longFuncs = map[string]funcSize{
-	"bench/harness harness.groups":               {172, 9},
-	"bench/harness harness.sessionGroups":        {81, 12},
-	"bench/harness main":                         {82, 10},
-	"bench/harness targets":                      {93, 28},
-	"client/config Prepare":                      {81, 30},
-	"client/config checkAuth":                    {62, 32},
-	"client/config checkShape":                   {61, 51},
-	"client/config validateServer":               {99, 47},
-	"commands completer.Args":                    {69, 25},
-	"commands completer.lookup":                  {101, 41},
-	"commands sessionCommand":                    {85, 11},
-	"commands state.runHolder":                   {124, 25},
-	"creds IdPLogin":                             {97, 19},
-	"creds StartLogin":                           {110, 24},
-	"format renderText":                          {108, 36},
-	"internal/schemadiff differ.schema":          {80, 31},
-	"internal/schemadiff viewOf":                 {101, 31},
-	"internal/schemamsg mismatchWalk.step":       {82, 37},
-	"internal/schemamsg violation":               {80, 30},
-	"internal/schemamsg workWalk.visit":          {84, 30},
-	"internal/testserver addInputTools":          {138, 22},
-	"internal/testserver addTools":               {288, 10},
-	"internal/testserver faultHandler.ServeHTTP": {79, 30},
-	"internal/testserver parseArgs":              {93, 38},
-	"internal/testserver serveHTTP":              {95, 18},
+	"commands sessionCommand":  {85, 11},
+	"commands state.runHolder": {124, 25},
 }
 
 type funcSize struct{ lines, complexity int }

@@ -147,12 +147,12 @@ func (s *Session) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 	// A list cut down for the SDK (ListTools with names) still has every
 	// name in its raw pages.
 	for _, page := range s.wire.peek("tools/list") {
-		for _, t := range gjson.GetBytes(page, "tools").Array() {
+		listpages.Names(page, "tools", func(t gjson.Result, n string) {
 			// (Not the name itself: a tool the SDK dropped as invalid.)
-			if n := t.Get("name").Str; n != name && !listpages.AppOnly(t) && s.toolFilter(n) == "" {
+			if n != name && !listpages.AppOnly(t) && s.toolFilter(n) == "" {
 				names = append(names, n)
 			}
-		}
+		})
 	}
 	hint := suggest.Hint(name, names, "list the tools with: "+s.ListHint())
 	return nil, fail.New(fail.Rejected, hint, "%s has no tool named %q", s.Label, name)

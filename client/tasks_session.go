@@ -86,10 +86,8 @@ func (t extSession) TaskSupport(tool string) (toolsCall bool, support string) {
 	init := last(s.wire.peek("initialize"))
 	toolsCall = gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists()
 	for _, page := range s.wire.peek("tools/list") {
-		for _, it := range gjson.GetBytes(page, "tools").Array() {
-			if it.Get("name").String() == tool {
-				return toolsCall, it.Get("execution.taskSupport").String()
-			}
+		if it := listpages.Find(page, "tools", tool); it.Exists() {
+			return toolsCall, it.Get("execution.taskSupport").String()
 		}
 	}
 	return toolsCall, ""

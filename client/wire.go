@@ -342,7 +342,9 @@ func (w *wire) strayID() string {
 // store keeps a result the server marked fresh for a while; private ones
 // only under the credential that fetched them.
 func (w *wire) store(p pendingReq, res json.RawMessage) {
-	r := gjson.GetManyBytes(res, "ttlMs", "cacheScope", "resultType")
+	// Read where it lies: GetManyBytes would copy a 30 MB list to read
+	// three fields.
+	r := gjson.GetMany(rawmsg.View(res).Raw, "ttlMs", "cacheScope", "resultType")
 	ttl, scope, rt := r[0].Int(), r[1].String(), r[2].String()
 	if ttl <= 0 || (rt != "" && rt != "complete") {
 		return

@@ -2,14 +2,13 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
 
@@ -17,14 +16,11 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
-
-// completeTimeout bounds a live lookup of a server's names: a shell waiting
-// on TAB must not hang on a slow server.
-const completeTimeout = 3 * time.Second
 
 // completeMaxMessage bounds each message from a server asked for a
 // completion (the one --max-message bound, set lower): a completion answer
@@ -95,46 +91,11 @@ func completeCommand(st *state) *cli.Command {
 			if len(st.dashArgs) > 0 {
 				cur = st.dashArgs[len(st.dashArgs)-1]
 			}
-			secrets := redaction.FromContext(ctx)
-			for _, c := range completions.Complete(cmd.Root(), st.dashArgs, src) {
-				if !offerable(secrets, c.Value) {
-					continue
-				}
-				desc := strings.ReplaceAll(textsafe.StripControl(secrets.String(c.Description)), "`", "")
-				desc = strings.Join(strings.Fields(strings.SplitN(desc, "\n", 2)[0]), " ")
-				if utf8.RuneCountInString(desc) > 60 {
-					desc = string([]rune(desc)[:57]) + "..."
-				}
-				v := c.Value
-				if v != completions.FilesDirective {
-					v = completions.Insert(cmd.String("shell"), v, cur, cmd.String("wordbreaks"))
-				}
-				if desc == "" {
-					fmt.Fprintln(st.env.Stdout, v)
-				} else {
-					fmt.Fprintf(st.env.Stdout, "%s\t%s\n", v, desc)
-				}
-			}
+			cands := completions.Complete(cmd.Root(), st.dashArgs, src)
+			completions.Write(st.env.Stdout, cands, redaction.FromContext(ctx), cmd.String("shell"), cur, cmd.String("wordbreaks"))
 			return nil
 		},
 	}
-}
-
-// printable reports whether a candidate can be offered at all: the
-// scripts read one a line, and a control character (a newline, a tab, an
-// escape sequence) or a byte that is not UTF-8 would break the line, or
-// reach the terminal in the list of candidates. Such a value, which only
-// a server sends, is dropped rather than shown as something it is not.
-func printable(v string) bool {
-	return !strings.ContainsAny(v, "\n\t") && textsafe.StripControl(v) == v
-}
-
-// offerable reports whether a candidate goes on the command line: it is
-// printable, and holds none of the secrets the lookup sent (a server
-// that echoes its access token as a value must not put it on the line,
-// and from there into the shell's history).
-func offerable(secrets *redaction.Set, v string) bool {
-	return printable(v) && secrets.String(v) == v
 }
 
 // completer answers flag values and arguments from the config and, for a
@@ -161,74 +122,44 @@ func (c *completer) FlagValues(r completions.Request, flag string) []completions
 }
 
 func (c *completer) Args(r completions.Request) []completions.Candidate {
-	if len(r.Path) == 0 {
-		return nil
-	}
-	pos := r.Positional
-	switch r.Path[0] {
-	case "help":
-		if len(pos) > 0 {
-			return nil
-		}
-		var out []completions.Candidate
-		for _, t := range topics {
-			out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
-		}
-		for _, c := range completions.Subcommands(r.Root) {
-			if !slices.ContainsFunc(out, func(o completions.Candidate) bool { return o.Value == c.Name }) {
-				out = append(out, completions.Candidate{Value: c.Name, Description: c.Usage})
-			}
-		}
-		return out
-	case "completion":
-		if len(pos) > 0 {
-			return nil
-		}
-		var out []completions.Candidate
-		for _, s := range completions.Shells {
-			out = append(out, completions.Candidate{Value: s})
-		}
-		return out
-	case "trust", "untrust":
-		if len(pos) == 0 {
-			return completions.Files
-		}
-		return nil
-	case "task":
-		// mcpc task get|result|cancel|list SERVER, then TASK_ID.
-		switch {
-		case len(r.Path) < 2 || len(r.Flags["stdio"]) > 0:
-			return nil
-		case len(pos) == 0:
-			return c.servers(r)
-		case len(pos) == 1 && r.Path[1] != "list":
-			return c.taskIDs(r, pos[0])
-		}
-		return nil
-	case "skills":
-		// mcpc skills SERVER | skills get SERVER NAME: the server; skill
-		// names would need the server contacted.
-		if len(pos) == 0 && len(r.Flags["stdio"]) == 0 {
-			return c.servers(r)
-		}
-		return nil
-	case "list", "call", "read", "prompt":
-	default:
-		return nil
-	}
-	// A server on the command line (--stdio, a URL) is never started or
-	// contacted for a completion.
-	if len(r.Flags["stdio"]) > 0 {
-		return nil
-	}
-	if len(pos) == 0 {
-		return c.servers(r)
-	}
-	if config.IsURL(pos[0]) {
-		return nil
-	}
-	return c.names(r)
+	return completions.Args(c.ctx, r, c)
 }
+
+// Topics are mcpc help's.
+func (c *completer) Topics() []completions.Candidate {
+	var out []completions.Candidate
+	for _, t := range helptext.Topics {
+		out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
+	}
+	return out
+}
+
+func (c *completer) ListKinds() []string { return client.ListKindWords() }
+
+// Open reaches a configured server (never a URL) with its stderr hidden,
+// each message bounded by completeMaxMessage.
+func (c *completer) Open(ctx context.Context, r completions.Request) (completions.Server, func(), error) {
+	name := r.Positional[0]
+	cfg := c.config(r)
+	if config.IsURL(name) || cfg == nil || cfg.Servers[name] == nil {
+		return nil, nil, errors.New("not a configured server")
+	}
+	g := c.globals(r)
+	g.maxMessage = completeMaxMessage
+	if m := int64(cfg.Servers[name].Server.MaxMessage); m > 0 {
+		g.maxMessage = min(m, completeMaxMessage)
+	}
+	sess, closeFn, err := c.st.open(ctx, g, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return completionServer{sess}, closeFn, nil
+}
+
+// completionServer is a session as a completion asks it.
+type completionServer struct{ session }
+
+func (s completionServer) Label() string { return s.label() }
 
 // globals are those of a quiet, quick invocation with the --config files
 // given on the line being completed.
@@ -242,7 +173,7 @@ func (c *completer) globals(r completions.Request) *globals {
 		cwd:             cwd,
 		dirs:            config.DirsFrom(c.st.env.Getenv),
 		configFiles:     files,
-		connectTimeout:  completeTimeout,
+		connectTimeout:  completions.LookupTimeout,
 		serverStderr:    "hide",
 		serverStderrSet: true,
 	}
@@ -256,7 +187,7 @@ func (c *completer) config(r completions.Request) *config.Config {
 	return cfg
 }
 
-func (c *completer) servers(r completions.Request) []completions.Candidate {
+func (c *completer) Servers(r completions.Request) []completions.Candidate {
 	cfg := c.config(r)
 	if cfg == nil {
 		return nil
@@ -271,7 +202,7 @@ func (c *completer) servers(r completions.Request) []completions.Candidate {
 
 // taskIDs offers the detached tasks mcpc remembers on server (a configured
 // name or a URL), read from the state dir: the server is not contacted.
-func (c *completer) taskIDs(r completions.Request, server string) []completions.Candidate {
+func (c *completer) Tasks(r completions.Request, server string) []completions.Candidate {
 	cfg := c.config(r)
 	if cfg == nil {
 		return nil
@@ -285,19 +216,9 @@ func (c *completer) taskIDs(r completions.Request, server string) []completions.
 	for _, t := range client.RememberedTasks(e, clientstate.NewMemo(g.dirs.State, g.dirs.Cache), g.cwd) {
 		out = append(out, completions.Candidate{Value: t.TaskID, Description: "a task of " + t.Tool})
 	}
-	return serverWords(out)
+	return out
 }
 
-// serverWords drops the candidates a server named that would start with
-// "-": mcpc would read such a word as a flag (a tool named
-// "--stdio=rm -rf ~" must not become a --stdio command), and no argument
-// of mcpc's can start with one.
-func serverWords(cs []completions.Candidate) []completions.Candidate {
-	return slices.DeleteFunc(cs, func(c completions.Candidate) bool { return strings.HasPrefix(c.Value, "-") })
-}
-
-// note tells what a lookup could not offer, on stderr, which the scripts
-// drop and a person running mcpc __complete sees.
-func (c *completer) note(msg string, args ...any) {
+func (c *completer) Note(msg string, args ...any) {
 	textsafe.Note(c.st.env.Stderr, msg, args...)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
@@ -34,19 +35,24 @@ func (st *state) describe(ctx context.Context, g *globals, o listOptions) error 
 	if err != nil {
 		return err
 	}
+	// The list is read where it lies, one item at a time: a copy of it,
+	// or an array of 200,000 results, would cost more than the list.
 	var found []byte
-	var names []*mcp.Tool
-	for _, item := range gjson.GetBytes(raw, k.Key).Array() {
-		name := item.Get("name").String()
-		if name == o.name || o.kind == "templates" && item.Get("uriTemplate").String() == o.name {
+	items := rawmsg.View(raw).Get(gjson.Escape(k.Key))
+	items.ForEach(func(_, item gjson.Result) bool {
+		if item.Get("name").Str == o.name || o.kind == "templates" && item.Get("uriTemplate").Str == o.name {
 			found = []byte(item.Raw)
-			break
 		}
-		names = append(names, &mcp.Tool{Name: name})
-	}
+		return found == nil
+	})
 	if found == nil {
 		if o.kind == "tools" {
 			// FindTool says what there is, and what was likely meant.
+			var names []*mcp.Tool
+			items.ForEach(func(_, item gjson.Result) bool {
+				names = append(names, &mcp.Tool{Name: item.Get("name").String()})
+				return true
+			})
 			_, err := sess.FindTool(names, o.name)
 			return err
 		}

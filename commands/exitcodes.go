@@ -6,47 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
-
-// exitCodesHelp is the `mcpc help exit-codes` topic, built from the one
-// list of codes so the two cannot drift apart.
-func exitCodesHelp() string {
-	var b strings.Builder
-	b.WriteString("mcpc exit codes\n\n")
-	for _, st := range fail.Statuses {
-		// Wrapped to the width of the other topics, continued under the
-		// meaning's first word.
-		for i, line := range wrapWords(st.Meaning, 70) {
-			if i == 0 {
-				fmt.Fprintf(&b, "%4d  %s\n", st.Exit, line)
-			} else {
-				fmt.Fprintf(&b, "      %s\n", line)
-			}
-		}
-	}
-	b.WriteString(`
-mcpc list --check exits 0 when every server it checked is ok, else with the
-status of the most severe failure, in this order: 5 (unreachable), 6
-(timeout), 4 (needs login, auth failed), 7 (rejected), 2, then 3 (a named
-server that is untrusted, disabled or unusable; unnamed ones are listed
-only). mcpc grep exits 0 with a match, 1 without, 5 when no server could
-be searched.
-
-With --json, a failure also prints one JSON object on stderr:
-  {"error":{"code":"auth_required","message":"…","hint":"…","exit":4}}
-
-The "code" strings are stable; each belongs to one exit status:
-
-`)
-	for _, c := range fail.Codes {
-		fmt.Fprintf(&b, "  %-16s %3d  %s\n", c.Code, c.Exit, c.Meaning)
-	}
-	return b.String()
-}
 
 // usagef is bad input on the command line (exit 2).
 func usagef(hint, format string, args ...any) error {
@@ -111,22 +74,4 @@ func errorObject(e *fail.Error) []byte {
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
 		"code": e.Code, "message": textsafe.OneLine(e.Msg), "hint": textsafe.OneLine(e.Hint), "exit": e.Code.Exit()}})
 	return b
-}
-
-// wrapWords breaks text at spaces into lines of at most width bytes (a
-// longer word stands on a line of its own).
-func wrapWords(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return append(lines, line)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client/skills"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 )
 
 // skillServer serves one SKILL.md to skills.Fetch, as a server's
@@ -44,7 +45,7 @@ func TestAgentSkillPassesTheSkillsVerifier(t *testing.T) {
 	sum := sha256.Sum256([]byte(out))
 	entry, _ := json.Marshal(map[string]any{
 		"uri":         "skill://mcpc/SKILL.md",
-		"frontmatter": map[string]any{"name": skillName, "description": skillDescription},
+		"frontmatter": map[string]any{"name": helptext.SkillName, "description": helptext.SkillDescription},
 		"resources": []any{map[string]any{
 			"uri": "skill://mcpc/SKILL.md", "digest": "sha256:" + hex.EncodeToString(sum[:]), "size": len(out)}},
 	})
@@ -56,10 +57,10 @@ func TestAgentSkillPassesTheSkillsVerifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What the Agent Skills format asks of the two fields.
-	if !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(skillName) || len(skillName) > 64 {
-		t.Errorf("name %q: lowercase letters, digits and single hyphens, at most 64", skillName)
+	if !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(helptext.SkillName) || len(helptext.SkillName) > 64 {
+		t.Errorf("name %q: lowercase letters, digits and single hyphens, at most 64", helptext.SkillName)
 	}
-	if n := len(skillDescription); n > 1024 {
+	if n := len(helptext.SkillDescription); n > 1024 {
 		t.Errorf("description of %d characters, over the 1024 a skill's may have", n)
 	}
 	// The body is the topic as mcpc help agents prints it.
@@ -159,7 +160,7 @@ func guideProblems(root *cli.Command, guide string) []string {
 // test when one is renamed or removed.
 func TestAgentsGuideNamesRealCommandsAndFlags(t *testing.T) {
 	root := newRoot(&state{})
-	guide := agentsHelp()
+	guide := topicText(t, "agents")
 	if p := guideProblems(root, guide); len(p) > 0 {
 		t.Errorf("mcpc help agents names what mcpc does not have:\n%s", strings.Join(p, "\n"))
 	}
@@ -186,24 +187,6 @@ func TestAgentsGuideNamesRealCommandsAndFlags(t *testing.T) {
 	}
 }
 
-// The exit statuses come from the error model: every code is listed with
-// its status, and every status once.
-func TestAgentsGuideExitCodes(t *testing.T) {
-	got := agentExitCodes()
-	want := "      0  success\n" +
-		"      1  tool_error, task_failed, drift\n" +
-		"      2  usage\n" +
-		"      3  config, untrusted\n" +
-		"      4  auth_required, auth_failed\n" +
-		"      5  connection, server_exited, protocol, too_large, http_status, redirect, internal\n" +
-		"      6  timeout, connect_timeout\n" +
-		"      7  rejected, task_gone\n" +
-		"    130  interrupted\n"
-	if got != want {
-		t.Errorf("exit codes:\n%s\nwant:\n%s", got, want)
-	}
-}
-
 // --skill belongs to the agents topic only.
 func TestHelpSkillIsForAgentsOnly(t *testing.T) {
 	for _, tc := range []struct {
@@ -220,4 +203,14 @@ func TestHelpSkillIsForAgentsOnly(t *testing.T) {
 			t.Errorf("mcpc %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, out, stderr, want)
 		}
 	}
+}
+
+// topicText is mcpc help NAME's text.
+func topicText(t *testing.T, name string) string {
+	t.Helper()
+	topic, ok := helptext.Find(name)
+	if !ok {
+		t.Fatalf("no topic %q", name)
+	}
+	return topic.Text(helpValues())
 }

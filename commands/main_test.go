@@ -82,7 +82,7 @@ var versionRE = regexp.MustCompile(`^mcpc \S+\ncommit: \S.*\ngo: go1\.\S+ \w+/\w
 func TestHelpAndVersion(t *testing.T) {
 	home := t.TempDir()
 	code, out, _ := run(t, home, false, "help", "exit-codes")
-	if code != 0 || out != exitCodesHelp() {
+	if code != 0 || out != topicText(t, "exit-codes") {
 		t.Errorf("help exit-codes: %d %q", code, out)
 	}
 	code, out, _ = run(t, home, false, "--version")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/man"
 )
 
@@ -35,8 +36,8 @@ the sections on configuration, exit status, environment, files and security.`,
 func ManSource() man.Page {
 	root := newRoot(&state{})
 	p := man.Page{Root: root}
-	for _, t := range topics {
-		text := t.Text()
+	for _, t := range helptext.Topics {
+		text := t.Text(helpValues())
 		// The first line is the topic's own title; the page has a heading.
 		if _, rest, ok := strings.Cut(text, "\n"); ok {
 			text = strings.TrimLeft(rest, "\n")

@@ -80,19 +80,8 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 	if err := storeReady(ctx, o.Store); err != nil {
 		return nil, err
 	}
-	// One read of the stored login: the scopes a server challenged for
-	// are asked for again, and the registration it used names the port to
-	// listen on, so the redirect URI stays the one registered.
-	var challenged []string
-	port := o.RedirectPort
-	prev, err := Load(ctx, o.Store, o.Ref)
-	switch {
-	case err == nil:
-		challenged = prev.Challenged
-		if r, err := LoadRegistration(ctx, o.Store, prev.Issuer); port == 0 && err == nil && len(r.RedirectURIs) > 0 {
-			port = loopbackPort(r.RedirectURIs[0])
-		}
-	case !errors.Is(err, ErrNotFound) && !errors.Is(err, errUnreadable):
+	challenged, port, err := previousLogin(ctx, o)
+	if err != nil {
 		return nil, err
 	}
 	recv, err := listenReceiver(port)
@@ -114,6 +103,37 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 			l.dpop.Activate()
 		}
 	}
+	h, err := auth.NewAuthorizationCodeHandler(l.handlerConfig(challenged))
+	if err != nil {
+		recv.close()
+		return nil, fail.Wrap(fail.Config, err, "", "cannot set up the login for %s", o.Ref.Server)
+	}
+	l.h = h
+	return l, nil
+}
+
+// previousLogin is one read of the stored login: the scopes a server
+// challenged for are asked for again, and the registration it used names
+// the port to listen on (else the configured one), so the redirect URI
+// stays the one registered.
+func previousLogin(ctx context.Context, o LoginOptions) (challenged []string, port int, err error) {
+	port = o.RedirectPort
+	prev, err := Load(ctx, o.Store, o.Ref)
+	switch {
+	case err == nil:
+		challenged = prev.Challenged
+		if r, err := LoadRegistration(ctx, o.Store, prev.Issuer); port == 0 && err == nil && len(r.RedirectURIs) > 0 {
+			port = loopbackPort(r.RedirectURIs[0])
+		}
+	case !errors.Is(err, ErrNotFound) && !errors.Is(err, errUnreadable):
+		return nil, 0, err
+	}
+	return challenged, port, nil
+}
+
+// handlerConfig is the SDK's configuration of l's flow.
+func (l *Login) handlerConfig(challenged []string) *auth.AuthorizationCodeHandlerConfig {
+	o := l.o
 	// Watch the SDK's metadata requests to learn which authorization
 	// server issued the tokens (a later 401 can then tell a migration to
 	// another server from a revoked token) and answer its registration
@@ -126,7 +146,7 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 	}
 	hc.Transport = &loginTransport{base: base, l: l}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL:              recv.redirectURL(),
+		RedirectURL:              l.recv.redirectURL(),
 		AuthorizationCodeFetcher: l.fetch,
 		RequestRefreshToken:      true,
 		Client:                   &hc,
@@ -144,46 +164,43 @@ func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
 			}
 			return s
 		},
-		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
-			redact.Add(ctx, t.AccessToken, t.RefreshToken, c.ClientSecret)
-			if err := l.dpop.checkTokenType(o.Ref.Server, t.TokenType); err != nil {
-				return nil, err
-			}
-			l.mu.Lock()
-			l.cfg, l.tok = c, t
-			l.mu.Unlock()
-			return oauth2.StaticTokenSource(t), nil
-		},
+		NewTokenSource: l.tokenSource,
 	}
-	switch {
-	case o.ClientID != "":
+	if o.ClientID != "" {
 		pc := &oauthex.ClientCredentials{ClientID: o.ClientID, Issuer: o.Issuer}
 		if o.ClientSecret != "" {
 			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
 		}
 		cfg.PreregisteredClient = pc
-	default:
-		if o.ClientMetadataURL != "" {
-			cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
-		}
-		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
-			Metadata: &oauthex.ClientRegistrationMetadata{
-				ClientName:              "mcpc",
-				RedirectURIs:            []string{recv.redirectURL()},
-				GrantTypes:              []string{"authorization_code", "refresh_token"},
-				ResponseTypes:           []string{"code"},
-				TokenEndpointAuthMethod: "none",
-				ApplicationType:         "native",
-			},
-		}
+		return cfg
 	}
-	h, err := auth.NewAuthorizationCodeHandler(cfg)
-	if err != nil {
-		recv.close()
-		return nil, fail.Wrap(fail.Config, err, "", "cannot set up the login for %s", o.Ref.Server)
+	if o.ClientMetadataURL != "" {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
 	}
-	l.h = h
-	return l, nil
+	cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
+		Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName:              "mcpc",
+			RedirectURIs:            []string{l.recv.redirectURL()},
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: "none",
+			ApplicationType:         "native",
+		},
+	}
+	return cfg
+}
+
+// tokenSource keeps the tokens the flow obtained (the SDK's
+// NewTokenSource), once their type is the one l's DPoP setting allows.
+func (l *Login) tokenSource(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+	redact.Add(ctx, t.AccessToken, t.RefreshToken, c.ClientSecret)
+	if err := l.dpop.checkTokenType(l.o.Ref.Server, t.TokenType); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.cfg, l.tok = c, t
+	l.mu.Unlock()
+	return oauth2.StaticTokenSource(t), nil
 }
 
 // Handler is the auth.OAuthHandler for the login's MCP connection.

@@ -53,20 +53,9 @@ func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
 	if err := storeReady(ctx, o.Store); err != nil {
 		return nil, err
 	}
-	m, err := issuerMetadata(ctx, o.HTTPClient, o.Ref.Server, o.Issuer, "identity provider", "idp.issuer")
+	authURL, tokenURL, err := idpEndpoints(ctx, o)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkEndpoint(m.AuthorizationEndpoint); err != nil {
-		return nil, fail.New(fail.AuthFailed, "the identity provider must support the OpenID Connect authorization-code flow; or give the ID token with \"idTokenEnv\" or \"idTokenFile\"",
-			"the identity provider %s names no usable authorization_endpoint in its metadata", o.Issuer)
-	}
-	tokenURL := m.TokenEndpoint
-	if o.TokenEndpoint != "" {
-		if err := checkEndpoint(o.TokenEndpoint); err != nil {
-			return nil, fail.Wrap(fail.Config, err, `"idp.tokenEndpoint" must be an https URL (http only on loopback)`, "%s: invalid identity provider token endpoint", o.Ref.Server)
-		}
-		tokenURL = o.TokenEndpoint
 	}
 	recv, err := listenReceiver(0)
 	if err != nil {
@@ -80,12 +69,7 @@ func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
 			scopes = append(scopes, s)
 		}
 	}
-	link, err := url.Parse(m.AuthorizationEndpoint)
-	if err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, err, "", "the identity provider %s has an unusable authorization_endpoint", o.Issuer)
-	}
-	q := link.Query()
-	for k, v := range map[string]string{
+	link, err := idpLink(authURL, o, map[string]string{
 		"response_type":         "code",
 		"client_id":             o.ClientID,
 		"redirect_uri":          recv.redirectURL(),
@@ -94,32 +78,20 @@ func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
 		"nonce":                 nonce,
 		"code_challenge":        oauth2.S256ChallengeFromVerifier(verifier),
 		"code_challenge_method": "S256",
-	} {
-		q.Set(k, v)
-	}
-	link.RawQuery = q.Encode()
-	recv.expect(state)
-	o.ShowLink(link.String())
-	r, err := awaitCallback(ctx, recv, o.Paste, o.Note, state)
+	})
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, loginTimeout(o.Ref.Server)
-		}
 		return nil, err
 	}
-	if r.err != nil {
-		return nil, fail.Wrap(fail.AuthFailed, r.err, "", "cannot log in to %s at the identity provider", o.Ref.Server)
-	}
-	// Only an ID token whose issuer is the configured one is accepted
-	// below; RFC 9207's iss, when the provider sends it, is checked too.
-	if r.res.Iss != "" && r.res.Iss != o.Issuer {
-		return nil, fail.New(fail.AuthFailed, `check "idp.issuer"`,
-			"cannot log in to %s: the authorization response comes from the issuer %q, not %q", o.Ref.Server, r.res.Iss, o.Issuer)
+	recv.expect(state)
+	o.ShowLink(link)
+	code, err := idpCode(ctx, o, recv, state)
+	if err != nil {
+		return nil, err
 	}
 	now := o.Now()
 	tok, err := tokenRequest(ctx, o.HTTPClient, tokenURL, o.ClientID, o.ClientSecret, oauth2.AuthStyleInHeader, map[string]string{
 		"grant_type":    "authorization_code",
-		"code":          r.res.Code,
+		"code":          code,
 		"redirect_uri":  recv.redirectURL(),
 		"code_verifier": verifier,
 	}, now)
@@ -144,6 +116,63 @@ func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// idpEndpoints are the identity provider's authorization endpoint, from
+// its metadata, and its token endpoint: the configured one, else the
+// metadata's.
+func idpEndpoints(ctx context.Context, o IdPLoginOptions) (authURL, tokenURL string, err error) {
+	m, err := issuerMetadata(ctx, o.HTTPClient, o.Ref.Server, o.Issuer, "identity provider", "idp.issuer")
+	if err != nil {
+		return "", "", err
+	}
+	if err := checkEndpoint(m.AuthorizationEndpoint); err != nil {
+		return "", "", fail.New(fail.AuthFailed, "the identity provider must support the OpenID Connect authorization-code flow; or give the ID token with \"idTokenEnv\" or \"idTokenFile\"",
+			"the identity provider %s names no usable authorization_endpoint in its metadata", o.Issuer)
+	}
+	if o.TokenEndpoint == "" {
+		return m.AuthorizationEndpoint, m.TokenEndpoint, nil
+	}
+	if err := checkEndpoint(o.TokenEndpoint); err != nil {
+		return "", "", fail.Wrap(fail.Config, err, `"idp.tokenEndpoint" must be an https URL (http only on loopback)`, "%s: invalid identity provider token endpoint", o.Ref.Server)
+	}
+	return m.AuthorizationEndpoint, o.TokenEndpoint, nil
+}
+
+// idpLink is the authorization endpoint's URL with params in its query.
+func idpLink(authURL string, o IdPLoginOptions, params map[string]string) (string, error) {
+	link, err := url.Parse(authURL)
+	if err != nil {
+		return "", fail.Wrap(fail.AuthFailed, err, "", "the identity provider %s has an unusable authorization_endpoint", o.Issuer)
+	}
+	q := link.Query()
+	for k, v := range params {
+		q.Set(k, v)
+	}
+	link.RawQuery = q.Encode()
+	return link.String(), nil
+}
+
+// idpCode waits for the redirect back from the identity provider, on the
+// receiver or pasted, and returns its authorization code.
+func idpCode(ctx context.Context, o IdPLoginOptions, recv *receiver, state string) (string, error) {
+	r, err := awaitCallback(ctx, recv, o.Paste, o.Note, state)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "", loginTimeout(o.Ref.Server)
+		}
+		return "", err
+	}
+	if r.err != nil {
+		return "", fail.Wrap(fail.AuthFailed, r.err, "", "cannot log in to %s at the identity provider", o.Ref.Server)
+	}
+	// Only an ID token whose issuer is the configured one is accepted
+	// later; RFC 9207's iss, when the provider sends it, is checked too.
+	if r.res.Iss != "" && r.res.Iss != o.Issuer {
+		return "", fail.New(fail.AuthFailed, `check "idp.issuer"`,
+			"cannot log in to %s: the authorization response comes from the issuer %q, not %q", o.Ref.Server, r.res.Iss, o.Issuer)
+	}
+	return r.res.Code, nil
 }
 
 // idClaims are the ID token claims mcpc checks (OpenID Connect Core

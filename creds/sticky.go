@@ -16,7 +16,19 @@ import (
 // treats a failed server/discover as a legacy server and retries with
 // initialize, which would otherwise bury the verdict (and, during a login,
 // start a second flow).
+//
+// An authentication verdict is final only while the credential it judged
+// is the one h holds: a session's holder outlives it, and the user told
+// to log in again does so. A handler that can tell its credential was
+// replaced since (renewer: a new login stored) takes the new one, and the
+// verdict is dropped. Within one connect nothing was stored anew, so the
+// SDK's fallback still meets the verdict.
 func Sticky(h auth.OAuthHandler) auth.OAuthHandler { return &sticky{h: h} }
+
+// renewer is a handler whose credential may be replaced while it lives.
+// renewed reports whether it was since the handler last used it, and if
+// so takes the new one.
+type renewer interface{ renewed() bool }
 
 type sticky struct {
 	h   auth.OAuthHandler
@@ -26,8 +38,21 @@ type sticky struct {
 
 func (s *sticky) verdict() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+	err := s.err
+	s.mu.Unlock()
+	if e := fail.As(err); e == nil || e.Code != fail.AuthRequired && e.Code != fail.AuthFailed {
+		return err
+	}
+	// Asked outside s.mu: it may read the keyring.
+	if r, ok := s.h.(renewer); !ok || !r.renewed() {
+		return err
+	}
+	s.mu.Lock()
+	if s.err == err {
+		s.err = nil
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 func (s *sticky) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {

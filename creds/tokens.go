@@ -162,6 +162,24 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 	return nil
 }
 
+// renewed implements renewer: the keyring holds another login than the
+// one t serves (the user logged in again after a verdict on it), which t
+// now serves. A login bound to another DPoP key is not taken: the
+// connection signs with the key it started with.
+func (t *Tokens) renewed() bool {
+	rec, err := Load(t.ctx, t.o.Store, t.o.Ref)
+	if err != nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if rec.AccessToken == t.rec.AccessToken && rec.RefreshToken == t.rec.RefreshToken || rec.DPoPKey != t.rec.DPoPKey {
+		return false
+	}
+	t.rec = rec
+	return true
+}
+
 // checkMigration reads the protected resource metadata a 401 points to:
 // when it no longer lists the authorization server that issued the stored
 // login, refreshing there is pointless and its registration must not be

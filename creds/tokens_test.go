@@ -171,6 +171,48 @@ func TestStickyVerdict(t *testing.T) {
 	}
 }
 
+// A verdict on a stored login lasts while that login is stored: the
+// SDK's retry meets it, but once the user logs in again (a session's
+// holder outlives the verdict) the new login is served. One bound to
+// another DPoP key is not taken.
+func TestStickyVerdictEndsWithNewLogin(t *testing.T) {
+	st, o, _, now := setup(t)
+	ctx := context.Background()
+	rec, _ := Load(ctx, st, o.Ref)
+	rec.RefreshToken = "rt-revoked"
+	Save(ctx, st, o.Ref, rec, now)
+	h := Sticky(openTokens(t, o))
+	ts, err := h.TokenSource(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, first := ts.Token()
+	if fail.CodeOf(first) != fail.AuthRequired {
+		t.Fatalf("refused refresh: %v", first)
+	}
+	if _, err := h.TokenSource(ctx); err != first {
+		t.Fatalf("with the same login stored: %v, want the verdict", err)
+	}
+	login := func(at, key string) {
+		fresh := *rec
+		fresh.AccessToken, fresh.RefreshToken, fresh.Expiry, fresh.DPoPKey = at, "rt-"+at, now.Add(time.Hour), key
+		if err := Save(ctx, st, o.Ref, &fresh, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	login("at-dpop", "another key")
+	if _, err := h.TokenSource(ctx); err != first {
+		t.Fatalf("with a login bound to another DPoP key: %v, want the verdict", err)
+	}
+	login("at-new", "")
+	if _, err := h.TokenSource(ctx); err != nil {
+		t.Fatalf("after a new login: %v", err)
+	}
+	if tok, err := ts.Token(); err != nil || tok.AccessToken != "at-new" {
+		t.Fatalf("after a new login: %v, %v", tok, err)
+	}
+}
+
 // Only scope names of RFC 6749's alphabet are taken from a challenge,
 // each once.
 func TestScopeTokens(t *testing.T) {

@@ -34,7 +34,7 @@ func (e Example) line(verb, name string, args []string) string {
 // describeTool renders one tool for a person deciding how to call it:
 // what it is, what it may do, each argument, and a command line to start
 // from.
-func describeTool(b *strings.Builder, t *node, opts Options) bool {
+func describeTool(b textOut, t *node, opts Options) bool {
 	name, ok := t.getString("name")
 	if t.kind != nodeObject || !ok {
 		return false
@@ -74,7 +74,7 @@ func describeTool(b *strings.Builder, t *node, opts Options) bool {
 	return true
 }
 
-func describePrompt(b *strings.Builder, p *node, opts Options) bool {
+func describePrompt(b textOut, p *node, opts Options) bool {
 	name, ok := p.getString("name")
 	if p.kind != nodeObject || !ok {
 		return false
@@ -102,7 +102,7 @@ func describePrompt(b *strings.Builder, p *node, opts Options) bool {
 // templateVar is compiled on first use, not at every start-up.
 var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^}]*\}`) })
 
-func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
+func describeTemplate(b textOut, t *node, opts Options) bool {
 	tmpl, ok := t.getString("uriTemplate")
 	if t.kind != nodeObject || !ok {
 		return false
@@ -125,7 +125,7 @@ func describeTemplate(b *strings.Builder, t *node, opts Options) bool {
 }
 
 // heading writes "name: title" and the whole description.
-func heading(b *strings.Builder, name, title, desc string) {
+func heading(b textOut, name, title, desc string) {
 	h := textsafe.OneLine(name)
 	if title = textsafe.OneLine(title); title != "" && title != h {
 		h += ": " + title

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpc-dev/mcpc/internal/blockbuf"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -158,7 +159,12 @@ func Write(out, notes io.Writer, result []byte, opts Options) error {
 		if opts.Query != "" {
 			return writeStripped(out, notes, func(w io.Writer) error { return queryText(w, root) }, opts)
 		}
-		return writeText(out, notes, renderText(root, opts, notes), opts)
+		var b blockbuf.Buf
+		renderTextTo(&b, root, opts, notes)
+		return writeStripped(out, notes, func(w io.Writer) error {
+			_, err := b.WriteTo(w)
+			return err
+		}, opts)
 	}
 	return writeJSON(out, notes, root, opts)
 }

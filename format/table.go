@@ -32,7 +32,7 @@ func table(header []string, rows [][]string, width int) string {
 // each is called twice, the first time for the widths of the columns, and
 // a line is written at a time: a caller with many rows need hold neither
 // them nor a second copy of the table.
-func writeTable(b *strings.Builder, header []string, width int, each func(yield func(cells []string))) {
+func writeTable(b textOut, header []string, width int, each func(yield func(cells []string))) {
 	widths := make([]int, len(header))
 	widen(widths, header)
 	each(func(cells []string) { widen(widths, cells) })

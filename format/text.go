@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/internal/blockbuf"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -39,112 +40,143 @@ func queryText(w io.Writer, n *node) error {
 // the shape kind promises is pretty-printed as JSON instead, so nothing a
 // server sends is hidden by a renderer that does not understand it.
 func renderText(root *node, opts Options, notes io.Writer) string {
-	var b strings.Builder
+	var b blockbuf.Buf
+	renderTextTo(&b, root, opts, notes)
+	return string(b.Bytes())
+}
+
+// textOut is what text is rendered into: a blockbuf.Buf, so that the
+// table of a list of 200,000 tools (12 MB) is not held in a buffer grown
+// by doubling, twice at its last growth; a strings.Builder in tests.
+type textOut interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// renderTextTo is renderText into b.
+func renderTextTo(b *blockbuf.Buf, root *node, opts Options, notes io.Writer) {
 	ok := false
-	width := opts.Width
 	switch opts.Kind {
 	case KindCallTool:
-		ok = callToolText(&b, root)
+		ok = callToolText(b, root)
 	case KindReadResource:
-		ok = readResourceText(&b, root)
+		ok = readResourceText(b, root)
 	case KindGetPrompt:
-		ok = getPromptText(&b, root)
-	case KindToolList:
-		ok = listText(&b, notes, root, width, "tools", "server has no tools",
-			[]string{"NAME", "TITLE", "ARGUMENTS", "DESCRIPTION"},
-			func(t *node) []string {
-				title, _ := t.getString("title")
-				if title == "" {
-					title, _ = t.get("annotations").getString("title")
-				}
-				if title == "" {
-					title = "-"
-				}
-				desc := summary(str(t, "description"))
-				// A tool that must run as a task says so up front: calling it
-				// plainly fails.
-				switch ts, _ := t.get("execution").getString("taskSupport"); ts {
-				case "required":
-					desc = "[task required] " + desc
-				case "optional":
-					desc = "[task optional] " + desc
-				}
-				return []string{str(t, "name"), title, toolArguments(t), desc}
-			})
-	case KindResourceList:
-		ok = listText(&b, notes, root, width, "resources", "server has no resources",
-			[]string{"URI", "NAME", "DESCRIPTION"},
-			func(r *node) []string {
-				return []string{str(r, "uri"), str(r, "name"), summary(str(r, "description"))}
-			})
-	case KindTemplateList:
-		ok = listText(&b, notes, root, width, "resourceTemplates", "server has no resource templates",
-			[]string{"URITEMPLATE", "NAME", "DESCRIPTION"},
-			func(r *node) []string {
-				return []string{str(r, "uriTemplate"), str(r, "name"), summary(str(r, "description"))}
-			})
-	case KindPromptList:
-		ok = listText(&b, notes, root, width, "prompts", "server has no prompts",
-			[]string{"NAME", "ARGUMENTS", "DESCRIPTION"},
-			func(p *node) []string {
-				return []string{str(p, "name"), promptArguments(p), summary(str(p, "description"))}
-			})
+		ok = getPromptText(b, root)
 	case KindSkillList:
-		ok = skillListText(&b, notes, root, width)
-	case KindServerCheck:
-		ok = listText(&b, notes, root, width, "servers", "no servers configured",
-			[]string{"NAME", "TRANSPORT", "STATUS", "REVISION", "TOOLS", "TIME"}, checkRow)
-	case KindConfig:
-		ok = listText(&b, notes, root, width, "servers", "no servers configured",
-			[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow)
-	case KindImportList:
-		ok = listText(&b, notes, root, width, "sources", "no other app's MCP servers found",
-			[]string{"APP", "SCOPE", "SERVERS", "CLASHES", "FILE"}, importRow)
+		ok = skillListText(b, notes, root, opts.Width)
 	case KindTool:
-		ok = describeTool(&b, root, opts)
+		ok = describeTool(b, root, opts)
 	case KindPrompt:
-		ok = describePrompt(&b, root, opts)
+		ok = describePrompt(b, root, opts)
 	case KindTemplate:
-		ok = describeTemplate(&b, root, opts)
+		ok = describeTemplate(b, root, opts)
 	case KindServerList:
-		// The AUTH column shows only when some server has credentials.
-		withAuth := false
-		if items, ok := root.getArray("servers"); ok {
-			for _, it := range items {
-				withAuth = withAuth || str(it, "auth") != ""
-			}
+		ok = serverListText(b, notes, root, opts.Width)
+	default:
+		if t, found := listTables[opts.Kind]; found {
+			ok = listText(b, notes, root, opts.Width, t.key, t.empty, t.header, t.row)
 		}
-		header := []string{"NAME", "TRANSPORT", "STATUS", "SOURCE"}
-		if withAuth {
-			header = []string{"NAME", "TRANSPORT", "STATUS", "AUTH", "SOURCE"}
-		}
-		ok = listText(&b, notes, root, width, "servers", "no servers configured", header,
-			func(s *node) []string {
-				// One word says both whether the file is trusted and
-				// whether this definition is the one a name resolves to.
-				status := "untrusted"
-				switch {
-				case s.isTrue("trusted") && s.isTrue("disabled"):
-					status = "disabled"
-				case s.isTrue("trusted") && str(s, "unusable") != "":
-					status = "unusable"
-				case s.isTrue("trusted") && s.isTrue("active") && s.isTrue("session"):
-					status = "session"
-				case s.isTrue("trusted") && s.isTrue("active"):
-					status = "active"
-				case s.isTrue("trusted"):
-					status = "overridden"
-				}
-				if withAuth {
-					return []string{str(s, "name"), str(s, "transport"), status, cmp.Or(str(s, "auth"), "-"), str(s, "source")}
-				}
-				return []string{str(s, "name"), str(s, "transport"), status, str(s, "source")}
-			})
 	}
 	if !ok {
-		return string(renderAll(root, 0))
+		b.Reset()
+		b.Write(renderAll(root, 0))
 	}
-	return b.String()
+}
+
+// listTable is how a list kind is shown as a table: the member that holds
+// the list, the note for an empty one, the columns and an item's row.
+type listTable struct {
+	key, empty string
+	header     []string
+	row        func(*node) []string
+}
+
+// listTables are the list kinds whose columns do not depend on the list.
+var listTables = map[Kind]listTable{
+	KindToolList: {"tools", "server has no tools",
+		[]string{"NAME", "TITLE", "ARGUMENTS", "DESCRIPTION"}, toolRow},
+	KindResourceList: {"resources", "server has no resources",
+		[]string{"URI", "NAME", "DESCRIPTION"}, func(r *node) []string {
+			return []string{str(r, "uri"), str(r, "name"), summary(str(r, "description"))}
+		}},
+	KindTemplateList: {"resourceTemplates", "server has no resource templates",
+		[]string{"URITEMPLATE", "NAME", "DESCRIPTION"}, func(r *node) []string {
+			return []string{str(r, "uriTemplate"), str(r, "name"), summary(str(r, "description"))}
+		}},
+	KindPromptList: {"prompts", "server has no prompts",
+		[]string{"NAME", "ARGUMENTS", "DESCRIPTION"}, func(p *node) []string {
+			return []string{str(p, "name"), promptArguments(p), summary(str(p, "description"))}
+		}},
+	KindServerCheck: {"servers", "no servers configured",
+		[]string{"NAME", "TRANSPORT", "STATUS", "REVISION", "TOOLS", "TIME"}, checkRow},
+	KindConfig: {"servers", "no servers configured",
+		[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow},
+	KindImportList: {"sources", "no other app's MCP servers found",
+		[]string{"APP", "SCOPE", "SERVERS", "CLASHES", "FILE"}, importRow},
+}
+
+// toolRow is a tool's line of mcpc list tools.
+func toolRow(t *node) []string {
+	title, _ := t.getString("title")
+	if title == "" {
+		title, _ = t.get("annotations").getString("title")
+	}
+	if title == "" {
+		title = "-"
+	}
+	desc := summary(str(t, "description"))
+	// A tool that must run as a task says so up front: calling it
+	// plainly fails.
+	switch ts, _ := t.get("execution").getString("taskSupport"); ts {
+	case "required":
+		desc = "[task required] " + desc
+	case "optional":
+		desc = "[task optional] " + desc
+	}
+	return []string{str(t, "name"), title, toolArguments(t), desc}
+}
+
+// serverListText renders mcpc list's servers; the AUTH column shows only
+// when some server has credentials.
+func serverListText(b textOut, notes io.Writer, root *node, width int) bool {
+	withAuth := false
+	if items, ok := root.getArray("servers"); ok {
+		for _, it := range items {
+			withAuth = withAuth || str(it, "auth") != ""
+		}
+	}
+	header := []string{"NAME", "TRANSPORT", "STATUS", "SOURCE"}
+	if withAuth {
+		header = []string{"NAME", "TRANSPORT", "STATUS", "AUTH", "SOURCE"}
+	}
+	return listText(b, notes, root, width, "servers", "no servers configured", header,
+		func(s *node) []string {
+			status := serverStatus(s)
+			if withAuth {
+				return []string{str(s, "name"), str(s, "transport"), status, cmp.Or(str(s, "auth"), "-"), str(s, "source")}
+			}
+			return []string{str(s, "name"), str(s, "transport"), status, str(s, "source")}
+		})
+}
+
+// serverStatus is one word that says both whether a server's file is
+// trusted and whether this definition is the one its name resolves to.
+func serverStatus(s *node) string {
+	switch {
+	case !s.isTrue("trusted"):
+		return "untrusted"
+	case s.isTrue("disabled"):
+		return "disabled"
+	case str(s, "unusable") != "":
+		return "unusable"
+	case s.isTrue("active") && s.isTrue("session"):
+		return "session"
+	case s.isTrue("active"):
+		return "active"
+	}
+	return "overridden"
 }
 
 // checkRow is a server's line of mcpc list --check; "-" for what a
@@ -176,7 +208,7 @@ func integer(n *node, key string) (int, bool) {
 
 // writeLine writes s and makes sure it ends the line, so that one block's last
 // line never runs into the next block.
-func writeLine(b *strings.Builder, s string) {
+func writeLine(b textOut, s string) {
 	b.WriteString(s)
 	if !strings.HasSuffix(s, "\n") {
 		b.WriteByte('\n')
@@ -184,7 +216,7 @@ func writeLine(b *strings.Builder, s string) {
 }
 
 // callToolText renders a CallToolResult whole (see callToolPieces).
-func callToolText(b *strings.Builder, root *node) bool {
+func callToolText(b textOut, root *node) bool {
 	return callToolPieces(root, &pieces{emit: func(s []byte) { b.Write(s) }})
 }
 
@@ -250,7 +282,7 @@ func payloadSummary(label string, n *node, key, mimeSep, sizeSep string) string 
 	return b.String()
 }
 
-func readResourceText(b *strings.Builder, root *node) bool {
+func readResourceText(b textOut, root *node) bool {
 	contents, ok := root.getArray("contents")
 	if !ok {
 		return false
@@ -265,7 +297,7 @@ func readResourceText(b *strings.Builder, root *node) bool {
 	return true
 }
 
-func getPromptText(b *strings.Builder, root *node) bool {
+func getPromptText(b textOut, root *node) bool {
 	messages, ok := root.getArray("messages")
 	if !ok {
 		return false
@@ -293,7 +325,7 @@ func getPromptText(b *strings.Builder, root *node) bool {
 // listText renders the array under key as an aligned table, fitted to width
 // (see table). An empty list prints nothing, so that `mcpc list | wc -l`
 // counts items, and says so on notes instead.
-func listText(b *strings.Builder, notes io.Writer, root *node, width int, key, empty string,
+func listText(b textOut, notes io.Writer, root *node, width int, key, empty string,
 	header []string, row func(*node) []string) bool {
 	items, ok := root.getArray(key)
 	if root.kind != nodeObject || (!ok && root.get(key) != nil) {
@@ -374,7 +406,7 @@ func importRow(s *node) []string {
 // skillListText shows a skill's name, its number of files and their size
 // (from the entry: nothing was read), and its description. Two skills of
 // one name are told apart by their paths, which NAME then shows.
-func skillListText(b *strings.Builder, notes io.Writer, root *node, width int) bool {
+func skillListText(b textOut, notes io.Writer, root *node, width int) bool {
 	items, _ := root.getArray("skills")
 	count := map[string]int{}
 	for _, it := range items {

@@ -58,7 +58,8 @@ func TestMain(m *testing.M) {
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
 		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server",
-		"github.com/mcpc-dev/mcpc/testscripts/peers/rsscap")
+		"github.com/mcpc-dev/mcpc/testscripts/peers/rsscap",
+		"github.com/mcpc-dev/mcpc/bench/listserver")
 	// Static, as released: no cgo, no dynamic loader at start-up.
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -209,6 +210,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"rawpost":           cmdRawPost,
 			"interrupt-when":    cmdInterruptWhen,
 			"gone":              cmdGone,
+			"sigstop":           cmdSigstop,
 			"waitfile":          cmdWaitFile,
 			"expand":            cmdExpand,
 			"conformance":       cmdConformance,
@@ -283,15 +285,20 @@ func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// serve VAR [FLAGS...]: start the test server over Streamable HTTP on a
-// loopback port and put its URL in $VAR (scheme://host:port in $VAR_ORIGIN,
-// the port in $VAR_PORT); it is stopped when the script ends.
+// serve VAR [--listserver] [FLAGS...]: start the test server (with
+// --listserver, bench/listserver) over Streamable HTTP on a loopback port
+// and put its URL in $VAR (scheme://host:port in $VAR_ORIGIN, the port in
+// $VAR_PORT); it is stopped when the script ends.
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: serve VAR [testserver flags]")
+		ts.Fatalf("usage: serve VAR [--listserver] [server flags]")
+	}
+	server, flags := ts.Getenv("TESTSERVER"), args[1:]
+	if len(flags) > 0 && flags[0] == "--listserver" {
+		server, flags = filepath.Join(binDir, "listserver"), flags[1:]
 	}
 	urlFile := ts.MkAbs("." + args[0] + ".url")
-	cmd := exec.Command(ts.Getenv("TESTSERVER"), append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, args[1:]...)...)
+	cmd := exec.Command(server, append([]string{"--http", "127.0.0.1:0", "--url-file", urlFile}, flags...)...)
 	cmd.Env = scriptEnv(ts)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Stderr = ts.Stderr()
@@ -724,13 +731,59 @@ func tagged(tag string) []process {
 }
 
 func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st := procState(fmt.Sprintf("/proc/%d/stat", pid))
+	return st == 0 || st == 'Z' || st == 'X'
+}
+
+// procState is the state letter of a /proc stat file; 0 when it cannot
+// be read (the process or thread is gone).
+func procState(stat string) byte {
+	b, err := os.ReadFile(stat)
 	if err != nil {
-		return true
+		return 0
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
+	i := bytes.LastIndexByte(b, ')')
+	if i <= 0 || len(b) <= i+2 {
+		return 0
+	}
+	return b[i+2]
+}
+
+// sigstop PIDFILE: stop the process whose pid PIDFILE holds (SIGSTOP)
+// and wait until every thread of it is stopped. kill(2) returns once the
+// signal is queued; one thread takes it and only then stops the others,
+// so under load the rest of a Go process (its network poller among them)
+// can run on for a while, answering whoever connects: a script that
+// goes on at once tests a running process, not a stopped one.
+func cmdSigstop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sigstop PIDFILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, syscall.SIGSTOP))
+	// A hang guard, not a measure: stopping takes a scheduling slice.
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		threads, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		if len(threads) == 0 {
+			ts.Fatalf("process %d is gone", pid)
+		}
+		running := false
+		for _, t := range threads {
+			if st := procState(t); st != 'T' && st != 0 {
+				running = true
+			}
+		}
+		if !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("process %d did not stop within 60s", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 var dollarVar = regexp.MustCompile(`\$[A-Z_][A-Z0-9_]*`)

@@ -204,41 +204,8 @@ func Prepare(e *ImportEntry, t ImportTarget) *Prepared {
 	s.Args = slices.Clone(s.Args)
 	s.Env, s.Headers = maps.Clone(s.Env), maps.Clone(s.Headers)
 	keep := t.KeepSecrets && t.Source == SourceUser
-	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		if v := s.Env[k]; v != "" && (secretName(k) || tokenShaped(v)) && !strings.Contains(v, "${") {
-			if keep {
-				p.KeptSecrets = true
-				continue
-			}
-			name := k
-			if !validEnvName(name) {
-				name = exportName(e.Name + "_" + k)
-			}
-			s.Env[k] = "${" + name + "}"
-			p.Notes = append(p.Notes, fmt.Sprintf("env %s held a literal secret, not copied: it reads ${%s}; export %s", k, name, name))
-		}
-	}
-	for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
-		v := s.Headers[h]
-		auth := strings.EqualFold(h, "authorization")
-		if v == "" || !(auth || secretName(h) || tokenShaped(v)) || strings.Contains(v, "${") {
-			continue
-		}
-		if keep {
-			p.KeptSecrets = true
-			continue
-		}
-		name := exportName(e.Name + "_" + h)
-		scheme := ""
-		if auth {
-			name = exportName(e.Name + "_TOKEN")
-			if sch, _, ok := strings.Cut(v, " "); ok {
-				scheme = sch + " "
-			}
-		}
-		s.Headers[h] = scheme + "${" + name + "}"
-		p.Notes = append(p.Notes, fmt.Sprintf("header %s held a literal secret, not copied: it reads %s${%s}; export %s", h, scheme, name, name))
-	}
+	p.moveEnvSecrets(&s, e.Name, keep)
+	p.moveHeaderSecrets(&s, e.Name, keep)
 	// A credential in args or in the URL's query cannot become ${NAME}
 	// (mcpc expands only env and header values): such an entry is kept
 	// only where --keep-secrets keeps literals, and skipped elsewhere.
@@ -252,25 +219,78 @@ func Prepare(e *ImportEntry, t ImportTarget) *Prepared {
 	if t.KeepSecrets && t.Source == SourceProject && !keep {
 		p.Notes = append(p.Notes, "--keep-secrets does not apply to a project file, which is shared")
 	}
-	data, err := SetServer(nil, e.Name, &s)
-	if err == nil {
-		f := ParseFile(t.Path, t.Source, data)
-		err := f.Err
-		if srv := f.Servers[e.Name]; err == nil && srv != nil {
-			// A problem with using the server is the server's, not the
-			// file's: ParseFile records it on the entry.
-			err = srv.Unusable()
-		}
-		if err != nil {
-			p.Skip = strings.TrimPrefix(stripPlace(err.Error(), t.Path), fmt.Sprintf("server %q: ", e.Name))
-			return p
-		}
-	} else {
-		p.Skip = err.Error()
+	if p.Skip = checkPrepared(e.Name, &s, t); p.Skip != "" {
 		return p
 	}
 	p.Server = &s
 	return p
+}
+
+// moveEnvSecrets turns each literal secret among s's env values into
+// ${NAME}, with a note saying what to export, or (keep) marks p as
+// keeping it.
+func (p *Prepared) moveEnvSecrets(s *Server, entry string, keep bool) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		if v := s.Env[k]; v != "" && (secretName(k) || tokenShaped(v)) && !strings.Contains(v, "${") {
+			if keep {
+				p.KeptSecrets = true
+				continue
+			}
+			name := k
+			if !validEnvName(name) {
+				name = exportName(entry + "_" + k)
+			}
+			s.Env[k] = "${" + name + "}"
+			p.Notes = append(p.Notes, fmt.Sprintf("env %s held a literal secret, not copied: it reads ${%s}; export %s", k, name, name))
+		}
+	}
+}
+
+// moveHeaderSecrets is moveEnvSecrets for s's headers: an Authorization
+// header keeps its scheme and reads the token from ENTRY_TOKEN.
+func (p *Prepared) moveHeaderSecrets(s *Server, entry string, keep bool) {
+	for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
+		v := s.Headers[h]
+		auth := strings.EqualFold(h, "authorization")
+		if v == "" || !(auth || secretName(h) || tokenShaped(v)) || strings.Contains(v, "${") {
+			continue
+		}
+		if keep {
+			p.KeptSecrets = true
+			continue
+		}
+		name := exportName(entry + "_" + h)
+		scheme := ""
+		if auth {
+			name = exportName(entry + "_TOKEN")
+			if sch, _, ok := strings.Cut(v, " "); ok {
+				scheme = sch + " "
+			}
+		}
+		s.Headers[h] = scheme + "${" + name + "}"
+		p.Notes = append(p.Notes, fmt.Sprintf("header %s held a literal secret, not copied: it reads %s${%s}; export %s", h, scheme, name, name))
+	}
+}
+
+// checkPrepared is why s, written as entry name into t, would not pass
+// the validation a hand-written entry does, or "": the message without
+// the one-entry file's place and the server's name.
+func checkPrepared(name string, s *Server, t ImportTarget) string {
+	data, err := SetServer(nil, name, s)
+	if err != nil {
+		return err.Error()
+	}
+	f := ParseFile(t.Path, t.Source, data)
+	err = f.Err
+	if srv := f.Servers[name]; err == nil && srv != nil {
+		// A problem with using the server is the server's, not the
+		// file's: ParseFile records it on the entry.
+		err = srv.Unusable()
+	}
+	if err != nil {
+		return strings.TrimPrefix(stripPlace(err.Error(), t.Path), fmt.Sprintf("server %q: ", name))
+	}
+	return ""
 }
 
 // stripPlace drops the "path:line:col: " ParseFile put before a message

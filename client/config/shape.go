@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
@@ -22,65 +23,112 @@ const (
 // their syntax has them, so brackets in them do not count, and it is no
 // parser: what it lets through the decoder still judges.
 func checkShape(path string, data []byte, isTOML bool) error {
-	depth := 0
-	seg, dots := 0, 0 // TOML: where the current key (or value) began, its dots
-	// TOML: the line so far is blank; a table's header is open.
-	lineStart, header := true, false
-	valueAt := -1 // JSON: where the last string began
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		first := lineStart
-		lineStart = c == '\n' || lineStart && (c == ' ' || c == '\t' || c == '\r')
-		switch {
-		case c == '"' || isTOML && c == '\'':
-			end := stringEnd(data, i, isTOML)
-			valueAt = i
-			i = end - 1
-			continue
-		case isTOML && c == '#', !isTOML && c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-			seg, dots, lineStart = i+1, 0, true
-			continue
-		case !isTOML && c == '/' && i+1 < len(data) && data[i+1] == '*':
-			end := bytes.Index(data[i+2:], []byte("*/"))
-			if end < 0 {
-				return nil
-			}
-			i += end + 3
-			continue
-		case c == '{' || c == '[':
-			header = header || isTOML && c == '[' && depth == 0 && first
-			if depth++; depth > MaxNesting {
-				return configErr(path, data, int64(i), "nested more than %d levels deep; no config file needs that: fix or remove the file", MaxNesting)
-			}
-		case c == '}' || c == ']':
-			depth--
-		case isTOML && c == '.':
-			if dots++; depth+dots >= MaxNesting {
-				return configErr(path, data, int64(i), "a dotted key of more than %d parts; no config file needs that: fix or remove the file", MaxNesting)
-			}
-			continue
-		case !isTOML && c == ':':
-			if valueAt >= 0 && i-valueAt > MaxKeyBytes {
-				return configErr(path, data, int64(valueAt), "a key of more than %d bytes; no config file needs that: fix or remove the file", MaxKeyBytes)
-			}
-		case c == ' ' || c == '\t' || c == '\r':
-			continue
-		case isTOML && c != '=' && c != ',' && c != '\n':
-			continue // a bare key or a value goes on
+	s := &shapeScan{path: path, data: data, isTOML: isTOML, lineStart: true, valueAt: -1}
+	for i := 0; i < len(data); {
+		next, err := s.step(i)
+		if err != nil || next < 0 {
+			return err
 		}
-		// A separator: a TOML key (or a table's name) ends at it.
-		if isTOML && (c == '=' || c == ']' && header) && i-seg > MaxKeyBytes {
-			return configErr(path, data, int64(seg), "a key of more than %d bytes; no config file needs that: fix or remove the file", MaxKeyBytes)
-		}
-		if c == ']' && depth == 0 {
-			header = false
-		}
-		seg, dots, valueAt = i+1, 0, -1
+		i = next
 	}
 	return nil
+}
+
+// shapeScan is where checkShape is in the bytes.
+type shapeScan struct {
+	path   string
+	data   []byte
+	isTOML bool
+	depth  int
+	seg    int // TOML: where the current key (or value) began
+	dots   int // TOML: the dots in it
+	// TOML: the line so far is blank; a table's header is open.
+	lineStart, header bool
+	valueAt           int // JSON: where the last string began
+}
+
+// step reads the byte at i, or the string or comment that opens there,
+// and returns where the next one is: -1 for nothing more to check.
+func (s *shapeScan) step(i int) (int, error) {
+	c := s.data[i]
+	first := s.lineStart
+	s.lineStart = c == '\n' || s.lineStart && (c == ' ' || c == '\t' || c == '\r')
+	if next, skipped := s.skip(i); skipped {
+		return next, nil
+	}
+	sep, err := s.token(i, first)
+	if err != nil || !sep {
+		return i + 1, err
+	}
+	// A separator: a TOML key (or a table's name) ends at it.
+	if s.isTOML && (c == '=' || c == ']' && s.header) && i-s.seg > MaxKeyBytes {
+		return 0, s.fail(s.seg, "a key of more than %d bytes", MaxKeyBytes)
+	}
+	if c == ']' && s.depth == 0 {
+		s.header = false
+	}
+	s.seg, s.dots, s.valueAt = i+1, 0, -1
+	return i + 1, nil
+}
+
+// skip passes over a string or a comment that opens at i, as its syntax
+// has it, so that brackets in it do not count: where the next byte to
+// read is (-1 after a comment that does not end), and whether one did.
+func (s *shapeScan) skip(i int) (int, bool) {
+	data, c := s.data, s.data[i]
+	switch {
+	case c == '"' || s.isTOML && c == '\'':
+		s.valueAt = i
+		return stringEnd(data, i, s.isTOML), true
+	case s.isTOML && c == '#', !s.isTOML && c == '/' && i+1 < len(data) && data[i+1] == '/':
+		for i < len(data) && data[i] != '\n' {
+			i++
+		}
+		s.seg, s.dots, s.lineStart = i+1, 0, true
+		return i + 1, true
+	case !s.isTOML && c == '/' && i+1 < len(data) && data[i+1] == '*':
+		end := bytes.Index(data[i+2:], []byte("*/"))
+		if end < 0 {
+			return -1, true
+		}
+		return i + end + 4, true
+	}
+	return i, false
+}
+
+// token counts the depth and the key lengths at the byte at i (first:
+// the first on its line but blanks), and says whether it separates keys
+// or values.
+func (s *shapeScan) token(i int, first bool) (bool, error) {
+	c := s.data[i]
+	switch {
+	case c == '{' || c == '[':
+		s.header = s.header || s.isTOML && c == '[' && s.depth == 0 && first
+		if s.depth++; s.depth > MaxNesting {
+			return false, s.fail(i, "nested more than %d levels deep", MaxNesting)
+		}
+	case c == '}' || c == ']':
+		s.depth--
+	case s.isTOML && c == '.':
+		if s.dots++; s.depth+s.dots >= MaxNesting {
+			return false, s.fail(i, "a dotted key of more than %d parts", MaxNesting)
+		}
+		return false, nil
+	case !s.isTOML && c == ':':
+		if s.valueAt >= 0 && i-s.valueAt > MaxKeyBytes {
+			return false, s.fail(s.valueAt, "a key of more than %d bytes", MaxKeyBytes)
+		}
+	case c == ' ' || c == '\t' || c == '\r':
+		return false, nil
+	case s.isTOML && c != '=' && c != ',' && c != '\n':
+		return false, nil // a bare key or a value goes on
+	}
+	return true, nil
+}
+
+// fail is the located error for a shape no config file needs.
+func (s *shapeScan) fail(at int, what string, n int) error {
+	return configErr(s.path, s.data, int64(at), "%s; no config file needs that: fix or remove the file", fmt.Sprintf(what, n))
 }
 
 // stringEnd is the offset just past the string that opens at data[i]: a

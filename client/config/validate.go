@@ -55,103 +55,149 @@ var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$
 func hasVar(v string) bool { return strings.Contains(v, "${") && varRE().MatchString(v) }
 
 func validateServer(path string, src Source, name string, s *Server, data []byte, off int64, keys map[string]int64) error {
-	fail := func(format string, args ...any) error {
-		return configErr(path, data, off, "server %q: %s", name, fmt.Sprintf(format, args...))
-	}
-	// failAt locates a problem with one key at that key.
-	failAt := func(key, format string, args ...any) error {
-		if k, ok := keys[key]; ok {
-			return configErr(path, data, k, "server %q: %s", name, fmt.Sprintf(format, args...))
+	for _, check := range serverChecks {
+		key, msg := check(s, src)
+		if msg == "" {
+			continue
 		}
-		return fail(format, args...)
-	}
-	switch s.Type {
-	case "", "stdio", "sse":
-	default:
-		if !slices.Contains(httpTypes, s.Type) {
-			return failAt("type", `type %q is not a transport mcpc speaks (use "stdio", "http", "streamable-http" or "sse")`, s.Type)
+		// A problem with one key is located at that key, others at the
+		// server.
+		at := off
+		if k, ok := keys[key]; ok && key != "" {
+			at = k
 		}
+		return configErr(path, data, at, "server %q: %s", name, msg)
+	}
+	return nil
+}
+
+// serverChecks are the checks of one server definition, in the order
+// their problems are reported: each returns what is wrong, or "", and the
+// key to locate it at ("" for the server).
+var serverChecks = []func(s *Server, src Source) (key, msg string){
+	checkTransport,
+	checkVarPlaces,
+	checkHTTPFields,
+	checkStdioFields,
+	checkToolPatterns,
+	checkValues,
+}
+
+// checkTransport checks "type" and that it agrees with "command" or "url".
+func checkTransport(s *Server, _ Source) (string, string) {
+	if s.Type != "" && s.Type != "stdio" && s.Type != "sse" && !slices.Contains(httpTypes, s.Type) {
+		return "type", fmt.Sprintf(`type %q is not a transport mcpc speaks (use "stdio", "http", "streamable-http" or "sse")`, s.Type)
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
-		return fail(`needs "command" (stdio) or "url" (Streamable HTTP)`)
+		return "", `needs "command" (stdio) or "url" (Streamable HTTP)`
 	case s.Command != "" && s.URL != "":
-		return fail(`has both "command" and "url"; a server is either stdio or HTTP`)
+		return "", `has both "command" and "url"; a server is either stdio or HTTP`
 	case s.Type == "stdio" && s.URL != "":
-		return failAt("type", `type "stdio" needs "command", not "url"`)
+		return "type", `type "stdio" needs "command", not "url"`
 	case s.TransportPin("") != "" && s.Command != "":
-		return failAt("type", `type %q needs "url", not "command"`, s.Type)
+		return "type", fmt.Sprintf(`type %q needs "url", not "command"`, s.Type)
 	}
+	return "", ""
+}
+
+// checkVarPlaces refuses ${VAR} where it would not be expanded.
+func checkVarPlaces(s *Server, _ Source) (string, string) {
 	for field, v := range map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL, "envFile": s.EnvFile} {
 		if hasVar(v) {
-			return fail("${VAR} is only expanded in \"env\" and \"headers\" values, not in %q", field)
+			return "", fmt.Sprintf("${VAR} is only expanded in \"env\" and \"headers\" values, not in %q", field)
 		}
 	}
 	for _, a := range s.Args {
 		if hasVar(a) {
-			return fail(`${VAR} is only expanded in "env" and "headers" values, not in "args"`)
+			return "", `${VAR} is only expanded in "env" and "headers" values, not in "args"`
 		}
 	}
-	if s.URL != "" {
-		if err := CheckURL(s.URL); err != nil {
-			return fail("%s", err)
-		}
-		if len(s.Env) > 0 || s.Cwd != "" || len(s.Args) > 0 {
-			return fail(`"args", "env" and "cwd" apply to stdio servers only`)
-		}
-		if s.ServerStderr != "" {
-			return fail(`"serverStderr" applies to stdio servers only`)
-		}
-		if s.EnvFile != "" {
-			return failAt("envFile", `"envFile" applies to stdio servers only`)
-		}
-		if (s.ClientCertFile == "") != (s.ClientKeyFile == "") {
-			return fail(`"clientCertFile" and "clientKeyFile" go together`)
-		}
-	} else if len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil {
-		return fail(`"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`)
-	} else if s.DPoP != nil {
-		return fail(`"dpop" applies to HTTP servers only`)
-	} else if s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "" {
-		return fail(`"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`)
+	return "", ""
+}
+
+// checkHTTPFields checks an HTTP server's URL and refuses what applies to
+// stdio servers only.
+func checkHTTPFields(s *Server, _ Source) (string, string) {
+	if s.URL == "" {
+		return "", ""
 	}
+	if err := CheckURL(s.URL); err != nil {
+		return "", err.Error()
+	}
+	switch {
+	case len(s.Env) > 0 || s.Cwd != "" || len(s.Args) > 0:
+		return "", `"args", "env" and "cwd" apply to stdio servers only`
+	case s.ServerStderr != "":
+		return "", `"serverStderr" applies to stdio servers only`
+	case s.EnvFile != "":
+		return "envFile", `"envFile" applies to stdio servers only`
+	case (s.ClientCertFile == "") != (s.ClientKeyFile == ""):
+		return "", `"clientCertFile" and "clientKeyFile" go together`
+	}
+	return "", ""
+}
+
+// checkStdioFields refuses, on a stdio server, what applies to HTTP
+// servers only.
+func checkStdioFields(s *Server, _ Source) (string, string) {
+	switch {
+	case s.URL != "":
+		return "", ""
+	case len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil:
+		return "", `"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`
+	case s.DPoP != nil:
+		return "", `"dpop" applies to HTTP servers only`
+	case s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "":
+		return "", `"caFile", "clientCertFile" and "clientKeyFile" apply to HTTP servers only`
+	}
+	return "", ""
+}
+
+// checkToolPatterns checks the patterns of "includeTools" and
+// "excludeTools".
+func checkToolPatterns(s *Server, _ Source) (string, string) {
 	for _, f := range []struct {
 		key  string
 		pats []string
 	}{{"includeTools", s.IncludeTools}, {"excludeTools", s.ExcludeTools}} {
 		for i, p := range f.pats {
 			if err := checkToolPattern(p); err != nil {
-				return failAt(f.key, "%s[%d] %q: %v", f.key, i, p, err)
+				return f.key, fmt.Sprintf("%s[%d] %q: %v", f.key, i, p, err)
 			}
 		}
 	}
+	return "", ""
+}
+
+// checkValues checks the protocol, the ${VAR} references in header and
+// env values, the variable names and the "auth" block.
+func checkValues(s *Server, src Source) (string, string) {
 	if s.Protocol != "" && !slices.Contains(Protocols, s.Protocol) {
-		return fail("unknown protocol %q (use one of %s)", s.Protocol, strings.Join(Protocols, ", "))
+		return "", fmt.Sprintf("unknown protocol %q (use one of %s)", s.Protocol, strings.Join(Protocols, ", "))
 	}
 	for k, v := range s.Headers {
 		if err := checkInterp(v); err != nil {
-			return fail("header %q: %s", k, err)
+			return "", fmt.Sprintf("header %q: %s", k, err)
 		}
 		// A project file is shared through version control: a literal token
 		// there is a leaked secret, so insist on a variable.
 		if src == SourceProject && strings.EqualFold(k, "authorization") && !hasVar(v) {
-			return fail("header %q holds a literal secret; put the token in an environment variable and use \"bearerTokenEnv\" or ${VAR}", k)
+			return "", fmt.Sprintf("header %q holds a literal secret; put the token in an environment variable and use \"bearerTokenEnv\" or ${VAR}", k)
 		}
 	}
 	for k, v := range s.Env {
 		if err := checkInterp(v); err != nil {
-			return fail("env %q: %s", k, err)
+			return "", fmt.Sprintf("env %q: %s", k, err)
 		}
 	}
 	if s.BearerTokenEnv != "" && !validEnvName(s.BearerTokenEnv) {
-		return fail("bearerTokenEnv %q is not an environment variable name", s.BearerTokenEnv)
+		return "", fmt.Sprintf("bearerTokenEnv %q is not an environment variable name", s.BearerTokenEnv)
 	}
-	if a := s.Auth; a != nil {
-		if msg := checkAuth(a); msg != "" {
-			return fail("%s", msg)
-		}
+	if s.Auth != nil {
+		return "", checkAuth(s.Auth)
 	}
-	return nil
+	return "", ""
 }
 
 // authKeys are the "auth" keys each type uses beyond "type"; any other key
@@ -161,6 +207,14 @@ var authKeys = map[string][]string{
 	"client_credentials": {"clientId", "clientSecretEnv", "scopes", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
 	"workload":           {"issuer", "assertionEnv", "assertionFile", "assertionFrom", "clientId", "audience", "scopes"},
 	"enterprise":         {"issuer", "clientId", "clientSecretEnv", "clientAssertionKeyFile", "clientAssertionAlg", "idp", "idTokenEnv", "idTokenFile", "scopes"},
+}
+
+// authNeeds checks, for the auth types that have any, which keys must be
+// set together: what is missing, or "".
+var authNeeds = map[string]func(a *Auth) string{
+	"client_credentials": needsClientCredentials,
+	"workload":           needsWorkload,
+	"enterprise":         needsEnterprise,
 }
 
 // checkAuth is what is wrong with an "auth" block, or "".
@@ -186,43 +240,53 @@ func checkAuth(a *Auth) string {
 			return fmt.Sprintf("%s %q is not an environment variable name", k, v)
 		}
 	}
-	switch a.Type {
-	case "client_credentials":
-		if a.ClientID == "" || a.Issuer == "" {
-			return `auth type "client_credentials" needs "clientId" and "issuer"`
+	if needs := authNeeds[a.Type]; needs != nil {
+		return needs(a)
+	}
+	return ""
+}
+
+func needsClientCredentials(a *Auth) string {
+	if a.ClientID == "" || a.Issuer == "" {
+		return `auth type "client_credentials" needs "clientId" and "issuer"`
+	}
+	if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
+		return `auth type "client_credentials" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`
+	}
+	return ""
+}
+
+func needsWorkload(a *Auth) string {
+	if a.Issuer == "" {
+		return `auth type "workload" needs "issuer": the authorization server that trusts the workload's tokens`
+	}
+	n := 0
+	for _, v := range []string{a.AssertionEnv, a.AssertionFile, a.AssertionFrom} {
+		if v != "" {
+			n++
 		}
-		if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
-			return `auth type "client_credentials" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`
-		}
-	case "workload":
-		if a.Issuer == "" {
-			return `auth type "workload" needs "issuer": the authorization server that trusts the workload's tokens`
-		}
-		n := 0
-		for _, v := range []string{a.AssertionEnv, a.AssertionFile, a.AssertionFrom} {
-			if v != "" {
-				n++
-			}
-		}
-		if n != 1 {
-			return `auth type "workload" needs exactly one of "assertionEnv", "assertionFile" and "assertionFrom"`
-		}
-		if a.AssertionFrom != "" && a.AssertionFrom != "github-actions" {
-			return fmt.Sprintf(`unknown "assertionFrom" %q (use "github-actions", or "assertionEnv"/"assertionFile" for other platforms)`, a.AssertionFrom)
-		}
-		if a.Audience != "" && a.AssertionFrom == "" {
-			return `"audience" applies to "assertionFrom": "github-actions" only: other platforms put the audience in the token when they issue it`
-		}
-	case "enterprise":
-		if a.ClientID == "" || a.Issuer == "" || a.IdP == nil || a.IdP.Issuer == "" || a.IdP.ClientID == "" {
-			return `auth type "enterprise" needs "clientId", "issuer" and "idp" with its "issuer" and "clientId"`
-		}
-		if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
-			return `auth type "enterprise" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`
-		}
-		if a.IDTokenEnv != "" && a.IDTokenFile != "" {
-			return `auth type "enterprise" takes at most one of "idTokenEnv" and "idTokenFile"`
-		}
+	}
+	if n != 1 {
+		return `auth type "workload" needs exactly one of "assertionEnv", "assertionFile" and "assertionFrom"`
+	}
+	if a.AssertionFrom != "" && a.AssertionFrom != "github-actions" {
+		return fmt.Sprintf(`unknown "assertionFrom" %q (use "github-actions", or "assertionEnv"/"assertionFile" for other platforms)`, a.AssertionFrom)
+	}
+	if a.Audience != "" && a.AssertionFrom == "" {
+		return `"audience" applies to "assertionFrom": "github-actions" only: other platforms put the audience in the token when they issue it`
+	}
+	return ""
+}
+
+func needsEnterprise(a *Auth) string {
+	if a.ClientID == "" || a.Issuer == "" || a.IdP == nil || a.IdP.Issuer == "" || a.IdP.ClientID == "" {
+		return `auth type "enterprise" needs "clientId", "issuer" and "idp" with its "issuer" and "clientId"`
+	}
+	if (a.ClientSecretEnv == "") == (a.ClientAssertionKeyFile == "") {
+		return `auth type "enterprise" needs exactly one of "clientSecretEnv" and "clientAssertionKeyFile"`
+	}
+	if a.IDTokenEnv != "" && a.IDTokenFile != "" {
+		return `auth type "enterprise" takes at most one of "idTokenEnv" and "idTokenFile"`
 	}
 	return ""
 }

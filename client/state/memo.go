@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Memo is what mcpc remembers about servers between invocations: the era
@@ -131,7 +133,8 @@ func (m *Memo) Cached(server, entry string) json.RawMessage {
 	if data == nil || !gjson.ValidBytes(data) {
 		return nil
 	}
-	f := gjson.GetManyBytes(data, "at", "ttlMs", "result")
+	// Read where it lies: GetManyBytes would copy a large cached list.
+	f := gjson.GetMany(rawmsg.View(data).Raw, "at", "ttlMs", "result")
 	at, err := time.Parse(time.RFC3339Nano, f[0].Str)
 	ttl := f[1].Int()
 	if err != nil || f[0].Type != gjson.String || f[1].Type != gjson.Number || !f[2].Exists() {
@@ -147,8 +150,21 @@ func (m *Memo) Cached(server, entry string) json.RawMessage {
 }
 
 // Store caches result for ttl.
+// The record is written around the result, not marshalled: json.Marshal
+// would copy a 30 MB list into a buffer grown by doubling (more than twice
+// the list, beside it). A result that is not valid JSON is not cached.
 func (m *Memo) Store(server, entry string, ttlMs int64, result json.RawMessage) {
-	writeJSON(filepath.Join(m.CacheDir, server), entry+".json", &cacheEntry{At: m.Now().UTC(), TTLMs: ttlMs, Result: result})
+	if !json.Valid(result) {
+		return
+	}
+	head, err := json.Marshal(&cacheEntry{At: m.Now().UTC(), TTLMs: ttlMs})
+	dir := filepath.Join(m.CacheDir, server)
+	if err != nil || fsx.PrivateDir(dir) != nil {
+		return
+	}
+	// head ends in "result":null}: the result takes null's place.
+	head = bytes.TrimSuffix(head, []byte("null}"))
+	fsx.WriteFileParts(filepath.Join(dir, entry+".json"), [][]byte{head, result, []byte("}")}, 0o600, fsx.Refuse)
 }
 
 // Invalidate drops cached entries of server whose names start with prefix

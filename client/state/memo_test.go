@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 // testMemo is a memo under a fresh directory, and mcpc's state directory
@@ -112,5 +114,37 @@ func TestMemoDoesNotFollowSymlinks(t *testing.T) {
 	}
 	if got := m.Era("linked"); got != nil {
 		t.Errorf("era read through a link: %+v", got)
+	}
+}
+
+// A large cached list is written around its record and read back where
+// it lies: json.Marshal copied it into a buffer grown by doubling, and
+// GetManyBytes copied it again to read three fields (a 30 MB list cost
+// more than twice itself each way).
+func TestCachedLargeListNotCopied(t *testing.T) {
+	m, _ := testMemo(t)
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	for i := range 40000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":"tool","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}}`)
+	}
+	b.WriteString(`],"ttlMs":60000}`)
+	res := json.RawMessage(b.String())
+	stored := memtest.Allocated(func() { m.Store("srv", "tools-list", 60000, res) })
+	var got json.RawMessage
+	read := memtest.Allocated(func() { got = m.Cached("srv", "tools-list") })
+	if string(got) != string(res) {
+		t.Fatalf("the cached list (%d bytes) is not the list stored (%d bytes)", len(got), len(res))
+	}
+	size := uint64(len(res))
+	if stored > size/4 {
+		t.Errorf("storing a %d-byte list allocated %d bytes, want at most %d", size, stored, size/4)
+	}
+	// The file is read once (its size and a little).
+	if read > size+size/4 {
+		t.Errorf("reading a %d-byte list back allocated %d bytes, want at most %d", size, read, size+size/4)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/internal/blockbuf"
 )
 
 // Event is one event of an event stream (text/event-stream), with the
@@ -41,12 +43,12 @@ type EventReader struct {
 	r     io.Reader
 	limit int // bytes of one event, with the line being read
 	rbuf  []byte
-	buf   []byte   // read and not yet parsed
-	lf    int      // index in buf of its next '\n', -1: none, -2: not looked for
-	line  blockBuf // the line being read, when it spans reads
-	cr    bool     // the last line ended in CR: an LF next is part of its end
-	ev    Event    // the event being read
-	err   error    // the reader's error, once it returned one
+	buf   []byte       // read and not yet parsed
+	lf    int          // index in buf of its next '\n', -1: none, -2: not looked for
+	line  blockbuf.Buf // the line being read, when it spans reads
+	cr    bool         // the last line ended in CR: an LF next is part of its end
+	ev    Event        // the event being read
+	err   error        // the reader's error, once it returned one
 }
 
 // NewEventReader reads the events of r; one event holds at most limit
@@ -76,17 +78,17 @@ func (e *EventReader) Next() (Event, error) {
 				chunk = e.buf[:i]
 			}
 			// "data: " is what a data line holds beyond its data.
-			if e.line.n+len(chunk)+e.ev.size() > e.limit+len("data: ") {
+			if e.line.Len()+len(chunk)+e.ev.size() > e.limit+len("data: ") {
 				return Event{}, ErrTooLarge
 			}
 			if i < 0 {
-				e.line.write(chunk)
+				e.line.Write(chunk)
 				e.buf = nil
 				break
 			}
 			e.cr = e.buf[i] == '\r'
 			e.advance(i + 1)
-			if e.line.n == 0 {
+			if e.line.Len() == 0 {
 				if len(chunk) == 0 {
 					ev := e.ev
 					e.ev = Event{}
@@ -95,19 +97,19 @@ func (e *EventReader) Next() (Event, error) {
 				e.field(chunk, false)
 				continue
 			}
-			e.line.write(chunk)
-			if e.field(e.line.bytes(), true) {
-				e.line = blockBuf{} // its bytes are the event's data now
+			e.line.Write(chunk)
+			if e.field(e.line.Bytes(), true) {
+				e.line = blockbuf.Buf{} // its bytes are the event's data now
 			} else {
-				e.line.reset()
+				e.line.Reset()
 			}
 		}
 		if e.err != nil {
-			if e.line.n > 0 {
-				e.field(e.line.bytes(), false)
+			if e.line.Len() > 0 {
+				e.field(e.line.Bytes(), false)
 			}
 			ev := e.ev
-			e.ev, e.line = Event{}, blockBuf{}
+			e.ev, e.line = Event{}, blockbuf.Buf{}
 			return ev, e.err
 		}
 		if e.rbuf == nil {
@@ -289,61 +291,15 @@ func appendData(out, data []byte) []byte {
 	return append(append(append(out, "data: "...), data...), '\n')
 }
 
-// blockBuf gathers bytes in blocks and joins them once: a buffer grown by
-// append would allocate several times a large message.
-type blockBuf struct {
-	blocks [][]byte
-	cur    []byte
-	n      int
-}
-
-func (b *blockBuf) write(p []byte) {
-	for len(p) > 0 {
-		if len(b.cur) == cap(b.cur) {
-			if b.cur != nil {
-				b.blocks = append(b.blocks, b.cur)
-			}
-			b.cur = make([]byte, 0, min(max(4<<10, b.n), 1<<20))
-		}
-		k := min(len(p), cap(b.cur)-len(b.cur))
-		b.cur = append(b.cur, p[:k]...)
-		p = p[k:]
-		b.n += k
-	}
-}
-
-// reset empties b for the next line, keeping its one block (a line that
-// took more has its blocks dropped: they may be large).
-func (b *blockBuf) reset() {
-	if len(b.blocks) > 0 {
-		*b = blockBuf{}
-		return
-	}
-	b.cur, b.n = b.cur[:0], 0
-}
-
-// bytes returns everything written, in a buffer of its exact size when it
-// took more than one block.
-func (b *blockBuf) bytes() []byte {
-	if len(b.blocks) == 0 {
-		return b.cur
-	}
-	out := make([]byte, 0, b.n)
-	for _, blk := range b.blocks {
-		out = append(out, blk...)
-	}
-	return append(out, b.cur...)
-}
-
-// readAll is io.ReadAll through a blockBuf.
+// readAll is io.ReadAll through a blockbuf.Buf.
 func readAll(r io.Reader) ([]byte, error) {
-	var b blockBuf
+	var b blockbuf.Buf
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
-		b.write(buf[:n])
+		b.Write(buf[:n])
 		if err == io.EOF {
-			return b.bytes(), nil
+			return b.Bytes(), nil
 		}
 		if err != nil {
 			return nil, err

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/internal/blockbuf"
 )
 
 // Grace periods for stopping a stdio server: first its stdin is closed (the
@@ -322,15 +324,15 @@ func (l *lineChecker) readLine() ([]byte, error) {
 		}
 		return chunk, err
 	}
-	var line blockBuf
+	var line blockbuf.Buf
 	for {
-		if line.n+len(chunk) > limit {
+		if line.Len()+len(chunk) > limit {
 			l.tell(ErrTooLarge)
 			return nil, ErrTooLarge
 		}
-		line.write(chunk)
+		line.Write(chunk)
 		if err != bufio.ErrBufferFull {
-			return line.bytes(), err
+			return line.Bytes(), err
 		}
 		chunk, err = l.r.ReadSlice('\n')
 	}

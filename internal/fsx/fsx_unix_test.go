@@ -270,3 +270,24 @@ func TestSameFile(t *testing.T) {
 		t.Error("SameFile")
 	}
 }
+
+// WriteFileParts writes its parts one after the other, atomically like
+// WriteFile, and refuses a planted link the same way.
+func TestWriteFileParts(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rec.json")
+	if err := WriteFileParts(p, [][]byte{[]byte(`{"at":1,"result":`), []byte(`[1,2]`), []byte(`}`)}, 0o600, Refuse); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != `{"at":1,"result":[1,2]}` {
+		t.Errorf("file holds %q", got)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	link := filepath.Join(dir, "link.json")
+	os.Symlink(p, link)
+	if err := WriteFileParts(link, [][]byte{[]byte("x")}, 0o600, Refuse); err == nil || !strings.Contains(err.Error(), "is a symbolic link; refusing to write through it") {
+		t.Errorf("through a link: %v", err)
+	}
+}

@@ -29,6 +29,13 @@ const maxLinks = 40
 // a mix or an empty file. perm applies to a new file; an existing file
 // keeps its mode.
 func WriteFile(path string, data []byte, perm fs.FileMode, links Symlinks) error {
+	return WriteFileParts(path, [][]byte{data}, perm, links)
+}
+
+// WriteFileParts is WriteFile of the parts one after the other: a large
+// document framed by a few bytes (a cached 30 MB list in its record) is
+// written without being copied into one buffer first.
+func WriteFileParts(path string, parts [][]byte, perm fs.FileMode, links Symlinks) error {
 	target, err := resolve(path, links)
 	if err != nil {
 		return err
@@ -37,7 +44,7 @@ func WriteFile(path string, data []byte, perm fs.FileMode, links Symlinks) error
 		perm = st.Mode().Perm()
 	}
 	dir := filepath.Dir(target)
-	name, err := writeTemp(target, data, perm)
+	name, err := writeTemp(target, parts, perm)
 	if err == nil {
 		err = os.Rename(name, target)
 	}
@@ -85,7 +92,7 @@ func resolve(path string, links Symlinks) (string, error) {
 // that is then linked into place.
 func CreateExcl(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
-	name, err := writeTemp(path, data, perm)
+	name, err := writeTemp(path, [][]byte{data}, perm)
 	if name != "" {
 		defer os.Remove(name)
 	}
@@ -101,12 +108,16 @@ func CreateExcl(path string, data []byte, perm fs.FileMode) error {
 // writeTemp writes data to a new temporary file beside path, with perm,
 // and syncs it: what WriteFile renames and CreateExcl links into place. On
 // an error after the file was made, its name is returned for removal.
-func writeTemp(path string, data []byte, perm fs.FileMode) (string, error) {
+func writeTemp(path string, parts [][]byte, perm fs.FileMode) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return "", err
 	}
-	_, err = tmp.Write(data)
+	for _, p := range parts {
+		if _, err = tmp.Write(p); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = tmp.Chmod(perm)
 	}

@@ -6,22 +6,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/blockbuf"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Join merges list pages into one document: the first page's fields in
 // their order, the items (under key) of every page, no nextCursor; drop,
 // when set, leaves out the items it is true of (tools that are AppOnly, or
-// that a server entry's tool filter hides).
+// that a server entry's tool filter hides). Join takes pages over: every
+// page but the first is set to nil once copied.
 func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool) json.RawMessage {
 	if len(pages) == 0 {
 		return json.RawMessage(`{"` + key + `":[]}`)
 	}
 	// A single page without a cursor and nothing to drop is the document
 	// itself: a 30 MB list is not copied to be printed.
-	if len(pages) == 1 && !gjson.GetBytes(pages[0], "nextCursor").Exists() && !dropsAny(pages[0], key, drop) {
+	if len(pages) == 1 && !rawmsg.View(pages[0]).Get("nextCursor").Exists() && !dropsAny(pages[0], key, drop) {
 		return pages[0]
 	}
 	size := 0
@@ -30,6 +33,11 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 	}
 	var b bytes.Buffer
 	b.Grow(size)
+	// The pages are let go as they are copied (Join takes them over), and
+	// collected at the end: the collector's goal, set while every page
+	// and the joined list were live, was twice both, which is what a
+	// paged 30 MB list cost.
+	defer blockbuf.Release(size)
 	b.WriteByte('{')
 	first, wroteItems := true, false
 	field := func(k string) {
@@ -44,8 +52,15 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 	items := func() {
 		b.WriteByte('[')
 		n := 0
-		for _, p := range pages {
-			view(p).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+		for i, p := range pages {
+			if i > 0 {
+				pages[i] = nil // the first is read to the end
+			}
+			list := rawmsg.View(p).Get(gjson.Escape(key))
+			if !list.IsArray() {
+				continue // a page that is not a list page has no items to give
+			}
+			list.ForEach(func(_, it gjson.Result) bool {
 				if drop == nil || !drop(it) {
 					if n > 0 {
 						b.WriteByte(',')
@@ -59,7 +74,11 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 		b.WriteByte(']')
 		wroteItems = true
 	}
-	view(pages[0]).ForEach(func(k, v gjson.Result) bool {
+	page0 := rawmsg.View(pages[0])
+	if !page0.IsObject() {
+		page0 = gjson.Result{} // its fields are not fields
+	}
+	page0.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "nextCursor":
 		case key:
@@ -79,20 +98,13 @@ func Join(pages []json.RawMessage, key string, drop func(item gjson.Result) bool
 	return b.Bytes()
 }
 
-// view parses a page where it lies: gjson's Bytes functions copy every
-// value they return, which for a list of 200,000 items is the list again.
-// The page is not changed while its results are in use.
-func view(page []byte) gjson.Result {
-	return gjson.Parse(unsafe.String(unsafe.SliceData(page), len(page)))
-}
-
 // dropsAny reports whether drop leaves out any item of page.
 func dropsAny(page []byte, key string, drop func(item gjson.Result) bool) bool {
 	if drop == nil {
 		return false
 	}
 	found := false
-	view(page).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+	rawmsg.View(page).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
 		found = drop(it)
 		return !found
 	})
@@ -118,9 +130,12 @@ func AppOnly(tool gjson.Result) bool {
 // named by their "name"; every other field stays as it came (nextCursor
 // among them, so a reader still pages).
 func Keep(page []byte, key string, keep func(name string) bool) []byte {
+	if !rawmsg.View(page).IsObject() {
+		return page // not a list page: the SDK says what is wrong with it
+	}
 	var b strings.Builder
 	b.WriteByte('{')
-	gjson.ParseBytes(page).ForEach(func(k, v gjson.Result) bool {
+	rawmsg.View(page).ForEach(func(k, v gjson.Result) bool {
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
@@ -147,4 +162,27 @@ func Keep(page []byte, key string, keep func(name string) bool) []byte {
 	})
 	b.WriteByte('}')
 	return []byte(b.String())
+}
+
+// Find returns the item (under key) of page whose "name" is name, or a
+// result that does not exist; the page is read where it lies, one item
+// at a time (no array of 200,000 results for one name).
+func Find(page []byte, key, name string) gjson.Result {
+	var found gjson.Result
+	rawmsg.View(page).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+		if it.Get("name").Str == name {
+			found = it
+		}
+		return !found.Exists()
+	})
+	return found
+}
+
+// Names calls f with the "name" of each item (under key) of page, in
+// order, reading the page where it lies.
+func Names(page []byte, key string, f func(item gjson.Result, name string)) {
+	rawmsg.View(page).Get(gjson.Escape(key)).ForEach(func(_, it gjson.Result) bool {
+		f(it, it.Get("name").Str)
+		return true
+	})
 }

@@ -128,22 +128,41 @@ func viewOf(n node, folding map[string]bool, b *schemamsg.Budget) view {
 	if folding[n.at] || len(folding) > maxDepth {
 		return w
 	}
-	switch v := n.v.(type) {
-	case bool:
-		if !v {
+	m, ok := n.v.(map[string]any)
+	if !ok {
+		if v, ok := n.v.(bool); ok && !v {
 			w.types = map[string]bool{} // false: nothing is valid
 		}
-		return w
-	case map[string]any:
-	default:
-		return w // absent or not a schema: anything
+		return w // true, absent or not a schema: anything
 	}
-	m := n.v.(map[string]any)
 	w.title, _ = m["title"].(string)
 	w.desc, _ = m["description"].(string)
 	if r, ok := m["$ref"].(string); ok {
 		w.ref = r
 	}
+	w.readValues(m)
+	w.readObject(n, m)
+	w.readArray(n, m)
+	folding[n.at] = true
+	defer delete(folding, n.at)
+	if all, ok := m["allOf"].([]any); ok {
+		for i, e := range all {
+			o := viewOf(n.child(e, "allOf", strconv.Itoa(i)), folding, b)
+			b.Charge(len(o.props) + len(o.required))
+			w.meet(o)
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if l, ok := m[k].([]any); ok && len(l) > 0 {
+			w.meet(unionOf(n, k, l, folding, b))
+		}
+	}
+	return w
+}
+
+// readValues reads the types and the values m allows: "type", "enum" and
+// "const".
+func (w *view) readValues(m map[string]any) {
 	switch t := m["type"].(type) {
 	case string:
 		w.types = map[string]bool{t: true}
@@ -160,6 +179,10 @@ func viewOf(n node, folding map[string]bool, b *schemamsg.Budget) view {
 	} else if c, ok := m["const"]; ok {
 		w.enum = []any{c}
 	}
+}
+
+// readObject reads the object structure of m, the schema at n.
+func (w *view) readObject(n node, m map[string]any) {
 	if p, ok := m["properties"].(map[string]any); ok {
 		w.props = map[string]node{}
 		for k, v := range p {
@@ -175,6 +198,11 @@ func viewOf(n node, folding map[string]bool, b *schemamsg.Budget) view {
 		}
 	}
 	w.closed = m["additionalProperties"] == false
+}
+
+// readArray reads the array structure of m, the schema at n: its items,
+// or its tuple (draft-07 or 2020-12).
+func (w *view) readArray(n node, m map[string]any) {
 	switch it := m["items"].(type) {
 	case []any: // draft-07 tuple
 		for i, e := range it {
@@ -190,35 +218,24 @@ func viewOf(n node, folding map[string]bool, b *schemamsg.Budget) view {
 			w.tuple = append(w.tuple, n.child(e, "prefixItems", strconv.Itoa(i)))
 		}
 	}
-	folding[n.at] = true
-	defer delete(folding, n.at)
-	if all, ok := m["allOf"].([]any); ok {
-		for i, e := range all {
-			o := viewOf(n.child(e, "allOf", strconv.Itoa(i)), folding, b)
-			b.Charge(len(o.props) + len(o.required))
-			w.meet(o)
+}
+
+// unionOf is the view of the branches l under keyword k (anyOf or oneOf)
+// of the schema at n, joined: what any of them allows, untitled.
+func unionOf(n node, k string, l []any, folding map[string]bool, b *schemamsg.Budget) view {
+	var u view
+	for i, e := range l {
+		o := viewOf(n.child(e, k, strconv.Itoa(i)), folding, b)
+		// join copies the enums and the property names.
+		b.Charge(len(o.enum) + len(o.props) + len(o.required))
+		if i == 0 {
+			u = o
+		} else {
+			u.join(o)
 		}
 	}
-	for _, k := range []string{"anyOf", "oneOf"} {
-		l, ok := m[k].([]any)
-		if !ok || len(l) == 0 {
-			continue
-		}
-		var u view
-		for i, e := range l {
-			o := viewOf(n.child(e, k, strconv.Itoa(i)), folding, b)
-			// join copies the enums and the property names.
-			b.Charge(len(o.enum) + len(o.props) + len(o.required))
-			if i == 0 {
-				u = o
-			} else {
-				u.join(o)
-			}
-		}
-		u.title, u.desc = "", ""
-		w.meet(u)
-	}
-	return w
+	u.title, u.desc = "", ""
+	return u
 }
 
 // meet folds in a schema the value must also match (allOf): fewer types,
@@ -332,12 +349,7 @@ func (d *differ) schema(o, n node, path string, output bool, depth int) {
 	if d.budget.Left() < 0 || d.budget.Err() != nil {
 		return
 	}
-	// In an input a change that accepts less is breaking; in an output one
-	// that may produce more.
-	less, more := Breaking, Compatible
-	if output {
-		less, more = Compatible, Breaking
-	}
+	less, more := severities(output)
 	if ov.ref != nv.ref && (ov.ref != "" || nv.ref != "") {
 		d.add(Breaking, path, "ref-changed", ov.ref, nv.ref)
 	}
@@ -349,6 +361,32 @@ func (d *differ) schema(o, n node, path string, output bool, depth int) {
 	d.enums(ov.enum, nv.enum, path, less, more)
 	d.keywords(o.v, n.v, path, less, more)
 
+	d.props(ov, nv, path, output, depth)
+	switch {
+	case !ov.closed && nv.closed:
+		d.add(less, path, "closed", true, false)
+	case ov.closed && !nv.closed:
+		d.add(Compatible, path, "opened", false, true)
+	}
+	if ov.items != nil || nv.items != nil {
+		d.schema(itemOf(o, ov.items), itemOf(n, nv.items), path+"[]", output, depth+1)
+	}
+	for i := range max(len(ov.tuple), len(nv.tuple)) {
+		var oi, ni *node
+		if i < len(ov.tuple) {
+			oi = &ov.tuple[i]
+		}
+		if i < len(nv.tuple) {
+			ni = &nv.tuple[i]
+		}
+		d.schema(itemOf(o, oi), itemOf(n, ni), path+"["+strconv.Itoa(i)+"]", output, depth+1)
+	}
+}
+
+// props compares the properties of two object schemas at path: removed,
+// added, now required or optional, and each kept one's schema.
+func (d *differ) props(ov, nv view, path string, output bool, depth int) {
+	less, more := severities(output)
 	for _, k := range sortedUnion(keysOf(ov), keysOf(nv)) {
 		op, inOld := propOf(ov, k)
 		np, inNew := propOf(nv, k)
@@ -371,25 +409,16 @@ func (d *differ) schema(o, n node, path string, output bool, depth int) {
 		}
 		d.schema(op, np, p, output, depth+1)
 	}
-	switch {
-	case !ov.closed && nv.closed:
-		d.add(less, path, "closed", true, false)
-	case ov.closed && !nv.closed:
-		d.add(Compatible, path, "opened", false, true)
+}
+
+// severities are those of a change that accepts less and of one that
+// accepts more: in an input the first is breaking; in an output (what the
+// server may produce) the second.
+func severities(output bool) (less, more string) {
+	if output {
+		return Compatible, Breaking
 	}
-	if ov.items != nil || nv.items != nil {
-		d.schema(itemOf(o, ov.items), itemOf(n, nv.items), path+"[]", output, depth+1)
-	}
-	for i := range max(len(ov.tuple), len(nv.tuple)) {
-		var oi, ni *node
-		if i < len(ov.tuple) {
-			oi = &ov.tuple[i]
-		}
-		if i < len(nv.tuple) {
-			ni = &nv.tuple[i]
-		}
-		d.schema(itemOf(o, oi), itemOf(n, ni), path+"["+strconv.Itoa(i)+"]", output, depth+1)
-	}
+	return Breaking, Compatible
 }
 
 // keysOf is the view's property names and its required names (a required

@@ -114,75 +114,19 @@ func (w *mismatchWalk) known() bool { return w.cands != nil }
 
 // step follows the validator from the schema at parent to the one at loc.
 func (w *mismatchWalk) step(parent, loc string) {
-	pnode, ok := jsonPointer(w.tree, parent)
-	if _, isPtr := jsonPointer(w.tree, loc); !ok || !isPtr {
-		w.cands = nil // a schema named by its $id: where it sits is not known
+	pm, tok, into := w.childOf(parent, loc)
+	if !into {
 		return
-	}
-	pm, _ := pnode.(map[string]any)
-	if ref, ok := pm["$ref"].(string); ok && strings.TrimPrefix(ref, "#") == loc {
-		return // the same value, against the schema referred to
-	}
-	rest, child := strings.CutPrefix(loc, parent+"/")
-	if !child {
-		if _, dyn := pm["$dynamicRef"]; dyn || pm["$ref"] != nil {
-			return // a reference written otherwise ("#/%24defs/x"): the same value
-		}
-		w.cands = nil
-		return
-	}
-	tok := strings.Split(rest, "/")
-	for i := range tok {
-		tok[i] = unescapePointer(tok[i])
 	}
 	switch {
 	case len(tok) == 2 && tok[0] == "properties":
-		w.each(func(c candidate, out []candidate) []candidate {
-			if m, ok := c.v.(map[string]any); ok {
-				if v, ok := m[tok[1]]; ok {
-					out = append(out, candidate{v, joinPath(c.path, tok[1])})
-				}
-			}
-			return out
-		})
+		w.intoProperty(tok[1])
 	case len(tok) == 1 && tok[0] == "items":
-		start := 0
-		if _, obj := pm["items"].(map[string]any); obj {
-			if pre, ok := pm["prefixItems"].([]any); ok {
-				start = len(pre) // 2020-12: items follow prefixItems
-			}
-		}
-		w.each(func(c candidate, out []candidate) []candidate {
-			a, _ := c.v.([]any)
-			for i := start; i < len(a); i++ {
-				out = append(out, candidate{a[i], c.path + "[" + strconv.Itoa(i) + "]"})
-			}
-			return out
-		})
+		w.intoItems(pm)
 	case len(tok) == 2 && (tok[0] == "prefixItems" || tok[0] == "items"):
-		n, err := strconv.Atoi(tok[1])
-		if err != nil {
-			w.cands = nil
-			return
-		}
-		w.each(func(c candidate, out []candidate) []candidate {
-			if a, ok := c.v.([]any); ok && n < len(a) {
-				out = append(out, candidate{a[n], c.path + "[" + tok[1] + "]"})
-			}
-			return out
-		})
+		w.intoItem(tok[1])
 	case len(tok) == 1 && tok[0] == "additionalProperties" && pm["patternProperties"] == nil:
-		// The values of the names "properties" does not list.
-		props, _ := pm["properties"].(map[string]any)
-		w.each(func(c candidate, out []candidate) []candidate {
-			m, _ := c.v.(map[string]any)
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				if _, listed := props[k]; !listed {
-					out = append(out, candidate{m[k], joinPath(c.path, k)})
-				}
-			}
-			return out
-		})
+		w.intoAdditional(pm)
 	case len(tok) == 2 && tok[0] == "allOf":
 		// Applies to the same value, unconditionally.
 	case len(w.cands) == 1 && (len(tok) == 1 && (tok[0] == "then" || tok[0] == "else") ||
@@ -194,6 +138,96 @@ func (w *mismatchWalk) step(parent, loc string) {
 		// they applied to is not known here.
 		w.cands = nil
 	}
+}
+
+// childOf reads the step from the schema at parent to the one at loc: the
+// parent schema and loc's pointer tokens below it, and whether the step
+// goes into the instance. It does not when loc is the same value against
+// a schema referred to, nor when where loc sits is not known (then the
+// walk cannot follow the instance any more).
+func (w *mismatchWalk) childOf(parent, loc string) (pm map[string]any, tok []string, into bool) {
+	pnode, ok := jsonPointer(w.tree, parent)
+	if _, isPtr := jsonPointer(w.tree, loc); !ok || !isPtr {
+		w.cands = nil // a schema named by its $id: where it sits is not known
+		return nil, nil, false
+	}
+	pm, _ = pnode.(map[string]any)
+	if ref, ok := pm["$ref"].(string); ok && strings.TrimPrefix(ref, "#") == loc {
+		return nil, nil, false // the same value, against the schema referred to
+	}
+	rest, child := strings.CutPrefix(loc, parent+"/")
+	if !child {
+		if _, dyn := pm["$dynamicRef"]; !dyn && pm["$ref"] == nil {
+			w.cands = nil
+		}
+		// else a reference written otherwise ("#/%24defs/x"): the same value
+		return nil, nil, false
+	}
+	tok = strings.Split(rest, "/")
+	for i := range tok {
+		tok[i] = unescapePointer(tok[i])
+	}
+	return pm, tok, true
+}
+
+// intoProperty goes to each candidate's member name.
+func (w *mismatchWalk) intoProperty(name string) {
+	w.each(func(c candidate, out []candidate) []candidate {
+		if m, ok := c.v.(map[string]any); ok {
+			if v, ok := m[name]; ok {
+				out = append(out, candidate{v, joinPath(c.path, name)})
+			}
+		}
+		return out
+	})
+}
+
+// intoItems goes to every item of each candidate that the "items" of pm
+// applies to.
+func (w *mismatchWalk) intoItems(pm map[string]any) {
+	start := 0
+	if _, obj := pm["items"].(map[string]any); obj {
+		if pre, ok := pm["prefixItems"].([]any); ok {
+			start = len(pre) // 2020-12: items follow prefixItems
+		}
+	}
+	w.each(func(c candidate, out []candidate) []candidate {
+		a, _ := c.v.([]any)
+		for i := start; i < len(a); i++ {
+			out = append(out, candidate{a[i], c.path + "[" + strconv.Itoa(i) + "]"})
+		}
+		return out
+	})
+}
+
+// intoItem goes to each candidate's item at index (a tuple's).
+func (w *mismatchWalk) intoItem(index string) {
+	n, err := strconv.Atoi(index)
+	if err != nil {
+		w.cands = nil
+		return
+	}
+	w.each(func(c candidate, out []candidate) []candidate {
+		if a, ok := c.v.([]any); ok && n < len(a) {
+			out = append(out, candidate{a[n], c.path + "[" + index + "]"})
+		}
+		return out
+	})
+}
+
+// intoAdditional goes to the values of the names the "properties" of pm
+// does not list.
+func (w *mismatchWalk) intoAdditional(pm map[string]any) {
+	props, _ := pm["properties"].(map[string]any)
+	w.each(func(c candidate, out []candidate) []candidate {
+		m, _ := c.v.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if _, listed := props[k]; !listed {
+				out = append(out, candidate{m[k], joinPath(c.path, k)})
+			}
+		}
+		return out
+	})
 }
 
 // each replaces every candidate by what f makes of it, and keeps the path
@@ -224,58 +258,84 @@ func joinPath(path, key string) string {
 // real violation of the node, which applies to c unconditionally.
 func violation(tree, node any, c candidate, noun string) string {
 	m, _ := node.(map[string]any)
-	value := func(format string, args ...any) string {
-		msg := fmt.Sprintf(format, args...)
-		if c.path == "" {
-			return msg
-		}
-		return fmt.Sprintf("%s %q: %s", noun, c.path, msg)
-	}
-	names := func(what string, list []string) string {
-		msg := what + " " + noun + " " + quoteList(list, ", ")
-		if len(list) > 1 {
-			msg = what + " " + noun + "s " + quoteList(list, ", ")
-		}
-		if c.path != "" {
-			msg += " in " + strconv.Quote(c.path)
-		}
-		return msg
-	}
+	wd := wording{noun: noun, path: c.path}
 	got := jsonTypeOf(c.v)
 	if got == "" {
 		return "" // not plain JSON: only the library's words can say
 	}
-	if want := schemaTypes(m); want != nil && !typeAllowed(got, want) {
-		return value("%s has type %q, want %s", shownValue(c.v), got, quoteList(want, " or "))
+	if msg := valueViolation(m, c.v, got, wd); msg != "" {
+		return msg
 	}
-	if enum, ok := m["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return reflect.DeepEqual(e, c.v) }) {
+	if obj, isObj := c.v.(map[string]any); isObj {
+		if msg := memberViolation(m, obj, wd); msg != "" {
+			return msg
+		}
+	}
+	return unionViolation(tree, m, got, wd.value, c.v)
+}
+
+// wording words a violation at path, whose names are noun's.
+type wording struct{ noun, path string }
+
+// value words a violation of the value at the path.
+func (wd wording) value(format string, args ...any) string {
+	msg := fmt.Sprintf(format, args...)
+	if wd.path == "" {
+		return msg
+	}
+	return fmt.Sprintf("%s %q: %s", wd.noun, wd.path, msg)
+}
+
+// names words a violation by the names in list of the object at the path.
+func (wd wording) names(what string, list []string) string {
+	msg := what + " " + wd.noun + " " + quoteList(list, ", ")
+	if len(list) > 1 {
+		msg = what + " " + wd.noun + "s " + quoteList(list, ", ")
+	}
+	if wd.path != "" {
+		msg += " in " + strconv.Quote(wd.path)
+	}
+	return msg
+}
+
+// valueViolation words how v, of JSON type got, breaks the node m's
+// "type", "enum" or numeric bounds, or is "".
+func valueViolation(m map[string]any, v any, got string, wd wording) string {
+	if want := schemaTypes(m); want != nil && !typeAllowed(got, want) {
+		return wd.value("%s has type %q, want %s", shownValue(v), got, quoteList(want, " or "))
+	}
+	if enum, ok := m["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return reflect.DeepEqual(e, v) }) {
 		choices := make([]string, len(enum))
 		for i, e := range enum {
 			b, _ := json.Marshal(e)
 			choices[i] = string(b)
 		}
-		return value("%s is not one of %s", shownValue(c.v), strings.Join(choices, ", "))
+		return wd.value("%s is not one of %s", shownValue(v), strings.Join(choices, ", "))
 	}
-	if n, ok := c.v.(float64); ok {
-		// The validator words bounds as fractions ("3/1 is less than 5.000000").
-		if lo, ok := m["minimum"].(float64); ok && n < lo {
-			return value("%v is less than the minimum, %v", n, lo)
-		}
-		if hi, ok := m["maximum"].(float64); ok && n > hi {
-			return value("%v is more than the maximum, %v", n, hi)
-		}
-		if lo, ok := m["exclusiveMinimum"].(float64); ok && n <= lo {
-			return value("%v is not more than the exclusive minimum, %v", n, lo)
-		}
-		if hi, ok := m["exclusiveMaximum"].(float64); ok && n >= hi {
-			return value("%v is not less than the exclusive maximum, %v", n, hi)
-		}
+	n, ok := v.(float64)
+	if !ok {
+		return ""
 	}
-	obj, isObj := c.v.(map[string]any)
-	if !isObj {
-		return unionViolation(tree, m, got, value, c.v)
+	// The validator words bounds as fractions ("3/1 is less than 5.000000").
+	if lo, ok := m["minimum"].(float64); ok && n < lo {
+		return wd.value("%v is less than the minimum, %v", n, lo)
 	}
-	// "additionalProperties": false, when no pattern makes a name allowed.
+	if hi, ok := m["maximum"].(float64); ok && n > hi {
+		return wd.value("%v is more than the maximum, %v", n, hi)
+	}
+	if lo, ok := m["exclusiveMinimum"].(float64); ok && n <= lo {
+		return wd.value("%v is not more than the exclusive minimum, %v", n, lo)
+	}
+	if hi, ok := m["exclusiveMaximum"].(float64); ok && n >= hi {
+		return wd.value("%v is not less than the exclusive maximum, %v", n, hi)
+	}
+	return ""
+}
+
+// memberViolation words the names obj has that the node m does not allow
+// ("additionalProperties": false, when no pattern makes a name allowed),
+// or else the required ones it lacks; or is "".
+func memberViolation(m map[string]any, obj map[string]any, wd wording) string {
 	if ap, ok := m["additionalProperties"].(bool); ok && !ap && m["patternProperties"] == nil {
 		props, _ := m["properties"].(map[string]any)
 		var extra []string
@@ -285,7 +345,7 @@ func violation(tree, node any, c candidate, noun string) string {
 			}
 		}
 		if len(extra) > 0 {
-			return names("unexpected", extra)
+			return wd.names("unexpected", extra)
 		}
 	}
 	req, _ := m["required"].([]any)
@@ -298,9 +358,9 @@ func violation(tree, node any, c candidate, noun string) string {
 		}
 	}
 	if len(missing) > 0 {
-		return names("missing required", missing)
+		return wd.names("missing required", missing)
 	}
-	return unionViolation(tree, m, got, value, c.v)
+	return ""
 }
 
 // unionViolation words a value that none of the branches of the node's

@@ -152,18 +152,40 @@ func (w *workWalk) visit(s *jsonschema.Schema, v any, depth int) (text int, ok b
 	// that anyOf joins the failures of all its branches, and oneOf, not
 	// and if keep none.
 	var deepest, joined int
-	apply := func(sub *jsonschema.Schema, v any, into *int, join bool) bool {
-		if sub == nil {
-			return true
-		}
-		t, ok := w.visit(sub, v, depth+1)
-		if join {
-			*into += t
-		} else {
-			*into = max(*into, t)
-		}
-		return ok
+	if !w.inPlace(s, v, depth, &deepest, &joined) || !w.below(s, v, depth, &deepest) {
+		return 0, false
 	}
+	// A failure here is worded "validating PTR: …"; Go's fmt builds each
+	// level's text in a buffer that grows by doubling and then copies it,
+	// and anyOf joins its branches' texts first: about four bytes
+	// allocated for each byte of the text (measured).
+	text = len("validating ") + len(w.p.g.nodes[s].ptr) + max(w.own(s, v), deepest, joined)
+	if !w.b.Charge(4 * text) {
+		return 0, false
+	}
+	return text, true
+}
+
+// apply counts sub (nil: none) applied to v one level below depth, and
+// keeps the text its failure can hold in into: the largest, or (join)
+// the sum. false stops the count.
+func (w *workWalk) apply(sub *jsonschema.Schema, v any, depth int, into *int, join bool) bool {
+	if sub == nil {
+		return true
+	}
+	t, ok := w.visit(sub, v, depth+1)
+	if join {
+		*into += t
+	} else {
+		*into = max(*into, t)
+	}
+	return ok
+}
+
+// inPlace counts the schemas that apply to the same value as s: not, if,
+// then, else, allOf, anyOf (its texts joined), oneOf, the references and
+// the dependent schemas.
+func (w *workWalk) inPlace(s *jsonschema.Schema, v any, depth int, deepest, joined *int) bool {
 	var dropped int
 	inPlace := []*jsonschema.Schema{s.Not, s.If, s.Then, s.Else}
 	inPlace = append(inPlace, s.AllOf...)
@@ -181,52 +203,49 @@ func (w *workWalk) visit(s *jsonschema.Schema, v any, depth int) (text int, ok b
 	}
 	firstAny, firstOne := 4+len(s.AllOf), 4+len(s.AllOf)+len(s.AnyOf)
 	for i, sub := range inPlace {
-		into, join := &deepest, false
+		into, join := deepest, false
 		switch {
 		case i < 2 || i >= firstOne && i < firstOne+len(s.OneOf):
 			into = &dropped // not, if, oneOf
 		case i >= firstAny && i < firstOne:
-			into, join = &joined, true
+			into, join = joined, true
 		}
-		if !apply(sub, v, into, join) {
-			return 0, false
+		if !w.apply(sub, v, depth, into, join) {
+			return false
 		}
 	}
+	return true
+}
+
+// below counts the schemas s applies to the items or the members of v.
+func (w *workWalk) below(s *jsonschema.Schema, v any, depth int, deepest *int) bool {
 	switch x := v.(type) {
 	case []any:
 		for i, item := range x {
 			for _, sub := range [...]*jsonschema.Schema{at(s.PrefixItems, i), at(s.ItemsArray, i), s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems} {
-				if !apply(sub, item, &deepest, false) {
-					return 0, false
+				if !w.apply(sub, item, depth, deepest, false) {
+					return false
 				}
 			}
 		}
 	case map[string]any:
 		for k, val := range x {
-			if !apply(s.Properties[k], val, &deepest, false) {
-				return 0, false
+			if !w.apply(s.Properties[k], val, depth, deepest, false) {
+				return false
 			}
 			for _, sub := range s.PatternProperties {
-				if !w.b.Charge(len(k)) || !apply(sub, val, &deepest, false) {
-					return 0, false
+				if !w.b.Charge(len(k)) || !w.apply(sub, val, depth, deepest, false) {
+					return false
 				}
 			}
-			if !apply(s.AdditionalProperties, val, &deepest, false) ||
-				!apply(s.UnevaluatedProperties, val, &deepest, false) ||
-				!apply(s.PropertyNames, k, &deepest, false) {
-				return 0, false
+			if !w.apply(s.AdditionalProperties, val, depth, deepest, false) ||
+				!w.apply(s.UnevaluatedProperties, val, depth, deepest, false) ||
+				!w.apply(s.PropertyNames, k, depth, deepest, false) {
+				return false
 			}
 		}
 	}
-	// A failure here is worded "validating PTR: …"; Go's fmt builds each
-	// level's text in a buffer that grows by doubling and then copies it,
-	// and anyOf joins its branches' texts first: about four bytes
-	// allocated for each byte of the text (measured).
-	text = len("validating ") + len(w.p.g.nodes[s].ptr) + max(w.own(s, v), deepest, joined)
-	if !w.b.Charge(4 * text) {
-		return 0, false
-	}
-	return text, true
+	return true
 }
 
 func at(l []*jsonschema.Schema, i int) *jsonschema.Schema {

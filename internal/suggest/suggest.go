@@ -4,7 +4,9 @@ package suggest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Closest returns the candidate s most likely meant: one that differs
@@ -17,9 +19,17 @@ func Closest(s string, cands []string) string {
 		}
 	}
 	best, bestD := "", 3
+	// One set of buffers for every candidate: a server of 50,000 tools is
+	// 50,000 distances, and a few slices each were most of a miss's memory.
+	var d distance
+	a := []rune(s)
 	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
+		// Lengths that far apart are at least that far apart.
+		if n := utf8.RuneCountInString(c); n-len(a) >= bestD || len(a)-n >= bestD {
+			continue
+		}
+		if k := d.between(a, c); k < bestD {
+			best, bestD = c, k
 		}
 	}
 	return best
@@ -34,24 +44,34 @@ func Hint(s string, cands []string, hint string) string {
 	return hint
 }
 
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
+// distance computes Levenshtein distances, in runes, in buffers it keeps.
+type distance struct {
+	b         []rune
+	prev, cur []int
+}
+
+func (d *distance) between(a []rune, b string) int {
+	d.b = d.b[:0]
+	for _, r := range b {
+		d.b = append(d.b, r)
+	}
+	rb := d.b
+	d.prev = slices.Grow(d.prev[:0], len(rb)+1)[:len(rb)+1]
+	d.cur = slices.Grow(d.cur[:0], len(rb)+1)[:len(rb)+1]
+	prev, cur := d.prev, d.cur
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if a[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
-		prev = cur
+		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
 }

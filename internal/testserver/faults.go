@@ -184,30 +184,8 @@ type faultHandler struct {
 }
 
 func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if proxyFault(h.opts.fault) && h.answerAsProxy(w, r) {
+	if h.faulted(w, r) {
 		return
-	}
-	if endlessFault(h.opts.fault) && h.answerEndless(w, r) {
-		return
-	}
-	if h.opts.fault == faultHang {
-		io.Copy(io.Discard, r.Body)
-		h.holdForever(r)
-		return
-	}
-	if h.opts.fault == faultNeverAnswer && r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
-		if err != nil {
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-			return
-		}
-		if m, err := jsonrpc.DecodeMessage(body); err == nil {
-			if req, ok := m.(*jsonrpc.Request); ok && req.Method == "tools/call" {
-				h.holdForever(r)
-				return
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil {
 		h.next.ServeHTTP(w, r)
@@ -221,46 +199,89 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	msg, err := jsonrpc.DecodeMessage(body)
 	req, ok := msg.(*jsonrpc.Request)
-	if ok && err == nil {
-		if resp := h.opts.tasks.nameMismatch(req, r.Header.Get("Mcp-Name")); resp != nil {
-			data, _ := jsonrpc.EncodeMessage(resp)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write(data)
-			return
-		}
-		if resp := h.opts.below(req); resp != nil {
-			data, err := jsonrpc.EncodeMessage(resp)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(data)
-			return
-		}
+	if ok && err == nil && h.answerBelow(w, r, req) {
+		return
 	}
 	if err != nil || !ok || req.Method != methodDiscover || !req.IsCall() || !h.opts.legacyMode() {
 		h.next.ServeHTTP(w, r)
 		return
 	}
+	h.answerDiscover(w, r, req)
+}
+
+// faulted answers r as the fault asks, if it does: as a proxy, endlessly,
+// or never; false for a request the fault lets through.
+func (h *faultHandler) faulted(w http.ResponseWriter, r *http.Request) bool {
 	switch {
-	case h.opts.fault == faultExitOnDiscover:
+	case proxyFault(h.opts.fault) && h.answerAsProxy(w, r):
+		return true
+	case endlessFault(h.opts.fault) && h.answerEndless(w, r):
+		return true
+	case h.opts.fault == faultHang:
+		io.Copy(io.Discard, r.Body)
+		h.holdForever(r)
+		return true
+	case h.opts.fault != faultNeverAnswer || r.Method != http.MethodPost:
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return true
+	}
+	if m, err := jsonrpc.DecodeMessage(body); err == nil {
+		if req, ok := m.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+			h.holdForever(r)
+			return true
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return false
+}
+
+// answerBelow answers req when a task's name does not match the request's
+// Mcp-Name header, or when the era the server speaks knows the method only
+// below it; false when neither.
+func (h *faultHandler) answerBelow(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
+	if resp := h.opts.tasks.nameMismatch(req, r.Header.Get("Mcp-Name")); resp != nil {
+		data, _ := jsonrpc.EncodeMessage(resp)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(data)
+		return true
+	}
+	if resp := h.opts.below(req); resp != nil {
+		writeResponse(w, resp)
+		return true
+	}
+	return false
+}
+
+// answerDiscover answers a legacy server's server/discover call as its
+// fault asks: by exiting, by never answering, or (a pre-2026 server knows
+// no server/discover) with a JSON-RPC error in a normal 200 reply, not the
+// 404 a 2026-07-28 server would send.
+func (h *faultHandler) answerDiscover(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	switch h.opts.fault {
+	case faultExitOnDiscover:
 		fmt.Fprintln(h.stderr, exitOnDiscoverNotice)
 		os.Exit(1)
-	case h.opts.fault == faultSilentDiscover:
+	case faultSilentDiscover:
 		h.holdForever(r)
 	default:
-		// A pre-2026 server knows no server/discover: a JSON-RPC error in a
-		// normal 200 reply, not the 404 a 2026-07-28 server would send.
-		data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: methodNotFound(req.Method)})
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(data)
+		writeResponse(w, &jsonrpc.Response{ID: req.ID, Error: methodNotFound(req.Method)})
 	}
+}
+
+// writeResponse writes resp as a 200 JSON reply.
+func writeResponse(w http.ResponseWriter, resp jsonrpc.Message) {
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(data)
 }
 
 // holdForever keeps the request open without replying until the client gives

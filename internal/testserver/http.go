@@ -34,52 +34,8 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
 
-	server := newServer(opts, std)
-	var sdkHandler http.Handler
-	switch {
-	case opts.sseEndpoint != "":
-		sdkHandler = announceEndpoint(opts.sseEndpoint)
-	case opts.sse:
-		// The 2024-11-05 HTTP+SSE transport: GET /mcp opens the stream,
-		// whose endpoint event names /mcp?sessionid=… for the POSTs.
-		sdkHandler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server },
-			&mcp.SSEOptions{DisableLocalhostProtection: opts.anyHost})
-	default:
-		sdkHandler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-			&mcp.StreamableHTTPOptions{
-				Stateless: opts.stateless,
-				// A 2026-07-28 client cancels by closing the request's stream;
-				// without this the tool would never see it (and --cancel-file
-				// would stay empty).
-				PropagateRequestCancellation: true,
-				DisableLocalhostProtection:   opts.anyHost,
-			})
-	}
 	stop := make(chan struct{})
-	mux := http.NewServeMux()
-	var h http.Handler = &faultHandler{next: sdkHandler, opts: opts, stderr: std.err, stop: stop}
-	if opts.bearer != "" {
-		h = requireBearer(opts.bearer, h)
-	}
-	if opts.refuseFile != "" || opts.forgetFile != "" {
-		h = turnAway(opts.refuseFile, opts.forgetFile, h)
-	}
-	switch {
-	case opts.redirect == "":
-		mux.Handle("/mcp", h)
-	case strings.HasPrefix(opts.redirect, "/"):
-		mux.Handle(opts.redirect, h)
-		mux.Handle("/mcp", redirectTo(opts.redirect))
-	default:
-		mux.Handle("/mcp", redirectTo(opts.redirect))
-	}
-	var root http.Handler = mux
-	if opts.busyOnce != "" {
-		root = busyOnce(opts.busyOnce, opts.retryAfter, root)
-	}
-	if opts.headerLog != "" {
-		root = logHeaders(opts.headerLog, root)
-	}
+	root := httpHandler(opts, std, stop)
 
 	// Handlers get a context we cancel at shutdown: the SDK's long-lived SSE
 	// streams would otherwise hold Shutdown until its deadline.
@@ -120,6 +76,61 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 		return 1
 	}
 	return 0
+}
+
+// httpHandler is what serves the server's URL: the SDK's handler for the
+// transport asked for, behind the faults, the checks, the redirect and
+// the logs the options ask for. Closing stop ends the fault handler's
+// held requests.
+func httpHandler(opts *options, std streams, stop chan struct{}) http.Handler {
+	mux := http.NewServeMux()
+	var h http.Handler = &faultHandler{next: sdkHandler(opts, newServer(opts, std)), opts: opts, stderr: std.err, stop: stop}
+	if opts.bearer != "" {
+		h = requireBearer(opts.bearer, h)
+	}
+	if opts.refuseFile != "" || opts.forgetFile != "" {
+		h = turnAway(opts.refuseFile, opts.forgetFile, h)
+	}
+	switch {
+	case opts.redirect == "":
+		mux.Handle("/mcp", h)
+	case strings.HasPrefix(opts.redirect, "/"):
+		mux.Handle(opts.redirect, h)
+		mux.Handle("/mcp", redirectTo(opts.redirect))
+	default:
+		mux.Handle("/mcp", redirectTo(opts.redirect))
+	}
+	var root http.Handler = mux
+	if opts.busyOnce != "" {
+		root = busyOnce(opts.busyOnce, opts.retryAfter, root)
+	}
+	if opts.headerLog != "" {
+		root = logHeaders(opts.headerLog, root)
+	}
+	return root
+}
+
+// sdkHandler is the SDK's handler of server for the transport the options
+// ask for.
+func sdkHandler(opts *options, server *mcp.Server) http.Handler {
+	switch {
+	case opts.sseEndpoint != "":
+		return announceEndpoint(opts.sseEndpoint)
+	case opts.sse:
+		// The 2024-11-05 HTTP+SSE transport: GET /mcp opens the stream,
+		// whose endpoint event names /mcp?sessionid=… for the POSTs.
+		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server },
+			&mcp.SSEOptions{DisableLocalhostProtection: opts.anyHost})
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{
+			Stateless: opts.stateless,
+			// A 2026-07-28 client cancels by closing the request's stream;
+			// without this the tool would never see it (and --cancel-file
+			// would stay empty).
+			PropagateRequestCancellation: true,
+			DisableLocalhostProtection:   opts.anyHost,
+		})
 }
 
 // requireBearer answers 401 with a WWW-Authenticate challenge unless the

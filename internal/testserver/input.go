@@ -118,139 +118,153 @@ func addInputTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask",
 		Description: "Ask the client some rounds of questions, then report the answers.",
-	}, func(_ context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
-		rounds := in.Rounds
-		if rounds <= 0 {
-			rounds = 2
-		}
-		st := askState{Odd: askOdd}
-		if raw := req.Params.RequestState; raw != "" {
-			var err error
-			if st, err = openState(raw); err != nil {
-				return errorResult(err.Error()), nil, nil
-			}
-		}
-		if st.Round > 0 {
-			got, ok := req.Params.InputResponses["q"]
-			if !ok {
-				return errorResult(fmt.Sprintf("round %d: no answer to question q", st.Round)), nil, nil
-			}
-			st.Answers = append(st.Answers, fmt.Sprintf("round %d: %s", st.Round, describeAnswer(got)))
-		}
-		if st.Round == rounds {
-			return textResult(strings.Join(st.Answers, "\n")), nil, nil
-		}
-		st.Round++
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{"q": askQuestion(st.Round, rounds)},
-			RequestState:  sealState(st),
-		}, nil, nil
-	})
+	}, askTool)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask-forever",
 		Description: "Ask the client for confirmation, whatever it answers, for ever.",
-	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{"again": &mcp.ElicitParams{
-				Message:         "Once more?",
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-			}},
-		}, nil, nil
-	})
+	}, askForeverTool)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask-url",
 		Description: "Ask the client to open a URL, then report what it answered.",
-	}, func(_ context.Context, req *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
-		if got, ok := req.Params.InputResponses["open"]; ok {
-			return textResult("url: " + describeAnswer(got)), nil, nil
-		}
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{"open": &mcp.ElicitParams{
-				Mode:          "url",
-				Message:       "Sign in to \x1b[31mthe service\x1b[0m",
-				URL:           "https://example.com/connect?id=1\x1b]0;x\x07",
-				ElicitationID: "e-1",
-			}},
-		}, nil, nil
-	})
+	}, askURLTool)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask-busy",
 		Description: "Answer input_required with nothing to answer (load shedding) times times, then the result.",
-	}, func(_ context.Context, req *mcp.CallToolRequest, in busyIn) (*mcp.CallToolResult, any, error) {
-		n := 0
-		if st := req.Params.RequestState; st != "" {
-			if _, err := fmt.Sscanf(st, "busy %d", &n); err != nil {
-				return errorResult("bad requestState " + st), nil, nil
-			}
-		}
-		if in.Times >= 0 && n >= in.Times {
-			return textResult(fmt.Sprintf("done after %d busy answers", n)), nil, nil
-		}
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: fmt.Sprintf("busy %d", n+1)}, nil, nil
-	})
+	}, askBusyTool)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask-url-first",
 		Description: "Answer -32042 (visit a URL first) once, then succeed; with complete, say when the URL was visited.",
-	}, func(_ context.Context, req *mcp.CallToolRequest, in urlFirstIn) (*mcp.CallToolResult, any, error) {
-		if urlAsked.Swap(true) {
-			return textResult("done after the URL"), nil, nil
-		}
-		if in.Complete {
-			go func() {
-				time.Sleep(200 * time.Millisecond)
-				_ = req.Session.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: "e-2"})
-			}()
-		}
-		return nil, nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{
-			Mode: "url", Message: "Connect your account first", URL: "https://example.com/connect?id=2", ElicitationID: "e-2",
-		}})
-	})
+	}, askURLFirstTool)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "ask-unoffered",
 		Description: "Ask the client for roots or sampling, which a client that did not offer them refuses.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in unofferedIn) (*mcp.CallToolResult, any, error) {
-		if p := req.Session.InitializeParams(); p != nil && p.ProtocolVersion >= "2026-07-28" {
-			// A 2026-07-28 server asks through input_required.
-			if _, ok := req.Params.InputResponses["q"]; ok {
-				return textResult("got " + in.What), nil, nil
-			}
-			var q mcp.InputRequest = &mcp.ListRootsParams{}
-			if in.What == "sampling" {
-				q = &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{}}
-			}
-			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": q}}, nil, nil
-		}
-		var err error
-		if in.What == "sampling" {
-			_, err = req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10})
-		} else {
-			_, err = req.Session.ListRoots(ctx, nil)
-		}
-		if err != nil {
-			return errorResult(in.What + " failed: " + err.Error()), nil, nil
-		}
-		return textResult("got " + in.What), nil, nil
-	})
+	}, askUnofferedTool)
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "log",
 		Description: "Send the message (in bold) as a log message at every level, then return.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
-		for _, level := range []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
-			// Escape sequences, which clients must not pass to a terminal.
-			data := any("\x1b[1m" + in.Message + "\x1b[0m")
-			if level == "error" {
-				data = map[string]any{"message": in.Message}
-			}
-			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "test", Data: data})
+	}, logTool)
+}
+
+func askTool(_ context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
+	rounds := in.Rounds
+	if rounds <= 0 {
+		rounds = 2
+	}
+	st := askState{Odd: askOdd}
+	if raw := req.Params.RequestState; raw != "" {
+		var err error
+		if st, err = openState(raw); err != nil {
+			return errorResult(err.Error()), nil, nil
 		}
-		return textResult("logged"), nil, nil
-	})
+	}
+	if st.Round > 0 {
+		got, ok := req.Params.InputResponses["q"]
+		if !ok {
+			return errorResult(fmt.Sprintf("round %d: no answer to question q", st.Round)), nil, nil
+		}
+		st.Answers = append(st.Answers, fmt.Sprintf("round %d: %s", st.Round, describeAnswer(got)))
+	}
+	if st.Round == rounds {
+		return textResult(strings.Join(st.Answers, "\n")), nil, nil
+	}
+	st.Round++
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{"q": askQuestion(st.Round, rounds)},
+		RequestState:  sealState(st),
+	}, nil, nil
+}
+
+func askForeverTool(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{"again": &mcp.ElicitParams{
+			Message:         "Once more?",
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+		}},
+	}, nil, nil
+}
+
+func askURLTool(_ context.Context, req *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
+	if got, ok := req.Params.InputResponses["open"]; ok {
+		return textResult("url: " + describeAnswer(got)), nil, nil
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{"open": &mcp.ElicitParams{
+			Mode:          "url",
+			Message:       "Sign in to \x1b[31mthe service\x1b[0m",
+			URL:           "https://example.com/connect?id=1\x1b]0;x\x07",
+			ElicitationID: "e-1",
+		}},
+	}, nil, nil
+}
+
+func askBusyTool(_ context.Context, req *mcp.CallToolRequest, in busyIn) (*mcp.CallToolResult, any, error) {
+	n := 0
+	if st := req.Params.RequestState; st != "" {
+		if _, err := fmt.Sscanf(st, "busy %d", &n); err != nil {
+			return errorResult("bad requestState " + st), nil, nil
+		}
+	}
+	if in.Times >= 0 && n >= in.Times {
+		return textResult(fmt.Sprintf("done after %d busy answers", n)), nil, nil
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: fmt.Sprintf("busy %d", n+1)}, nil, nil
+}
+
+func askURLFirstTool(_ context.Context, req *mcp.CallToolRequest, in urlFirstIn) (*mcp.CallToolResult, any, error) {
+	if urlAsked.Swap(true) {
+		return textResult("done after the URL"), nil, nil
+	}
+	if in.Complete {
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			_ = req.Session.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: "e-2"})
+		}()
+	}
+	return nil, nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{
+		Mode: "url", Message: "Connect your account first", URL: "https://example.com/connect?id=2", ElicitationID: "e-2",
+	}})
+}
+
+func askUnofferedTool(ctx context.Context, req *mcp.CallToolRequest, in unofferedIn) (*mcp.CallToolResult, any, error) {
+	if p := req.Session.InitializeParams(); p != nil && p.ProtocolVersion >= "2026-07-28" {
+		// A 2026-07-28 server asks through input_required.
+		if _, ok := req.Params.InputResponses["q"]; ok {
+			return textResult("got " + in.What), nil, nil
+		}
+		var q mcp.InputRequest = &mcp.ListRootsParams{}
+		if in.What == "sampling" {
+			q = &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{}}
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": q}}, nil, nil
+	}
+	var err error
+	if in.What == "sampling" {
+		_, err = req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10})
+	} else {
+		_, err = req.Session.ListRoots(ctx, nil)
+	}
+	if err != nil {
+		return errorResult(in.What + " failed: " + err.Error()), nil, nil
+	}
+	return textResult("got " + in.What), nil, nil
+}
+
+func logTool(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
+	for _, level := range []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
+		// Escape sequences, which clients must not pass to a terminal.
+		data := any("\x1b[1m" + in.Message + "\x1b[0m")
+		if level == "error" {
+			data = map[string]any{"message": in.Message}
+		}
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "test", Data: data})
+	}
+	return textResult("logged"), nil, nil
 }
 
 // confirmQuestion asks for one boolean, as the prompt and resource below do.

@@ -334,92 +334,126 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	// Errors are reported once, by run; the usage text only on request.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&opts.httpAddr, "http", "", "")
-	fs.StringVar(&opts.urlFile, "url-file", "", "")
-	fs.BoolVar(&opts.stateless, "stateless", false, "")
-	fs.BoolVar(&opts.sse, "sse", false, "")
-	fs.StringVar(&opts.sseEndpoint, "sse-endpoint", "", "")
-	fs.BoolVar(&opts.legacy, "legacy", false, "")
-	fs.IntVar(&opts.pageSize, "page-size", 0, "")
-	fs.StringVar(&opts.fault, "fault", "", "")
-	fs.StringVar(&opts.pidFile, "pid-file", "", "")
-	fs.StringVar(&opts.startLog, "start-log", "", "")
-	fs.StringVar(&opts.cancelFile, "cancel-file", "", "")
-	fs.StringVar(&opts.stderrLine, "stderr-line", "", "")
-	fs.IntVar(&opts.stderrBytes, "stderr-bytes", 0, "")
-	fs.StringVar(&opts.bearer, "require-bearer", "", "")
-	fs.StringVar(&opts.redirect, "redirect", "", "")
-	fs.StringVar(&opts.refuseFile, "refuse-file", "", "")
-	fs.StringVar(&opts.forgetFile, "forget-file", "", "")
-	fs.StringVar(&opts.headerLog, "header-log", "", "")
-	fs.BoolVar(&opts.modernOnly, "modern-only", false, "")
-	fs.IntVar(&opts.ttlMs, "ttl", 0, "")
-	fs.StringVar(&opts.requestLog, "request-log", "", "")
-	fs.StringVar(&opts.sessionLog, "session-log", "", "")
-	fs.BoolVar(&opts.anyHost, "any-host", false, "")
-	fs.DurationVar(&opts.startDelay, "start-delay", 0, "")
-	fs.StringVar(&opts.busyOnce, "busy-once", "", "")
-	fs.StringVar(&opts.retryAfter, "retry-after", "1", "")
-	fs.BoolVar(&opts.ask, "ask", false, "")
-	fs.BoolVar(&opts.logging, "logging", false, "")
-	fs.BoolVar(&opts.completions, "completions", false, "")
-	completionValues := fs.String("completion-values", "", "")
-	fs.IntVar(&opts.completionFlood, "completion-flood", 0, "")
-	fs.IntVar(&opts.notify, "notify", 0, "")
-	fs.StringVar(&opts.notifyKind, "notify-kind", notifyLog, "")
-	fs.IntVar(&opts.manyTools, "tools", 0, "")
-	fs.IntVar(&opts.deepSchema, "deep-schema", 0, "")
-	fs.BoolVar(&opts.drift, "drift", false, "")
-	fs.BoolVar(&opts.counter, "counter", false, "")
-	fs.BoolVar(&opts.hugeEscapes, "huge-escapes", false, "")
-	fs.BoolVar(&opts.branchy, "branchy", false, "")
-	tasks := fs.Bool("tasks", false, "")
-	skills := fs.Bool("skills", false, "")
-	noDirRead := fs.Bool("no-directory-read", false, "")
+	x := opts.define(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage)
 		}
 		return nil, err
 	}
-	if *tasks {
+	if *x.tasks {
 		opts.tasks = newTaskStore(opts.cancelFile)
 	}
-	if *completionValues != "" {
+	if *x.completionValues != "" {
 		var err error
-		if opts.completionValues, err = readCompletionValues(*completionValues); err != nil {
+		if opts.completionValues, err = readCompletionValues(*x.completionValues); err != nil {
 			return nil, err
 		}
 	}
 	opts.generated = append(manyTools(opts.manyTools), deepTool(opts.deepSchema)...)
-	if *skills {
-		opts.skills = newSkillStore(&opts, !*noDirRead)
+	if *x.skills {
+		opts.skills = newSkillStore(&opts, !*x.noDirRead)
 	}
-	switch {
-	case *tasks && opts.legacyMode():
-		return nil, errors.New("--tasks is the 2026-07-28 extension: it cannot be combined with --legacy")
-	case fs.NArg() > 0:
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case opts.notifyKind != notifyLog && opts.notifyKind != notifyProgress:
-		return nil, fmt.Errorf("unknown --notify-kind %q (want log or progress)", opts.notifyKind)
-	case (opts.notify > 0 || opts.manyTools > 0 || opts.deepSchema > 0 || opts.completionFlood > 0) && opts.httpAddr != "":
-		return nil, errors.New("--notify, --tools, --deep-schema and --completion-flood work only over stdio")
-	case opts.pageSize < 0:
-		return nil, fmt.Errorf("--page-size must not be negative, got %d", opts.pageSize)
-	case opts.fault != "" && !contains(faultModes, opts.fault):
-		return nil, fmt.Errorf("unknown --fault %q (want one of %v)", opts.fault, faultModes)
-	case opts.httpAddr == "" && (opts.urlFile != "" || opts.stateless || opts.bearer != "" || opts.refuseFile != "" || opts.forgetFile != "" || opts.redirect != "" || opts.headerLog != "" || opts.sse || opts.sseEndpoint != ""):
-		return nil, errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --sse and --sse-endpoint need --http")
-	case opts.sse && opts.stateless:
-		return nil, errors.New("--sse cannot be combined with --stateless: an HTTP+SSE session lives on its stream")
-	case opts.modernOnly && opts.legacyMode():
-		return nil, errors.New("--modern-only cannot be combined with --legacy or a legacy fault")
-	case opts.httpAddr != "" && opts.fault == faultGarbage:
-		return nil, errors.New("--fault garbage works only over stdio")
-	case opts.httpAddr == "" && proxyFault(opts.fault):
-		return nil, fmt.Errorf("--fault %s works only over --http", opts.fault)
+	if err := opts.check(*x.tasks, fs.Args()); err != nil {
+		return nil, err
 	}
 	return &opts, nil
+}
+
+// moreFlags are the flags that do not set an option as they are.
+type moreFlags struct {
+	completionValues         *string
+	tasks, skills, noDirRead *bool
+}
+
+// define defines on fs the flags that set o's options, and returns the
+// others.
+func (o *options) define(fs *flag.FlagSet) moreFlags {
+	var x moreFlags
+	fs.StringVar(&o.httpAddr, "http", "", "")
+	fs.StringVar(&o.urlFile, "url-file", "", "")
+	fs.BoolVar(&o.stateless, "stateless", false, "")
+	fs.BoolVar(&o.sse, "sse", false, "")
+	fs.StringVar(&o.sseEndpoint, "sse-endpoint", "", "")
+	fs.BoolVar(&o.legacy, "legacy", false, "")
+	fs.IntVar(&o.pageSize, "page-size", 0, "")
+	fs.StringVar(&o.fault, "fault", "", "")
+	fs.StringVar(&o.pidFile, "pid-file", "", "")
+	fs.StringVar(&o.startLog, "start-log", "", "")
+	fs.StringVar(&o.cancelFile, "cancel-file", "", "")
+	fs.StringVar(&o.stderrLine, "stderr-line", "", "")
+	fs.IntVar(&o.stderrBytes, "stderr-bytes", 0, "")
+	fs.StringVar(&o.bearer, "require-bearer", "", "")
+	fs.StringVar(&o.redirect, "redirect", "", "")
+	fs.StringVar(&o.refuseFile, "refuse-file", "", "")
+	fs.StringVar(&o.forgetFile, "forget-file", "", "")
+	fs.StringVar(&o.headerLog, "header-log", "", "")
+	fs.BoolVar(&o.modernOnly, "modern-only", false, "")
+	fs.IntVar(&o.ttlMs, "ttl", 0, "")
+	fs.StringVar(&o.requestLog, "request-log", "", "")
+	fs.StringVar(&o.sessionLog, "session-log", "", "")
+	fs.BoolVar(&o.anyHost, "any-host", false, "")
+	fs.DurationVar(&o.startDelay, "start-delay", 0, "")
+	fs.StringVar(&o.busyOnce, "busy-once", "", "")
+	fs.StringVar(&o.retryAfter, "retry-after", "1", "")
+	fs.BoolVar(&o.ask, "ask", false, "")
+	fs.BoolVar(&o.logging, "logging", false, "")
+	fs.BoolVar(&o.completions, "completions", false, "")
+	x.completionValues = fs.String("completion-values", "", "")
+	fs.IntVar(&o.completionFlood, "completion-flood", 0, "")
+	fs.IntVar(&o.notify, "notify", 0, "")
+	fs.StringVar(&o.notifyKind, "notify-kind", notifyLog, "")
+	fs.IntVar(&o.manyTools, "tools", 0, "")
+	fs.IntVar(&o.deepSchema, "deep-schema", 0, "")
+	fs.BoolVar(&o.drift, "drift", false, "")
+	fs.BoolVar(&o.counter, "counter", false, "")
+	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
+	fs.BoolVar(&o.branchy, "branchy", false, "")
+	x.tasks = fs.Bool("tasks", false, "")
+	x.skills = fs.Bool("skills", false, "")
+	x.noDirRead = fs.Bool("no-directory-read", false, "")
+	return x
+}
+
+// check says which flags cannot go together, which value is wrong, or
+// that there are arguments (there should be none).
+func (o *options) check(tasks bool, args []string) error {
+	switch {
+	case tasks && o.legacyMode():
+		return errors.New("--tasks is the 2026-07-28 extension: it cannot be combined with --legacy")
+	case len(args) > 0:
+		return fmt.Errorf("unexpected argument %q", args[0])
+	case o.notifyKind != notifyLog && o.notifyKind != notifyProgress:
+		return fmt.Errorf("unknown --notify-kind %q (want log or progress)", o.notifyKind)
+	case o.stdioOnly() && o.httpAddr != "":
+		return errors.New("--notify, --tools, --deep-schema and --completion-flood work only over stdio")
+	case o.pageSize < 0:
+		return fmt.Errorf("--page-size must not be negative, got %d", o.pageSize)
+	case o.fault != "" && !contains(faultModes, o.fault):
+		return fmt.Errorf("unknown --fault %q (want one of %v)", o.fault, faultModes)
+	case o.httpAddr == "" && o.httpOnly():
+		return errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --sse and --sse-endpoint need --http")
+	case o.sse && o.stateless:
+		return errors.New("--sse cannot be combined with --stateless: an HTTP+SSE session lives on its stream")
+	case o.modernOnly && o.legacyMode():
+		return errors.New("--modern-only cannot be combined with --legacy or a legacy fault")
+	case o.httpAddr != "" && o.fault == faultGarbage:
+		return errors.New("--fault garbage works only over stdio")
+	case o.httpAddr == "" && proxyFault(o.fault):
+		return fmt.Errorf("--fault %s works only over --http", o.fault)
+	}
+	return nil
+}
+
+// stdioOnly says whether a flag that works only over stdio is set.
+func (o *options) stdioOnly() bool {
+	return o.notify > 0 || o.manyTools > 0 || o.deepSchema > 0 || o.completionFlood > 0
+}
+
+// httpOnly says whether a flag that needs --http is set.
+func (o *options) httpOnly() bool {
+	return o.urlFile != "" || o.stateless || o.bearer != "" || o.refuseFile != "" || o.forgetFile != "" ||
+		o.redirect != "" || o.headerLog != "" || o.sse || o.sseEndpoint != ""
 }
 
 // newServer builds the MCP server with every tool, resource, template and

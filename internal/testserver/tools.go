@@ -104,6 +104,20 @@ type typesIn struct {
 type noIn struct{}
 
 func addTools(s *mcp.Server, env *toolEnv) {
+	addBasicTools(s, env)
+	addPayloadTools(s, env)
+	addBehaviourTools(s, env)
+	addAppTools(s)
+	addRawTools(s)
+	addAwkwardTools(s)
+	addContentTools(s)
+	if env.branchy {
+		addBranchy(s)
+	}
+}
+
+// addBasicTools adds echo and add, the tools most tests call.
+func addBasicTools(s *mcp.Server, env *toolEnv) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "echo",
 		Title:       "Echo",
@@ -126,7 +140,11 @@ func addTools(s *mcp.Server, env *toolEnv) {
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
 		return nil, addOut{Sum: in.A + in.B}, nil
 	})
+}
 
+// addPayloadTools adds the tools whose results are large or hostile:
+// images, huge text, many items, terminal escapes.
+func addPayloadTools(s *mcp.Server, env *toolEnv) {
 	imageTitle := "Images"
 	if env.drift {
 		imageTitle = "PNG images"
@@ -182,7 +200,11 @@ func addTools(s *mcp.Server, env *toolEnv) {
 	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
 		return textResult(escapeText), nil, nil
 	})
+}
 
+// addBehaviourTools adds the tools that fail, take time, or say what
+// arguments arrived.
+func addBehaviourTools(s *mcp.Server, env *toolEnv) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "fail",
 		Title:       "Fail",
@@ -225,7 +247,10 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		}
 		return nil, args, nil
 	})
+}
 
+// addAppTools adds the MCP Apps tools.
+func addAppTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "app-only",
 		Title:       "App only",
@@ -249,7 +274,11 @@ func addTools(s *mcp.Server, env *toolEnv) {
 	}, func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
 		return textResult("viewed"), nil, nil
 	})
+}
 
+// addRawTools adds tools with raw handlers, whose schemas the SDK
+// neither infers nor checks against what they return.
+func addRawTools(s *mcp.Server) {
 	// A raw handler: the SDK checks typed tools' output, and this tool's
 	// output is wrong on purpose.
 	s.AddTool(&mcp.Tool{
@@ -288,7 +317,11 @@ func addTools(s *mcp.Server, env *toolEnv) {
 	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("ok"), nil
 	})
+}
 
+// addAwkwardTools adds a tool whose schema refers back to itself and one
+// whose name and argument a shell would mangle.
+func addAwkwardTools(s *mcp.Server) {
 	// A schema that refers back to itself without descending into the
 	// value, for its input and its output: a validator following it never
 	// ends. mcpc leaves the arguments to this server, which wants x to be
@@ -324,7 +357,11 @@ func addTools(s *mcp.Server, env *toolEnv) {
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult(req.Params.Name + " got " + string(req.Params.Arguments)), nil
 	})
+}
 
+// addContentTools adds the tools that return every content kind and an
+// unknown one.
+func addContentTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "kinds",
 		Title:       "Every content kind",
@@ -354,6 +391,10 @@ func addTools(s *mcp.Server, env *toolEnv) {
 			unknownContent{},
 		}}, nil, nil
 	})
+}
+
+// addBranchy adds the branchy tool.
+func addBranchy(s *mcp.Server) {
 	// Schemas whose checks branch exponentially: 30 definitions, each
 	// applying the next twice through anyOf, 2^30 checks of one value from
 	// 1 KB of schema. mcpc counts the work first and skips both checks
@@ -375,9 +416,6 @@ func addTools(s *mcp.Server, env *toolEnv) {
 		pad = map[string]any{"type": "array", "items": pad}
 	}
 	in["properties"].(map[string]any)["pad"] = pad
-	if !env.branchy {
-		return
-	}
 	s.AddTool(&mcp.Tool{
 		Name:         "branchy",
 		Description:  "Take an argument x, and return it, under schemas whose checks branch exponentially.",

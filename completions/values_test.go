@@ -1,10 +1,9 @@
-package commands
+package completions
 
 import (
 	"reflect"
 	"testing"
 
-	"github.com/mcpc-dev/mcpc/completions"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 )
 
@@ -39,9 +38,9 @@ func TestGivenArgs(t *testing.T) {
 // A server's word that would start with "-" is not offered (mcpc would
 // read it as a flag), nor a value that cannot be one printable line.
 func TestServerWordsAndPrintable(t *testing.T) {
-	got := serverWords([]completions.Candidate{{Value: "--stdio=touch x"}, {Value: "echo"}, {Value: "-x"}, {Value: "name=-x"}})
-	if want := []completions.Candidate{{Value: "echo"}, {Value: "name=-x"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("serverWords = %v; want %v", got, want)
+	got := ServerWords([]Candidate{{Value: "--stdio=touch x"}, {Value: "echo"}, {Value: "-x"}, {Value: "name=-x"}})
+	if want := []Candidate{{Value: "echo"}, {Value: "name=-x"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ServerWords = %v; want %v", got, want)
 	}
 	for v, want := range map[string]bool{
 		"name=Dr. Ada": true, "name=$(x)": true, "é": true,
