@@ -147,3 +147,58 @@ func TestRegisterEntrySecrets(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// Only an HTTP server that logs in with OAuth (or at an identity
+// provider) has a login; the others are refused with where their
+// credential comes from.
+func TestCheckLoginTarget(t *testing.T) {
+	entry := func(url string, a *config.Auth) *config.Entry {
+		return &config.Entry{Name: "s", Server: &config.Server{URL: url, Command: "srv", Auth: a}}
+	}
+	for _, e := range []*config.Entry{
+		entry("https://s.example/mcp", nil),
+		entry("https://s.example/mcp", &config.Auth{Type: "oauth"}),
+		entry("https://s.example/mcp", &config.Auth{Type: "enterprise"}),
+	} {
+		if err := CheckLoginTarget(e, "login"); err != nil {
+			t.Errorf("%+v: %v", e.Server.Auth, err)
+		}
+	}
+	for _, c := range []struct {
+		e         *config.Entry
+		code      fail.Code
+		msg, hint string
+	}{
+		{entry("", nil), fail.Usage, `mcpc logout applies to HTTP servers; "s" runs over stdio`, ""},
+		{entry("https://s.example/mcp", &config.Auth{Type: "client_credentials"}), fail.Config,
+			`"s" authenticates with client_credentials: there is no login to logout`, "client credentials are fetched at connect time and never stored"},
+		{entry("https://s.example/mcp", &config.Auth{Type: "workload"}), fail.Config,
+			`"s" authenticates with workload: there is no login to logout`, `the workload token comes from "assertionEnv", "assertionFile" or "assertionFrom" on each invocation, and nothing is stored`},
+		{entry("https://s.example/mcp", &config.Auth{Type: "enterprise", IDTokenEnv: "T"}), fail.Config,
+			`"s" authenticates with enterprise: there is no login to logout`, `the ID token comes from "idTokenEnv" or "idTokenFile"; remove both to log in at the identity provider with mcpc login`},
+	} {
+		err := CheckLoginTarget(c.e, "logout")
+		if fail.CodeOf(err) != c.code || err.Error() != c.msg || fail.As(err).Hint != c.hint {
+			t.Errorf("%+v: %v (hint %q), want %s %q (hint %q)", c.e.Server.Auth, err, fail.As(err).Hint, c.code, c.msg, c.hint)
+		}
+	}
+}
+
+// Logout deletes the stored login once: the second finds none.
+func TestLogout(t *testing.T) {
+	ctx := context.Background()
+	c := Credentials{Store: creds.NewMemStore(), Now: time.Now}
+	e := &config.Entry{Name: "s", Server: &config.Server{URL: "https://s.example/mcp"}}
+	if err := creds.Save(ctx, c.Store, CredentialRef(e), &creds.Record{AccessToken: "t", Issuer: "https://as.example"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []Logout{{WasStored: true}, {WasStored: false}} {
+		r, err := c.Logout(ctx, e)
+		if err != nil || r == nil || *r != want {
+			t.Errorf("logout %d: %+v, %v; want %+v", i+1, r, err, want)
+		}
+	}
+	if _, err := creds.Load(ctx, c.Store, CredentialRef(e)); err == nil {
+		t.Error("the login is still stored")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/elicit"
 	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 const catInput = "Answering the server"
@@ -41,7 +42,7 @@ func (w *wordList) Get() any           { return []string(*w) }
 
 // inputOptions are the answers given on the command line.
 type inputOptions struct {
-	pairs    []argPair
+	pairs    []toolschema.Pair
 	base     map[string]any
 	yes      bool
 	logLevel string
@@ -57,7 +58,7 @@ func (o *inputOptions) keys() []string {
 		set[k] = true
 	}
 	for _, p := range o.pairs {
-		set[p.key] = true
+		set[p.Key] = true
 	}
 	return slices.Sorted(maps.Keys(set))
 }
@@ -66,7 +67,7 @@ func (o *inputOptions) keys() []string {
 // words typed by the fields' schemas as tool arguments are.
 func (o *inputOptions) answers() *elicit.Answers {
 	return &elicit.Answers{
-		Given: func(types map[string][]string) map[string]any { return mergeArgs(o.base, o.pairs, types) },
+		Given: func(types map[string][]string) map[string]any { return toolschema.Merge(o.base, o.pairs, types) },
 		Keys:  o.keys(),
 		Yes:   o.yes,
 	}
@@ -83,7 +84,7 @@ func (st *state) readInput(cmd *cli.Command, flags flagIndex, cwd string) (*inpu
 		words = w
 	}
 	var err error
-	if o.pairs, err = parsePairs(words); err != nil {
+	if o.pairs, err = toolschema.ParsePairs(words); err != nil {
 		return nil, err
 	}
 	answers := flags.String("answers")
@@ -101,15 +102,15 @@ func (st *state) readInput(cmd *cli.Command, flags flagIndex, cwd string) (*inpu
 		// --answers is read before the command's own words are parsed: a
 		// key=@- among them must be refused before stdin is gone.
 		for _, w := range cmd.Args().Slice() {
-			if wordReadsStdin(w) {
+			if toolschema.WordReadsStdin(w) {
 				return nil, usagef("put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", w)
 			}
 		}
 	}
-	if o.base, err = readObjectFlag("--answers", `'{"confirmed":true}'`, answers, st.env.Stdin, cwd); err != nil {
+	if o.base, err = toolschema.ReadObject("--answers", `'{"confirmed":true}'`, answers, st.env.Stdin, cwd); err != nil {
 		return nil, err
 	}
-	if o.stdinBy, err = readPairFiles(o.pairs, o.stdinBy, st.env.Stdin, cwd); err != nil {
+	if o.stdinBy, err = toolschema.ReadPairFiles(o.pairs, o.stdinBy, st.env.Stdin, cwd); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -123,7 +124,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 	}
 	var term *elicit.Prompter
 	if g.input.stdinBy == "" && termui.IsTerminal(st.env.Stdin) && termui.IsTerminal(st.env.Stderr) {
-		term = elicit.NewPrompter(st.env.Stdin, st.env.Stderr, coerce)
+		term = elicit.NewPrompter(st.env.Stdin, st.env.Stderr, toolschema.Coerce)
 	}
 	a := elicit.NewAnswerer(g.input.answers(), term, st.env.Stderr, g.jsonFlag)
 	return &client.Input{

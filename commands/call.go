@@ -22,7 +22,7 @@ type callOptions struct {
 	server     string
 	tool       string
 	base       map[string]any
-	pairs      []argPair
+	pairs      []toolschema.Pair
 	noValidate bool
 	progress   bool // --progress: show it even when stderr is not a terminal
 	task       bool // --task: run a tool that may run as a task as one
@@ -88,7 +88,7 @@ accepted the task; 'mcpc task' reaches it later.`,
 				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 			}
 			o.tool = rest[0]
-			if o.pairs, err = parsePairs(rest[1:]); err != nil {
+			if o.pairs, err = toolschema.ParsePairs(rest[1:]); err != nil {
 				return err
 			}
 			// The words first: a key=@- that --args - would also read is
@@ -96,7 +96,7 @@ accepted the task; 'mcpc task' reaches it later.`,
 			if err := st.readArgFiles(g, o.pairs); err != nil {
 				return err
 			}
-			if o.base, err = readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd); err != nil {
+			if o.base, err = toolschema.ReadArgs(cmd.String("args"), st.env.Stdin, g.cwd); err != nil {
 				return err
 			}
 			return st.runCall(ctx, g, o)
@@ -119,8 +119,10 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 	}
 	defer closeFn()
 	tool, run, err := st.callTool(ctx, sess, tools, toolCall{
-		name:       o.tool,
-		args:       func(t *mcp.Tool) map[string]any { return mergeArgs(o.base, o.pairs, toolschema.PropertyTypes(t)) },
+		name: o.tool,
+		args: func(t *mcp.Tool) map[string]any {
+			return toolschema.Merge(o.base, o.pairs, toolschema.PropertyTypes(t))
+		},
 		noValidate: o.noValidate,
 		progress:   true, askedProgress: o.progress,
 		opts: tasks.Options{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus},

@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -30,49 +32,39 @@ type checkRow struct {
 	hint string
 }
 
-// checkSeverity orders the failures of mcpc list --check by the exit
-// status they give, the most severe first; `mcpc help exit-codes` says
-// the same.
-var checkSeverity = []int{fail.ExitConnection, fail.ExitTimeout, fail.ExitAuth, fail.ExitRejected, fail.ExitUsage, fail.ExitConfig}
+// checkOptions are what mcpc list --check checks: the servers picked
+// (manyTargets), how many at once, and whether failures are also noted on
+// stderr (text output; JSON has them in the rows).
+type checkOptions struct {
+	targets  []manyTarget
+	parallel int
+	text     bool
+}
 
-// checkStatus is the status word of a failure, from its code: the one
-// explainer has decided what it was.
-func checkStatus(err error) string {
-	switch c := fail.CodeOf(err); {
-	case c == fail.AuthRequired:
-		return "needs login"
-	case c == fail.AuthFailed:
-		return "auth failed"
-	case c == fail.Untrusted:
-		return "untrusted"
-	case c.Exit() == fail.ExitTimeout:
-		return "timeout"
-	case c.Exit() == fail.ExitRejected:
-		return "rejected"
-	case c.Exit() == fail.ExitConfig || c.Exit() == fail.ExitUsage:
-		return "unusable"
+// listCheck picks the servers named (or all), then checks them with
+// the globals of a many-server command.
+func (st *state) listCheck(ctx context.Context, g *globals, names []string, parallel int) error {
+	targets, err := st.manyTargets(g, names)
+	if err != nil {
+		return err
 	}
-	return "unreachable"
+	o := checkOptions{targets: targets, parallel: parallel, text: g.mode == format.ModeText}
+	return runCheck(ctx, st.runIO(manyGlobals(g)), o)
 }
 
 // runCheck connects to every target (at most parallel at once), lists its
 // tools, and prints a row per server. It never starts a login (the open
 // path uses only a stored one) nor a server that is untrusted or disabled.
-func (st *state) runCheck(ctx context.Context, g *globals, names []string, parallel int) error {
-	targets, err := st.manyTargets(g, names)
-	if err != nil {
-		return err
-	}
-	g = manyGlobals(g)
-	rows := make([]checkRow, len(targets))
-	for i, t := range targets {
+func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
+	rows := make([]checkRow, len(o.targets))
+	for i, t := range o.targets {
 		rows[i] = checkRow{Name: t.Name, Transport: t.transport, Status: t.Skip}
 		if t.Named && t.Err != nil {
 			e := asFailure(t.Err)
 			rows[i].Error, rows[i].code, rows[i].hint = e.Msg, e.Code, e.Hint
 		}
 	}
-	st.eachServer(ctx, g, targets, parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
+	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
 		r := &rows[i]
 		if err == nil {
 			r.Revision = sess.initializeResult().ProtocolVersion
@@ -87,21 +79,21 @@ func (st *state) runCheck(ctx context.Context, g *globals, names []string, paral
 		r.MS = &ms
 		if err != nil {
 			e := asFailure(ctxErr(ctx, err))
-			r.Status, r.Error, r.code, r.hint, r.Tools = checkStatus(e), e.Msg, e.Code, e.Hint, nil
+			r.Status, r.Error, r.code, r.hint, r.Tools = client.CheckStatus(e), e.Msg, e.Code, e.Hint, nil
 			return
 		}
 		r.Status = "ok"
 	})
-	if err := st.print(g, format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
+	if err := rio.print(format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
 		return err
 	}
-	return ctxErr(ctx, checkResult(st, g, rows))
+	return ctxErr(ctx, checkResult(rio.stderr, o.text, rows))
 }
 
 // checkResult notes each failure on stderr (in text mode: JSON has them
 // in the rows) and returns the most severe, or nil when every server
 // checked is ok.
-func checkResult(st *state, g *globals, rows []checkRow) error {
+func checkResult(stderr io.Writer, text bool, rows []checkRow) error {
 	var worst *checkRow
 	failed := 0
 	for i := range rows {
@@ -110,10 +102,10 @@ func checkResult(st *state, g *globals, rows []checkRow) error {
 			continue
 		}
 		failed++
-		if g.mode == format.ModeText {
-			textsafe.Note(st.env.Stderr, "%s: %s", textsafe.OneLine(r.Name), textsafe.OneLine(r.Error))
+		if text {
+			textsafe.Note(stderr, "%s: %s", textsafe.OneLine(r.Name), textsafe.OneLine(r.Error))
 		}
-		if worst == nil || severity(r.code) < severity(worst.code) {
+		if worst == nil || client.Severity(r.code) < client.Severity(worst.code) {
 			worst = r
 		}
 	}
@@ -126,13 +118,4 @@ func checkResult(st *state, g *globals, rows []checkRow) error {
 		e.Hint = worst.hint
 	}
 	return e
-}
-
-func severity(c fail.Code) int {
-	for i, e := range checkSeverity {
-		if c.Exit() == e {
-			return i
-		}
-	}
-	return len(checkSeverity)
 }

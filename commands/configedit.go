@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -19,11 +18,16 @@ type configAddOptions struct {
 	name    string
 	server  config.Server
 	project bool
+	// target is the file edited (editTarget); structured: the result is
+	// printed as JSON (or --query of it), not as a sentence.
+	target     config.ConfigEdit
+	structured bool
 }
 
 type configRemoveOptions struct {
-	name    string
-	project bool
+	name       string
+	target     config.ConfigEdit // the file edited (editTarget)
+	structured bool
 }
 
 var projectFlag = &cli.BoolFlag{Name: "project", Usage: "edit the project's .mcp.json (found upwards, or made here) instead of the user file"}
@@ -54,7 +58,8 @@ With --project, a trusted project file stays trusted.`,
 			if err != nil {
 				return err
 			}
-			return st.runConfigAdd(ctx, g, o)
+			o.target, o.structured = st.editTarget(g, o.project), g.structured()
+			return runConfigAdd(ctx, st.runIO(g), o)
 		}),
 	}
 }
@@ -131,38 +136,31 @@ symlink.`,
 				}
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			return st.runConfigRemove(ctx, g, configRemoveOptions{name: cmd.Args().First(), project: cmd.Bool("project")})
+			o := configRemoveOptions{name: cmd.Args().First(), target: st.editTarget(g, cmd.Bool("project")), structured: g.structured()}
+			return runConfigRemove(ctx, st.runIO(g), o)
 		}),
 	}
 }
 
-// editTarget is the file config add/remove edit: the user file, or the
-// project's (found upwards, else a new one here).
+// editTarget is the file config add, remove and import edit
+// (config.EditTarget).
 func (st *state) editTarget(g *globals, project bool) config.ConfigEdit {
-	e := config.ConfigEdit{Path: g.dirs.UserConfigFile(), Source: config.SourceUser, Dirs: g.dirs, Now: st.env.Now()}
-	if project {
-		e.Source = config.SourceProject
-		if e.Path = config.FindProjectFile(g.cwd, g.dirs.Home); e.Path == "" {
-			e.Path = filepath.Join(g.cwd, ".mcp.json")
-		}
-	}
-	return e
+	return config.EditTarget(g.dirs, g.cwd, project, st.env.Now())
 }
 
-func (st *state) runConfigAdd(ctx context.Context, g *globals, o configAddOptions) error {
-	f, err := config.EditFile(ctx, st.editTarget(g, o.project), func(data []byte) ([]byte, error) {
+func runConfigAdd(ctx context.Context, rio runIO, o configAddOptions) error {
+	f, err := config.EditFile(ctx, o.target, func(data []byte) ([]byte, error) {
 		return config.SetServer(data, o.name, &o.server)
 	})
 	if err != nil {
 		return err
 	}
-	return st.edited(g, f, "added", o.name)
+	return edited(rio, o.structured, f, "added", o.name)
 }
 
-func (st *state) runConfigRemove(ctx context.Context, g *globals, o configRemoveOptions) error {
+func runConfigRemove(ctx context.Context, rio runIO, o configRemoveOptions) error {
 	found := false
-	e := st.editTarget(g, o.project)
-	f, err := config.EditFile(ctx, e, func(data []byte) ([]byte, error) {
+	f, err := config.EditFile(ctx, o.target, func(data []byte) ([]byte, error) {
 		out, ok, err := config.RemoveServer(data, o.name)
 		found = ok
 		return out, err
@@ -171,21 +169,20 @@ func (st *state) runConfigRemove(ctx context.Context, g *globals, o configRemove
 		return err
 	}
 	if !found {
-		return fail.New(fail.Config, "see the servers with: mcpc config", "%s has no server %q", e.Path, o.name)
+		return fail.New(fail.Config, "see the servers with: mcpc config", "%s has no server %q", o.target.Path, o.name)
 	}
-	return st.edited(g, f, "removed", o.name)
+	return edited(rio, o.structured, f, "removed", o.name)
 }
 
 // edited says what was done, and notes that a project file the user edited
 // but never trusted still is not (EditFile kept a trusted one trusted).
-func (st *state) edited(g *globals, f *config.Edited, what, name string) error {
+func edited(rio runIO, structured bool, f *config.Edited, what, name string) error {
 	if f.Source == config.SourceProject && !f.Trusted {
-		textsafe.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", f.Path)
+		textsafe.Note(rio.stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", f.Path)
 	}
 	res := map[string]any{what: name, "file": f.Path}
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, res)
+	if structured {
+		return rio.print(format.KindGeneric, res)
 	}
-	_, err := fmt.Fprintf(st.env.Stdout, "%s %s in %s\n", what, name, f.Path)
-	return err
+	return rio.write(fmt.Appendf(nil, "%s %s in %s\n", what, name, f.Path))
 }

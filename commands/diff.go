@@ -2,9 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,14 +11,9 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
-
-// maxSnapshotFile bounds what mcpc diff reads of a snapshot file: the
-// most mcpc snapshot writes.
-const maxSnapshotFile = schemadiff.MaxSize
 
 // errDrift ends a diff that found a breaking change (or, with --strict,
 // any change): exit 1, the changes already printed.
@@ -35,6 +27,11 @@ type diffSide struct {
 
 type diffOptions struct {
 	old, new diffSide
+	cwd      string // where a snapshot file's relative name starts
+	// strict: any change fails the diff (exit 1), not only a breaking one.
+	strict bool
+	// structured: the changes are printed as JSON (or --query of it).
+	structured bool
 }
 
 const diffArgsUsage = "SERVER SNAPSHOT | OLD NEW | SNAPSHOT (with --stdio or --)"
@@ -81,24 +78,25 @@ exit 1. A file that is not a snapshot is exit 2.`,
 			"a stdio server", "mcpc diff --stdio './server --next' server.snapshot.json",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o, err := st.diffArgs(g, cmd.Args().Slice())
+			o, err := diffArgs(g, cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
-			return st.runDiff(ctx, g, o)
+			o.cwd, o.strict, o.structured = g.cwd, g.strict, g.structured()
+			return runDiff(ctx, st.runIO(g), o)
 		}),
 	}
 }
 
 // diffArgs decides which argument is a file and which a server, by the
 // rule the help states, before anything is read or started.
-func (st *state) diffArgs(g *globals, args []string) (diffOptions, error) {
+func diffArgs(g *globals, args []string) (diffOptions, error) {
 	var o diffOptions
 	if g.adhoc.IsStdio() {
 		if len(args) != 1 {
 			return o, usagef("with --stdio or --, give one snapshot file: mcpc diff --stdio 'command' SNAPSHOT", "mcpc diff needs one SNAPSHOT argument with a server on the command line, not %d", len(args))
 		}
-		if !st.isFile(g, args[0]) {
+		if !isFile(g.cwd, args[0]) {
 			return o, usagef("write one with: mcpc snapshot SERVER > FILE", "snapshot file %s does not exist", args[0])
 		}
 		return diffOptions{old: diffSide{file: args[0]}, new: diffSide{}}, nil
@@ -121,7 +119,7 @@ func (st *state) diffArgs(g *globals, args []string) (diffOptions, error) {
 					return o, err
 				}
 			}
-			file, server := st.isFile(g, a), configured(cfg, a)
+			file, server := isFile(g.cwd, a), configured(cfg, a)
 			switch {
 			case file && server:
 				return o, usagef("write ./"+a+" for the file", "%q is both a file and a configured server", a)
@@ -145,16 +143,17 @@ func (st *state) diffArgs(g *globals, args []string) (diffOptions, error) {
 }
 
 // isFile says whether name (relative to the working directory) exists.
-func (st *state) isFile(g *globals, name string) bool {
-	_, err := os.Stat(st.filePath(g, name))
+func isFile(cwd, name string) bool {
+	_, err := os.Stat(filePath(cwd, name))
 	return err == nil
 }
 
-func (st *state) filePath(g *globals, name string) string {
+// filePath is name, a file the command line names, relative to cwd.
+func filePath(cwd, name string) string {
 	if filepath.IsAbs(name) {
 		return name
 	}
-	return filepath.Join(g.cwd, name)
+	return filepath.Join(cwd, name)
 }
 
 // configured says whether name is a server of any config file, the
@@ -170,14 +169,16 @@ func configured(cfg *config.Config, name string) bool {
 	return false
 }
 
-func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
+// runDiff reads the snapshot files, then snapshots the server side, and
+// prints what changed; a breaking change (with strict, any) is errDrift.
+func runDiff(ctx context.Context, rio runIO, o diffOptions) error {
 	// Files first: a bad one is reported before a server is started.
 	var snaps [2]*schemadiff.Snapshot
 	sides := [2]diffSide{o.old, o.new}
 	for i, s := range sides {
 		if s.file != "" {
 			var err error
-			if snaps[i], err = st.readSnapshot(g, s.file); err != nil {
+			if snaps[i], err = schemadiff.ReadFile(filePath(o.cwd, s.file), s.file); err != nil {
 				return err
 			}
 		}
@@ -185,7 +186,7 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 	for i, s := range sides {
 		if s.file == "" {
 			var err error
-			if snaps[i], err = st.takeSnapshot(ctx, g, s.server); err != nil {
+			if snaps[i], err = takeSnapshot(ctx, rio, s.server); err != nil {
 				return err
 			}
 		}
@@ -199,59 +200,33 @@ func (st *state) runDiff(ctx context.Context, g *globals, o diffOptions) error {
 	}
 	for _, c := range changes {
 		if note := c.Note(); note != "" {
-			textsafe.Note(st.env.Stderr, "%s", note)
+			textsafe.Note(rio.stderr, "%s", note)
 		}
 	}
-	if err := st.printChanges(g, changes); err != nil {
+	if err := printChanges(rio, o.structured, changes); err != nil {
 		return err
 	}
 	for _, c := range changes {
-		if c.Kind == schemadiff.Breaking || g.strict {
+		if c.Kind == schemadiff.Breaking || o.strict {
 			return errDrift
 		}
 	}
 	return nil
 }
 
-// readSnapshot reads a snapshot file through the bounded reader.
-func (st *state) readSnapshot(g *globals, name string) (*schemadiff.Snapshot, error) {
-	const hint = "give a file written by: mcpc snapshot SERVER > FILE"
-	data, err := fsx.ReadFile(st.filePath(g, name), maxSnapshotFile)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usagef(hint, "cannot read snapshot file %s: %v", name, err)
-	}
-	if !json.Valid(data) {
-		// Decoded only to say where the text goes wrong: a valid
-		// document is decoded once, by Load.
-		var skip struct{}
-		if err := decodeJSON(data, &skip); err != nil {
-			return nil, usagef(hint, "snapshot file %s is not valid JSON: %v", name, err)
-		}
-	}
-	snap, err := schemadiff.Load(data)
-	if err != nil {
-		return nil, usagef(hint, "snapshot file %s: %v", name, err)
-	}
-	return snap, nil
-}
-
 // printChanges prints the list as JSON (or --query of it), or one line
 // per change, stripped of control characters (names are the server's).
-func (st *state) printChanges(g *globals, changes []schemadiff.Change) error {
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, changes)
+func printChanges(rio runIO, structured bool, changes []schemadiff.Change) error {
+	if structured {
+		return rio.print(format.KindGeneric, changes)
 	}
 	if len(changes) == 0 {
-		textsafe.Note(st.env.Stderr, "no changes")
+		textsafe.Note(rio.stderr, "no changes")
 		return nil
 	}
 	var b strings.Builder
 	for _, c := range changes {
 		b.WriteString(textsafe.StripControl(c.Text()) + "\n")
 	}
-	return st.writeStdout([]byte(b.String()))
+	return rio.write([]byte(b.String()))
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -59,16 +58,26 @@ match, 1 without, 5 when no server could be searched.`,
 			if err != nil {
 				return err
 			}
-			return st.runGrep(ctx, g, grepOptions{re: re, names: cmd.Bool("name"), servers: args[1:], parallel: parallel})
+			targets, err := st.manyTargets(g, args[1:])
+			if err != nil {
+				return err
+			}
+			o := grepOptions{re: re, names: cmd.Bool("name"), targets: targets, parallel: parallel,
+				structured: g.structured(), maxLines: g.maxLines, width: st.env.Width}
+			return runGrep(ctx, st.runIO(manyGlobals(g)), o)
 		}),
 	}
 }
 
 type grepOptions struct {
 	re       *regexp.Regexp
-	names    bool // match names only
-	servers  []string
+	names    bool         // match names only
+	targets  []manyTarget // the servers named, or all (manyTargets)
 	parallel int
+	// structured: JSON Lines (each through --query and --max-bytes), not
+	// text lines cut to width (0: never cut); at most maxLines of them.
+	structured      bool
+	maxLines, width int
 }
 
 // grepMatch is one line of mcpc grep.
@@ -77,12 +86,10 @@ type grepMatch = client.Match
 // errNoMatch is grep's exit 1: nothing is printed.
 var errNoMatch = &fail.Error{Code: fail.ToolError, Msg: "no match"}
 
-func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
-	targets, err := st.manyTargets(g, o.servers)
-	if err != nil {
-		return err
-	}
-	g = manyGlobals(g)
+// runGrep searches every target, at most o.parallel at once, and prints
+// the matches in the targets' order.
+func runGrep(ctx context.Context, rio runIO, o grepOptions) error {
+	targets := o.targets
 	found := make([][]grepMatch, len(targets))
 	// Each server's notes and failure are kept by its index and told in
 	// the targets' order once all are done, so that two runs against the
@@ -94,7 +101,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 			notes[i] = append(notes[i], fmt.Sprintf("%s not searched: %s", textsafe.OneLine(t.Name), textsafe.OneLine(asFailure(t.Err).Msg)))
 		}
 	}
-	st.eachServer(ctx, g, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
+	rio.each(ctx, targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
 		name := targets[i].Name
 		if err != nil {
 			failed[i] = asFailure(ctxErr(ctx, err))
@@ -111,10 +118,10 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	var worst *fail.Error // the most severe failure, the first of its rank
 	for i, t := range targets {
 		for _, n := range notes[i] {
-			textsafe.Note(st.env.Stderr, "%s", n)
+			textsafe.Note(rio.stderr, "%s", n)
 		}
 		switch e := failed[i]; {
-		case e != nil && (worst == nil || severity(e.Code) < severity(worst.Code)):
+		case e != nil && (worst == nil || client.Severity(e.Code) < client.Severity(worst.Code)):
 			worst = e
 		case e == nil && t.Entry != nil:
 			searched++
@@ -127,7 +134,7 @@ func (st *state) runGrep(ctx context.Context, g *globals, o grepOptions) error {
 	for _, ms := range found {
 		all = append(all, ms...)
 	}
-	if err := st.printMatches(g, all); err != nil {
+	if err := printMatches(rio, o, all); err != nil {
 		return err
 	}
 	switch {
@@ -162,16 +169,16 @@ func (o grepOptions) match(m grepMatch) bool {
 // printMatches writes the matches, at most --max-lines of them: aligned
 // text lines cut to the terminal's width, or JSON Lines (each through
 // --query and --max-bytes, as --batch prints its results).
-func (st *state) printMatches(g *globals, ms []grepMatch) error {
+func printMatches(rio runIO, o grepOptions, ms []grepMatch) error {
 	shown := ms
-	if len(shown) > g.maxLines {
-		shown = shown[:g.maxLines]
+	if len(shown) > o.maxLines {
+		shown = shown[:o.maxLines]
 	}
 	var b strings.Builder
-	if g.mode == format.ModeJSON || g.query != "" {
+	if o.structured {
 		for _, m := range shown {
 			doc, _ := json.Marshal(m)
-			line, err := st.batchLine(g, doc)
+			line, err := rio.line(doc)
 			if err != nil {
 				return outputError(err)
 			}
@@ -179,13 +186,13 @@ func (st *state) printMatches(g *globals, ms []grepMatch) error {
 			b.WriteByte('\n')
 		}
 	} else {
-		b.WriteString(matchLines(shown, st.env.Width))
+		b.WriteString(matchLines(shown, o.width))
 	}
-	if err := st.writeStdout([]byte(b.String())); err != nil {
+	if err := rio.write([]byte(b.String())); err != nil {
 		return err
 	}
 	if n := len(ms) - len(shown); n > 0 {
-		textsafe.Note(st.env.Stderr, "%d more matches not shown (--max-lines %d)", n, g.maxLines)
+		textsafe.Note(rio.stderr, "%d more matches not shown (--max-lines %d)", n, o.maxLines)
 	}
 	return nil
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/internal/elicit"
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 // --answer words reach elicit typed by the field's schema, as key=value
 // tool arguments are: n=5 is the number 5 for an integer field and stays
 // text for a string one; --answers gives the rest, and --answer wins.
 func TestInputAnswers(t *testing.T) {
-	pairs, err := parsePairs([]string{"n=5", "code=007", "tags:=[\"a\"]"})
+	pairs, err := toolschema.ParsePairs([]string{"n=5", "code=007", "tags:=[\"a\"]"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -69,7 +68,7 @@ exit-codes').`,
 				return err
 			}
 			if cmd.Bool("check") {
-				return st.runCheck(ctx, g, cmd.Args().Slice(), parallel)
+				return st.listCheck(ctx, g, cmd.Args().Slice(), parallel)
 			}
 			if cmd.IsSet("parallel") {
 				return usagef("", "--parallel applies to --check only")
@@ -117,11 +116,13 @@ func (st *state) runList(ctx context.Context, g *globals, o listOptions) error {
 	case o.name != "":
 		return st.describe(ctx, g, o)
 	}
-	return st.listServer(ctx, g, o.server, o.kind)
+	return listServer(ctx, st.runIO(g), o.server, o.kind)
 }
 
-func (st *state) listServer(ctx context.Context, g *globals, server, what string) error {
-	sess, closeFn, err := st.open(ctx, g, server)
+// listServer prints one list (what: tools, resources, templates, prompts)
+// of a server.
+func listServer(ctx context.Context, rio runIO, server, what string) error {
+	sess, closeFn, err := rio.open(ctx, server)
 	if err != nil {
 		return err
 	}
@@ -134,7 +135,7 @@ func (st *state) listServer(ctx context.Context, g *globals, server, what string
 		"tools": format.KindToolList, "resources": format.KindResourceList,
 		"templates": format.KindTemplateList, "prompts": format.KindPromptList,
 	}
-	return st.printRaw(g, kinds[what], raw)
+	return rio.printRaw(kinds[what], raw)
 }
 
 type serverRow struct {
@@ -195,7 +196,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	// A keyring that fails (one that never answers costs its 10s bound)
 	// is asked once, not once per server.
 	c := st.credentials(g)
-	c.Store = &stickyStore{Store: c.Store}
+	c.Store = creds.StickyStore(c.Store)
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
 			rows[i].Auth = authState(ctx, c, cfg, r.Name)
@@ -218,24 +219,6 @@ func (st *state) withUnusable(cfg *config.Config, result map[string]any) map[str
 		result["errors"] = bad
 	}
 	return result
-}
-
-// stickyStore answers every read after one that failed, other than for a
-// missing record, with that failure.
-type stickyStore struct {
-	creds.Store
-	err error
-}
-
-func (s *stickyStore) Get(ctx context.Context, key string) ([]byte, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
-	b, err := s.Store.Get(ctx, key)
-	if err != nil && !errors.Is(err, creds.ErrNotFound) {
-		s.err = err
-	}
-	return b, err
 }
 
 // sortRows orders rows by name, keeping precedence order within a name.

@@ -86,19 +86,8 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 	if err != nil {
 		return nil, err
 	}
-	if e.Server.URL == "" {
-		return nil, fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.ShownName())
-	}
-	if a := e.Server.Auth; a != nil && a.Type != "oauth" && !a.IdPLogin() {
-		hint := "client credentials are fetched at connect time and never stored"
-		switch a.Type {
-		case "workload":
-			hint = `the workload token comes from "assertionEnv", "assertionFile" or "assertionFrom" on each invocation, and nothing is stored`
-		case "enterprise":
-			// The ID token is given, as in CI.
-			hint = `the ID token comes from "idTokenEnv" or "idTokenFile"; remove both to log in at the identity provider with mcpc login`
-		}
-		return nil, fail.New(fail.Config, hint, "%q authenticates with %s: there is no login to %s", e.ShownName(), a.Type, verb)
+	if err := client.CheckLoginTarget(e, verb); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -235,29 +224,14 @@ registers anew.`,
 			if err != nil {
 				return err
 			}
-			ks, ref := st.keyring(), client.CredentialRef(e)
-			// The client registration the login used goes too: a
-			// logout leaves nothing of the login behind, and a
-			// registration the authorization server has dropped can
-			// be got rid of this way.
-			var issuer, clientID string
-			// An enterprise login's record names the identity
-			// provider, where mcpc registered nothing.
-			if rec, err := creds.Load(ctx, ks, ref); err == nil && rec.IDToken == "" {
-				issuer, clientID = rec.Issuer, rec.ClientID
-			}
-			had, err := creds.Delete(ctx, ks, ref)
-			if err != nil {
-				return err
-			}
-			if !had {
+			r, err := st.credentials(g).Logout(ctx, e)
+			if r != nil && !r.WasStored {
 				textsafe.Note(st.env.Stderr, "there was no stored login for %s", e.ShownName())
 			}
-			forgot, err := creds.ForgetRegistration(ctx, ks, issuer, clientID)
 			if err != nil {
 				return err
 			}
-			return st.print(g, format.KindGeneric, logoutResult{Server: e.ShownName(), LoggedOut: true, WasStored: had, ForgotRegistration: forgot})
+			return st.print(g, format.KindGeneric, logoutResult{Server: e.ShownName(), LoggedOut: true, WasStored: r.WasStored, ForgotRegistration: r.ForgotRegistration})
 		}),
 	}
 }

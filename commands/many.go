@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -81,38 +80,21 @@ func manyGlobals(g *globals) *globals {
 	return &c
 }
 
-// eachServer runs visit for every target that is to be started, at most
-// parallel at a time, and returns when all are done. visit gets the
-// session open and when its connect began; a target that could not be reached gets its failure
-// instead, in err. A server's connect is bounded by its connect timeout
-// (the open path's own bound), what visit asks of it after that by the
-// same duration again, so one slow server costs at most that much.
-func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarget, parallel int,
-	visit func(ctx context.Context, i int, start time.Time, sess session, err error)) {
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+// eachServer reaches the targets that are to be started
+// (client.EachServer), each through the open path of a command that
+// reaches one server, what visit asks of it bounded by its connect
+// timeout again.
+func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarget, parallel int, visit visitFunc) {
+	entries := make([]*config.Entry, len(targets))
 	for i, t := range targets {
-		if t.Entry == nil {
-			continue
-		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			start := time.Now()
-			if ctx.Err() != nil {
-				visit(ctx, i, start, nil, ctx.Err())
-				return
-			}
-			sess, closeFn, err := st.openEntry(ctx, g, t.Entry)
-			if err != nil {
-				visit(ctx, i, start, nil, err)
-				return
-			}
-			defer closeFn()
-			vctx, cancel := context.WithTimeout(ctx, st.sessionOptions(g, t.Entry).ConnectTimeout)
-			defer cancel()
-			visit(vctx, i, start, sess, nil)
-		})
+		entries[i] = t.Entry
 	}
-	wg.Wait()
+	open := func(ctx context.Context, e *config.Entry) (session, func(), time.Duration, error) {
+		sess, closeFn, err := st.openEntry(ctx, g, e)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return sess, closeFn, st.sessionOptions(g, e).ConnectTimeout, nil
+	}
+	client.EachServer(ctx, entries, parallel, open, visit)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 type promptOptions struct {
@@ -52,14 +53,14 @@ func (st *state) promptArgs(g *globals, cmd *cli.Command) (promptOptions, error)
 		return o, usagef("list prompts with: mcpc list SERVER prompts", "missing prompt NAME")
 	}
 	o.server, o.name = server, rest[0]
-	pairs, err := parsePairs(rest[1:])
+	pairs, err := toolschema.ParsePairs(rest[1:])
 	if err != nil {
 		return o, err
 	}
 	if err := st.readArgFiles(g, pairs); err != nil {
 		return o, err
 	}
-	base, err := readArgsFlag(cmd.String("args"), st.env.Stdin, g.cwd)
+	base, err := toolschema.ReadArgs(cmd.String("args"), st.env.Stdin, g.cwd)
 	if err != nil {
 		return o, err
 	}
@@ -72,17 +73,17 @@ func (st *state) promptArgs(g *globals, cmd *cli.Command) (promptOptions, error)
 		o.args[k] = s
 	}
 	for _, p := range pairs {
-		if p.typed {
+		if p.Typed {
 			// Prompt arguments are strings on the wire; key:=json
 			// sends the JSON text itself.
 			var v any
-			_ = json.Unmarshal([]byte(p.raw), &v)
+			_ = json.Unmarshal([]byte(p.Raw), &v)
 			if s, ok := v.(string); ok {
-				o.args[p.key] = s
+				o.args[p.Key] = s
 				continue
 			}
 		}
-		o.args[p.key] = p.raw
+		o.args[p.Key] = p.Raw
 	}
 	return o, nil
 }

@@ -197,7 +197,41 @@ func durationText(d time.Duration) string {
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	f := indexFlags(cmd)
-	g := &globals{
+	g := flagGlobals(f, st.dashArgs)
+	st.jsonErrors = g.jsonFlag
+	var err error
+	if g.mode, err = outputMode(f, st.env.StdoutTTY); err != nil {
+		return nil, err
+	}
+	if err := g.checkOutput(); err != nil {
+		return nil, err
+	}
+	if err := g.readConnection(f); err != nil {
+		return nil, err
+	}
+	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
+		for _, p := range filepath.SplitList(v) {
+			if p != "" {
+				g.configFiles = append(g.configFiles, p)
+			}
+		}
+	}
+	cwd, err := st.env.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("cannot determine the working directory: %w", err)
+	}
+	g.cwd = cwd
+	g.dirs = config.DirsFrom(st.env.Getenv)
+	if g.input, err = st.readInput(cmd, f, cwd); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// flagGlobals is what the shared flags say, as given: readGlobals checks
+// it. dashArgs are the words after a lone "--".
+func flagGlobals(f flagIndex, dashArgs []string) *globals {
+	return &globals{
 		jsonFlag:          f.Bool("json"),
 		query:             f.String("query"),
 		maxBytes:          f.Int("max-bytes"),
@@ -217,38 +251,44 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		serverStderrSet:   f.IsSet("server-stderr"),
 		adhoc: config.AdHoc{
 			Stdio:     f.String("stdio"),
-			Argv:      st.dashArgs,
+			Argv:      dashArgs,
 			Headers:   f.StringSlice("header"),
 			BearerEnv: f.String("bearer-env"),
 			Protocol:  f.String("protocol"),
 		},
 	}
-	st.jsonErrors = g.jsonFlag
-	if g.jsonFlag && f.Bool("text") {
-		return nil, usagef("", "--json and --text cannot be used together")
-	}
+}
+
+// outputMode is --json or --text, else text on a terminal and JSON
+// anywhere else.
+func outputMode(f flagIndex, stdoutTTY bool) (format.Mode, error) {
+	jsonFlag, text := f.Bool("json"), f.Bool("text")
 	switch {
-	case g.jsonFlag:
-		g.mode = format.ModeJSON
-	case f.Bool("text"):
-		g.mode = format.ModeText
-	case st.env.StdoutTTY:
-		g.mode = format.ModeText
-	default:
-		g.mode = format.ModeJSON
+	case jsonFlag && text:
+		return 0, usagef("", "--json and --text cannot be used together")
+	case jsonFlag:
+		return format.ModeJSON, nil
+	case text || stdoutTTY:
+		return format.ModeText, nil
 	}
+	return format.ModeJSON, nil
+}
+
+// checkOutput checks --query and the output bounds; 0 (no limit) becomes
+// the largest bound.
+func (g *globals) checkOutput() error {
 	// A path that cannot select anything fails here, before a server is
 	// started: the tool must not run only for its result to be thrown away.
 	if g.query != "" {
 		if err := format.CheckQuery(g.query); err != nil {
-			return nil, outputError(err)
+			return outputError(err)
 		}
 	}
 	if g.maxBytes < 0 || g.maxBytes > 0 && g.maxBytes < 256 {
-		return nil, usagef("", "--max-bytes must be 0 (no limit) or at least 256, not %d", g.maxBytes)
+		return usagef("", "--max-bytes must be 0 (no limit) or at least 256, not %d", g.maxBytes)
 	}
 	if g.maxLines < 0 || g.maxLines > 0 && g.maxLines < 3 {
-		return nil, usagef("", "--max-lines must be 0 (no limit) or at least 3, not %d", g.maxLines)
+		return usagef("", "--max-lines must be 0 (no limit) or at least 3, not %d", g.maxLines)
 	}
 	if g.maxBytes == 0 {
 		g.maxBytes = math.MaxInt
@@ -256,6 +296,12 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	if g.maxLines == 0 {
 		g.maxLines = math.MaxInt
 	}
+	return nil
+}
+
+// readConnection reads and checks the flags that shape a connection:
+// timeouts, --max-message, --protocol and --transport.
+func (g *globals) readConnection(f flagIndex) error {
 	switch {
 	case f.IsSet("idle-timeout"):
 		g.idleTimeout = f.Duration("idle-timeout")
@@ -263,38 +309,22 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 		g.idleTimeout = transport.DefaultIdleTimeout
 	}
 	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
-		return nil, usagef("", "timeouts cannot be negative")
+		return usagef("", "timeouts cannot be negative")
 	}
 	if v := f.String("max-message"); v != "" {
 		n, err := units.ParseSize(v)
 		if err != nil {
-			return nil, usagef("", "--max-message: %v", err)
+			return usagef("", "--max-message: %v", err)
 		}
 		g.maxMessage = n
 	}
 	if p := g.adhoc.Protocol; p != "" && !slices.Contains(config.Protocols, p) {
-		return nil, usagef("", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
+		return usagef("", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
 	}
 	if t := g.transport; t != "" && !slices.Contains(client.Transports, t) {
-		return nil, usagef("", "--transport must be one of %s, not %q", strings.Join(client.Transports, ", "), t)
+		return usagef("", "--transport must be one of %s, not %q", strings.Join(client.Transports, ", "), t)
 	}
-	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
-		for _, p := range filepath.SplitList(v) {
-			if p != "" {
-				g.configFiles = append(g.configFiles, p)
-			}
-		}
-	}
-	cwd, err := st.env.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("cannot determine the working directory: %w", err)
-	}
-	g.cwd = cwd
-	g.dirs = config.DirsFrom(st.env.Getenv)
-	if g.input, err = st.readInput(cmd, f, cwd); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return nil
 }
 
 // withTimeout applies --timeout to the whole invocation.

@@ -20,6 +20,8 @@ type skillOptions struct {
 	server string
 	name   string
 	out    string // --out: the directory to write the skill to; "" prints SKILL.md
+	// structured: what was written is printed as JSON (or --query of it).
+	structured bool
 }
 
 func skillsCommand(st *state) *cli.Command {
@@ -45,16 +47,7 @@ listing as the server sent it.`,
 			if len(rest) > 0 {
 				return usagef("list with: mcpc skills SERVER; fetch one with: mcpc skills get SERVER NAME", "unexpected argument %q", rest[0])
 			}
-			sess, closeFn, err := st.open(ctx, g, server)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			res, err := sess.ListSkills(ctx)
-			if err != nil {
-				return err
-			}
-			return st.printRaw(g, format.KindSkillList, res)
+			return listSkills(ctx, st.runIO(g), server)
 		}),
 		Commands: []*cli.Command{{
 			Name:      "get",
@@ -82,38 +75,62 @@ the server offers it (directoryRead).`,
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, TakesFile: true, Usage: "write every file of the skill under `DIR` (new or empty)"},
 			},
 			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-				server, rest, err := target(g, cmd.Args().Slice())
+				o, err := skillGetArgs(g, cmd)
 				if err != nil {
 					return err
 				}
-				switch {
-				case len(rest) == 0:
-					return usagef("list the skills with: mcpc skills SERVER", "missing skill NAME")
-				case len(rest) > 1:
-					return usagef("", "unexpected argument %q", rest[1])
-				}
-				o := skillOptions{server: server, name: rest[0], out: cmd.String("out")}
-				if cmd.IsSet("out") {
-					if o.out == "" {
-						return usagef("", "--out needs a directory")
-					}
-					if !filepath.IsAbs(o.out) {
-						o.out = filepath.Join(g.cwd, o.out)
-					}
-					// Before anything is fetched: a skill is never merged
-					// into files already there.
-					if err := fsx.CheckTreeDir(o.out); err != nil {
-						return usagef("name a new or empty directory", "--out: %v", err)
-					}
-				}
-				return st.runSkillGet(ctx, g, o)
+				return runSkillGet(ctx, st.runIO(g), o)
 			}),
 		}},
 	}
 }
 
-func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) error {
-	sess, closeFn, err := st.open(ctx, g, o.server)
+// listSkills prints the server's skills listing as it was sent.
+func listSkills(ctx context.Context, rio runIO, server string) error {
+	sess, closeFn, err := rio.open(ctx, server)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := sess.ListSkills(ctx)
+	if err != nil {
+		return err
+	}
+	return rio.printRaw(format.KindSkillList, res)
+}
+
+// skillGetArgs reads SERVER NAME and --out, and checks the directory
+// before anything connects.
+func skillGetArgs(g *globals, cmd *cli.Command) (skillOptions, error) {
+	server, rest, err := target(g, cmd.Args().Slice())
+	if err != nil {
+		return skillOptions{}, err
+	}
+	switch {
+	case len(rest) == 0:
+		return skillOptions{}, usagef("list the skills with: mcpc skills SERVER", "missing skill NAME")
+	case len(rest) > 1:
+		return skillOptions{}, usagef("", "unexpected argument %q", rest[1])
+	}
+	o := skillOptions{server: server, name: rest[0], out: cmd.String("out"), structured: g.structured()}
+	if cmd.IsSet("out") {
+		if o.out == "" {
+			return o, usagef("", "--out needs a directory")
+		}
+		if !filepath.IsAbs(o.out) {
+			o.out = filepath.Join(g.cwd, o.out)
+		}
+		if err := fsx.CheckTreeDir(o.out); err != nil {
+			return o, usagef("name a new or empty directory", "--out: %v", err)
+		}
+	}
+	return o, nil
+}
+
+// runSkillGet fetches and verifies one skill, then prints its SKILL.md or
+// writes all its files under o.out.
+func runSkillGet(ctx context.Context, rio runIO, o skillOptions) error {
+	sess, closeFn, err := rio.open(ctx, o.server)
 	if err != nil {
 		return err
 	}
@@ -123,12 +140,12 @@ func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) er
 		return err
 	}
 	if e.Dynamic {
-		textsafe.Note(st.env.Stderr, "skill %q is served dynamically: only its frontmatter could be checked, against the listing", textsafe.OneLine(e.Name))
+		textsafe.Note(rio.stderr, "skill %q is served dynamically: only its frontmatter could be checked, against the listing", textsafe.OneLine(e.Name))
 	}
 	if o.out == "" {
 		// Only the verified item: whatever else the answer held was not.
 		doc, _ := json.Marshal(map[string]any{"contents": []json.RawMessage{files[0].Content}})
-		return st.printRaw(g, format.KindReadResource, doc)
+		return rio.printRaw(format.KindReadResource, doc)
 	}
 	tree := make([]fsx.TreeFile, len(files))
 	type written struct {
@@ -149,9 +166,8 @@ func (st *state) runSkillGet(ctx context.Context, g *globals, o skillOptions) er
 	if err := fsx.WriteTree(o.out, tree, 0o644); err != nil {
 		return fail.Wrap(fail.Usage, err, "name a new or empty directory", "cannot write skill %q: %v", e.Name, err)
 	}
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, out)
+	if o.structured {
+		return rio.print(format.KindGeneric, out)
 	}
-	fmt.Fprintf(st.env.Stdout, "wrote %d files of skill %s to %s\n", len(files), textsafe.OneLine(e.Name), o.out)
-	return nil
+	return rio.write(fmt.Appendf(nil, "wrote %d files of skill %s to %s\n", len(files), textsafe.OneLine(e.Name), o.out))
 }

@@ -3,13 +3,10 @@ package commands
 import (
 	"context"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
 
 func snapshotCommand(st *state) *cli.Command {
@@ -47,7 +44,7 @@ later with mcpc diff.`,
 }
 
 func (st *state) runSnapshot(ctx context.Context, g *globals, server string) error {
-	snap, err := st.takeSnapshot(ctx, g, server)
+	snap, err := takeSnapshot(ctx, st.runIO(g), server)
 	if err != nil {
 		return err
 	}
@@ -61,18 +58,4 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 	// Written as it is: the document is for a file, and is compared
 	// byte for byte by people who keep it in git.
 	return st.writeStdout(b)
-}
-
-// takeSnapshot connects to the server and builds its snapshot.
-func (st *state) takeSnapshot(ctx context.Context, g *globals, server string) (*schemadiff.Snapshot, error) {
-	sess, closeFn, err := st.open(ctx, g, server)
-	if err != nil {
-		return nil, err
-	}
-	defer closeFn()
-	var caps *mcp.ServerCapabilities
-	if r := sess.initializeResult(); r != nil {
-		caps = r.Capabilities
-	}
-	return client.Snapshot(ctx, sess, caps, sess.label())
 }

@@ -21,6 +21,8 @@ type taskOptions struct {
 	server   string
 	id       string
 	progress bool
+	// structured: print the server's JSON (or --query of it), not text.
+	structured bool
 }
 
 func taskCommand(st *state) *cli.Command {
@@ -32,7 +34,7 @@ func taskCommand(st *state) *cli.Command {
 			ArgsUsage:   args,
 			Description: desc,
 			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-				o := &taskOptions{op: name, progress: cmd.Bool("progress")}
+				o := &taskOptions{op: name, progress: cmd.Bool("progress"), structured: g.structured()}
 				words := cmd.Args().Slice()
 				want := 2
 				if name == "list" {
@@ -116,15 +118,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 	defer sess.EndSettledSessions(ctx)
 	switch o.op {
 	case "get":
-		t, err := sess.GetTask(ctx, o.id)
-		if err != nil {
-			return err
-		}
-		if g.mode == format.ModeJSON || g.query != "" {
-			return st.printRaw(g, format.KindGeneric, t.Raw)
-		}
-		fmt.Fprintln(st.env.Stdout, taskLine(t))
-		return nil
+		return getTask(ctx, st.runIO(g), sess, o)
 	case "result":
 		t, err := sess.GetTask(ctx, o.id)
 		if err != nil {
@@ -138,61 +132,57 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 		}
 		return st.printToolResult(ctx, g, nil, res, err)
 	case "cancel":
-		raw, err := sess.CancelTask(ctx, o.id)
-		if err != nil {
-			return err
-		}
-		if len(gjson.GetBytes(raw, "taskId").String()) == 0 && g.mode != format.ModeJSON && g.query == "" {
-			// A 2026-07-28 server acknowledges with an empty result: the
-			// cancellation is asked for, not done (the task may still end
-			// otherwise), and --json prints the acknowledgement as sent.
-			fmt.Fprintf(st.env.Stdout, "%s cancel requested\n", textsafe.StripControl(o.id))
-			return nil
-		}
-		if g.mode == format.ModeJSON || g.query != "" {
-			return st.printRaw(g, format.KindGeneric, raw)
-		}
-		t := &tasks.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
-		fmt.Fprintln(st.env.Stdout, taskLine(t))
-		return nil
+		return cancelTask(ctx, st.runIO(g), sess, o)
 	}
-	return st.listTasks(ctx, g, sess)
+	return listTasks(ctx, st.runIO(g), sess, o)
 }
 
-// listTasks prints the tasks of every remembered session (2025), or the
-// status of every remembered task (2026-07-28, which has no tasks/list).
-func (st *state) listTasks(ctx context.Context, g *globals, sess taskSession) error {
-	var items []string
-	if sess.Modern() {
-		for _, r := range sess.TaskRecords() {
-			t, err := sess.GetTask(ctx, r.TaskID)
-			if err != nil {
-				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
-				continue
-			}
-			items = append(items, string(t.Raw))
-		}
-	} else {
-		for _, sid := range sess.SessionsOfTasks() {
-			sess.UseSession(sid)
-			raw, err := sess.ListTasks(ctx)
-			if err != nil {
-				textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(err.Error()))
-				continue
-			}
-			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
-				items = append(items, t.Raw)
-			}
-		}
+// getTask prints a task's status: the task object, or its line.
+func getTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
+	t, err := sess.GetTask(ctx, o.id)
+	if err != nil {
+		return err
 	}
-	doc := `{"tasks":[` + strings.Join(items, ",") + `]}`
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.printRaw(g, format.KindGeneric, []byte(doc))
+	if o.structured {
+		return rio.printRaw(format.KindGeneric, t.Raw)
 	}
-	for _, it := range gjson.Get(doc, "tasks").Array() {
-		fmt.Fprintln(st.env.Stdout, taskLine(&tasks.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}))
+	return rio.write([]byte(taskLine(t) + "\n"))
+}
+
+// cancelTask asks for the task's cancellation and prints the answer.
+func cancelTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
+	raw, err := sess.CancelTask(ctx, o.id)
+	if err != nil {
+		return err
 	}
-	return nil
+	if len(gjson.GetBytes(raw, "taskId").String()) == 0 && !o.structured {
+		// A 2026-07-28 server acknowledges with an empty result: the
+		// cancellation is asked for, not done (the task may still end
+		// otherwise), and --json prints the acknowledgement as sent.
+		return rio.write([]byte(textsafe.StripControl(o.id) + " cancel requested\n"))
+	}
+	if o.structured {
+		return rio.printRaw(format.KindGeneric, raw)
+	}
+	t := &tasks.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
+	return rio.write([]byte(taskLine(t) + "\n"))
+}
+
+// listTasks prints the tasks mcpc remembers on the server
+// (tasks.ListRemembered), a note for each it could not reach.
+func listTasks(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
+	doc, errs := tasks.ListRemembered(ctx, sess)
+	for _, err := range errs {
+		textsafe.Note(rio.stderr, "%s", textsafe.OneLine(err.Error()))
+	}
+	if o.structured {
+		return rio.printRaw(format.KindGeneric, doc)
+	}
+	var b strings.Builder
+	for _, it := range gjson.GetBytes(doc, "tasks").Array() {
+		b.WriteString(taskLine(&tasks.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}) + "\n")
+	}
+	return rio.write([]byte(b.String()))
 }
 
 // taskLine is a task in text mode: id, status, message.

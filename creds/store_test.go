@@ -75,3 +75,38 @@ func TestBoundedKeyringCall(t *testing.T) {
 		t.Fatalf("an error passes through: %v", err)
 	}
 }
+
+// counting counts the reads that reach the store.
+type counting struct {
+	Store
+	gets int
+}
+
+func (c *counting) Get(ctx context.Context, key string) ([]byte, error) {
+	c.gets++
+	return c.Store.Get(ctx, key)
+}
+
+// A StickyStore asks again after a missing record, but not after a
+// failure: that failure answers every later read.
+func TestStickyStore(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemStore()
+	inner := &counting{Store: mem}
+	s := StickyStore(inner)
+	for range 2 {
+		if _, err := s.Get(ctx, "k"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("missing record: %v", err)
+		}
+	}
+	locked := errors.New("the keyring is locked")
+	mem.Err = locked
+	for range 3 {
+		if _, err := s.Get(ctx, "k"); err != locked {
+			t.Fatalf("after a failure: %v", err)
+		}
+	}
+	if inner.gets != 3 {
+		t.Errorf("%d reads reached the store, want 3", inner.gets)
+	}
+}

@@ -276,6 +276,20 @@ type ConfigEdit struct {
 	Now    time.Time // when a project file is trusted as edited
 }
 
+// EditTarget is the file a config edit (mcpc config add, remove, import)
+// changes: the user file, or with project the project's .mcp.json, found
+// from cwd upwards as loading finds it, or made in cwd when there is none.
+func EditTarget(dirs Dirs, cwd string, project bool, now time.Time) ConfigEdit {
+	e := ConfigEdit{Path: dirs.UserConfigFile(), Source: SourceUser, Dirs: dirs, Now: now}
+	if project {
+		e.Source = SourceProject
+		if e.Path = FindProjectFile(cwd, dirs.Home); e.Path == "" {
+			e.Path = filepath.Join(cwd, ".mcp.json")
+		}
+	}
+	return e
+}
+
 // Edited is what EditFile wrote.
 type Edited struct {
 	*File // as written: File.Hash is the SHA-256 of the bytes written

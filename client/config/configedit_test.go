@@ -1,6 +1,11 @@
 package config
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
 
 func TestSetServer(t *testing.T) {
 	web := &Server{URL: "https://mcp.example.com/mcp"}
@@ -48,5 +53,30 @@ func TestRemoveServer(t *testing.T) {
 		if err != nil || string(got) != tc.want || found != tc.found {
 			t.Errorf("%s: %v %v\ngot  %q\nwant %q", tc.name, found, err, got, tc.want)
 		}
+	}
+}
+
+// An edit goes to the user file; with project, to the project file found
+// upwards from cwd (as loading finds it), else to a new one in cwd.
+func TestEditTarget(t *testing.T) {
+	home := t.TempDir()
+	dirs := Dirs{Config: filepath.Join(home, ".config", "mcpc"), Home: home}
+	repo := filepath.Join(home, "repo")
+	sub := filepath.Join(repo, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1700000000, 0)
+	if e := EditTarget(dirs, sub, false, now); e.Path != filepath.Join(dirs.Config, "config.json") || e.Source != SourceUser || !e.Now.Equal(now) || e.Dirs != dirs {
+		t.Errorf("user edit: %+v", e)
+	}
+	if e := EditTarget(dirs, sub, true, now); e.Path != filepath.Join(sub, ".mcp.json") || e.Source != SourceProject {
+		t.Errorf("project edit with no project file: %+v", e)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e := EditTarget(dirs, sub, true, now); e.Path != filepath.Join(repo, ".mcp.json") || e.Source != SourceProject {
+		t.Errorf("project edit: %+v", e)
 	}
 }

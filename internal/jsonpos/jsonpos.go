@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 )
 
 // Trailing is an error for data after the one JSON value an input holds,
@@ -44,4 +46,37 @@ func LineCol(data []byte, off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(data)))
 	before := data[:off]
 	return bytes.Count(before, []byte("\n")) + 1, len(before) - bytes.LastIndexByte(before, '\n')
+}
+
+// Decode decodes exactly one JSON value, keeping numbers exact, and
+// reports syntax errors with line and column, without encoding/json's
+// "json: " prefix (the caller says what was being read).
+func Decode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty input")
+		}
+		return locate(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		line, col := LineCol(data, off)
+		return fmt.Errorf("line %d, column %d: unexpected data after the JSON value", line, col)
+	}
+	return nil
+}
+
+func locate(data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of JSON input" // as json.Unmarshal says it
+	}
+	off, ok := Offset(data, err)
+	if !ok {
+		return errors.New(msg)
+	}
+	line, col := LineCol(data, off)
+	return fmt.Errorf("line %d, column %d: %s", line, col, msg)
 }

@@ -46,3 +46,23 @@ func TestOffset(t *testing.T) {
 		}
 	}
 }
+
+// Decode takes exactly one value, keeps numbers exact, and says where the
+// text goes wrong without encoding/json's prefix.
+func TestDecode(t *testing.T) {
+	var v any
+	if err := Decode([]byte(`{"n": 12345678901234567890}`), &v); err != nil || v.(map[string]any)["n"] != json.Number("12345678901234567890") {
+		t.Fatalf("Decode = %v, %#v", err, v)
+	}
+	for in, want := range map[string]string{
+		"":         "empty input",
+		"  \n":     "empty input",
+		`{"a":1}x`: "line 1, column 8: unexpected data after the JSON value",
+		"{\n":      "line 2, column 1: unexpected end of JSON input",
+		"[1,}":     "line 1, column 4: invalid character '}' looking for beginning of value",
+	} {
+		if err := Decode([]byte(in), &v); err == nil || err.Error() != want {
+			t.Errorf("Decode(%q) = %v, want %q", in, err, want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package commands
+package toolschema
 
 import (
 	"strings"
@@ -14,14 +14,14 @@ func FuzzParsePairs(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, word string) {
-		pairs, err := parsePairs([]string{word})
+		pairs, err := ParsePairs([]string{word})
 		if err != nil {
 			if fail.CodeOf(err) != fail.Usage {
 				t.Fatalf("%q: %v is not a usage error", word, err)
 			}
 			return
 		}
-		if len(pairs) != 1 || pairs[0].key == "" || !strings.HasPrefix(word, pairs[0].key) {
+		if len(pairs) != 1 || pairs[0].Key == "" || !strings.HasPrefix(word, pairs[0].Key) {
 			t.Fatalf("%q: pairs %+v", word, pairs)
 		}
 	})
@@ -36,7 +36,7 @@ func FuzzReadArgs(f *testing.F) {
 		if v == "" || v == "-" || strings.HasPrefix(v, "@") {
 			return // those name a source, not JSON
 		}
-		obj, err := readArgsFlag(v, strings.NewReader(""), t.TempDir())
+		obj, err := ReadArgs(v, strings.NewReader(""), t.TempDir())
 		if err != nil {
 			if fail.CodeOf(err) != fail.Usage {
 				t.Fatalf("%q: %v is not a usage error", v, err)

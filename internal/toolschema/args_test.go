@@ -1,4 +1,4 @@
-package commands
+package toolschema
 
 import (
 	"encoding/json"
@@ -11,17 +11,17 @@ import (
 )
 
 func TestParsePairs(t *testing.T) {
-	pairs, err := parsePairs([]string{"q=bug", "n:=5", "empty=", "eq=a=b", "a:b=c", `obj:={"k":[1]}`})
+	pairs, err := ParsePairs([]string{"q=bug", "n:=5", "empty=", "eq=a=b", "a:b=c", `obj:={"k":[1]}`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []argPair{
-		{key: "q", raw: "bug"},
-		{key: "n", raw: "5", typed: true},
-		{key: "empty", raw: ""},
-		{key: "eq", raw: "a=b"},
-		{key: "a:b", raw: "c"},
-		{key: "obj", raw: `{"k":[1]}`, typed: true},
+	want := []Pair{
+		{Key: "q", Raw: "bug"},
+		{Key: "n", Raw: "5", Typed: true},
+		{Key: "empty", Raw: ""},
+		{Key: "eq", Raw: "a=b"},
+		{Key: "a:b", Raw: "c"},
+		{Key: "obj", Raw: `{"k":[1]}`, Typed: true},
 	}
 	if len(pairs) != len(want) {
 		t.Fatalf("got %d pairs, want %d", len(pairs), len(want))
@@ -39,14 +39,14 @@ func TestParsePairs(t *testing.T) {
 		"s:=bug":  `invalid JSON for argument "s": line 1, column 1: invalid character 'b' looking for beginning of value`,
 		"e:=":     `invalid JSON for argument "e": empty input`,
 	} {
-		_, err := parsePairs([]string{word})
+		_, err := ParsePairs([]string{word})
 		if fail.CodeOf(err) != fail.Usage || err.Error() != msg {
-			t.Errorf("parsePairs(%q) = %v, want usage error %q", word, err, msg)
+			t.Errorf("ParsePairs(%q) = %v, want usage error %q", word, err, msg)
 		}
 	}
 }
 
-func TestReadArgsFlag(t *testing.T) {
+func TestReadArgs(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"from":"file"}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -57,12 +57,12 @@ func TestReadArgsFlag(t *testing.T) {
 		"-":                  `{"from":"stdin"}`,
 		"":                   `null`,
 	} {
-		got, err := readArgsFlag(in, strings.NewReader(`{"from":"stdin"}`), dir)
+		got, err := ReadArgs(in, strings.NewReader(`{"from":"stdin"}`), dir)
 		if err != nil {
-			t.Fatalf("readArgsFlag(%q): %v", in, err)
+			t.Fatalf("ReadArgs(%q): %v", in, err)
 		}
 		if b, _ := json.Marshal(got); string(b) != want {
-			t.Errorf("readArgsFlag(%q) = %s, want %s", in, b, want)
+			t.Errorf("ReadArgs(%q) = %s, want %s", in, b, want)
 		}
 	}
 	for in, msg := range map[string]string{
@@ -73,18 +73,18 @@ func TestReadArgsFlag(t *testing.T) {
 		`{} {}`:      "invalid JSON in --args: line 1, column 5: unexpected data after the JSON value",
 		"@nope.json": "cannot read --args file: open " + filepath.Join(dir, "nope.json") + ": no such file or directory",
 	} {
-		_, err := readArgsFlag(in, strings.NewReader(""), dir)
+		_, err := ReadArgs(in, strings.NewReader(""), dir)
 		if err == nil || err.Error() != msg {
-			t.Errorf("readArgsFlag(%q) error = %v, want %q", in, err, msg)
+			t.Errorf("ReadArgs(%q) error = %v, want %q", in, err, msg)
 		}
 	}
-	if _, err := readArgsFlag("-", strings.NewReader("  "), dir); err == nil || err.Error() != "invalid JSON in --args from stdin: empty input" {
+	if _, err := ReadArgs("-", strings.NewReader("  "), dir); err == nil || err.Error() != "invalid JSON in --args from stdin: empty input" {
 		t.Errorf("empty stdin: %v", err)
 	}
 }
 
-func TestMergeArgs(t *testing.T) {
-	pairs, err := parsePairs([]string{"n=5", "f=2.5", "b=true", "s=5", "free=7", "bad=abc", "typed:=\"x\"", "base=over"})
+func TestMerge(t *testing.T) {
+	pairs, err := ParsePairs([]string{"n=5", "f=2.5", "b=true", "s=5", "free=7", "bad=abc", "typed:=\"x\"", "base=over"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,33 +92,33 @@ func TestMergeArgs(t *testing.T) {
 		"n": {"integer"}, "f": {"number"}, "b": {"boolean"}, "s": {"string"},
 		"bad": {"integer"}, "typed": {"integer"},
 	}
-	got := mergeArgs(map[string]any{"base": "b", "keep": 1.0}, pairs, types)
+	got := Merge(map[string]any{"base": "b", "keep": 1.0}, pairs, types)
 	b, _ := json.Marshal(got)
 	want := `{"b":true,"bad":"abc","base":"over","f":2.5,"free":"7","keep":1,"n":5,"s":"5","typed":"x"}`
 	if string(b) != want {
-		t.Fatalf("mergeArgs = %s\nwant        %s", b, want)
+		t.Fatalf("Merge = %s\nwant        %s", b, want)
 	}
 	// A union type that allows strings keeps the text.
-	if v := coerce("5", []string{"integer", "string"}); v != "5" {
-		t.Errorf("coerce with string in union = %#v", v)
+	if v := Coerce("5", []string{"integer", "string"}); v != "5" {
+		t.Errorf("Coerce with string in union = %#v", v)
 	}
-	if v := coerce("1e400", []string{"number"}); v != "1e400" {
-		t.Errorf("coerce out-of-range number = %#v, want the string", v)
+	if v := Coerce("1e400", []string{"number"}); v != "1e400" {
+		t.Errorf("Coerce out-of-range number = %#v, want the string", v)
 	}
 }
 
 func TestParsePairsFileValues(t *testing.T) {
-	pairs, err := parsePairs([]string{"body=@notes.txt", "cfg:=@c.json", "in=@-", "at=@@handle", "mail=a@b", "two=@@@x"})
+	pairs, err := ParsePairs([]string{"body=@notes.txt", "cfg:=@c.json", "in=@-", "at=@@handle", "mail=a@b", "two=@@@x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []argPair{
-		{key: "body", file: "notes.txt"},
-		{key: "cfg", typed: true, file: "c.json"},
-		{key: "in", file: "-"},
-		{key: "at", raw: "@handle"},
-		{key: "mail", raw: "a@b"},
-		{key: "two", raw: "@@x"},
+	want := []Pair{
+		{Key: "body", File: "notes.txt"},
+		{Key: "cfg", Typed: true, File: "c.json"},
+		{Key: "in", File: "-"},
+		{Key: "at", Raw: "@handle"},
+		{Key: "mail", Raw: "a@b"},
+		{Key: "two", Raw: "@@x"},
 	}
 	if len(pairs) != len(want) {
 		t.Fatalf("got %d pairs, want %d", len(pairs), len(want))
@@ -136,9 +136,9 @@ func TestParsePairsFileValues(t *testing.T) {
 		// @@ escapes for key:= too, and @x is no JSON.
 		"lit:=@@x": `invalid JSON for argument "lit": line 1, column 1: invalid character '@' looking for beginning of value`,
 	} {
-		_, err := parsePairs(strings.Fields(words))
+		_, err := ParsePairs(strings.Fields(words))
 		if fail.CodeOf(err) != fail.Usage || err.Error() != msg {
-			t.Errorf("parsePairs(%q) = %v, want usage error %q", words, err, msg)
+			t.Errorf("ParsePairs(%q) = %v, want usage error %q", words, err, msg)
 		}
 	}
 }
@@ -150,20 +150,20 @@ func TestReadPairFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pairs, err := parsePairs([]string{"n=@n.txt", "v:=@v.json", "s=@-", "m=5"})
+	pairs, err := ParsePairs([]string{"n=@n.txt", "v:=@v.json", "s=@-", "m=5"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	by, err := readPairFiles(pairs, "", strings.NewReader("from stdin"), dir)
+	by, err := ReadPairFiles(pairs, "", strings.NewReader("from stdin"), dir)
 	if err != nil || by != "s=@-" {
-		t.Fatalf("readPairFiles = %q, %v", by, err)
+		t.Fatalf("ReadPairFiles = %q, %v", by, err)
 	}
 	// n is an integer in the schema, yet a file's text is sent as it is;
 	// m=5 is typed as before.
-	got := mergeArgs(nil, pairs, map[string][]string{"n": {"integer"}, "m": {"integer"}})
+	got := Merge(nil, pairs, map[string][]string{"n": {"integer"}, "m": {"integer"}})
 	b, _ := json.Marshal(got)
 	if want := `{"m":5,"n":"5\n","s":"from stdin","v":{"k":[1,2]}}`; string(b) != want {
-		t.Errorf("mergeArgs = %s\nwant        %s", b, want)
+		t.Errorf("Merge = %s\nwant        %s", b, want)
 	}
 
 	for words, msg := range map[string]string{
@@ -173,25 +173,25 @@ func TestReadPairFiles(t *testing.T) {
 		"v=@.":         `cannot read argument "v" file: read ` + dir + `: not a regular file (a directory)`,
 		"v:=@-":        `invalid JSON in stdin of argument "v": empty input`,
 	} {
-		pairs, err := parsePairs(strings.Fields(words))
+		pairs, err := ParsePairs(strings.Fields(words))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = readPairFiles(pairs, "", strings.NewReader(""), dir)
+		_, err = ReadPairFiles(pairs, "", strings.NewReader(""), dir)
 		if fail.CodeOf(err) != fail.Usage || err.Error() != msg {
-			t.Errorf("readPairFiles(%q) = %v, want usage error %q", words, err, msg)
+			t.Errorf("ReadPairFiles(%q) = %v, want usage error %q", words, err, msg)
 		}
 	}
-	pairs, _ = parsePairs([]string{"s=@-"})
-	if _, err := readPairFiles(pairs, "--args -", strings.NewReader("x"), dir); err == nil || err.Error() != "s=@- and --args - cannot both read standard input" {
+	pairs, _ = ParsePairs([]string{"s=@-"})
+	if _, err := ReadPairFiles(pairs, "--args -", strings.NewReader("x"), dir); err == nil || err.Error() != "s=@- and --args - cannot both read standard input" {
 		t.Errorf("s=@- with --args -: %v", err)
 	}
 }
 
 func TestWordReadsStdin(t *testing.T) {
 	for w, want := range map[string]bool{"a=@-": true, "a:=@-": true, "a=@--": false, "a=@@-": false, "=@-": false, "https://h/?q=@-": false, "a=-": false} {
-		if got := wordReadsStdin(w); got != want {
-			t.Errorf("wordReadsStdin(%q) = %v, want %v", w, got, want)
+		if got := WordReadsStdin(w); got != want {
+			t.Errorf("WordReadsStdin(%q) = %v, want %v", w, got, want)
 		}
 	}
 }

@@ -1,0 +1,78 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// runCheck needs only its options and a runIO: one server up with two
+// tools, one unreachable, one untrusted and skipped; the rows are printed,
+// the failure noted in text mode, and the most severe is the error.
+func TestRunCheck(t *testing.T) {
+	f := &fakeServer{
+		init:  &mcp.InitializeResult{ProtocolVersion: "2025-11-25", Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}},
+		tools: []*mcp.Tool{{Name: "a"}, {Name: "b"}},
+	}
+	o := checkOptions{parallel: 2, text: true, targets: []manyTarget{
+		{Target: config.Target{Name: "up", Entry: &config.Entry{}}, transport: "stdio"},
+		{Target: config.Target{Name: "down", Entry: &config.Entry{}}, transport: "http"},
+		{Target: config.Target{Name: "odd", Skip: "untrusted"}, transport: "stdio"},
+	}}
+	var printed []byte
+	var stderr strings.Builder
+	rio := runIO{
+		stderr: &stderr,
+		print: func(kind format.Kind, v any) error {
+			if kind != format.KindServerCheck {
+				t.Errorf("printed as %v", kind)
+			}
+			var err error
+			printed, err = json.Marshal(v)
+			return err
+		},
+		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
+			if len(targets) != 3 || parallel != 2 {
+				t.Errorf("each got %d targets, parallel %d", len(targets), parallel)
+			}
+			visit(ctx, 0, time.Now(), &fakeSession{f: f, name: "up"}, nil)
+			visit(ctx, 1, time.Now(), nil, fail.New(fail.Connection, "is it running?", "cannot reach down"))
+		},
+	}
+	err := runCheck(context.Background(), rio, o)
+	if fail.CodeOf(err) != fail.Connection || err.Error() != "1 of 3 servers are not ok; the most severe: down (unreachable)" || fail.As(err).Hint != "is it running?" {
+		t.Errorf("error %v", err)
+	}
+	if want := "mcpc: note: down: cannot reach down\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	var doc struct {
+		Servers []map[string]any `json:"servers"`
+	}
+	if err := json.Unmarshal(printed, &doc); err != nil || len(doc.Servers) != 3 {
+		t.Fatalf("printed %s", printed)
+	}
+	for i, want := range []string{
+		`{"name":"up","revision":"2025-11-25","status":"ok","tools":2,"transport":"stdio"}`,
+		`{"error":"cannot reach down","name":"down","status":"unreachable","transport":"http"}`,
+		`{"name":"odd","status":"untrusted","transport":"stdio"}`,
+	} {
+		row := doc.Servers[i]
+		if _, ok := row["ms"]; ok != (i < 2) {
+			t.Errorf("row %d: ms %v", i, row["ms"])
+		}
+		delete(row, "ms")
+		// A map's keys marshal sorted.
+		if b, _ := json.Marshal(row); string(b) != want {
+			t.Errorf("row %d: %s, want %s", i, b, want)
+		}
+	}
+}

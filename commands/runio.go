@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/schemadiff"
+)
+
+// runIO is what a command's run function reaches of the invocation
+// besides its options: the output (stdout under stdoutWriter's rule, and
+// mcpc's rendering by the output flags), stderr for notes, and the
+// servers through the one open path. A run function that takes it and
+// its options, not the whole state and globals, says what it uses, and a
+// unit test can hand it fakes.
+type runIO struct {
+	stderr io.Writer
+	// write writes to stdout as it is (no formatting).
+	write func(b []byte) error
+	// print renders v by --json/--text, --query and the output bounds.
+	print func(kind format.Kind, v any) error
+	// printRaw renders b, a document as the server sent it, as print does.
+	printRaw func(kind format.Kind, b []byte) error
+	// line renders one JSON Lines record by --query and --max-bytes.
+	line func(doc json.RawMessage) ([]byte, error)
+	// open reaches a server by name or URL; closeFn ends what it started.
+	open func(ctx context.Context, server string) (sess session, closeFn func(), err error)
+	// each reaches several servers, at most parallel at once (eachServer).
+	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
+}
+
+// visitFunc is what a many-server command does with one server: its
+// session open since start, or the failure that kept it closed.
+type visitFunc = func(ctx context.Context, i int, start time.Time, sess session, err error)
+
+// runIO is the invocation's: the state's streams and open path, the
+// globals' output flags.
+func (st *state) runIO(g *globals) runIO {
+	return runIO{
+		stderr:   st.env.Stderr,
+		write:    st.writeStdout,
+		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
+		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
+		line:     func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
+		open: func(ctx context.Context, server string) (session, func(), error) {
+			return st.open(ctx, g, server)
+		},
+		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
+			st.eachServer(ctx, g, targets, parallel, visit)
+		},
+	}
+}
+
+// structured says the output is mcpc's JSON (--json, or stdout not a
+// terminal) or a --query of it, rather than text.
+func (g *globals) structured() bool { return g.mode == format.ModeJSON || g.query != "" }
+
+// takeSnapshot connects to the server and builds its snapshot.
+func takeSnapshot(ctx context.Context, rio runIO, server string) (*schemadiff.Snapshot, error) {
+	sess, closeFn, err := rio.open(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	var caps *mcp.ServerCapabilities
+	if r := sess.initializeResult(); r != nil {
+		caps = r.Capabilities
+	}
+	return client.Snapshot(ctx, sess, caps, sess.label())
+}
