@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // batchCall is one line of a --batch file.
@@ -22,12 +23,45 @@ type batchCall struct {
 	Arguments map[string]any `json:"arguments"`
 }
 
-// maxBatchLine bounds one line of a batch file.
-const maxBatchLine = 16 << 20
+// The bounds of a batch, which is read whole before any call: one line,
+// all of it (the size @FILE values have), and the calls in it. Without
+// them an endless --batch - grew until the machine ran out of memory.
+const (
+	maxBatchLine  = 16 << 20
+	maxBatchBytes = 64 << 20
+	maxBatchCalls = 100_000
+)
 
 // readBatch reads every line of a --batch file (- for stdin) before
 // anything is started: a typo on line 40 must not leave 39 calls done.
-func readBatch(src string, stdin io.Reader, cwd string) ([]batchCall, error) {
+// A read that blocks (a silent pipe) does not outlive ctx: --timeout,
+// Ctrl-C and SIGTERM end it, though the read itself cannot be interrupted.
+func readBatch(ctx context.Context, src string, stdin io.Reader, cwd string) ([]batchCall, error) {
+	type read struct {
+		calls []batchCall
+		err   error
+	}
+	done := make(chan read, 1)
+	go func() {
+		calls, err := readBatchFrom(ctx, src, stdin, cwd)
+		done <- read{calls, err}
+	}()
+	select {
+	case r := <-done:
+		return r.calls, r.err
+	case <-ctx.Done():
+		return nil, ctxErr(ctx, fmt.Errorf("reading --batch %s: %w", batchName(src), ctx.Err()))
+	}
+}
+
+func batchName(src string) string {
+	if src == "-" {
+		return "stdin"
+	}
+	return src
+}
+
+func readBatchFrom(ctx context.Context, src string, stdin io.Reader, cwd string) ([]batchCall, error) {
 	var r io.Reader = stdin
 	name := "stdin"
 	if src != "-" {
@@ -45,7 +79,15 @@ func readBatch(src string, stdin io.Reader, cwd string) ([]batchCall, error) {
 	var calls []batchCall
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, maxBatchLine)
+	total := 0
 	for n := 1; sc.Scan(); n++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // readBatch has answered already
+		}
+		total += len(sc.Bytes()) + 1
+		if total > maxBatchBytes {
+			return nil, usagef("split the calls into several --batch runs", "--batch %s is larger than %s", name, units.SizeText(maxBatchBytes))
+		}
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -62,6 +104,9 @@ func readBatch(src string, stdin io.Reader, cwd string) ([]batchCall, error) {
 		}
 		if c.Tool == "" {
 			return nil, usagef(`each line is {"tool": "NAME", "arguments": {...}}`, "%s:%d: no \"tool\"", name, n)
+		}
+		if len(calls) == maxBatchCalls {
+			return nil, usagef("split the calls into several --batch runs", "--batch %s holds more than %d calls", name, maxBatchCalls)
 		}
 		calls = append(calls, c)
 	}
@@ -200,7 +245,7 @@ func (st *state) batchCommand(ctx context.Context, g *globals, b batchOptions) e
 	case b.args:
 		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
 	}
-	calls, err := readBatch(b.src, st.env.Stdin, g.cwd)
+	calls, err := readBatch(ctx, b.src, st.env.Stdin, g.cwd)
 	if err != nil {
 		return err
 	}
