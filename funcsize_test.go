@@ -35,7 +35,6 @@ var longFuncs = map[string]funcSize{
 	"commands sessionCommand":                    {85, 11},
 	"commands skillsCommand":                     {89, 12},
 	"commands state.readGlobals":                 {101, 33},
-	"commands state.runHolder":                   {124, 25},
 	"creds IdPLogin":                             {97, 19},
 	"creds StartLogin":                           {110, 24},
 	"format renderText":                          {108, 36},
