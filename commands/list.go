@@ -200,7 +200,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
 			rows[i].Auth = authState(ctx, c, cfg, r.Name)
-			rows[i].Session = st.sessionHolds(g, cfg, r.Name)
+			rows[i].Session = st.sessions(g).Holds(cfg, r.Name)
 		}
 	}
 	return st.print(g, format.KindServerList, st.withUnusable(cfg, map[string]any{"servers": rows}))

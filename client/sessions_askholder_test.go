@@ -1,6 +1,6 @@
 //go:build unix
 
-package commands
+package client
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
@@ -72,7 +72,7 @@ func TestAskHolderForeign(t *testing.T) {
 			if err := os.Chown(owned, nobody, nobody); err != nil {
 				t.Fatal(err)
 			}
-			rec := &clientstate.SessionRecord{Name: "pw", Socket: path}
+			rec := &state.SessionRecord{Name: "pw", Socket: path}
 			res, err := askHolder(context.Background(), rec, "mcpc/session/status")
 			var fe *transport.ForeignSocketError
 			if !errors.As(err, &fe) || fe.UID != nobody {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package commands
+package client
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package commands
+package client
 
 import (
 	"bytes"
@@ -18,13 +18,12 @@ func TestHolderReportRedacted(t *testing.T) {
 	secrets := redaction.NewSet()
 	secrets.Add(secret)
 	var out bytes.Buffer
-	st := &state{secrets: secrets, holder: &out}
-	st.reportToStarter(holderReport{Error: &reportedError{Code: fail.Rejected,
+	ReportToStarter(&out, secrets, HolderReport{Error: &ReportedError{Code: fail.Rejected,
 		Message: `server "a" answered HTTP 400: bad header X-Key: ` + secret, Hint: "not " + secret}})
 	if strings.Contains(out.String(), "secret-value") {
 		t.Fatalf("the report passes the secret on: %s", out.String())
 	}
-	var rep holderReport
+	var rep HolderReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Error == nil {
 		t.Fatalf("report %s: %v", out.String(), err)
 	}

@@ -1,0 +1,298 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
+)
+
+// Sessions starts, reaches, lists and stops the sessions of one user: a
+// session is a holder (mcpc session start, detached) that keeps one
+// server running across invocations.
+type Sessions struct {
+	Store   *state.Sessions
+	Cwd     string          // the invocation's working directory, a holder's too
+	Environ func() []string // a started holder's environment
+	Notes   io.Writer       // where notes go: the invocation's stderr
+	Now     func() time.Time
+	// Config loads the configuration and AdHoc is the command line's
+	// target: together they say which entry a record's server is now.
+	Config func() (*config.Config, error)
+	AdHoc  config.AdHoc
+	// HolderArgs is the command line of the holder a keepAlive entry
+	// starts (KeepAlive).
+	HolderArgs func(name string, idle time.Duration) []string
+}
+
+// SessionStore is the store of session records: under stateDir, with
+// sockets under runtimeDir (XDG_RUNTIME_DIR) when it is absolute.
+func SessionStore(stateDir, runtimeDir string) *state.Sessions {
+	run := ""
+	if filepath.IsAbs(runtimeDir) {
+		run = filepath.Join(runtimeDir, "mcpc")
+	}
+	return state.NewSessions(stateDir, run)
+}
+
+// EntryIdentity says which entry a session was started for: a
+// configured server's source and name (a changed definition is the same
+// entry, changed), a --stdio server's command line.
+func EntryIdentity(e *config.Entry, name, cwd string) string {
+	if e.File == nil {
+		return state.HashKey("stdio", name, SessionKey(e, cwd, ""))
+	}
+	return state.HashKey("entry", e.SourceName(), name)
+}
+
+// SessionServerName is how a session names what it holds: a configured
+// server's name, or "--stdio" for a command line (which may carry a
+// secret, so it is not repeated).
+func SessionServerName(e *config.Entry) string {
+	if e.File != nil {
+		return e.Name
+	}
+	return "--stdio"
+}
+
+// stdioServerName is SessionServerName of a --stdio server.
+var stdioServerName = SessionServerName(&config.Entry{})
+
+// StatelessNote is said of a session that holds a 2026-07-28 HTTP
+// server: such a server keeps nothing between requests, so the session
+// saves only the start-up (discovery, credentials, connections).
+func StatelessNote(r *state.SessionRecord) string {
+	if r.Transport != "http" || r.Revision < "2026-07-28" {
+		return ""
+	}
+	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", r.Name, r.Revision)
+}
+
+// holderKilled says why a session ended whose holder is gone without a
+// word: killed outright, its server with it (parent-death signal).
+func holderKilled(pid int) string {
+	return fmt.Sprintf("its holder (pid %d) exited without ending it (killed?), and its server with it", pid)
+}
+
+// HolderRunning reports whether rec's holder process runs: its pid is
+// alive and, where the record knows the holder's start, the process
+// started then. A killed holder's pid taken by another process is not
+// waited for, signalled, or taken for a live session. A start that
+// matches is a live process (ProcessStart is "" for one gone or exited),
+// so /proc is read once.
+func HolderRunning(rec *state.SessionRecord) bool {
+	if rec.HolderStart != "" {
+		return transport.ProcessStart(rec.PID) == rec.HolderStart
+	}
+	return processAlive(rec.PID)
+}
+
+// holderProbeWait bounds the answer to holderAlive's question. The
+// holder answers it itself, at once, whatever its server is doing.
+const holderProbeWait = 2 * time.Second
+
+// holderAlive reports whether the holder of rec answers on its socket. A
+// socket that takes the connection is not enough: a stopped (SIGSTOP) or
+// hung holder's does too (the kernel's backlog). One that runs and gets
+// no answer within holderProbeWait is an error (exit 6) that names it and
+// how to end it: it must not be taken for a live session, nor have a
+// second holder started beside it.
+func holderAlive(ctx context.Context, rec *state.SessionRecord) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, holderProbeWait)
+	defer cancel()
+	_, err := askHolder(ctx, rec, HolderStatus)
+	switch {
+	case err == nil:
+		return true, nil
+	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && HolderRunning(rec):
+		q := shellwords.Quote(rec.Name)
+		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
+			"session %s's holder (pid %d) does not answer (stopped or hung)", rec.Name, rec.PID)
+	}
+	return false, nil
+}
+
+// askHolder sends the holder of rec one request of its own and returns
+// the result.
+func askHolder(ctx context.Context, rec *state.SessionRecord, method string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := transport.DialHolder(ctx, rec.Socket)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if d, ok := ctx.Deadline(); ok {
+		s.SetDeadline(d)
+	}
+	id, _ := jsonrpc.MakeID("mcpc-session")
+	data, _ := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: json.RawMessage("{}")})
+	if _, err := s.Write(append(data, '\n')); err != nil {
+		return nil, err
+	}
+	r := transport.NewMessageReader(s, 1<<20)
+	for {
+		msgs, err := r.Read()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			if resp, ok := m.(*jsonrpc.Response); ok && resp.ID == id {
+				if resp.Error != nil {
+					return nil, resp.Error
+				}
+				return resp.Result, nil
+			}
+		}
+	}
+}
+
+// AdhocEntry is the entry that stands for a session started with
+// --name and --stdio under name, nil when there is none: such a session
+// is reached by its name.
+func (s *Sessions) AdhocEntry(name string) *config.Entry {
+	if rec := s.Store.Read(name); rec != nil && rec.Server == stdioServerName {
+		return &config.Entry{Name: name, Server: &config.Server{Command: "--stdio"}}
+	}
+	return nil
+}
+
+// Held is the live session of entry for an invocation to use, nil when
+// there is none; adhoc says entry is AdhocEntry's. A keepAlive entry's
+// session is started first. A session that ended without being stopped
+// is an error: its state is gone, and a fresh server behind the
+// script's back would hide that.
+func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOptions, adhoc bool) (*Held, error) {
+	rec, _, err := s.KeepAlive(ctx, entry, false)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		rec = s.Store.Read(entry.Name)
+	}
+	if rec == nil {
+		return nil, nil
+	}
+	if !adhoc && rec.Entry != EntryIdentity(entry, entry.Name, s.Cwd) {
+		// Another entry of the name (another file's, a --stdio server's)
+		// is another target: said, since a script that meant the session
+		// would otherwise lose its state without a word.
+		if rec.Ended == "" && HolderRunning(rec) {
+			textsafe.Note(s.Notes, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
+		}
+		return nil, nil
+	}
+	if !adhoc {
+		if err := s.SameCredentials(entry, rec, opts); err != nil {
+			return nil, err
+		}
+	}
+	if rec.Ended != "" {
+		return nil, SessionEnded(rec.Name, rec.Ended, nil)
+	}
+	if !adhoc && rec.Key != SessionKey(entry, s.Cwd, opts.CredentialID) {
+		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
+	}
+	name := rec.Name
+	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
+		Ended: func() string { return s.ended(name) }}, nil
+}
+
+// credentialParts is CredentialParts of entry as opts reach it; nil for
+// a --stdio server (its command line is its identity, and it has no
+// "env").
+func (s *Sessions) credentialParts(entry *config.Entry, opts ConnectOptions) (map[string]string, error) {
+	if entry.File == nil {
+		return nil, nil
+	}
+	return CredentialParts(entry, s.Cwd, opts.CredentialID, opts.Getenv, opts.Memo)
+}
+
+// SameCredentials refuses an invocation whose credentials are not those
+// rec's holder reached its server with: another token never reaches a
+// session, which would act with the token it started with.
+func (s *Sessions) SameCredentials(entry *config.Entry, rec *state.SessionRecord, opts ConnectOptions) error {
+	parts, err := s.credentialParts(entry, opts)
+	if err != nil {
+		return err
+	}
+	var differ []string
+	for k, v := range parts {
+		if rec.Creds[k] != v {
+			differ = append(differ, k)
+		}
+	}
+	for k := range rec.Creds {
+		if _, ok := parts[k]; !ok {
+			differ = append(differ, k)
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	slices.Sort(differ)
+	q := shellwords.Quote(rec.Name)
+	return fail.New(fail.Config, "to use this invocation's, stop the session ('mcpc session stop "+q+"') and start it again; --no-session starts a server for this invocation alone",
+		"session %s holds its server with other credentials than this invocation's (%s differ)", rec.Name, strings.Join(differ, ", "))
+}
+
+// ended says why a session whose holder went away ended. A holder
+// killed outright said nothing and left its socket: that is found, said
+// in its record and the socket removed, under the lock.
+func (s *Sessions) ended(name string) string {
+	ss := s.Store
+	rec := ss.Read(name)
+	switch {
+	case rec == nil:
+		return "it was stopped"
+	case rec.Ended != "":
+		return rec.Ended
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	unlock, err := ss.Lock(ctx, name)
+	if err != nil {
+		return ""
+	}
+	defer unlock()
+	if rec = ss.Read(name); rec == nil {
+		return "it was stopped"
+	}
+	if alive, _ := holderAlive(ctx, rec); rec.Ended != "" || alive {
+		return rec.Ended
+	}
+	if HolderRunning(rec) {
+		return "" // ending on its own: it says why
+	}
+	rec.Ended = holderKilled(rec.PID)
+	ss.Write(rec)
+	ss.RemoveSocket(name)
+	return rec.Ended
+}
+
+// Holds reports whether a live session holds the configured server name
+// (mcpc list shows it): one whose holder runs and that was started for
+// this entry.
+func (s *Sessions) Holds(cfg *config.Config, name string) bool {
+	rec := s.Store.Read(name)
+	if rec == nil || rec.Ended != "" || !HolderRunning(rec) {
+		return false
+	}
+	e, err := cfg.Resolve(name, s.AdHoc)
+	return err == nil && EntryIdentity(e, name, s.Cwd) == rec.Entry
+}
