@@ -21,9 +21,7 @@ const (
 // longFuncs are the functions over a bound today, each with its lines and
 // complexity: none may grow, and each leaves the list when it is split. Do
 // not add to it; split the function instead.
-var longFuncs = map[string]funcSize{
-	"commands sessionCommand": {85, 11},
-}
+var longFuncs = map[string]funcSize{}
 
 type funcSize struct{ lines, complexity int }
 

@@ -31,36 +31,7 @@ and a server that is slow to start starts once. Every command that names the
 server uses the live session (--no-session bypasses it). See 'mcpc help
 sessions'.`,
 		Commands: []*cli.Command{
-			{
-				Name:      "start",
-				Usage:     "start a session holding SERVER",
-				ArgsUsage: "SERVER | --name NAME --stdio 'command args'",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
-					&cli.DurationFlag{Name: "idle", Value: defaultSessionIdle, DefaultText: durationText(defaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
-					&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
-				},
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					g, err := st.readGlobals(cmd)
-					if err != nil {
-						return err
-					}
-					o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle"), shell: cmd.Bool("shell")}
-					if o.idle < 0 {
-						return usagef("", "--idle cannot be negative")
-					}
-					if o.server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
-						return err
-					}
-					if st.holder != nil {
-						// The holder lives until its session ends: no --timeout.
-						return st.runHolder(ctx, g, o)
-					}
-					ctx, cancel := g.withTimeout(ctx)
-					defer cancel()
-					return ctxErr(ctx, st.runSessionStart(ctx, g, o))
-				},
-			},
+			sessionStartCommand(st),
 			{
 				Name:  "list",
 				Usage: "list the sessions",
@@ -71,39 +42,84 @@ sessions'.`,
 					return st.runSessionList(ctx, g)
 				}),
 			},
-			{
-				Name:      "stop",
-				Usage:     "stop sessions: their servers end",
-				ArgsUsage: "NAME... | --all",
-				Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "stop every session"}},
-				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-					names := cmd.Args().Slice()
-					switch all := cmd.Bool("all"); {
-					case all && len(names) > 0:
-						return usagef("", "give session names or --all, not both")
-					case !all && len(names) == 0:
-						return usagef("name the sessions to stop, or give --all", "missing NAME")
-					}
-					return st.sessions(g).Stop(ctx, names)
-				}),
-			},
-			{
-				Name:      "logs",
-				Usage:     "print what a session's server wrote on stderr",
-				ArgsUsage: "NAME",
-				Description: `Prints the held server's stderr, kept in the session's private directory
+			sessionStopCommand(st),
+			sessionLogsCommand(st),
+		},
+	}
+}
+
+// sessionStartCommand is `mcpc session start`; the holder runs the same
+// command line (st.holder set) and then holds the session.
+func sessionStartCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "start",
+		Usage:     "start a session holding SERVER",
+		ArgsUsage: "SERVER | --name NAME --stdio 'command args'",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
+			&cli.DurationFlag{Name: "idle", Value: defaultSessionIdle, DefaultText: durationText(defaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+			&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			g, err := st.readGlobals(cmd)
+			if err != nil {
+				return err
+			}
+			o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle"), shell: cmd.Bool("shell")}
+			if o.idle < 0 {
+				return usagef("", "--idle cannot be negative")
+			}
+			if o.server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
+				return err
+			}
+			if st.holder != nil {
+				// The holder lives until its session ends: no --timeout.
+				return st.runHolder(ctx, g, o)
+			}
+			ctx, cancel := g.withTimeout(ctx)
+			defer cancel()
+			return ctxErr(ctx, st.runSessionStart(ctx, g, o))
+		},
+	}
+}
+
+// sessionStopCommand and sessionLogsCommand are `mcpc session stop` and
+// `mcpc session logs`.
+func sessionStopCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "stop",
+		Usage:     "stop sessions: their servers end",
+		ArgsUsage: "NAME... | --all",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "stop every session"}},
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			names := cmd.Args().Slice()
+			switch all := cmd.Bool("all"); {
+			case all && len(names) > 0:
+				return usagef("", "give session names or --all, not both")
+			case !all && len(names) == 0:
+				return usagef("name the sessions to stop, or give --all", "missing NAME")
+			}
+			return st.sessions(g).Stop(ctx, names)
+		}),
+	}
+}
+
+func sessionLogsCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "logs",
+		Usage:     "print what a session's server wrote on stderr",
+		ArgsUsage: "NAME",
+		Description: `Prints the held server's stderr, kept in the session's private directory
 (at most 1MiB and the 1MiB before it), stripped of terminal escapes, as
 text. Only its last --max-bytes bytes are printed (--max-bytes 0: all).
 A session that ended without being stopped keeps its log until it is
 stopped or started again.`,
-				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-					if cmd.Args().Len() != 1 {
-						return usagef("mcpc session logs NAME", "give one session's name")
-					}
-					return st.runSessionLogs(g, cmd.Args().First())
-				}),
-			},
-		},
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("mcpc session logs NAME", "give one session's name")
+			}
+			return st.runSessionLogs(g, cmd.Args().First())
+		}),
 	}
 }
 
