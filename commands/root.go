@@ -95,8 +95,10 @@ mcpc skills SERVER | skills get SERVER NAME [--out DIR]
 mcpc reconnect SERVER
 mcpc snapshot SERVER > FILE | diff SERVER SNAPSHOT | diff OLD NEW
 mcpc task get|result|cancel SERVER TASK_ID | task list SERVER
+mcpc session start SERVER [--idle DURATION] | session list | session stop NAME... | session logs NAME
+mcpc login SERVER | logout SERVER
 mcpc config | trust [FILE] | untrust [FILE] | man | completion SHELL
-mcpc help [COMMAND | exit-codes | config | auth]
+mcpc help [COMMAND | TOPIC]   (topics: exit-codes, config, auth, sessions, agents, ...: 'mcpc help help')
 
 SERVER is a configured name, an https:// URL (http:// on loopback only), or
 absent when the server is given as --stdio 'command args' or after --.`,
