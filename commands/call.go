@@ -93,10 +93,11 @@ accepted the task; 'mcpc task' reaches it later.`,
 			}
 			// The words first: a key=@- that --args - would also read is
 			// refused before either reads stdin.
-			if err := st.readArgFiles(g, o.pairs); err != nil {
+			src := st.argSource(g)
+			if err := src.readFiles(o.pairs); err != nil {
 				return err
 			}
-			if o.base, err = toolschema.ReadArgs(cmd.String("args"), st.env.Stdin, g.cwd); err != nil {
+			if o.base, err = src.readArgs(cmd.String("args")); err != nil {
 				return err
 			}
 			return st.runCall(ctx, g, o)

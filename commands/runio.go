@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
@@ -31,6 +32,10 @@ type runIO struct {
 	line func(doc json.RawMessage) ([]byte, error)
 	// open reaches a server by name or URL; closeFn ends what it started.
 	open func(ctx context.Context, server string) (sess session, closeFn func(), err error)
+	// resolve and openEntry are open's two steps, for a command that
+	// looks at the entry (its name, its transport) before connecting.
+	resolve   func(server string) (*config.Entry, error)
+	openEntry func(ctx context.Context, entry *config.Entry) (sess session, closeFn func(), err error)
 	// each reaches several servers, at most parallel at once (eachServer).
 	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
 }
@@ -50,6 +55,10 @@ func (st *state) runIO(g *globals) runIO {
 		line:     func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
 		open: func(ctx context.Context, server string) (session, func(), error) {
 			return st.open(ctx, g, server)
+		},
+		resolve: func(server string) (*config.Entry, error) { return st.resolve(g, server) },
+		openEntry: func(ctx context.Context, entry *config.Entry) (session, func(), error) {
+			return st.openEntry(ctx, g, entry)
 		},
 		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
 			st.eachServer(ctx, g, targets, parallel, visit)
