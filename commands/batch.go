@@ -121,8 +121,8 @@ func readBatchFrom(ctx context.Context, src string, stdin io.Reader, cwd string)
 // that --json prints for a failure. A call that fails does not stop the
 // others, unless the connection itself is gone. The exit status is the
 // highest of the calls'.
-func (st *state) runBatch(ctx context.Context, g *globals, server string, calls []batchCall, noValidate bool) error {
-	entry, err := st.resolve(g, server)
+func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []batchCall) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 	for _, c := range calls {
 		names = append(names, c.Tool)
 	}
-	sess, tools, closeFn, err := st.openTools(ctx, g, entry, names...)
+	sess, tools, closeFn, err := openTools(ctx, rio, entry, names...)
 	if err != nil {
 		return err
 	}
@@ -146,20 +146,20 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				return c.Arguments
 			}
 			// A tool that runs as a task is followed to its end here too.
-			tool, run, err := st.callTool(ctx, sess, tools, toolCall{name: c.Tool, args: args, noValidate: noValidate})
+			tool, run, err := callTool(ctx, rio, sess, tools, toolCall{name: c.Tool, args: args, noValidate: o.noValidate})
 			if run == nil || run.Result == nil {
 				return nil, err
 			}
 			var strictErr error
 			if err == nil {
-				strictErr = st.checkOutput(ctx, g, tool, run.Result)
+				strictErr = checkOutput(ctx, rio.stderr, o.strict, tool, run.Result)
 			}
 			return run.Result, resultVerdict(run.Result, err, strictErr)
 		}()
 		var line []byte
 		if res != nil {
 			var perr error
-			if line, perr = st.batchLine(g, res); perr != nil {
+			if line, perr = rio.line(res); perr != nil {
 				// The same --query is applied to every result: one it
 				// fails on ends the batch rather than throw away the
 				// results of every call after it.
@@ -175,7 +175,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				line = errorObject(e)
 			}
 		}
-		if _, werr := fmt.Fprintf(st.env.Stdout, "%s\n", line); werr != nil {
+		if _, werr := fmt.Fprintf(rio.stdout, "%s\n", line); werr != nil {
 			// No call more: Main reports a failed write, and a reader
 			// that went away (… | head) is no failure.
 			return nil
@@ -232,9 +232,21 @@ type batchOptions struct {
 	args bool     // --args given
 }
 
-// batchCommand checks a --batch command line, reads the whole file, then
-// runs it.
-func (st *state) batchCommand(ctx context.Context, g *globals, b batchOptions) error {
+// batchFile checks a --batch command line, reads the whole file (from
+// src's directory or stdin), then runs it.
+func batchFile(ctx context.Context, rio runIO, src argSource, b batchOptions) error {
+	if err := checkBatch(b); err != nil {
+		return err
+	}
+	calls, err := readBatch(ctx, b.src, src.stdin, src.cwd)
+	if err != nil {
+		return err
+	}
+	return runBatch(ctx, rio, b.call, calls)
+}
+
+// checkBatch refuses what of a --batch command line the file replaces.
+func checkBatch(b batchOptions) error {
 	switch {
 	case b.call.detach || b.call.task:
 		return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
@@ -245,9 +257,5 @@ func (st *state) batchCommand(ctx context.Context, g *globals, b batchOptions) e
 	case b.args:
 		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
 	}
-	calls, err := readBatch(ctx, b.src, st.env.Stdin, g.cwd)
-	if err != nil {
-		return err
-	}
-	return st.runBatch(ctx, g, b.call.server, calls, b.call.noValidate)
+	return nil
 }

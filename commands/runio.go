@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
@@ -36,6 +37,14 @@ type runIO struct {
 	// looks at the entry (its name, its transport) before connecting.
 	resolve   func(server string) (*config.Entry, error)
 	openEntry func(ctx context.Context, entry *config.Entry) (sess session, closeFn func(), err error)
+	// stdout is stdout itself, for a loop that stops making calls once
+	// its reader went away (EPIPE), which write does not report.
+	stdout io.Writer
+	// progress shows one request's progress on stderr (on a terminal, or
+	// anywhere when asked); stop ends it before the result is printed.
+	progress func(asked bool) (stop func())
+	// taskStatus shows a task's status message on the progress line.
+	taskStatus func(*tasks.Task)
 	// each reaches several servers, at most parallel at once (eachServer).
 	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
 }
@@ -49,6 +58,7 @@ type visitFunc = func(ctx context.Context, i int, start time.Time, sess session,
 func (st *state) runIO(g *globals) runIO {
 	return runIO{
 		stderr:   st.env.Stderr,
+		stdout:   st.env.Stdout,
 		write:    st.writeStdout,
 		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
 		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
@@ -60,6 +70,11 @@ func (st *state) runIO(g *globals) runIO {
 		openEntry: func(ctx context.Context, entry *config.Entry) (session, func(), error) {
 			return st.openEntry(ctx, g, entry)
 		},
+		progress: func(asked bool) func() {
+			p := st.startProgress(asked)
+			return func() { p.stop(st) }
+		},
+		taskStatus: st.onTaskStatus,
 		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
 			st.eachServer(ctx, g, targets, parallel, visit)
 		},
