@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/urfave/cli/v3"
 
@@ -66,28 +65,8 @@ func promptArgs(g *globals, words []string, argsFlag string, src argSource) (pro
 	if err != nil {
 		return o, err
 	}
-	o.args = map[string]string{}
-	for k, v := range base {
-		s, ok := v.(string)
-		if !ok {
-			return o, usagef("prompt arguments are strings", "--args: value of %q must be a string", k)
-		}
-		o.args[k] = s
-	}
-	for _, p := range pairs {
-		if p.Typed {
-			// Prompt arguments are strings on the wire; key:=json
-			// sends the JSON text itself.
-			var v any
-			_ = json.Unmarshal([]byte(p.Raw), &v)
-			if s, ok := v.(string); ok {
-				o.args[p.Key] = s
-				continue
-			}
-		}
-		o.args[p.Key] = p.Raw
-	}
-	return o, nil
+	o.args, err = toolschema.PromptArgs(base, pairs)
+	return o, err
 }
 
 // runPrompt gets the prompt and prints its messages.
