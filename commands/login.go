@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -132,7 +130,7 @@ func runLogin(ctx context.Context, lio loginIO, o *loginOptions) error {
 	}
 	lo.ShowLink = func(link string) { showLink(lio.stderr, o.jsonLink, link) }
 	lo.Note = func(msg string) { textsafe.Note(lio.stderr, "%s", msg) }
-	lo.Redact = queryRedactor(e.Server.URL)
+	lo.Redact = urlx.QueryRedactor(e.Server.URL)
 	lo.Paste = o.paste
 	login, err := creds.StartLogin(ctx, lo)
 	if err != nil {
@@ -194,17 +192,6 @@ func runIdPLogin(ctx context.Context, lio loginIO, o *loginOptions, e *config.En
 	}
 	t := rec.Expiry.UTC().Truncate(time.Second)
 	return lio.print(format.KindGeneric, loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
-}
-
-// queryRedactor hides the values of raw's query string wherever the SDK's
-// messages quote it; nil when there is none.
-func queryRedactor(raw string) func(string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.RawQuery == "" {
-		return nil
-	}
-	r, _ := url.Parse(urlx.Redact(raw))
-	return strings.NewReplacer(u.RawQuery, r.RawQuery, url.QueryEscape(u.RawQuery), url.QueryEscape(r.RawQuery)).Replace
 }
 
 // showLink prints the authorization link at once, on stderr: stdout keeps
