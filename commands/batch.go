@@ -1,49 +1,32 @@
 package commands
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/units"
-)
-
-// batchCall is one line of a --batch file.
-type batchCall struct {
-	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"`
-}
-
-// The bounds of a batch, which is read whole before any call: one line,
-// all of it (the size @FILE values have), and the calls in it. Without
-// them an endless --batch - grew until the machine ran out of memory.
-const (
-	maxBatchLine  = 16 << 20
-	maxBatchBytes = 64 << 20
-	maxBatchCalls = 100_000
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 // readBatch reads every line of a --batch file (- for stdin) before
-// anything is started: a typo on line 40 must not leave 39 calls done.
-// A read that blocks (a silent pipe) does not outlive ctx: --timeout,
-// Ctrl-C and SIGTERM end it, though the read itself cannot be interrupted.
-func readBatch(ctx context.Context, src string, stdin io.Reader, cwd string) ([]batchCall, error) {
+// anything is started (toolschema.ReadCalls): a typo on line 40 must not
+// leave 39 calls done. A read that blocks (a silent pipe) does not
+// outlive ctx: --timeout, Ctrl-C and SIGTERM end it, though the read
+// itself cannot be interrupted.
+func readBatch(ctx context.Context, src string, stdin io.Reader, cwd string) ([]toolschema.Call, error) {
 	type read struct {
-		calls []batchCall
+		calls []toolschema.Call
 		err   error
 	}
 	done := make(chan read, 1)
 	go func() {
-		calls, err := readBatchFrom(ctx, src, stdin, cwd)
+		calls, err := toolschema.ReadCalls(ctx, src, stdin, cwd)
 		done <- read{calls, err}
 	}()
 	select {
@@ -61,68 +44,13 @@ func batchName(src string) string {
 	return src
 }
 
-func readBatchFrom(ctx context.Context, src string, stdin io.Reader, cwd string) ([]batchCall, error) {
-	var r io.Reader = stdin
-	name := "stdin"
-	if src != "-" {
-		path := src
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cwd, path)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, usagef("", "cannot read --batch file: %v", err)
-		}
-		defer f.Close()
-		r, name = f, src
-	}
-	var calls []batchCall
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxBatchLine)
-	total := 0
-	for n := 1; sc.Scan(); n++ {
-		if ctx.Err() != nil {
-			return nil, ctx.Err() // readBatch has answered already
-		}
-		total += len(sc.Bytes()) + 1
-		if total > maxBatchBytes {
-			return nil, usagef("split the calls into several --batch runs", "--batch %s is larger than %s", name, units.SizeText(maxBatchBytes))
-		}
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		dec.UseNumber()
-		var c batchCall
-		if err := dec.Decode(&c); err != nil || dec.More() {
-			if err == nil {
-				err = fmt.Errorf("more than one JSON value")
-			}
-			return nil, usagef(`each line is {"tool": "NAME", "arguments": {...}}`, "%s:%d: %v", name, n, err)
-		}
-		if c.Tool == "" {
-			return nil, usagef(`each line is {"tool": "NAME", "arguments": {...}}`, "%s:%d: no \"tool\"", name, n)
-		}
-		if len(calls) == maxBatchCalls {
-			return nil, usagef("split the calls into several --batch runs", "--batch %s holds more than %d calls", name, maxBatchCalls)
-		}
-		calls = append(calls, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, usagef("", "reading --batch %s: %v", name, err)
-	}
-	return calls, nil
-}
-
 // runBatch makes every call over one connection and prints one line of
 // JSON per call: the result, bounded like any result, or the error object
 // that --json prints for a failure. A call that fails does not stop the
 // others, unless the connection itself is gone. The exit status is the
 // highest of the calls'.
-func (st *state) runBatch(ctx context.Context, g *globals, server string, calls []batchCall, noValidate bool) error {
-	entry, err := st.resolve(g, server)
+func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []toolschema.Call) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
@@ -130,7 +58,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 	for _, c := range calls {
 		names = append(names, c.Tool)
 	}
-	sess, tools, closeFn, err := st.openTools(ctx, g, entry, names...)
+	sess, tools, closeFn, err := openTools(ctx, rio, entry, names...)
 	if err != nil {
 		return err
 	}
@@ -146,20 +74,20 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				return c.Arguments
 			}
 			// A tool that runs as a task is followed to its end here too.
-			tool, run, err := st.callTool(ctx, sess, tools, toolCall{name: c.Tool, args: args, noValidate: noValidate})
+			tool, run, err := callTool(ctx, rio, sess, tools, toolCall{name: c.Tool, args: args, noValidate: o.noValidate})
 			if run == nil || run.Result == nil {
 				return nil, err
 			}
 			var strictErr error
 			if err == nil {
-				strictErr = st.checkOutput(ctx, g, tool, run.Result)
+				strictErr = checkOutput(ctx, rio.stderr, o.strict, tool, run.Result)
 			}
 			return run.Result, resultVerdict(run.Result, err, strictErr)
 		}()
 		var line []byte
 		if res != nil {
 			var perr error
-			if line, perr = st.batchLine(g, res); perr != nil {
+			if line, perr = rio.line(res); perr != nil {
 				// The same --query is applied to every result: one it
 				// fails on ends the batch rather than throw away the
 				// results of every call after it.
@@ -175,7 +103,7 @@ func (st *state) runBatch(ctx context.Context, g *globals, server string, calls 
 				line = errorObject(e)
 			}
 		}
-		if _, werr := fmt.Fprintf(st.env.Stdout, "%s\n", line); werr != nil {
+		if _, werr := fmt.Fprintf(rio.stdout, "%s\n", line); werr != nil {
 			// No call more: Main reports a failed write, and a reader
 			// that went away (… | head) is no failure.
 			return nil
@@ -232,9 +160,21 @@ type batchOptions struct {
 	args bool     // --args given
 }
 
-// batchCommand checks a --batch command line, reads the whole file, then
-// runs it.
-func (st *state) batchCommand(ctx context.Context, g *globals, b batchOptions) error {
+// batchFile checks a --batch command line, reads the whole file (from
+// src's directory or stdin), then runs it.
+func batchFile(ctx context.Context, rio runIO, src argSource, b batchOptions) error {
+	if err := checkBatch(b); err != nil {
+		return err
+	}
+	calls, err := readBatch(ctx, b.src, src.stdin, src.cwd)
+	if err != nil {
+		return err
+	}
+	return runBatch(ctx, rio, b.call, calls)
+}
+
+// checkBatch refuses what of a --batch command line the file replaces.
+func checkBatch(b batchOptions) error {
 	switch {
 	case b.call.detach || b.call.task:
 		return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
@@ -245,9 +185,5 @@ func (st *state) batchCommand(ctx context.Context, g *globals, b batchOptions) e
 	case b.args:
 		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
 	}
-	calls, err := readBatch(ctx, b.src, st.env.Stdin, g.cwd)
-	if err != nil {
-		return err
-	}
-	return st.runBatch(ctx, g, b.call.server, calls, b.call.noValidate)
+	return nil
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -27,6 +28,9 @@ type callOptions struct {
 	progress   bool // --progress: show it even when stderr is not a terminal
 	task       bool // --task: run a tool that may run as a task as one
 	detach     bool // --detach: return once the server has accepted the task
+	strict     bool // --strict: a result that misses its outputSchema fails
+	// structured: the output is JSON (or --query of it), not text.
+	structured bool
 }
 
 func callCommand(st *state) *cli.Command {
@@ -79,10 +83,10 @@ accepted the task; 'mcpc task' reaches it later.`,
 				return err
 			}
 			o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
-				task: cmd.Bool("task"), detach: cmd.Bool("detach")}
+				task: cmd.Bool("task"), detach: cmd.Bool("detach"), strict: g.strict, structured: g.structured()}
 			if batch := cmd.String("batch"); batch != "" {
 				b := batchOptions{call: o, src: batch, rest: rest, text: cmd.Bool("text"), args: cmd.IsSet("args")}
-				return st.batchCommand(ctx, g, b)
+				return batchFile(ctx, st.runIO(g), st.argSource(g), b)
 			}
 			if len(rest) == 0 {
 				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
@@ -93,19 +97,22 @@ accepted the task; 'mcpc task' reaches it later.`,
 			}
 			// The words first: a key=@- that --args - would also read is
 			// refused before either reads stdin.
-			if err := st.readArgFiles(g, o.pairs); err != nil {
+			src := st.argSource(g)
+			if err := src.readFiles(o.pairs); err != nil {
 				return err
 			}
-			if o.base, err = toolschema.ReadArgs(cmd.String("args"), st.env.Stdin, g.cwd); err != nil {
+			if o.base, err = src.readArgs(cmd.String("args")); err != nil {
 				return err
 			}
-			return st.runCall(ctx, g, o)
+			return runCall(ctx, st.runIO(g), o)
 		}),
 	}
 }
 
-func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error {
-	entry, err := st.resolve(g, o.server)
+// runCall calls the tool and prints its result, or with --detach the
+// task it runs as.
+func runCall(ctx context.Context, rio runIO, o *callOptions) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
@@ -113,27 +120,27 @@ func (st *state) runCall(ctx context.Context, g *globals, o *callOptions) error 
 		// Refused before a stdio server is started for nothing.
 		return client.ErrDetachStdio
 	}
-	sess, tools, closeFn, err := st.openTools(ctx, g, entry, o.tool)
+	sess, tools, closeFn, err := openTools(ctx, rio, entry, o.tool)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	tool, run, err := st.callTool(ctx, sess, tools, toolCall{
+	tool, run, err := callTool(ctx, rio, sess, tools, toolCall{
 		name: o.tool,
 		args: func(t *mcp.Tool) map[string]any {
 			return toolschema.Merge(o.base, o.pairs, toolschema.PropertyTypes(t))
 		},
 		noValidate: o.noValidate,
 		progress:   true, askedProgress: o.progress,
-		opts: tasks.Options{Ask: o.task, Detach: o.detach, Status: st.onTaskStatus},
+		opts: tasks.Options{Ask: o.task, Detach: o.detach, Status: rio.taskStatus},
 	})
 	if err != nil && (run == nil || run.Result == nil) {
 		return err
 	}
 	if run.Record != nil {
-		return st.printDetached(g, entry, sess.label(), run)
+		return printDetached(rio, o.structured, entry, sess.label(), run)
 	}
-	return st.printToolResult(ctx, g, tool, run.Result, err)
+	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
 }
 
 // toolCall is one call of a tool, as call and each line of --batch make it.
@@ -153,23 +160,23 @@ type toolCall struct {
 // those listed (near misses named when it is not), its arguments built and
 // checked against its inputSchema, and the call made, followed to its end
 // when it runs as a task.
-func (st *state) callTool(ctx context.Context, sess session, tools []*mcp.Tool, c toolCall) (*mcp.Tool, *tasks.ToolRun, error) {
+func callTool(ctx context.Context, rio runIO, sess session, tools []*mcp.Tool, c toolCall) (*mcp.Tool, *tasks.ToolRun, error) {
 	tool, err := sess.FindTool(tools, c.name)
 	if err != nil {
 		return nil, nil, err
 	}
 	args := c.args(tool)
 	if !c.noValidate {
-		if err := st.checkArgs(ctx, tool, args); err != nil {
+		if err := checkArgs(ctx, rio.stderr, tool, args); err != nil {
 			return tool, nil, err
 		}
 	}
-	var p *progress
+	stop := func() {}
 	if c.progress {
-		p = st.startProgress(c.askedProgress)
+		stop = rio.progress(c.askedProgress)
 	}
 	run, err := sess.RunTool(ctx, c.name, args, c.opts)
-	p.stop(st)
+	stop()
 	return tool, run, err
 }
 
@@ -177,8 +184,8 @@ func (st *state) callTool(ctx context.Context, sess session, tools []*mcp.Tool, 
 // any call: listing first finds app-only tools (refused), lets key=value
 // words take the schema's types, and lets a modern HTTP session send the
 // tool's Mcp-Param headers. The SDK is given only the tools named.
-func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry, names ...string) (session, []*mcp.Tool, func(), error) {
-	sess, closeFn, err := st.openEntry(ctx, g, entry)
+func openTools(ctx context.Context, rio runIO, entry *config.Entry, names ...string) (session, []*mcp.Tool, func(), error) {
+	sess, closeFn, err := rio.openEntry(ctx, entry)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -192,13 +199,13 @@ func (st *state) openTools(ctx context.Context, g *globals, entry *config.Entry,
 
 // printToolResult prints a call's final result and returns the exit
 // status's error: taskErr (a task that failed with a result), the
-// outputSchema check under --strict, or the tool's isError.
-func (st *state) printToolResult(ctx context.Context, g *globals, tool *mcp.Tool, raw []byte, taskErr error) error {
-	strictErr := st.checkOutput(ctx, g, tool, raw)
+// outputSchema check (a failure under strict), or the tool's isError.
+func printToolResult(ctx context.Context, rio runIO, strict bool, tool *mcp.Tool, raw []byte, taskErr error) error {
+	strictErr := checkOutput(ctx, rio.stderr, strict, tool, raw)
 	if ctx.Err() != nil {
 		return context.Cause(ctx) // the invocation ended during the check
 	}
-	if err := st.printRaw(g, format.KindCallTool, raw); err != nil {
+	if err := rio.printRaw(format.KindCallTool, raw); err != nil {
 		return err
 	}
 	return resultVerdict(raw, taskErr, strictErr)
@@ -221,35 +228,35 @@ func resultVerdict(raw []byte, taskErr, strictErr error) error {
 
 // checkArgs checks a call's arguments against the tool's inputSchema; a
 // schema mcpc cannot use is a note, not a failure (the server checks too).
-func (st *state) checkArgs(ctx context.Context, tool *mcp.Tool, args map[string]any) error {
+func checkArgs(ctx context.Context, stderr io.Writer, tool *mcp.Tool, args map[string]any) error {
 	skipped, err := toolschema.ValidateArgs(ctx, tool, args)
 	if err != nil {
 		return err
 	}
 	if skipped != "" {
-		textsafe.Note(st.env.Stderr, "arguments of %q not checked: the tool's inputSchema cannot be used (%s)", tool.Name, skipped)
+		textsafe.Note(stderr, "arguments of %q not checked: the tool's inputSchema cannot be used (%s)", tool.Name, skipped)
 	}
 	return nil
 }
 
 // checkOutput checks structuredContent against the tool's outputSchema: a
-// mismatch is a warning, or under --strict the error to report once the
-// result is printed. A schema mcpc cannot use is a note, as for the
-// arguments; the end of ctx during the check is its cause.
-func (st *state) checkOutput(ctx context.Context, g *globals, tool *mcp.Tool, raw []byte) error {
+// mismatch is a warning, or under strict (--strict) the error to report
+// once the result is printed. A schema mcpc cannot use is a note, as for
+// the arguments; the end of ctx during the check is its cause.
+func checkOutput(ctx context.Context, stderr io.Writer, strict bool, tool *mcp.Tool, raw []byte) error {
 	mismatch, skipped, err := toolschema.ValidateOutput(ctx, tool, raw)
 	switch {
 	case err != nil:
 		return err
 	case skipped != "":
-		textsafe.Note(st.env.Stderr, "structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)", tool.Name, skipped)
+		textsafe.Note(stderr, "structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)", tool.Name, skipped)
 		return nil
 	case mismatch == "":
 		return nil
-	case g.strict:
+	case strict:
 		return fail.New(fail.Protocol, "drop --strict to accept the result with a warning",
 			"structuredContent does not match the outputSchema of tool %q: %s", tool.Name, mismatch)
 	}
-	fmt.Fprintf(st.env.Stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", tool.Name, textsafe.StripControl(mismatch))
+	fmt.Fprintf(stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", tool.Name, textsafe.StripControl(mismatch))
 	return nil
 }

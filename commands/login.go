@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -27,7 +25,28 @@ const defaultLoginTimeout = 5 * time.Minute
 
 type loginOptions struct {
 	server string
-	paste  bool
+	// paste is where a pasted redirect URL is read (stdin with --paste),
+	// nil when none is accepted.
+	paste io.Reader
+	// jsonLink: the link is shown as a JSON object (--json).
+	jsonLink bool
+}
+
+// loginIO is what login and logout reach besides a runIO: the stored
+// logins, and the connection a login's OAuth flow runs inside
+// (sessionOptions builds every command's settings from the flags).
+type loginIO struct {
+	runIO
+	creds          client.Credentials
+	sessionOptions func(*config.Entry) client.ConnectOptions
+	connect        func(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error)
+}
+
+// loginIO is the invocation's.
+func (st *state) loginIO(g *globals) loginIO {
+	return loginIO{runIO: st.runIO(g), creds: st.credentials(g),
+		sessionOptions: func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
+		connect:        st.dial().connect}
 }
 
 type loginResult struct {
@@ -53,7 +72,10 @@ uses them, refreshing them when needed. For an enterprise server without
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o := &loginOptions{paste: cmd.Bool("paste")}
+			o := &loginOptions{jsonLink: g.jsonFlag}
+			if cmd.Bool("paste") {
+				o.paste = st.env.Stdin
+			}
 			var err error
 			if o.server, err = oneServer(g, cmd.Args().Slice(), "login"); err != nil {
 				return err
@@ -63,7 +85,7 @@ uses them, refreshing them when needed. For an enterprise server without
 				ctx, cancel = context.WithTimeout(ctx, defaultLoginTimeout)
 				defer cancel()
 			}
-			return st.runLogin(ctx, g, o)
+			return runLogin(ctx, st.loginIO(g), o)
 		}),
 	}
 }
@@ -79,10 +101,10 @@ func oneServer(g *globals, args []string, verb string) (string, error) {
 	return args[0], nil
 }
 
-// httpEntry resolves SERVER and requires an HTTP server that logs in with
-// OAuth.
-func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, error) {
-	e, err := st.resolve(g, server)
+// loginTarget resolves SERVER and requires an HTTP server that logs in
+// with OAuth.
+func loginTarget(rio runIO, server, verb string) (*config.Entry, error) {
+	e, err := rio.resolve(server)
 	if err != nil {
 		return nil, err
 	}
@@ -92,30 +114,30 @@ func (st *state) httpEntry(g *globals, server, verb string) (*config.Entry, erro
 	return e, nil
 }
 
-func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) error {
-	e, err := st.httpEntry(g, o.server, "login")
+// runLogin logs in to the server (at its identity provider for an
+// enterprise server that keeps an ID token) and prints the login.
+func runLogin(ctx context.Context, lio loginIO, o *loginOptions) error {
+	e, err := loginTarget(lio.runIO, o.server, "login")
 	if err != nil {
 		return err
 	}
 	if a := e.Server.Auth; a != nil && a.IdPLogin() {
-		return st.runIdPLogin(ctx, g, o, e)
+		return runIdPLogin(ctx, lio, o, e)
 	}
-	lo, err := st.credentials(g).LoginOptions(e)
+	lo, err := lio.creds.LoginOptions(e)
 	if err != nil {
 		return err
 	}
-	lo.ShowLink = func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) }
-	lo.Note = func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) }
-	lo.Redact = queryRedactor(e.Server.URL)
-	if o.paste {
-		lo.Paste = st.env.Stdin
-	}
+	lo.ShowLink = func(link string) { showLink(lio.stderr, o.jsonLink, link) }
+	lo.Note = func(msg string) { textsafe.Note(lio.stderr, "%s", msg) }
+	lo.Redact = urlx.QueryRedactor(e.Server.URL)
+	lo.Paste = o.paste
 	login, err := creds.StartLogin(ctx, lo)
 	if err != nil {
 		return err
 	}
 	defer login.Close()
-	opts := st.sessionOptions(g, e)
+	opts := lio.sessionOptions(e)
 	// The whole flow runs inside the handshake: the server's 401 starts
 	// it, so the connect bound is the login's.
 	opts.ConnectTimeout = defaultLoginTimeout
@@ -132,7 +154,7 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 	// results cache; the era verdict is left to the commands that use
 	// the session, as it always was.
 	opts.Input, opts.Memo = nil, nil
-	sess, err := st.dial().connect(ctx, e, opts)
+	sess, err := lio.connect(ctx, e, opts)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
@@ -150,39 +172,26 @@ func (st *state) runLogin(ctx context.Context, g *globals, o *loginOptions) erro
 		t := rec.Expiry.UTC().Truncate(time.Second)
 		res.ExpiresAt = &t
 	}
-	return st.print(g, format.KindGeneric, res)
+	return lio.print(format.KindGeneric, res)
 }
 
 // runIdPLogin is the OpenID Connect login of an enterprise server at its
 // identity provider: the MCP server is not contacted, since each
 // invocation exchanges the ID token anyway.
-func (st *state) runIdPLogin(ctx context.Context, g *globals, o *loginOptions, e *config.Entry) error {
-	lo, err := st.credentials(g).IdPLoginOptions(e)
+func runIdPLogin(ctx context.Context, lio loginIO, o *loginOptions, e *config.Entry) error {
+	lo, err := lio.creds.IdPLoginOptions(e)
 	if err != nil {
 		return err
 	}
-	lo.ShowLink = func(link string) { showLink(st.env.Stderr, g.jsonFlag, link) }
-	lo.Note = func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) }
-	if o.paste {
-		lo.Paste = st.env.Stdin
-	}
+	lo.ShowLink = func(link string) { showLink(lio.stderr, o.jsonLink, link) }
+	lo.Note = func(msg string) { textsafe.Note(lio.stderr, "%s", msg) }
+	lo.Paste = o.paste
 	rec, err := creds.IdPLogin(ctx, lo)
 	if err != nil {
 		return err
 	}
 	t := rec.Expiry.UTC().Truncate(time.Second)
-	return st.print(g, format.KindGeneric, loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
-}
-
-// queryRedactor hides the values of raw's query string wherever the SDK's
-// messages quote it; nil when there is none.
-func queryRedactor(raw string) func(string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.RawQuery == "" {
-		return nil
-	}
-	r, _ := url.Parse(urlx.Redact(raw))
-	return strings.NewReplacer(u.RawQuery, r.RawQuery, url.QueryEscape(u.RawQuery), url.QueryEscape(r.RawQuery)).Replace
+	return lio.print(format.KindGeneric, loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
 }
 
 // showLink prints the authorization link at once, on stderr: stdout keeps
@@ -220,18 +229,23 @@ registers anew.`,
 			if err != nil {
 				return err
 			}
-			e, err := st.httpEntry(g, server, "logout")
-			if err != nil {
-				return err
-			}
-			r, err := st.credentials(g).Logout(ctx, e)
-			if r != nil && !r.WasStored {
-				textsafe.Note(st.env.Stderr, "there was no stored login for %s", e.ShownName())
-			}
-			if err != nil {
-				return err
-			}
-			return st.print(g, format.KindGeneric, logoutResult{Server: e.ShownName(), LoggedOut: true, WasStored: r.WasStored, ForgotRegistration: r.ForgotRegistration})
+			return runLogout(ctx, st.loginIO(g), server)
 		}),
 	}
+}
+
+// runLogout deletes the server's stored login and prints what was.
+func runLogout(ctx context.Context, lio loginIO, server string) error {
+	e, err := loginTarget(lio.runIO, server, "logout")
+	if err != nil {
+		return err
+	}
+	r, err := lio.creds.Logout(ctx, e)
+	if r != nil && !r.WasStored {
+		textsafe.Note(lio.stderr, "there was no stored login for %s", e.ShownName())
+	}
+	if err != nil {
+		return err
+	}
+	return lio.print(format.KindGeneric, logoutResult{Server: e.ShownName(), LoggedOut: true, WasStored: r.WasStored, ForgotRegistration: r.ForgotRegistration})
 }

@@ -1,9 +1,16 @@
 package commands
 
 import (
+	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -62,5 +69,42 @@ func TestLoginIdleDefault(t *testing.T) {
 	}
 	if o := f.connects[0]; o.IdleTimeout != 5*time.Minute || o.MaxMessage != 0 {
 		t.Errorf("IdleTimeout %v, MaxMessage %d; want the default 5m and 0 (the entry's, else the client's default)", o.IdleTimeout, o.MaxMessage)
+	}
+}
+
+// runLogout on its loginIO: a server without a stored login is a note
+// and loggedOut with wasStored false; a stdio server is refused before
+// the keyring is asked.
+func TestRunLogout(t *testing.T) {
+	entries := map[string]*config.Entry{
+		"web":   {Name: "web", Server: &config.Server{URL: "https://mcp.example.com/mcp"}},
+		"local": {Name: "local", Server: &config.Server{Command: "server"}},
+	}
+	for _, c := range []struct {
+		server, stdout, stderr, err string
+	}{
+		{server: "web", stdout: `{"server":"web","loggedOut":true,"wasStored":false}`,
+			stderr: "mcpc: note: there was no stored login for web\n"},
+		{server: "local", err: `mcpc logout applies to HTTP servers; "local" runs over stdio`},
+	} {
+		var stdout, stderr strings.Builder
+		lio := loginIO{
+			runIO: runIO{stderr: &stderr,
+				print: func(_ format.Kind, v any) error {
+					b, err := json.Marshal(v)
+					stdout.Write(b)
+					return err
+				},
+				resolve: func(server string) (*config.Entry, error) { return entries[server], nil },
+			},
+			creds: client.Credentials{Store: creds.NewMemStore(), LockDir: t.TempDir()},
+		}
+		msg := ""
+		if err := runLogout(context.Background(), lio, c.server); err != nil {
+			msg = err.Error()
+		}
+		if msg != c.err || stdout.String() != c.stdout || stderr.String() != c.stderr {
+			t.Errorf("%s: err %q, stdout %q, stderr %q", c.server, msg, stdout.String(), stderr.String())
+		}
 	}
 }

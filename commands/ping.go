@@ -30,7 +30,7 @@ server even when its answer is remembered. Prints the time (--json:
 			if err != nil {
 				return err
 			}
-			return st.runPing(ctx, g, server)
+			return runPing(ctx, st.runIO(g), pingOptions{server: server, structured: g.structured()})
 		}),
 	}
 }
@@ -42,12 +42,19 @@ type pingResult struct {
 	MS       float64 `json:"ms"`
 }
 
-func (st *state) runPing(ctx context.Context, g *globals, server string) error {
-	entry, err := st.resolve(g, server)
+type pingOptions struct {
+	server string
+	// structured: print pingResult as JSON (or --query of it), not a line.
+	structured bool
+}
+
+// runPing times one round trip to the server and prints it.
+func runPing(ctx context.Context, rio runIO, o pingOptions) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
-	sess, closeFn, err := st.openEntry(ctx, g, entry)
+	sess, closeFn, err := rio.openEntry(ctx, entry)
 	if err != nil {
 		return err
 	}
@@ -58,9 +65,8 @@ func (st *state) runPing(ctx context.Context, g *globals, server string) error {
 	}
 	r := pingResult{Server: entry.ShownName(), Revision: sess.initializeResult().ProtocolVersion,
 		MS: math.Round(float64(rtt.Microseconds())/10) / 100}
-	if g.mode == format.ModeText && g.query == "" {
-		_, err := fmt.Fprintf(st.env.Stdout, "%s answered in %.2f ms (MCP %s)\n", textsafe.OneLine(r.Server), r.MS, r.Revision)
-		return err
+	if !o.structured {
+		return rio.write(fmt.Appendf(nil, "%s answered in %.2f ms (MCP %s)\n", textsafe.OneLine(r.Server), r.MS, r.Revision))
 	}
-	return st.print(g, format.KindGeneric, r)
+	return rio.print(format.KindGeneric, r)
 }

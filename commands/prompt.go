@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/urfave/cli/v3"
 
@@ -34,18 +33,20 @@ standard input (once), key=@@text the literal @text, as 'mcpc call' does.
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "prompt arguments as a JSON object of strings, @FILE, or - (stdin)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o, err := st.promptArgs(g, cmd)
+			o, err := promptArgs(g, cmd.Args().Slice(), cmd.String("args"), st.argSource(g))
 			if err != nil {
 				return err
 			}
-			return st.runPrompt(ctx, g, o)
+			return runPrompt(ctx, st.runIO(g), o)
 		}),
 	}
 }
 
-func (st *state) promptArgs(g *globals, cmd *cli.Command) (promptOptions, error) {
+// promptArgs reads prompt's words and --args into its options, the
+// files they name read, before any connection.
+func promptArgs(g *globals, words []string, argsFlag string, src argSource) (promptOptions, error) {
 	var o promptOptions
-	server, rest, err := target(g, cmd.Args().Slice())
+	server, rest, err := target(g, words)
 	if err != nil {
 		return o, err
 	}
@@ -57,39 +58,20 @@ func (st *state) promptArgs(g *globals, cmd *cli.Command) (promptOptions, error)
 	if err != nil {
 		return o, err
 	}
-	if err := st.readArgFiles(g, pairs); err != nil {
+	if err := src.readFiles(pairs); err != nil {
 		return o, err
 	}
-	base, err := toolschema.ReadArgs(cmd.String("args"), st.env.Stdin, g.cwd)
+	base, err := src.readArgs(argsFlag)
 	if err != nil {
 		return o, err
 	}
-	o.args = map[string]string{}
-	for k, v := range base {
-		s, ok := v.(string)
-		if !ok {
-			return o, usagef("prompt arguments are strings", "--args: value of %q must be a string", k)
-		}
-		o.args[k] = s
-	}
-	for _, p := range pairs {
-		if p.Typed {
-			// Prompt arguments are strings on the wire; key:=json
-			// sends the JSON text itself.
-			var v any
-			_ = json.Unmarshal([]byte(p.Raw), &v)
-			if s, ok := v.(string); ok {
-				o.args[p.Key] = s
-				continue
-			}
-		}
-		o.args[p.Key] = p.Raw
-	}
-	return o, nil
+	o.args, err = toolschema.PromptArgs(base, pairs)
+	return o, err
 }
 
-func (st *state) runPrompt(ctx context.Context, g *globals, o promptOptions) error {
-	sess, closeFn, err := st.open(ctx, g, o.server)
+// runPrompt gets the prompt and prints its messages.
+func runPrompt(ctx context.Context, rio runIO, o promptOptions) error {
+	sess, closeFn, err := rio.open(ctx, o.server)
 	if err != nil {
 		return err
 	}
@@ -98,5 +80,5 @@ func (st *state) runPrompt(ctx context.Context, g *globals, o promptOptions) err
 	if err != nil {
 		return err
 	}
-	return st.printRaw(g, format.KindGetPrompt, res)
+	return rio.printRaw(format.KindGetPrompt, res)
 }

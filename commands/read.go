@@ -37,13 +37,14 @@ the patterns of the ones it makes on demand.`,
 				}
 				return usagef("", "unexpected argument %q", rest[1])
 			}
-			return st.runRead(ctx, g, readOptions{server: server, uri: rest[0]})
+			return runRead(ctx, st.runIO(g), readOptions{server: server, uri: rest[0]})
 		}),
 	}
 }
 
-func (st *state) runRead(ctx context.Context, g *globals, o readOptions) error {
-	sess, closeFn, err := st.open(ctx, g, o.server)
+// runRead reads the resource and prints its contents.
+func runRead(ctx context.Context, rio runIO, o readOptions) error {
+	sess, closeFn, err := rio.open(ctx, o.server)
 	if err != nil {
 		return err
 	}
@@ -52,5 +53,5 @@ func (st *state) runRead(ctx context.Context, g *globals, o readOptions) error {
 	if err != nil {
 		return err
 	}
-	return st.printRaw(g, format.KindReadResource, res)
+	return rio.printRaw(format.KindReadResource, res)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
@@ -31,6 +33,18 @@ type runIO struct {
 	line func(doc json.RawMessage) ([]byte, error)
 	// open reaches a server by name or URL; closeFn ends what it started.
 	open func(ctx context.Context, server string) (sess session, closeFn func(), err error)
+	// resolve and openEntry are open's two steps, for a command that
+	// looks at the entry (its name, its transport) before connecting.
+	resolve   func(server string) (*config.Entry, error)
+	openEntry func(ctx context.Context, entry *config.Entry) (sess session, closeFn func(), err error)
+	// stdout is stdout itself, for a loop that stops making calls once
+	// its reader went away (EPIPE), which write does not report.
+	stdout io.Writer
+	// progress shows one request's progress on stderr (on a terminal, or
+	// anywhere when asked); stop ends it before the result is printed.
+	progress func(asked bool) (stop func())
+	// taskStatus shows a task's status message on the progress line.
+	taskStatus func(*tasks.Task)
 	// each reaches several servers, at most parallel at once (eachServer).
 	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
 }
@@ -44,6 +58,7 @@ type visitFunc = func(ctx context.Context, i int, start time.Time, sess session,
 func (st *state) runIO(g *globals) runIO {
 	return runIO{
 		stderr:   st.env.Stderr,
+		stdout:   st.env.Stdout,
 		write:    st.writeStdout,
 		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
 		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
@@ -51,6 +66,15 @@ func (st *state) runIO(g *globals) runIO {
 		open: func(ctx context.Context, server string) (session, func(), error) {
 			return st.open(ctx, g, server)
 		},
+		resolve: func(server string) (*config.Entry, error) { return st.resolve(g, server) },
+		openEntry: func(ctx context.Context, entry *config.Entry) (session, func(), error) {
+			return st.openEntry(ctx, g, entry)
+		},
+		progress: func(asked bool) func() {
+			p := st.startProgress(asked)
+			return func() { p.stop(st) }
+		},
+		taskStatus: st.onTaskStatus,
 		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
 			st.eachServer(ctx, g, targets, parallel, visit)
 		},

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +22,7 @@ type taskOptions struct {
 	progress bool
 	// structured: print the server's JSON (or --query of it), not text.
 	structured bool
+	strict     bool // --strict, for the result's check
 }
 
 func taskCommand(st *state) *cli.Command {
@@ -34,7 +34,7 @@ func taskCommand(st *state) *cli.Command {
 			ArgsUsage:   args,
 			Description: desc,
 			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-				o := &taskOptions{op: name, progress: cmd.Bool("progress"), structured: g.structured()}
+				o := &taskOptions{op: name, progress: cmd.Bool("progress"), structured: g.structured(), strict: g.strict}
 				words := cmd.Args().Slice()
 				want := 2
 				if name == "list" {
@@ -120,17 +120,7 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 	case "get":
 		return getTask(ctx, st.runIO(g), sess, o)
 	case "result":
-		t, err := sess.GetTask(ctx, o.id)
-		if err != nil {
-			return err
-		}
-		p := st.startProgress(o.progress)
-		res, err := sess.FollowTask(ctx, t, tasks.Options{Status: st.onTaskStatus, Keep: true})
-		p.stop(st)
-		if res == nil {
-			return err
-		}
-		return st.printToolResult(ctx, g, nil, res, err)
+		return taskResult(ctx, st.runIO(g), sess, o)
 	case "cancel":
 		return cancelTask(ctx, st.runIO(g), sess, o)
 	}
@@ -147,6 +137,22 @@ func getTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) e
 		return rio.printRaw(format.KindGeneric, t.Raw)
 	}
 	return rio.write([]byte(taskLine(t) + "\n"))
+}
+
+// taskResult follows the task to its end and prints its result as call
+// does.
+func taskResult(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
+	t, err := sess.GetTask(ctx, o.id)
+	if err != nil {
+		return err
+	}
+	stop := rio.progress(o.progress)
+	res, err := sess.FollowTask(ctx, t, tasks.Options{Status: rio.taskStatus, Keep: true})
+	stop()
+	if res == nil {
+		return err
+	}
+	return printToolResult(ctx, rio, o.strict, nil, res, err)
 }
 
 // cancelTask asks for the task's cancellation and prints the answer.
@@ -206,15 +212,14 @@ func (st *state) onTaskStatus(t *tasks.Task) {
 	st.onProgress(&mcp.ProgressNotificationParams{Message: msg})
 }
 
-// printDetached prints a detached task: its id (the task object with
-// --json) on stdout, and how to reach it on stderr; label is how
+// printDetached prints a detached task: its id (the task object when
+// structured) on stdout, and how to reach it on stderr; label is how
 // messages name the server.
-func (st *state) printDetached(g *globals, entry *config.Entry, label string, run *tasks.ToolRun) error {
-	textsafe.Note(st.env.Stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
+func printDetached(rio runIO, structured bool, entry *config.Entry, label string, run *tasks.ToolRun) error {
+	textsafe.Note(rio.stderr, "task %s runs on %s; follow it with: mcpc task result %s %s",
 		textsafe.OneLine(run.Task.ID), label, shellwords.Quote(entry.ShownName()), shellwords.Quote(run.Task.ID))
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.printRaw(g, format.KindGeneric, run.Task.Raw)
+	if structured {
+		return rio.printRaw(format.KindGeneric, run.Task.Raw)
 	}
-	fmt.Fprintln(st.env.Stdout, textsafe.StripControl(run.Task.ID))
-	return nil
+	return rio.write([]byte(textsafe.StripControl(run.Task.ID) + "\n"))
 }

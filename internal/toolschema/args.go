@@ -241,6 +241,33 @@ func Merge(base map[string]any, pairs []Pair, types map[string][]string) map[str
 	return out
 }
 
+// PromptArgs lays pairs over base (pairs win) as a prompt's arguments,
+// which are strings on the wire: a value of base that is not a string is
+// refused, and a key:=json word sends its JSON text (the string itself
+// when the JSON is a string).
+func PromptArgs(base map[string]any, pairs []Pair) (map[string]string, error) {
+	out := map[string]string{}
+	for k, v := range base {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fail.New(fail.Usage, "prompt arguments are strings", "--args: value of %q must be a string", k)
+		}
+		out[k] = s
+	}
+	for _, p := range pairs {
+		if p.Typed {
+			var v any
+			_ = json.Unmarshal([]byte(p.Raw), &v)
+			if s, ok := v.(string); ok {
+				out[p.Key] = s
+				continue
+			}
+		}
+		out[p.Key] = p.Raw
+	}
+	return out, nil
+}
+
 func Coerce(s string, types []string) any {
 	if slices.Contains(types, "string") || len(types) == 0 {
 		return s

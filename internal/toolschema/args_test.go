@@ -107,6 +107,25 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// PromptArgs: strings only from --args, words win, key:=json sends a
+// JSON string as itself and any other JSON as its text.
+func TestPromptArgs(t *testing.T) {
+	pairs, err := ParsePairs([]string{"city=Paris", "s:=\"x\"", "n:=5", "o:={\"a\": 1}", "base=over"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := PromptArgs(map[string]any{"base": "b", "keep": "k"}, pairs)
+	b, _ := json.Marshal(got)
+	want := `{"base":"over","city":"Paris","keep":"k","n":"5","o":"{\"a\": 1}","s":"x"}`
+	if err != nil || string(b) != want {
+		t.Fatalf("PromptArgs = %s, %v\nwant         %s", b, err, want)
+	}
+	_, err = PromptArgs(map[string]any{"n": json.Number("5")}, nil)
+	if fail.CodeOf(err) != fail.Usage || err.Error() != `--args: value of "n" must be a string` {
+		t.Errorf("a number in --args: %v (code %v)", err, fail.CodeOf(err))
+	}
+}
+
 func TestParsePairsFileValues(t *testing.T) {
 	pairs, err := ParsePairs([]string{"body=@notes.txt", "cfg:=@c.json", "in=@-", "at=@@handle", "mail=a@b", "two=@@@x"})
 	if err != nil {

@@ -1,6 +1,7 @@
 package toolschema
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -45,6 +46,28 @@ func FuzzReadArgs(f *testing.F) {
 		}
 		if obj == nil {
 			t.Fatalf("%q: nil object without an error", v)
+		}
+	})
+}
+
+// FuzzReadCalls: a --batch file is its calls, each naming a tool, or a
+// usage error (exit 2).
+func FuzzReadCalls(f *testing.F) {
+	for _, seed := range []string{`{"tool":"a"}`, "{\"tool\":\"a\",\"arguments\":{\"n\":1}}\n\n{\"tool\":\"b\"}", `{"x":1}`, `{"tool":"a"} 1`, `[`, ``} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		calls, err := ReadCalls(context.Background(), "-", strings.NewReader(in), "")
+		if err != nil {
+			if fail.CodeOf(err) != fail.Usage {
+				t.Fatalf("%q: %v is not a usage error", in, err)
+			}
+			return
+		}
+		for _, c := range calls {
+			if c.Tool == "" {
+				t.Fatalf("%q: a call without a tool", in)
+			}
 		}
 	})
 }

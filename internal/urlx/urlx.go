@@ -43,6 +43,18 @@ func Redact(raw string) string {
 	return redact(u)
 }
 
+// QueryRedactor hides the values of raw's query string wherever a
+// message quotes it (as it is, or query-escaped), as Redact does; nil
+// when raw has no query.
+func QueryRedactor(raw string) func(string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.RawQuery == "" {
+		return nil
+	}
+	r, _ := url.Parse(Redact(raw))
+	return strings.NewReplacer(u.RawQuery, r.RawQuery, url.QueryEscape(u.RawQuery), url.QueryEscape(r.RawQuery)).Replace
+}
+
 // IsLoopback reports whether host names this machine: plain http is
 // allowed there and nowhere else.
 func IsLoopback(host string) bool {

@@ -18,6 +18,20 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// QueryRedactor hides a URL's query values in messages that quote the
+// query as it is or query-escaped; a URL without a query needs none.
+func TestQueryRedactor(t *testing.T) {
+	if QueryRedactor("https://h.example/mcp") != nil {
+		t.Error("a redactor for a URL without a query")
+	}
+	r := QueryRedactor("https://h.example/mcp?key=s3cret")
+	msg := "GET https://h.example/mcp?key=s3cret failed; resource=https%3A%2F%2Fh.example%2Fmcp%3Fkey%3Ds3cret"
+	want := "GET https://h.example/mcp?key=REDACTED failed; resource=https%3A%2F%2Fh.example%2Fmcp%3Fkey%3DREDACTED"
+	if got := r(msg); got != want {
+		t.Errorf("redacted\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestOriginAndLoopback(t *testing.T) {
 	origin := func(s string) string {
 		u, err := url.Parse(s)
