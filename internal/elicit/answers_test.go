@@ -161,3 +161,19 @@ func TestAnswererForm(t *testing.T) {
 		t.Fatalf("decline: %+v, %v, %q", res, err, stderr.String())
 	}
 }
+
+// The SDK passes on a mode or schema it does not know; the client's own
+// transport declares only form and url, so no script's server can send
+// them: they are pinned here, as the server that sends them is told.
+func TestElicitUnusableRequest(t *testing.T) {
+	a := NewAnswerer(&Answers{Yes: true}, nil, &bytes.Buffer{}, false)
+	_, err := a.Elicit(context.Background(), "server X", &mcp.ElicitParams{Mode: "telepathy", Message: "m"})
+	if f := fail.As(err); f == nil || f.Code != fail.Protocol || f.Msg != `server X asked for input in mode "telepathy", which mcpc does not know` || f.Hint != "" {
+		t.Errorf("unknown mode: %#v", err)
+	}
+	bad := map[string]any{"type": "object", "properties": map[string]any{"name": "not a schema"}}
+	_, err = a.Elicit(context.Background(), "server X", &mcp.ElicitParams{Message: "m", RequestedSchema: bad})
+	if f := fail.As(err); f == nil || f.Code != fail.Protocol || !strings.HasPrefix(f.Msg, "server X asked for input with a schema mcpc cannot use: json: cannot unmarshal string") || f.Hint != "" {
+		t.Errorf("unusable schema: %#v", err)
+	}
+}
