@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
@@ -163,10 +164,45 @@ func awaitReport(ctx context.Context, p *os.Process, out io.Reader) (*HolderRepo
 	}
 	var rep HolderReport
 	if err := json.Unmarshal(b, &rep); err != nil || rep.Record == nil && rep.Error == nil {
+		// A holder already gone when its report is missing ended on its
+		// own (often killed by the server it started): its wait status
+		// says how, which is no bug of mcpc's.
+		gone := !processAlive(p.Pid)
 		stopHolder(p)
+		if how := holderEnd(p, gone); how != "" {
+			return nil, fail.New(fail.Connection, "the server it started may have ended it: try the server in a one-shot command (mcpc list) to see what it does",
+				"the session's holder ended before it reported (%s)", how)
+		}
 		return nil, fail.New(fail.Internal, "", "the session's holder ended without saying why")
 	}
 	return &rep, nil
+}
+
+// holderEndWait bounds how long a starter waits for a holder without a
+// report to end: one that outlives mcpc's SIGTERM is left to itself.
+const holderEndWait = 2 * time.Second
+
+// holderEnd is how the holder p ended, once it has, or "" when that
+// cannot be told from mcpc's own SIGTERM (it was still running when
+// gone was taken) or it does not end soon after.
+func holderEnd(p *os.Process, gone bool) string {
+	waited := make(chan *os.ProcessState, 1)
+	go func() {
+		st, _ := p.Wait()
+		waited <- st
+	}()
+	select {
+	case st := <-waited:
+		if st == nil {
+			return ""
+		}
+		// A signal other than mcpc's own SIGTERM came from elsewhere.
+		if ws, ok := st.Sys().(syscall.WaitStatus); gone || ok && ws.Signaled() && ws.Signal() != syscall.SIGTERM {
+			return transport.ExitText(st)
+		}
+	case <-time.After(holderEndWait):
+	}
+	return ""
 }
 
 // HoldOptions says what a holder holds and how.

@@ -159,7 +159,7 @@ func (st *state) sessionTarget(g *globals, o sessionStart) (*config.Entry, strin
 		return nil, "", usagef("mcpc session start --name NAME --stdio 'command args'", "a --stdio server's session needs --name NAME")
 	}
 	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(name) > 200 {
-		return nil, "", usagef("", "invalid session name %q", name)
+		return nil, "", usagef("a session name is 1 to 200 bytes with no control characters", "invalid session name %q", name)
 	}
 	return entry, name, nil
 }

@@ -2,6 +2,7 @@ package creds
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"fmt"
 	"slices"
@@ -75,7 +76,30 @@ func newClientAuth(server, clientID string, a ClientAuth) (*clientAuth, error) {
 		return nil, fail.Wrap(fail.Config, err, `use a PEM private key matching "clientAssertionAlg" (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512 or EdDSA)`,
 			"cannot use the client assertion key %s of %s", a.KeyFile, server)
 	}
+	if err := curveFits(c.alg, c.key, a.KeyFile, server); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// ecAlgs names, by curve size, the ECDSA algorithm each curve signs.
+var ecAlgs = map[int]string{256: "ES256", 384: "ES384", 521: "ES512"}
+
+// curveFits refuses an EC key whose curve is not its algorithm's: it
+// parses, but jwt's signing would fail later with only "key is invalid".
+func curveFits(alg jwt.SigningMethod, key any, file, server string) error {
+	m, ok := alg.(*jwt.SigningMethodECDSA)
+	k, isEC := key.(*ecdsa.PrivateKey)
+	if !ok || !isEC || k.Curve.Params().BitSize == m.CurveBits {
+		return nil
+	}
+	want, got := fmt.Sprintf("P-%d", m.CurveBits), k.Curve.Params().Name
+	hint := fmt.Sprintf(`point "clientAssertionKeyFile" of %s at a %s key`, server, want)
+	if fit := ecAlgs[k.Curve.Params().BitSize]; fit != "" {
+		hint = fmt.Sprintf(`set "clientAssertionAlg" of %s to %s to fit this key, or point "clientAssertionKeyFile" at a %s key`, server, fit, want)
+	}
+	return fail.New(fail.Config, hint, "cannot use the client assertion key %s of %s: an %s key must be a %s EC key; this one is %s",
+		file, server, m.Alg(), want, got)
 }
 
 // apply adds the client's authentication for the authorization server m

@@ -361,6 +361,10 @@ func editLocked(ctx context.Context, e ConfigEdit, edit func([]byte) ([]byte, er
 	}
 	if !existed {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if link, target, ok := danglingLink(err); ok {
+				return nil, fail.New(fail.Config, "create "+target+", or remove the link "+link+" to let mcpc create the directory",
+					"cannot create %s: %s is a symbolic link to %s, which does not exist", filepath.Dir(path), link, target)
+			}
 			return nil, fail.Wrap(fail.Config, err, "", "cannot create %s", filepath.Dir(path))
 		}
 	}
@@ -414,4 +418,28 @@ func newlyUnusable(before, after *File) error {
 		}
 	}
 	return nil
+}
+
+// danglingLink says whether a MkdirAll failed on a symbolic link to a
+// missing target, which it reports only as "file exists", and names the
+// link and its target (resolved against the link's directory).
+func danglingLink(err error) (link, target string, ok bool) {
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe) {
+		return "", "", false
+	}
+	if st, lerr := os.Lstat(pe.Path); lerr != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return "", "", false
+	}
+	target, rerr := os.Readlink(pe.Path)
+	if rerr != nil {
+		return "", "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(pe.Path), target)
+	}
+	if _, serr := os.Stat(target); !errors.Is(serr, fs.ErrNotExist) {
+		return "", "", false
+	}
+	return pe.Path, target, true
 }

@@ -130,7 +130,10 @@ func (t *HTTP) checkRedirect(req *http.Request, via []*http.Request) error {
 		return fail.New(fail.Redirect, "credentials and headers go only to the configured origin; if you trust "+to+", use the URL it redirects to",
 			"%s redirected to another origin (%s → %s); refused", t.label, t.origin, to)
 	case len(via) >= 10:
-		return fail.New(fail.Redirect, "", "%s redirected more than 10 times", t.label)
+		// The URL the chain ended at tells a loop (the same URL again) from
+		// a long chain; its query values may be secrets, so it is redacted.
+		return fail.New(fail.Redirect, "the last redirect pointed to "+urlx.Redact(req.URL.String())+"; check the server's URL and its redirect configuration",
+			"%s redirected more than 10 times", t.label)
 	}
 	return nil
 }

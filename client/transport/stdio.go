@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -132,15 +133,20 @@ func (p *Process) StderrTail() []string { return p.tail.Lines() }
 func (p *Process) ExitStatus() string {
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by signal " + ws.Signal().String()
-		}
-		return fmt.Sprintf("exit status %d", ee.ExitCode())
+		return ExitText(ee.ProcessState)
 	}
 	if p.waitErr != nil {
 		return p.waitErr.Error()
 	}
 	return "exit status 0"
+}
+
+// ExitText describes how an ended process ended, for error messages.
+func ExitText(st *os.ProcessState) string {
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "killed by signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit status %d", st.ExitCode())
 }
 
 // Stop ends the server and everything it started, waiting at most
