@@ -101,11 +101,11 @@ each remembered task).`),
 }
 
 func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error {
-	entry, err := st.resolve(g, o.server)
+	entry, err := st.connector(g).Resolve(o.server)
 	if err != nil {
 		return err
 	}
-	opts, err := st.connectOptions(ctx, g, entry)
+	opts, err := st.connector(g).ConnectOptions(ctx, entry)
 	if err != nil {
 		return err
 	}
