@@ -15,7 +15,9 @@ type fakeConn struct {
 	ended, interrupted bool
 }
 
-func (f *fakeConn) End(_ context.Context, interrupted bool) { f.ended, f.interrupted = true, interrupted }
+func (f *fakeConn) End(_ context.Context, interrupted bool) {
+	f.ended, f.interrupted = true, interrupted
+}
 
 var errTestInterrupt = errors.New("interrupted")
 

@@ -85,7 +85,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
-		Progress:       st.onProgress,
+		Progress:       st.progress.Notify,
 		Input:          st.clientInput(g),
 	}
 }

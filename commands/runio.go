@@ -68,10 +68,10 @@ func (st *state) runIO(g *globals) runIO {
 		resolve:   conn.Resolve,
 		openEntry: conn.OpenEntry,
 		progress: func(asked bool) func() {
-			p := st.startProgress(asked)
-			return func() { p.stop(st) }
+			return st.progress.Start(client.ProgressTerm{Stderr: st.env.Stderr, TTY: st.env.StderrTTY,
+				Getenv: st.env.Getenv, Width: st.env.StderrWidth, Now: st.env.Now}, asked)
 		},
-		taskStatus: st.onTaskStatus,
+		taskStatus: st.progress.TaskStatus,
 		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
 			st.eachServer(ctx, g, targets, parallel, visit)
 		},

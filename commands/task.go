@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
@@ -198,18 +197,6 @@ func taskLine(t *tasks.Task) string {
 		line += "  " + textsafe.OneLine(t.StatusMessage)
 	}
 	return textsafe.StripControl(line)
-}
-
-// onTaskStatus shows a task's status message on the progress line.
-func (st *state) onTaskStatus(t *tasks.Task) {
-	msg := t.StatusMessage
-	if msg == "" {
-		msg = t.Status
-	}
-	if p := st.progress.Load(); p != nil && p.Shows(msg) {
-		return
-	}
-	st.onProgress(&mcp.ProgressNotificationParams{Message: msg})
 }
 
 // printDetached prints a detached task: its id (the task object when
