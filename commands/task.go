@@ -100,11 +100,12 @@ each remembered task).`),
 }
 
 func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error {
-	entry, err := st.connector(g).Resolve(o.server)
+	conn := st.connector(g)
+	entry, err := conn.Resolve(o.server)
 	if err != nil {
 		return err
 	}
-	opts, err := st.connector(g).ConnectOptions(ctx, entry)
+	opts, err := conn.ConnectOptions(ctx, entry)
 	if err != nil {
 		return err
 	}
