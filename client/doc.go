@@ -1,6 +1,8 @@
 // Package client turns one configured server (a config.Entry) into a
 // connected MCP session and runs the one-shot operations (list, call, read,
-// prompt) on it.
+// prompt) on it. Connector is the one way a command gets there from a
+// SERVER argument: resolving it, the project-trust rules, routing through
+// a running session, the stored credential, then Connect.
 //
 // It owns everything between "an entry" and "a result object": the era
 // decision, the handshake, the results of each request exactly as they

@@ -131,10 +131,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 		Elicit: func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			// The live progress line (a long task's status) stays away
 			// from the question.
-			if pr := st.progress.Load(); pr != nil {
-				pr.Pause()
-				defer pr.Resume()
-			}
+			defer st.progress.Pause()()
 			return a.Elicit(ctx, server, p)
 		},
 		Log:         a.Log,

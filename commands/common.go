@@ -42,85 +42,21 @@ func soleTarget(g *globals, args []string) (string, error) {
 	return server, err
 }
 
-// open resolves the server and connects to it. The returned close function
-// tears the connection down (and, after an interrupt, first lets the
-// cancellation reach the server).
-func (st *state) open(ctx context.Context, g *globals, server string) (session, func(), error) {
-	entry, err := st.resolve(g, server)
-	if err != nil {
-		return nil, nil, err
+// connector is the invocation's connect policy (client.Connector) with
+// the flags of g: every command that reaches a server goes through it.
+func (st *state) connector(g *globals) *client.Connector[session] {
+	return &client.Connector[session]{
+		Config: g.loadConfig, AdHoc: g.adhoc,
+		NoFilter: g.noFilter, NoSession: g.noSession,
+		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,
+		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: st.verboseFunc(g),
+		Options:      func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
+		Credentials:  st.credentials(g),
+		Sessions:     st.sessions(g),
+		Dial:         st.dial().connect,
+		Interrupt:    errInterrupted,
+		AdhocSession: &st.adhocSession,
 	}
-	return st.openEntry(ctx, g, entry)
-}
-
-// openEntry connects to a server resolve has found, as open does.
-func (st *state) openEntry(ctx context.Context, g *globals, entry *config.Entry) (session, func(), error) {
-	if g.noFilter && entry.File != nil && entry.File.Source == config.SourceProject {
-		// Trusting a project file trusts its filters too: a filter may be
-		// why the servers it starts were deemed safe to run.
-		return nil, nil, fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
-			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
-	}
-	sw, err := client.ServerStderr(entry, g.serverStderr, g.serverStderrSet, g.cwd, st.env.Stderr, st.secrets)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts, err := st.connectOptions(ctx, g, entry)
-	if err != nil {
-		return nil, nil, err
-	}
-	if opts.Held, err = st.heldSession(ctx, g, entry, opts); err != nil {
-		return nil, nil, err
-	}
-	if sw != nil { // a nil *termui.StderrWriter must not become a non-nil io.Writer
-		opts.ServerStderr = sw
-	}
-	sess, err := st.dial().connect(ctx, entry, opts)
-	if err != nil && opts.Held != nil {
-		sess, err = st.reconnectKeptAlive(ctx, g, entry, opts, err)
-	}
-	if err != nil {
-		if sw != nil {
-			sw.Close()
-		}
-		return nil, nil, err
-	}
-	closeFn := func() {
-		sess.End(ctx, errors.Is(context.Cause(ctx), errInterrupted))
-		if sw != nil {
-			sw.Close()
-		}
-	}
-	return sess, closeFn, nil
-}
-
-// resolve finds the named server in the configuration (or on the command
-// line).
-func (st *state) resolve(g *globals, server string) (*config.Entry, error) {
-	cfg, err := g.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	entry, err := cfg.Resolve(server, g.adhoc)
-	if err != nil {
-		if e := st.adhocSessionEntry(g, server); e != nil && fail.CodeOf(err) == fail.Config {
-			return e, nil
-		}
-		return nil, err
-	}
-	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {
-		textsafe.Note(st.env.Stderr, "%s", note)
-	}
-	st.traceIgnored(g, entry.Server)
-	return entry, nil
-}
-
-// connectOptions are the settings for reaching entry's server with its
-// stored credential: sessionOptions, then the OAuth handler.
-func (st *state) connectOptions(ctx context.Context, g *globals, entry *config.Entry) (client.ConnectOptions, error) {
-	opts := st.sessionOptions(g, entry)
-	err := st.credentials(g).Apply(ctx, entry, &opts)
-	return opts, err
 }
 
 // sessionOptions is the one builder of client.ConnectOptions from the
@@ -149,7 +85,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		Reprobe:        g.reprobe,
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
-		Progress:       st.onProgress,
+		Progress:       st.progress.Notify,
 		Input:          st.clientInput(g),
 	}
 }

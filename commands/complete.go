@@ -149,7 +149,7 @@ func (c *completer) Open(ctx context.Context, r completions.Request) (completion
 	if m := int64(cfg.Servers[name].Server.MaxMessage); m > 0 {
 		g.maxMessage = min(m, completeMaxMessage)
 	}
-	sess, closeFn, err := c.st.open(ctx, g, name)
+	sess, closeFn, err := c.st.connector(g).Open(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}

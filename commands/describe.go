@@ -25,7 +25,7 @@ var describeKinds = map[string]format.Kind{
 // person needs to call it; in JSON, the definition exactly as the server
 // sent it.
 func (st *state) describe(ctx context.Context, g *globals, o listOptions) error {
-	sess, closeFn, err := st.open(ctx, g, o.server)
+	sess, closeFn, err := st.connector(g).Open(ctx, o.server)
 	if err != nil {
 		return err
 	}

@@ -1,29 +1,10 @@
 package commands
 
 import (
-	"cmp"
-	"context"
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/client/config"
 )
-
-// reconnectKeptAlive retries, once, a connect that failed through a
-// keepAlive entry's session: one that ended between keepAlive's look and
-// the connect (its holder or server killed just then) is started again,
-// with the note, and reached; any other failure stands.
-func (st *state) reconnectKeptAlive(ctx context.Context, g *globals, entry *config.Entry, opts client.ConnectOptions, err error) (session, error) {
-	if _, started, kerr := st.sessions(g).KeepAlive(ctx, entry, true); kerr != nil || !started {
-		return nil, cmp.Or(kerr, err)
-	}
-	if opts.Held, err = st.heldSession(ctx, g, entry, opts); err != nil {
-		return nil, err
-	}
-	return st.dial().connect(ctx, entry, opts)
-}
 
 // keepAliveArgs is the command line of the holder a keepAlive entry
 // starts: session start of the entry, with what decides which entry that

@@ -90,7 +90,7 @@ func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarge
 		entries[i] = t.Entry
 	}
 	open := func(ctx context.Context, e *config.Entry) (session, func(), time.Duration, error) {
-		sess, closeFn, err := st.openEntry(ctx, g, e)
+		sess, closeFn, err := st.connector(g).OpenEntry(ctx, e)
 		if err != nil {
 			return nil, nil, 0, err
 		}

@@ -40,14 +40,14 @@ Example:
 }
 
 func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptions) error {
-	entry, err := st.resolve(g, o.server)
+	entry, err := st.connector(g).Resolve(o.server)
 	if err != nil {
 		return err
 	}
 	// A copy: the flags the invocation read stay as they were.
 	fresh := *g
 	fresh.reprobe = true
-	sess, closeFn, err := st.openEntry(ctx, &fresh, entry)
+	sess, closeFn, err := st.connector(&fresh).OpenEntry(ctx, entry)
 	if err != nil {
 		return err
 	}

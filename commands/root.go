@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -26,8 +25,8 @@ type state struct {
 	env        Env
 	dashArgs   []string
 	jsonErrors bool
-	// progress is the request whose progress is being shown, if any.
-	progress atomic.Pointer[progress]
+	// progress shows the progress of the request being run, if any.
+	progress client.ProgressDisplay
 	// secrets are what the invocation sends that stderr must not show.
 	secrets *redaction.Set
 	// argv is the command line as given (a session's holder is started

@@ -56,25 +56,22 @@ type visitFunc = func(ctx context.Context, i int, start time.Time, sess session,
 // runIO is the invocation's: the state's streams and open path, the
 // globals' output flags.
 func (st *state) runIO(g *globals) runIO {
+	conn := st.connector(g)
 	return runIO{
-		stderr:   st.env.Stderr,
-		stdout:   st.env.Stdout,
-		write:    st.writeStdout,
-		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
-		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
-		line:     func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
-		open: func(ctx context.Context, server string) (session, func(), error) {
-			return st.open(ctx, g, server)
-		},
-		resolve: func(server string) (*config.Entry, error) { return st.resolve(g, server) },
-		openEntry: func(ctx context.Context, entry *config.Entry) (session, func(), error) {
-			return st.openEntry(ctx, g, entry)
-		},
+		stderr:    st.env.Stderr,
+		stdout:    st.env.Stdout,
+		write:     st.writeStdout,
+		print:     func(kind format.Kind, v any) error { return st.print(g, kind, v) },
+		printRaw:  func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
+		line:      func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
+		open:      conn.Open,
+		resolve:   conn.Resolve,
+		openEntry: conn.OpenEntry,
 		progress: func(asked bool) func() {
-			p := st.startProgress(asked)
-			return func() { p.stop(st) }
+			return st.progress.Start(client.ProgressTerm{Stderr: st.env.Stderr, TTY: st.env.StderrTTY,
+				Getenv: st.env.Getenv, Width: st.env.StderrWidth, Now: st.env.Now}, asked)
 		},
-		taskStatus: st.onTaskStatus,
+		taskStatus: st.progress.TaskStatus,
 		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
 			st.eachServer(ctx, g, targets, parallel, visit)
 		},

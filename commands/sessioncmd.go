@@ -141,7 +141,7 @@ func (st *state) sessions(g *globals) *client.Sessions {
 
 // sessionTarget resolves what session start holds, and its name.
 func (st *state) sessionTarget(g *globals, o sessionStart) (*config.Entry, string, error) {
-	entry, err := st.resolve(g, o.server)
+	entry, err := st.connector(g).Resolve(o.server)
 	if err != nil {
 		return nil, "", err
 	}
@@ -201,7 +201,7 @@ func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart
 			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", name, rec.Server)
 		}
-		opts, err := st.connectOptions(ctx, g, entry)
+		opts, err := st.connector(g).ConnectOptions(ctx, entry)
 		if err != nil {
 			return err
 		}
@@ -259,31 +259,10 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 	if o.shell && h.Shell == nil {
 		return fail.New(fail.Internal, "", "the holder was not told which shell it ends with")
 	}
-	h.Connect = func(ctx context.Context) (client.ConnectOptions, error) { return st.connectOptions(ctx, g, h.Entry) }
+	h.Connect = func(ctx context.Context) (client.ConnectOptions, error) {
+		return st.connector(g).ConnectOptions(ctx, h.Entry)
+	}
 	return st.sessions(g).Hold(ctx, h)
-}
-
-// adhocSessionEntry is the entry that stands for a session started with
-// --name and --stdio, when server names one (and no configured server
-// does): such a session is reached by its name.
-func (st *state) adhocSessionEntry(g *globals, server string) *config.Entry {
-	if g.noSession || g.adhoc.IsStdio() || server == "" || config.IsURL(server) {
-		return nil
-	}
-	if e := st.sessions(g).AdhocEntry(server); e != nil {
-		st.adhocSession = e
-		return e
-	}
-	return nil
-}
-
-// heldSession is the live session of entry for an invocation to use,
-// nil when there is none or --no-session.
-func (st *state) heldSession(ctx context.Context, g *globals, entry *config.Entry, opts client.ConnectOptions) (*client.Held, error) {
-	if g.noSession {
-		return nil, nil
-	}
-	return st.sessions(g).Held(ctx, entry, opts, entry == st.adhocSession)
 }
 
 func (st *state) runSessionList(ctx context.Context, g *globals) error {

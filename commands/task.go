@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
@@ -101,11 +100,12 @@ each remembered task).`),
 }
 
 func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error {
-	entry, err := st.resolve(g, o.server)
+	conn := st.connector(g)
+	entry, err := conn.Resolve(o.server)
 	if err != nil {
 		return err
 	}
-	opts, err := st.connectOptions(ctx, g, entry)
+	opts, err := conn.ConnectOptions(ctx, entry)
 	if err != nil {
 		return err
 	}
@@ -198,18 +198,6 @@ func taskLine(t *tasks.Task) string {
 		line += "  " + textsafe.OneLine(t.StatusMessage)
 	}
 	return textsafe.StripControl(line)
-}
-
-// onTaskStatus shows a task's status message on the progress line.
-func (st *state) onTaskStatus(t *tasks.Task) {
-	msg := t.StatusMessage
-	if msg == "" {
-		msg = t.Status
-	}
-	if p := st.progress.Load(); p != nil && p.Shows(msg) {
-		return
-	}
-	st.onProgress(&mcp.ProgressNotificationParams{Message: msg})
 }
 
 // printDetached prints a detached task: its id (the task object when
