@@ -676,14 +676,19 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 		go h.send(context.Background(), &jsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")})
 		return
 	}
+	// The question is shown on the invocation's stderr, whose redaction
+	// does not know the holder's secrets (a refreshed token, a DPoP proof).
+	params, clean := h.redactedJSON(m.Params)
 	h.mu.Lock()
 	to, busy := h.askee(m)
-	if busy == 1 {
+	if busy == 1 && clean {
 		h.asked[transport.IDKey(m.ID)] = asked{to, m.ID}
 	}
 	h.mu.Unlock()
 	refuse := ""
 	switch {
+	case !clean:
+		refuse = "mcpc session: the question cannot be passed on with the session's secrets hidden"
 	case busy == 0:
 		refuse = "no request of a client is in flight to ask this under"
 	case busy > 1:
@@ -695,7 +700,9 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: refuse}})
 		return
 	}
-	to.send(m)
+	c := *m
+	c.Params = params
+	to.send(&c)
 }
 
 // askee is the invocation a request of the server's goes to: the owner
@@ -743,8 +750,10 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		q := h.asked[key]
 		delete(h.asked, key)
 		h.mu.Unlock()
-		if q.a != nil {
-			q.a.send(m)
+		if params, ok := h.redactedJSON(m.Params); q.a != nil && ok {
+			c := *m
+			c.Params = params
+			q.a.send(&c)
 		}
 		return
 	}

@@ -57,7 +57,7 @@ func (h *Holder) redacted(err error) error {
 // forms are registered, so a secret in a string leaves it valid JSON);
 // nil and false when what is left does not parse.
 func (h *Holder) redactedJSON(raw json.RawMessage) (json.RawMessage, bool) {
-	if h.s.secrets == nil || len(raw) == 0 {
+	if h.s == nil || h.s.secrets == nil || len(raw) == 0 {
 		return raw, true
 	}
 	out := json.RawMessage(h.s.secrets.String(string(raw)))

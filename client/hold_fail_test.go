@@ -126,14 +126,20 @@ func TestHolderRedactsNotifications(t *testing.T) {
 	s := &Session{Label: `server "a"`, Entry: &config.Entry{Name: "a", Server: &config.Server{URL: "https://mcp.example/mcp"}}, wire: newWire(), secrets: secrets}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, lostC: make(chan struct{}), lists: newHeldLists(0)}
-	a := &attach{out: make(chan jsonrpc.Message, 4), done: make(chan struct{}), ids: map[string]string{}}
+	a := &attach{out: make(chan jsonrpc.Message, 8), done: make(chan struct{}), ids: map[string]string{}}
 	h.conns[a] = true
 	h.progress["p-1"] = &route{a: a, id: mustID("i-1"), token: json.RawMessage(`7`), htok: "p-1"}
 
 	h.serverNotification(&jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"level":"error","data":"sent DPoP ` + proof + `"}`)})
 	h.serverNotification(&jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":"p-1","progress":1,"message":"with ` + proof + `"}`)})
 	h.serverNotification(&jsonrpc.Request{Method: "notifications/tools/list_changed"})
-	want := []string{`{"level":"error","data":"sent DPoP <redacted>"}`, `{"message":"with <redacted>","progress":1,"progressToken":7}`, ``}
+	// A question the server asks, and its cancellation, reach the one
+	// invocation with a request in flight, redacted as well.
+	a.ids["x"] = "i-2"
+	h.serverRequest(&jsonrpc.Request{ID: mustID("q-1"), Method: "elicitation/create", Params: json.RawMessage(`{"message":"paste ` + proof + `","requestedSchema":{"type":"object"}}`)})
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":"q-1","reason":"gave up on ` + proof + `"}`)})
+	want := []string{`{"level":"error","data":"sent DPoP <redacted>"}`, `{"message":"with <redacted>","progress":1,"progressToken":7}`, ``,
+		`{"message":"paste <redacted>","requestedSchema":{"type":"object"}}`, `{"requestId":"q-1","reason":"gave up on <redacted>"}`}
 	for i, w := range want {
 		m := (<-a.out).(*jsonrpc.Request)
 		if string(m.Params) != w {
