@@ -89,10 +89,20 @@ func (s *Session) heldVerdict(rpc *jsonrpc.Error, err error) *fail.Error {
 	if !raw.IsObject() || json.Unmarshal([]byte(raw.Raw), &v) != nil || v.Message == "" {
 		return nil
 	}
+	if !knownCode(v.Code) {
+		return nil
+	}
+	return &fail.Error{Code: v.Code, Msg: v.Message, Hint: v.Hint, Err: err}
+}
+
+// knownCode says whether code is one of mcpc's: a holder (perhaps of
+// another mcpc version) names the code of its failures, and a code this
+// mcpc does not know must not become an exit status.
+func knownCode(code fail.Code) bool {
 	for _, c := range fail.Codes {
-		if c.Code == v.Code {
-			return &fail.Error{Code: v.Code, Msg: v.Message, Hint: v.Hint, Err: err}
+		if c.Code == code {
+			return true
 		}
 	}
-	return nil
+	return false
 }

@@ -147,3 +147,16 @@ func TestHolderRedactsNotifications(t *testing.T) {
 		}
 	}
 }
+
+// A holder's report names its failure's code; only mcpc's own codes
+// become exit statuses (Start and heldVerdict fall back otherwise).
+func TestKnownCode(t *testing.T) {
+	for _, c := range fail.Codes {
+		if !knownCode(c.Code) {
+			t.Errorf("knownCode(%q) = false", c.Code)
+		}
+	}
+	if knownCode("exit_99") || knownCode("") {
+		t.Error("knownCode took a code mcpc does not have")
+	}
+}

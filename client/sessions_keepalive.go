@@ -92,7 +92,11 @@ func (s *Sessions) Start(ctx context.Context, name string, args []string, shell 
 		return nil, err
 	}
 	if rep.Error != nil {
-		return nil, &fail.Error{Code: rep.Error.Code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
+		code := rep.Error.Code
+		if !knownCode(code) {
+			code = fail.Internal
+		}
+		return nil, &fail.Error{Code: code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
 	}
 	return rep.Record, nil
 }
