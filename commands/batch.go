@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -100,7 +101,9 @@ func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []toolschema
 				worst = e
 			}
 			if res == nil {
-				line = errorObject(e)
+				// stdout is not the redacting stderr: a server that quotes
+				// a secret back in its error must not put it in the output.
+				line = []byte(redaction.FromContext(ctx).String(string(errorObject(e))))
 			}
 		}
 		if _, werr := fmt.Fprintf(rio.stdout, "%s\n", line); werr != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -84,6 +85,12 @@ func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
 		}
 		r.Status = "ok"
 	})
+	// The rows go to stdout, which is not the redacting stderr: a server
+	// that quotes a secret back in its error must not put it there.
+	set := redaction.FromContext(ctx)
+	for i := range rows {
+		rows[i].Error, rows[i].hint = set.String(rows[i].Error), set.String(rows[i].hint)
+	}
 	if err := rio.print(format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // runCheck needs only its options and a runIO: one server up with two
@@ -74,5 +76,31 @@ func TestRunCheck(t *testing.T) {
 		if b, _ := json.Marshal(row); string(b) != want {
 			t.Errorf("row %d: %s, want %s", i, b, want)
 		}
+	}
+}
+
+// A server that quotes a secret back in its error must not put it on
+// stdout, which (unlike stderr) is not written through the redaction.
+func TestRunCheckRedactsEchoedSecret(t *testing.T) {
+	const token = "tok-echoed-4f2a9c"
+	set := redaction.NewSet()
+	set.Add(token)
+	ctx := redaction.NewContext(context.Background(), set)
+	var printed []byte
+	rio := runIO{
+		stderr: io.Discard,
+		print: func(_ format.Kind, v any) error {
+			var err error
+			printed, err = json.Marshal(v)
+			return err
+		},
+		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
+			visit(ctx, 0, time.Now(), nil, fail.New(fail.AuthFailed, "not "+token, "server said: bad token "+token))
+		},
+	}
+	o := checkOptions{parallel: 1, targets: []manyTarget{{Target: config.Target{Name: "s", Entry: &config.Entry{}}, transport: "http"}}}
+	_ = runCheck(ctx, rio, o)
+	if strings.Contains(string(printed), token) || !strings.Contains(string(printed), `server said: bad token \u003credacted\u003e`) {
+		t.Errorf("stdout rows %s", printed)
 	}
 }
