@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,8 +56,8 @@ func ReadCalls(ctx context.Context, src string, stdin io.Reader, cwd string) ([]
 	var calls []Call
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, MaxCallLine)
-	total := 0
-	for n := 1; sc.Scan(); n++ {
+	total, n := 0, 1
+	for ; sc.Scan(); n++ {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // the caller may have answered already
 		}
@@ -86,7 +87,10 @@ func ReadCalls(ctx context.Context, src string, stdin io.Reader, cwd string) ([]
 		}
 		calls = append(calls, c)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fail.New(fail.Usage, "one call per line: no line longer than "+units.SizeText(MaxCallLine),
+			"%s:%d: the line is longer than %s", name, n, units.SizeText(MaxCallLine))
+	} else if err != nil {
 		return nil, fail.New(fail.Usage, "", "reading --batch %s: %v", name, err)
 	}
 	return calls, nil
