@@ -71,7 +71,9 @@ func (b *Buf) Reset() {
 // Bytes returns everything written. Held in one block, that block is
 // returned and b keeps it; else the blocks are joined into a buffer of the
 // exact size, each let go once copied (so the collector may take it back
-// before the join ends), and b is left empty.
+// before the join ends), and b is left empty. What Bytes returns is the
+// caller's only until b is written to again: a Reset keeps a single block
+// for reuse, so a caller that writes to b after Bytes must copy first.
 func (b *Buf) Bytes() []byte {
 	if len(b.blocks) == 0 {
 		return b.cur
