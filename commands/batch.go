@@ -101,8 +101,7 @@ func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []toolschema
 				worst = e
 			}
 			if res == nil {
-				// stdout is not the redacting stderr: a server that quotes
-				// a secret back in its error must not put it in the output.
+				// stdout is not written through stderr's redaction.
 				line = []byte(redaction.FromContext(ctx).String(string(errorObject(e))))
 			}
 		}
