@@ -24,8 +24,8 @@ import (
 // Input is how a session answers what the server asks for while one of
 // mcpc's requests runs: elicitations (as elicitation/create requests on
 // 2025 servers, as input_required results on 2026-07-28 ones) and log
-// messages. The commands package decides the answers; this file carries
-// them over either era.
+// messages. Answers.Input (answers.go) decides the answers; this file
+// carries them over either era.
 type Input struct {
 	// Elicit answers one elicitation, form or URL mode. server names the
 	// asking server for the user. An error ends the request the server

@@ -1,19 +1,12 @@
 package commands
 
 import (
-	"context"
-	"maps"
-	"slices"
+	"io"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/internal/elicit"
-	"github.com/mcpc-dev/mcpc/internal/termui"
-	"github.com/mcpc-dev/mcpc/internal/textsafe"
-	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 const catInput = "Answering the server"
@@ -40,103 +33,13 @@ func (w *wordList) Set(v string) error { *w = append(*w, v); return nil }
 func (w *wordList) String() string     { return strings.Join(*w, " ") }
 func (w *wordList) Get() any           { return []string(*w) }
 
-// inputOptions are the answers given on the command line.
-type inputOptions struct {
-	pairs    []toolschema.Pair
-	base     map[string]any
-	yes      bool
-	logLevel string
-	// stdinBy is what takes stdin ("--answers -", "--args -", "--batch -",
-	// a key=@- word), "" for nothing: with it set, no terminal questions.
-	stdinBy string
-}
-
-// keys lists the fields the command line answers, sorted.
-func (o *inputOptions) keys() []string {
-	set := map[string]bool{}
-	for k := range o.base {
-		set[k] = true
-	}
-	for _, p := range o.pairs {
-		set[p.Key] = true
-	}
-	return slices.Sorted(maps.Keys(set))
-}
-
-// answers are the command-line answers as elicit takes them: key=value
-// words typed by the fields' schemas as tool arguments are.
-func (o *inputOptions) answers() *elicit.Answers {
-	return &elicit.Answers{
-		Given: func(types map[string][]string) map[string]any { return toolschema.Merge(o.base, o.pairs, types) },
-		Keys:  o.keys(),
-		Yes:   o.yes,
-	}
-}
-
-// readInput validates the answer flags before any I/O but --answers.
-func (st *state) readInput(cmd *cli.Command, flags flagIndex, cwd string) (*inputOptions, error) {
-	o := &inputOptions{yes: flags.Bool("yes"), logLevel: flags.String("log-level")}
-	if !slices.Contains(client.LogLevels, o.logLevel) {
-		return nil, usagef("", "--log-level must be one of %s, not %q", strings.Join(client.LogLevels, ", "), o.logLevel)
-	}
-	var words []string
-	if w, ok := flags.Value("answer").([]string); ok {
-		words = w
-	}
-	var err error
-	if o.pairs, err = toolschema.ParsePairs(words); err != nil {
-		return nil, err
-	}
-	answers := flags.String("answers")
-	for _, other := range []string{"args", "batch"} {
-		if answers == "-" && flags.String(other) == "-" {
-			return nil, usagef("put one of them in a file and pass @FILE", "--answers - and --%s - cannot both read stdin", other)
-		}
-	}
-	for _, f := range []string{"answers", "args", "batch"} {
-		if flags.String(f) == "-" && o.stdinBy == "" {
-			o.stdinBy = "--" + f + " -"
-		}
-	}
-	if answers == "-" {
-		// --answers is read before the command's own words are parsed: a
-		// key=@- among them must be refused before stdin is gone.
-		for _, w := range cmd.Args().Slice() {
-			if toolschema.WordReadsStdin(w) {
-				return nil, usagef("put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", w)
-			}
-		}
-	}
-	if o.base, err = toolschema.ReadObject("--answers", `'{"confirmed":true}'`, answers, st.env.Stdin, cwd); err != nil {
-		return nil, err
-	}
-	if o.stdinBy, err = toolschema.ReadPairFiles(o.pairs, o.stdinBy, st.env.Stdin, cwd); err != nil {
-		return nil, err
-	}
-	return o, nil
-}
-
-// clientInput is what the session answers with; nil (offer nothing) when
-// the flags were not read, as for shell completion's lookups.
-func (st *state) clientInput(g *globals) *client.Input {
-	if g.input == nil {
-		return nil
-	}
-	var term *elicit.Prompter
-	if g.input.stdinBy == "" && termui.IsTerminal(st.env.Stdin) && termui.IsTerminal(st.env.Stderr) {
-		term = elicit.NewPrompter(st.env.Stdin, st.env.Stderr, toolschema.Coerce)
-	}
-	a := elicit.NewAnswerer(g.input.answers(), term, st.env.Stderr, g.jsonFlag)
-	return &client.Input{
-		Elicit: func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			// The live progress line (a long task's status) stays away
-			// from the question.
-			defer st.progress.Pause()()
-			return a.Elicit(ctx, server, p)
-		},
-		Log:         a.Log,
-		Note:        func(msg string) { textsafe.Note(st.env.Stderr, "%s", textsafe.OneLine(msg)) },
-		LogLevel:    g.input.logLevel,
-		Interactive: term != nil && !g.input.yes,
-	}
+// readInput checks the answer flags before any I/O but --answers (which
+// may name stdin, as may call's --args and --batch) and cmd's key=@PATH
+// words.
+func readInput(cmd *cli.Command, flags flagIndex, stdin io.Reader, cwd string) (*client.Answers, error) {
+	words, _ := flags.Value("answer").([]string)
+	return client.ReadAnswers(client.AnswerFlags{Answer: words, Answers: flags.String("answers"),
+		Yes: flags.Bool("yes"), LogLevel: flags.String("log-level"),
+		Args: flags.String("args"), Batch: flags.String("batch"), Words: cmd.Args().Slice(),
+		Stdin: stdin, Cwd: cwd})
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"io"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -14,7 +15,7 @@ type argSource struct {
 	cwd   string
 	// input is the invocation's answers, which may read stdin too; nil
 	// when none are given.
-	input *inputOptions
+	input *client.Answers
 }
 
 // argSource is the invocation's.
@@ -27,11 +28,11 @@ func (st *state) argSource(g *globals) argSource {
 func (a argSource) readFiles(pairs []toolschema.Pair) error {
 	by := ""
 	if a.input != nil {
-		by = a.input.stdinBy
+		by = a.input.StdinBy
 	}
 	by, err := toolschema.ReadPairFiles(pairs, by, a.stdin, a.cwd)
 	if a.input != nil {
-		a.input.stdinBy = by
+		a.input.StdinBy = by
 	}
 	return err
 }

@@ -86,7 +86,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		Verbose:        st.verboseFunc(g),
 		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
 		Progress:       st.progress.Notify,
-		Input:          st.clientInput(g),
+		Input:          g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
 	}
 }
 

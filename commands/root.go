@@ -68,7 +68,7 @@ type globals struct {
 	// else the default unless --timeout was given.
 	idleTimeout time.Duration
 	strict      bool
-	input       *inputOptions
+	input       *client.Answers
 	// noSession bypasses a live session (--no-session).
 	noSession bool
 	// reprobe is set by mcpc reconnect: the era is probed afresh, what was
@@ -223,7 +223,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	}
 	g.cwd = cwd
 	g.dirs = config.DirsFrom(st.env.Getenv)
-	if g.input, err = st.readInput(cmd, f, cwd); err != nil {
+	if g.input, err = readInput(cmd, f, st.env.Stdin, cwd); err != nil {
 		return nil, err
 	}
 	return g, nil
