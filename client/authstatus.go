@@ -151,3 +151,13 @@ func roughly(d time.Duration) string {
 	}
 	return "<1m"
 }
+
+// StatusOf is Status for the server cfg names; "" for a name that does
+// not resolve.
+func (c Credentials) StatusOf(ctx context.Context, cfg *config.Config, name string) string {
+	e, err := cfg.Lookup(name)
+	if err != nil {
+		return ""
+	}
+	return c.Status(ctx, e)
+}

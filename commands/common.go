@@ -51,7 +51,7 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,
 		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: st.verboseFunc(g),
 		Options:      func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
-		Credentials:  st.credentials(g),
+		Credentials:  credentials(st.env, g, st.secrets),
 		Sessions:     st.sessions(g),
 		Dial:         st.dial().connect,
 		Interrupt:    errInterrupted,
@@ -67,7 +67,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	st.credentials(g).RegisterEntrySecrets(entry, g.cwd)
+	credentials(st.env, g, st.secrets).RegisterEntrySecrets(entry, g.cwd)
 	return client.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),

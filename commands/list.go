@@ -195,11 +195,11 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 	sortRows(rows)
 	// A keyring that fails (one that never answers costs its 10s bound)
 	// is asked once, not once per server.
-	c := st.credentials(g)
+	c := credentials(st.env, g, st.secrets)
 	c.Store = creds.StickyStore(c.Store)
 	for i, r := range rows {
 		if r.Active && !r.Disabled && r.Unusable == "" {
-			rows[i].Auth = authState(ctx, c, cfg, r.Name)
+			rows[i].Auth = c.StatusOf(ctx, cfg, r.Name)
 			rows[i].Session = st.sessions(g).Holds(cfg, r.Name)
 		}
 	}

@@ -2,9 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -12,16 +9,10 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
-	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
-
-// defaultLoginTimeout bounds a login when --timeout is not given: someone
-// has to open a link and approve, but not forever.
-const defaultLoginTimeout = 5 * time.Minute
 
 type loginOptions struct {
 	server string
@@ -42,13 +33,6 @@ type loginIO struct {
 	connect        func(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error)
 }
 
-// loginIO is the invocation's.
-func (st *state) loginIO(g *globals) loginIO {
-	return loginIO{runIO: st.runIO(g), creds: st.credentials(g),
-		sessionOptions: func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
-		connect:        st.dial().connect}
-}
-
 type loginResult struct {
 	Server    string     `json:"server"`
 	LoggedIn  bool       `json:"loggedIn"`
@@ -67,12 +51,12 @@ the address the browser was sent to can be pasted on stdin instead. The
 tokens go to the OS keyring (no plaintext fallback); every later command
 uses them, refreshing them when needed. For an enterprise server without
 "idTokenEnv" or "idTokenFile", the login is at its identity provider
-(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + durationText(defaultLoginTimeout) + `).`,
+(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + durationText(client.DefaultLoginTimeout) + `).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o := &loginOptions{jsonLink: g.jsonFlag}
+			o := loginOptions{jsonLink: g.jsonFlag}
 			if cmd.Bool("paste") {
 				o.paste = st.env.Stdin
 			}
@@ -82,7 +66,7 @@ uses them, refreshing them when needed. For an enterprise server without
 			}
 			if g.timeout == 0 {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, defaultLoginTimeout)
+				ctx, cancel = context.WithTimeout(ctx, client.DefaultLoginTimeout)
 				defer cancel()
 			}
 			return runLogin(ctx, st.loginIO(g), o)
@@ -108,62 +92,28 @@ func loginTarget(rio runIO, server, verb string) (*config.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := client.CheckLoginTarget(e, verb); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e, client.CheckLoginTarget(e, verb)
 }
 
-// runLogin logs in to the server (at its identity provider for an
-// enterprise server that keeps an ID token) and prints the login.
-func runLogin(ctx context.Context, lio loginIO, o *loginOptions) error {
+// runLogin logs in to the server and prints the login.
+func runLogin(ctx context.Context, lio loginIO, o loginOptions) error {
 	e, err := loginTarget(lio.runIO, o.server, "login")
 	if err != nil {
 		return err
 	}
-	if a := e.Server.Auth; a != nil && a.IdPLogin() {
-		return runIdPLogin(ctx, lio, o, e)
-	}
-	lo, err := lio.creds.LoginOptions(e)
-	if err != nil {
-		return err
-	}
-	lo.ShowLink = func(link string) { showLink(lio.stderr, o.jsonLink, link) }
-	lo.Note = func(msg string) { textsafe.Note(lio.stderr, "%s", msg) }
-	lo.Redact = urlx.QueryRedactor(e.Server.URL)
-	lo.Paste = o.paste
-	login, err := creds.StartLogin(ctx, lo)
-	if err != nil {
-		return err
-	}
-	defer login.Close()
-	opts := lio.sessionOptions(e)
-	// The whole flow runs inside the handshake: the server's 401 starts
-	// it, so the connect bound is the login's.
-	opts.ConnectTimeout = defaultLoginTimeout
-	if d, ok := ctx.Deadline(); ok {
-		opts.ConnectTimeout = time.Until(d)
-	}
-	// The token comes from the login in progress, never from the stored
-	// one it is to replace.
-	opts.OAuthHandler = login.Handler()
-	opts.WrapHTTP = creds.WrapHTTP(opts.OAuthHandler)
-	// The connection makes no request past the handshake, so it offers
-	// the server nothing to ask (no elicitation, hence no standalone
-	// stream opened for nothing) and has nothing to answer from the
-	// results cache; the era verdict is left to the commands that use
-	// the session, as it always was.
-	opts.Input, opts.Memo = nil, nil
-	sess, err := lio.connect(ctx, e, opts)
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fail.New(fail.Timeout, "open the link and approve within --timeout, or raise it",
-				"no authorization arrived for %s before the time ran out", e.ShownName())
-		}
-		return err
-	}
-	sess.Close()
-	rec, err := login.Finish(ctx)
+	rec, err := lio.creds.Login(ctx, e, client.LoginSteps{
+		ShowLink: func(link string) { termui.ShowLink(lio.stderr, o.jsonLink, link) },
+		Note:     func(msg string) { textsafe.Note(lio.stderr, "%s", msg) },
+		Paste:    o.paste,
+		Options:  func() client.ConnectOptions { return lio.sessionOptions(e) },
+		Connect: func(ctx context.Context, opts client.ConnectOptions) error {
+			sess, err := lio.connect(ctx, e, opts)
+			if err == nil {
+				sess.Close()
+			}
+			return err
+		},
+	})
 	if err != nil {
 		return err
 	}
@@ -173,38 +123,6 @@ func runLogin(ctx context.Context, lio loginIO, o *loginOptions) error {
 		res.ExpiresAt = &t
 	}
 	return lio.print(format.KindGeneric, res)
-}
-
-// runIdPLogin is the OpenID Connect login of an enterprise server at its
-// identity provider: the MCP server is not contacted, since each
-// invocation exchanges the ID token anyway.
-func runIdPLogin(ctx context.Context, lio loginIO, o *loginOptions, e *config.Entry) error {
-	lo, err := lio.creds.IdPLoginOptions(e)
-	if err != nil {
-		return err
-	}
-	lo.ShowLink = func(link string) { showLink(lio.stderr, o.jsonLink, link) }
-	lo.Note = func(msg string) { textsafe.Note(lio.stderr, "%s", msg) }
-	lo.Paste = o.paste
-	rec, err := creds.IdPLogin(ctx, lo)
-	if err != nil {
-		return err
-	}
-	t := rec.Expiry.UTC().Truncate(time.Second)
-	return lio.print(format.KindGeneric, loginResult{Server: e.ShownName(), LoggedIn: true, Scopes: rec.Scopes, ExpiresAt: &t})
-}
-
-// showLink prints the authorization link at once, on stderr: stdout keeps
-// one document, the login's result.
-func showLink(w io.Writer, jsonMode bool, link string) {
-	if jsonMode {
-		// No HTML escaping: the link's "&" stays "&" for whoever reads it.
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.Encode(map[string]string{"authorizationUrl": link})
-		return
-	}
-	fmt.Fprintf(w, "mcpc: open this link in a browser to authorize mcpc:\n%s\n", link)
 }
 
 type logoutResult struct {

@@ -49,7 +49,7 @@ func TestLoginConnectOptions(t *testing.T) {
 	// What login overrides: its bound is the login's (--timeout, default
 	// 5m), not --connect-timeout; the token comes from the login in
 	// progress; no memo and no input.
-	if c.ConnectTimeout != 9*time.Second || l.ConnectTimeout <= 9*time.Second || l.ConnectTimeout > defaultLoginTimeout {
+	if c.ConnectTimeout != 9*time.Second || l.ConnectTimeout <= 9*time.Second || l.ConnectTimeout > client.DefaultLoginTimeout {
 		t.Errorf("ConnectTimeout: call %v, login %v; want 9s and the login's bound", c.ConnectTimeout, l.ConnectTimeout)
 	}
 	if l.OAuthHandler == nil || l.Memo != nil || l.Input != nil {

@@ -189,7 +189,7 @@ func TestHelpDefaultsMatchConstants(t *testing.T) {
 		{"--help", `--max-message SIZE .*; default ([^;]+);`, size, int64(transport.DefaultMaxMessage)},
 		{"--help", `--max-bytes N .*\(default: (\d+)\)`, num, format.DefaultMaxBytes},
 		{"--help", `--max-lines N .*\(default: (\d+)\)`, num, format.DefaultMaxLines},
-		{"login", `Bounded by --timeout \(default ([^)]+)\)`, dur, defaultLoginTimeout},
+		{"login", `Bounded by --timeout \(default ([^)]+)\)`, dur, client.DefaultLoginTimeout},
 		{"help", `"maxMessage" \(the largest\s+message accepted from the server, bytes or "128MiB"; default ([^)]+)\)`, size, int64(transport.DefaultMaxMessage)},
 	} {
 		m := regexp.MustCompile(tc.re).FindStringSubmatch(help[tc.help])

@@ -95,3 +95,10 @@ func takeSnapshot(ctx context.Context, rio runIO, server string) (*schemadiff.Sn
 	}
 	return client.Snapshot(ctx, sess, caps, sess.label())
 }
+
+// loginIO is the invocation's.
+func (st *state) loginIO(g *globals) loginIO {
+	return loginIO{runIO: st.runIO(g), creds: credentials(st.env, g, st.secrets),
+		sessionOptions: func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
+		connect:        st.dial().connect}
+}
