@@ -2,25 +2,18 @@ package commands
 
 import (
 	"context"
-	"maps"
-	"slices"
+	"io"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
-const redacted = "<redacted>"
-
-type configRow struct {
-	Name   string         `json:"name"`
-	Source string         `json:"source"`
-	Server *config.Server `json:"server"`
-	// Unusable is why mcpc cannot use the entry, as in 'mcpc list'.
-	Unusable string `json:"unusable,omitempty"`
+type configOptions struct {
+	load    func() (*config.Config, error)
+	verbose func(string) // --verbose's trace lines; nil without it
 }
 
 func configCommand(st *state) *cli.Command {
@@ -41,68 +34,44 @@ came from: a table with --text (the default on a terminal), every field with
 			if cmd.Args().Len() > 0 {
 				return usagef("", "unexpected argument %q", cmd.Args().First())
 			}
-			return st.runConfig(g)
+			return runConfig(st.runIO(g), configOptions{load: g.loadConfig, verbose: st.verboseFunc(g)})
 		}),
 	}
 }
 
-func (st *state) runConfig(g *globals) error {
-	cfg, err := g.loadConfig()
+// runConfig prints the servers after precedence, with a note for each
+// one mcpc cannot use and for a project file it did not load.
+func runConfig(rio runIO, o configOptions) error {
+	cfg, err := o.load()
 	if err != nil {
 		return err
 	}
-	rows := []configRow{}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
-		e := cfg.Servers[name]
-		row := configRow{Name: name, Source: e.SourceName(), Server: redact(e.Server)}
-		if err := e.Server.Unusable(); err != nil {
-			row.Unusable = err.Error()
-		}
-		rows = append(rows, row)
-		st.entryNotes(g, e.Server, true)
+	rows := cfg.Shown()
+	for _, r := range rows {
+		entryNotes(rio.stderr, o.verbose, cfg.Servers[r.Name].Server, true)
 	}
 	if p := cfg.Project; p != nil && p.Err == nil && cfg.ProjectTrust != config.Trusted {
-		textsafe.Note(st.env.Stderr, "project file %s is %s and was not loaded (mcpc trust)", p.Path, cfg.ProjectTrust)
+		textsafe.Note(rio.stderr, "project file %s is %s and was not loaded (mcpc trust)", p.Path, cfg.ProjectTrust)
 	}
-	return st.print(g, format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
+	return rio.print(format.KindConfig, withUnusable(rio.stderr, cfg, map[string]any{"servers": rows}))
 }
 
 // entryNotes says what mcpc does not use of a listed entry: why a loaded
-// one is unusable, in a note; under --verbose, each key of another host's
-// that it ignores.
-func (st *state) entryNotes(g *globals, srv *config.Server, loaded bool) {
+// one is unusable, in a note; under --verbose (trace), each key of another
+// host's that it ignores.
+func entryNotes(stderr io.Writer, trace func(string), srv *config.Server, loaded bool) {
 	if err := srv.Unusable(); err != nil && loaded {
-		textsafe.Note(st.env.Stderr, "%s", err)
+		textsafe.Note(stderr, "%s", err)
 	}
-	st.traceIgnored(g, srv)
+	traceIgnored(trace, srv)
 }
 
 // traceIgnored writes, under --verbose, the keys of another host's that
 // mcpc ignores in srv's entry.
-func (st *state) traceIgnored(g *globals, srv *config.Server) {
-	if trace := st.verboseFunc(g); trace != nil {
+func traceIgnored(trace func(string), srv *config.Server) {
+	if trace != nil {
 		for _, n := range srv.IgnoredNotes() {
 			trace(n)
 		}
 	}
-}
-
-func redact(s *config.Server) *config.Server {
-	c := *s
-	if c.URL != "" {
-		c.URL = urlx.Redact(c.URL)
-	}
-	if len(s.Env) > 0 {
-		c.Env = map[string]string{}
-		for k := range s.Env {
-			c.Env[k] = redacted
-		}
-	}
-	if len(s.Headers) > 0 {
-		c.Headers = map[string]string{}
-		for k := range s.Headers {
-			c.Headers[k] = redacted
-		}
-	}
-	return &c
 }

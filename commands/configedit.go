@@ -3,30 +3,21 @@ package commands
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
-type configAddOptions struct {
-	name    string
-	server  config.Server
-	project bool
-	// target is the file edited (editTarget); structured: the result is
-	// printed as JSON (or --query of it), not as a sentence.
+// configEditOptions is a config add (server set) or remove.
+type configEditOptions struct {
+	name   string
+	server *config.Server
+	// target is the file edited (config.EditTarget); structured: the
+	// result is printed as JSON (or --query of it), not as a sentence.
 	target     config.ConfigEdit
-	structured bool
-}
-
-type configRemoveOptions struct {
-	name       string
-	target     config.ConfigEdit // the file edited (editTarget)
 	structured bool
 }
 
@@ -54,68 +45,15 @@ With --project, a trusted project file stays trusted.`,
 			projectFlag,
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o, err := configAddArgs(g, cmd)
+			name, srv, err := config.ParseAdd(cmd.Args().Slice(), cmd.StringSlice("env"), g.adhoc)
 			if err != nil {
 				return err
 			}
-			o.target, o.structured = st.editTarget(g, o.project), g.structured()
+			o := configEditOptions{name: name, server: srv, structured: g.structured(),
+				target: config.EditTarget(g.dirs, g.cwd, cmd.Bool("project"), st.env.Now())}
 			return runConfigAdd(ctx, st.runIO(g), o)
 		}),
 	}
-}
-
-func configAddArgs(g *globals, cmd *cli.Command) (configAddOptions, error) {
-	o := configAddOptions{project: cmd.Bool("project")}
-	args := cmd.Args().Slice()
-	if len(args) == 0 {
-		return o, usagef("mcpc config add NAME URL, or mcpc config add NAME -- COMMAND ARGS", "missing NAME")
-	}
-	o.name = args[0]
-	s := &o.server
-	switch {
-	case len(args) == 2 && !g.adhoc.IsStdio():
-		if !config.IsURL(args[1]) {
-			return o, usagef("give a URL, or the command after --", "%q is not an http(s) URL", args[1])
-		}
-		s.URL = args[1]
-	case len(args) > 2:
-		return o, usagef("", "unexpected argument %q", args[2])
-	case len(args) == 2:
-		return o, usagef("", "give either a URL or a command, not both")
-	case len(g.adhoc.Argv) > 0:
-		s.Command, s.Args = g.adhoc.Argv[0], g.adhoc.Argv[1:]
-	case g.adhoc.Stdio != "":
-		argv, err := shellwords.Split(g.adhoc.Stdio)
-		if err != nil || len(argv) == 0 {
-			return o, usagef("", "--stdio: cannot split %q", g.adhoc.Stdio)
-		}
-		s.Command, s.Args = argv[0], argv[1:]
-	default:
-		return o, usagef("mcpc config add NAME URL, or mcpc config add NAME -- COMMAND ARGS", "missing the server's URL or command")
-	}
-	for _, kv := range cmd.StringSlice("env") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			// Only the key: what follows "=" may be a secret.
-			return o, usagef("write --env KEY=VALUE", "bad --env %q: expected KEY=VALUE", k)
-		}
-		if s.Env == nil {
-			s.Env = map[string]string{}
-		}
-		s.Env[k] = v
-	}
-	for _, h := range g.adhoc.Headers {
-		k, v, err := config.ParseHeader(h)
-		if err != nil {
-			return o, err
-		}
-		if s.Headers == nil {
-			s.Headers = map[string]string{}
-		}
-		s.Headers[k] = v
-	}
-	s.BearerTokenEnv, s.Protocol = g.adhoc.BearerEnv, g.adhoc.Protocol
-	return o, nil
 }
 
 func configRemoveCommand(st *state) *cli.Command {
@@ -136,53 +74,37 @@ symlink.`,
 				}
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			o := configRemoveOptions{name: cmd.Args().First(), target: st.editTarget(g, cmd.Bool("project")), structured: g.structured()}
+			o := configEditOptions{name: cmd.Args().First(), structured: g.structured(),
+				target: config.EditTarget(g.dirs, g.cwd, cmd.Bool("project"), st.env.Now())}
 			return runConfigRemove(ctx, st.runIO(g), o)
 		}),
 	}
 }
 
-// editTarget is the file config add, remove and import edit
-// (config.EditTarget).
-func (st *state) editTarget(g *globals, project bool) config.ConfigEdit {
-	return config.EditTarget(g.dirs, g.cwd, project, st.env.Now())
-}
-
-func runConfigAdd(ctx context.Context, rio runIO, o configAddOptions) error {
-	f, err := config.EditFile(ctx, o.target, func(data []byte) ([]byte, error) {
-		return config.SetServer(data, o.name, &o.server)
-	})
+func runConfigAdd(ctx context.Context, rio runIO, o configEditOptions) error {
+	f, err := o.target.Add(ctx, o.name, o.server)
 	if err != nil {
 		return err
 	}
-	return edited(rio, o.structured, f, "added", o.name)
+	return edited(rio, o, f, "added")
 }
 
-func runConfigRemove(ctx context.Context, rio runIO, o configRemoveOptions) error {
-	found := false
-	f, err := config.EditFile(ctx, o.target, func(data []byte) ([]byte, error) {
-		out, ok, err := config.RemoveServer(data, o.name)
-		found = ok
-		return out, err
-	})
+func runConfigRemove(ctx context.Context, rio runIO, o configEditOptions) error {
+	f, err := o.target.Remove(ctx, o.name)
 	if err != nil {
 		return err
 	}
-	if !found {
-		return fail.New(fail.Config, "see the servers with: mcpc config", "%s has no server %q", o.target.Path, o.name)
-	}
-	return edited(rio, o.structured, f, "removed", o.name)
+	return edited(rio, o, f, "removed")
 }
 
 // edited says what was done, and notes that a project file the user edited
-// but never trusted still is not (EditFile kept a trusted one trusted).
-func edited(rio runIO, structured bool, f *config.Edited, what, name string) error {
-	if f.Source == config.SourceProject && !f.Trusted {
-		textsafe.Note(rio.stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", f.Path)
+// but never trusted still is not.
+func edited(rio runIO, o configEditOptions, f *config.Edited, what string) error {
+	if n := f.UntrustedNote(); n != "" {
+		textsafe.Note(rio.stderr, "%s", n)
 	}
-	res := map[string]any{what: name, "file": f.Path}
-	if structured {
-		return rio.print(format.KindGeneric, res)
+	if o.structured {
+		return rio.print(format.KindGeneric, map[string]any{what: o.name, "file": f.Path})
 	}
-	return rio.write(fmt.Appendf(nil, "%s %s in %s\n", what, name, f.Path))
+	return rio.write(fmt.Appendf(nil, "%s %s in %s\n", what, o.name, f.Path))
 }

@@ -1,10 +1,10 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -15,13 +15,10 @@ import (
 )
 
 type configImportOptions struct {
-	arg         string // APP or FILE; empty: list
-	from        string // the format of FILE, when its name does not say
-	project     bool
-	dryRun      bool
-	overwrite   bool
-	keepSecrets bool
-	only        []string
+	// im is the import asked for; its Note is set to stderr by the run.
+	im         *config.Import
+	dryRun     bool
+	structured bool
 }
 
 func configImportCommand(st *state) *cli.Command {
@@ -61,114 +58,43 @@ imported.`,
 			&cli.StringFlag{Name: "from", Usage: "the `APP` whose format FILE is in"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o := configImportOptions{
-				from: cmd.String("from"), project: cmd.Bool("project"), dryRun: cmd.Bool("dry-run"),
-				overwrite: cmd.Bool("overwrite"), keepSecrets: cmd.Bool("keep-secrets"),
+			im := &config.Import{From: cmd.String("from"), Overwrite: cmd.Bool("overwrite"), KeepSecrets: cmd.Bool("keep-secrets"),
+				Env: config.ImportEnv{Home: g.dirs.Home, Cwd: g.cwd, Getenv: st.env.Getenv, GOOS: runtime.GOOS}}
+			if err := im.SetArgs(cmd.Args().Slice(), cmd.StringSlice("only")); err != nil {
+				return err
 			}
-			for _, v := range cmd.StringSlice("only") {
-				for _, n := range strings.Split(v, ",") {
-					if n = strings.TrimSpace(n); n != "" {
-						o.only = append(o.only, n)
-					}
-				}
-			}
-			switch args := cmd.Args().Slice(); {
-			case len(args) > 1:
-				return usagef("", "unexpected argument %q", args[1])
-			case len(args) == 1:
-				o.arg = args[0]
-			case len(o.only) > 0 || o.from != "":
-				return usagef("mcpc config import APP --only NAME", "--only and --from need an APP or FILE")
-			}
-			if o.from != "" && !slices.Contains(config.ImportApps, o.from) {
-				return usagef("use one of "+strings.Join(config.ImportApps, ", "), "unknown --from app %q", o.from)
-			}
-			return st.runConfigImport(ctx, g, o)
+			im.Target = config.EditTarget(g.dirs, g.cwd, cmd.Bool("project"), st.env.Now())
+			return runConfigImport(ctx, st.runIO(g), configImportOptions{im: im, dryRun: cmd.Bool("dry-run"), structured: g.structured()})
 		}),
 	}
 }
 
-// configImport is the import o asks for, into target, its notes on stderr.
-func (st *state) configImport(g *globals, o configImportOptions, target config.ConfigEdit) *config.Import {
-	return &config.Import{
-		Arg: o.arg, From: o.from, Only: o.only, Overwrite: o.overwrite, KeepSecrets: o.keepSecrets,
-		Target: target,
-		Env:    config.ImportEnv{Home: g.dirs.Home, Cwd: g.cwd, Getenv: st.env.Getenv, GOOS: runtime.GOOS},
-		Note:   func(format string, args ...any) { textsafe.Note(st.env.Stderr, format, args...) },
+// runConfigImport lists what could be imported, or imports it (with
+// --dry-run, prints what it would write).
+func runConfigImport(ctx context.Context, rio runIO, o configImportOptions) error {
+	im := o.im
+	im.Note = func(format string, args ...any) { textsafe.Note(rio.stderr, format, args...) }
+	if im.Arg == "" {
+		return rio.print(format.KindImportList, map[string]any{"target": im.Target.Path, "sources": im.Listing()})
 	}
-}
-
-func (st *state) runConfigImport(ctx context.Context, g *globals, o configImportOptions) error {
-	target := st.editTarget(g, o.project)
-	im := st.configImport(g, o, target)
-	if o.arg == "" {
-		return st.print(g, format.KindImportList, map[string]any{"target": target.Path, "sources": im.Listing()})
-	}
-	files, err := im.Files()
+	res, err := im.Run(ctx, o.dryRun)
 	if err != nil {
 		return err
 	}
-	chosen, failed, err := im.Choose(files)
-	if err != nil {
-		return err
+	switch {
+	case o.dryRun:
+		if err := rio.write(append(bytes.TrimRight(res.Preview, "\n"), '\n')); err != nil {
+			return err
+		}
+		textsafe.Note(rio.stderr, "dry run: %s not written", res.File)
+	case o.structured:
+		if err := rio.print(format.KindGeneric, res); err != nil {
+			return err
+		}
+	case len(res.Imported) > 0:
+		if err := rio.write(fmt.Appendf(nil, "imported %s into %s\n", strings.Join(res.Imported, ", "), res.File)); err != nil {
+			return err
+		}
 	}
-	if o.dryRun {
-		return st.importDryRun(im, chosen, failed)
-	}
-	res, err := im.Write(ctx, chosen)
-	if err != nil {
-		return err
-	}
-	if res.Secrets {
-		textsafe.Note(st.env.Stderr, "%s now holds secrets (--keep-secrets); it is readable by you only (mode 0600)", target.Path)
-	}
-	st.importKeptNotes(res.Kept, target.Path)
-	if res.Source == config.SourceProject && !res.Trusted && len(res.Written) > 0 {
-		textsafe.Note(st.env.Stderr, "%s is not trusted; its servers are ignored until 'mcpc trust'", res.Path)
-	}
-	if err := st.importResult(g, target.Path, res.Written, res.Kept, failed); err != nil {
-		return err
-	}
-	return config.ImportVerdict(res.Written, res.Kept, failed)
-}
-
-// importDryRun prints the entries as they would be written into the
-// target (an "mcpServers" object), and writes nothing.
-func (st *state) importDryRun(im *config.Import, chosen []*config.Prepared, failed []config.ImportFailure) error {
-	out, written, kept, err := im.DryRun(chosen)
-	if err != nil {
-		return err
-	}
-	st.importKeptNotes(kept, im.Target.Path)
-	if _, err := fmt.Fprintln(st.env.Stdout, strings.TrimRight(string(out), "\n")); err != nil {
-		return err
-	}
-	textsafe.Note(st.env.Stderr, "dry run: %s not written", im.Target.Path)
-	return config.ImportVerdict(written, kept, failed)
-}
-
-func (st *state) importKeptNotes(kept []string, path string) {
-	for _, n := range kept {
-		textsafe.Note(st.env.Stderr, "kept %q: %s has a server of that name (--overwrite replaces it)", n, path)
-	}
-}
-
-func (st *state) importResult(g *globals, path string, written, kept []string, failed []config.ImportFailure) error {
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, map[string]any{
-			"file": path, "imported": nonNil(written), "kept": nonNil(kept), "skipped": nonNil(failed),
-		})
-	}
-	if len(written) == 0 {
-		return nil
-	}
-	_, err := fmt.Fprintf(st.env.Stdout, "imported %s into %s\n", strings.Join(written, ", "), path)
-	return err
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+	return res.Verdict()
 }

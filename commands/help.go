@@ -9,8 +9,6 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
-	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/urfave/cli/v3"
@@ -137,14 +135,6 @@ func setHelp(root *cli.Command) {
 		}
 	}
 	walk(root)
-}
-
-func readFile(path string) ([]byte, error) {
-	data, err := fsx.ReadFile(path, config.MaxConfigFile)
-	if err != nil {
-		return nil, &fail.Error{Code: fail.Config, Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
-	}
-	return data, nil
 }
 
 // printSkill answers `mcpc help TOPIC --skill`, which only the agents

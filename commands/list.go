@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"io"
 	"slices"
 	"strings"
 
@@ -183,13 +184,13 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 		for _, name := range f.Names {
 			rows = append(rows, newServerRow(memo, name, f, true, !seen[name]))
 			seen[name] = true
-			st.entryNotes(g, f.Servers[name], true)
+			entryNotes(st.env.Stderr, st.verboseFunc(g), f.Servers[name], true)
 		}
 	}
 	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
 		for _, name := range p.Names {
 			rows = append(rows, newServerRow(memo, name, p, false, false))
-			st.entryNotes(g, p.Servers[name], false)
+			entryNotes(st.env.Stderr, st.verboseFunc(g), p.Servers[name], false)
 		}
 	}
 	sortRows(rows)
@@ -203,17 +204,17 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 			rows[i].Session = st.sessions(g).Holds(cfg, r.Name)
 		}
 	}
-	return st.print(g, format.KindServerList, st.withUnusable(cfg, map[string]any{"servers": rows}))
+	return st.print(g, format.KindServerList, withUnusable(st.env.Stderr, cfg, map[string]any{"servers": rows}))
 }
 
 // withUnusable adds to a listing the config files that were found but
 // cannot be used: a note on stderr for each and, in the result, an
 // "errors" array beside "servers" (absent when there is none, so that a
 // listing without problems reads as it always has).
-func (st *state) withUnusable(cfg *config.Config, result map[string]any) map[string]any {
+func withUnusable(stderr io.Writer, cfg *config.Config, result map[string]any) map[string]any {
 	bad := cfg.Unusable()
 	for _, u := range bad {
-		textsafe.Note(st.env.Stderr, "%s", u.Note())
+		textsafe.Note(stderr, "%s", u.Note())
 	}
 	if len(bad) > 0 {
 		result["errors"] = bad

@@ -62,7 +62,7 @@ func (st *state) manyTargets(g *globals, names []string) ([]manyTarget, error) {
 			out[i].transport = client.TransportName(memo, t.Server)
 		}
 		if t.Entry != nil {
-			st.traceIgnored(g, t.Entry.Server)
+			traceIgnored(st.verboseFunc(g), t.Entry.Server)
 		}
 	}
 	return out, nil

@@ -3,24 +3,15 @@ package commands
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
-
-type trustResult struct {
-	File    string   `json:"file"`
-	SHA256  string   `json:"sha256"`
-	Trusted bool     `json:"trusted"`
-	Servers []string `json:"servers"`
-}
 
 func trustCommand(st *state, trust bool) *cli.Command {
 	name, usage := "trust", "trust a project .mcp.json so its servers may run"
@@ -47,71 +38,44 @@ FILE defaults to the .mcp.json found from the working directory upwards.`
 			if cmd.Args().Len() > 1 {
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			path := cmd.Args().First()
-			if path == "" {
-				path = config.FindProjectFile(g.cwd, g.dirs.Home)
-				if path == "" {
-					return &fail.Error{Code: fail.Config, Msg: "no .mcp.json found in " + g.cwd + " or above", Hint: "name the file: mcpc " + name + " FILE"}
-				}
+			path, err := config.TrustPath(cmd.Args().First(), g.cwd, g.dirs.Home, name)
+			if err != nil {
+				return err
 			}
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(g.cwd, path)
-			}
-			// Trusted by the path the user named (a symlink stays a
-			// symlink): that is the path the project search finds.
-			path = filepath.Clean(path)
-			return st.runTrust(ctx, g, trustOptions{path: path, trust: trust})
+			return runTrust(ctx, st.runIO(g), trustOptions{path: path, trust: trust, structured: g.structured(),
+				store: config.TrustStore{Dir: g.dirs.State}, now: st.env.Now()})
 		}),
 	}
 }
 
 type trustOptions struct {
-	path  string // absolute, symlinks resolved
-	trust bool   // false: untrust
+	path       string // absolute (config.TrustPath)
+	trust      bool   // false: untrust
+	structured bool
+	store      config.TrustStore
+	now        time.Time
 }
 
-func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error {
-	path, trust := o.path, o.trust
-	store := config.TrustStore{Dir: g.dirs.State}
-	res := trustResult{File: path, Servers: []string{}}
-	var f *config.File
-	if trust {
-		data, err := readFile(path)
-		if err != nil {
-			return err
-		}
-		f = config.ParseFile(path, config.SourceProject, data)
-		if f.Err != nil {
-			return &fail.Error{Code: fail.Config, Msg: f.Err.Error(), Hint: "fix the file before trusting it", Err: f.Err}
-		}
-		res.SHA256, res.Trusted, res.Servers = f.Hash, true, f.Names
-		if _, err := store.Set(ctx, path, f.Hash, st.env.Now()); err != nil {
-			return err
-		}
-	} else {
-		had, err := store.Set(ctx, path, "", st.env.Now())
-		if err != nil {
-			return err
-		}
-		if !had {
-			textsafe.Note(st.env.Stderr, "%s was not trusted", path)
-		}
+// runTrust records (or forgets) the project file's trust, and says so:
+// trusting names the servers it lets run.
+func runTrust(ctx context.Context, rio runIO, o trustOptions) error {
+	c, err := o.store.Change(ctx, o.path, o.trust, o.now)
+	if err != nil {
+		return err
 	}
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, res)
+	if !o.trust && !c.Had {
+		textsafe.Note(rio.stderr, "%s was not trusted", o.path)
 	}
-	if !trust {
-		fmt.Fprintf(st.env.Stdout, "untrusted %s\n", path)
-		return nil
+	if o.structured {
+		return rio.print(format.KindGeneric, c)
 	}
-	fmt.Fprintf(st.env.Stdout, "trusted %s (sha256 %s)\n", path, res.SHA256[:12])
-	for _, name := range f.Names {
-		s := f.Servers[name]
-		what := s.URL
-		if s.URL == "" {
-			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
-		}
-		fmt.Fprintf(st.env.Stdout, "  %s (%s): %s\n", name, client.TransportName(nil, s), textsafe.StripControl(what))
+	if !o.trust {
+		return rio.write(fmt.Appendf(nil, "untrusted %s\n", o.path))
 	}
-	return nil
+	servers := make([]format.TrustedServer, len(c.Servers))
+	for i, name := range c.Servers {
+		s := c.Parsed.Servers[name]
+		servers[i] = format.TrustedServer{Name: name, Transport: client.TransportName(nil, s), URL: s.URL, Command: s.Command, Args: s.Args}
+	}
+	return rio.write(format.Trusted(o.path, c.SHA256, servers))
 }
