@@ -75,19 +75,23 @@ func (o *HolderOut) Close() error {
 	return nil
 }
 
-// ReadHolderSpec reads a holder's spec from in (bounded): the command
-// line it runs as the holder, its report going to out. ok is false when
-// in holds no spec.
-func ReadHolderSpec(in io.Reader, out io.Writer) (args []string, ho *HolderOut, ok bool) {
+// HolderArgs is the command line a holder runs when args are the
+// holder's (HolderCommand): read from in (bounded), its report going to
+// out, returned as a *HolderOut. Other args come back as they are, with
+// no writer.
+func HolderArgs(args []string, in io.Reader, out io.Writer) ([]string, io.Writer, error) {
+	if len(args) != 2 || args[1] != HolderCommand {
+		return args, nil, nil
+	}
 	b, err := io.ReadAll(io.LimitReader(in, maxHolderReport))
 	var spec holderSpec
 	if err == nil {
 		err = json.Unmarshal(b, &spec)
 	}
 	if err != nil || len(spec.Args) < 2 {
-		return nil, nil, false
+		return nil, nil, fail.New(fail.Usage, "", "%s is mcpc's own: it is started by mcpc session start", HolderCommand)
 	}
-	return spec.Args, &HolderOut{Writer: out, Shell: spec.Shell}, true
+	return spec.Args, &HolderOut{Writer: out, Shell: spec.Shell}, nil
 }
 
 // ReportToStarter tells the starter, on w, how the start went; it is

@@ -59,6 +59,27 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 	}
 }
 
+// sessions is the sessions as the invocation g sees them; a keepAlive
+// entry's holder is started with g's flags that decide its entry.
+func (st *state) sessions(g *globals) *client.Sessions {
+	return &client.Sessions{
+		Store: client.SessionStore(g.dirs.State, st.env.Getenv("XDG_RUNTIME_DIR")),
+		Cwd:   g.cwd, Environ: st.env.Environ, Notes: st.env.Stderr, Now: st.env.Now,
+		Config: g.loadConfig, AdHoc: g.adhoc,
+		HolderArgs: client.HolderLine{Program: st.argv[0], ConfigFiles: g.configFiles, Protocol: g.adhoc.Protocol,
+			ConnectTimeout: g.connectTimeout, ConnectTimeoutSet: g.connectTimeoutSet,
+			ProbeTimeout: g.probeTimeout, MaxMessage: g.maxMessage}.Args,
+	}
+}
+
+// dial is the connector of the invocation.
+func (st *state) dial() connector {
+	if st.env.connector != nil {
+		return st.env.connector
+	}
+	return clientConnector{}
+}
+
 // sessionOptions is the one builder of client.ConnectOptions from the
 // flags, for every command that connects; login overrides only what a
 // login must.

@@ -22,7 +22,7 @@ func helpValues() helptext.Values {
 		KeepAlive:  durationText(config.DefaultKeepAlive),
 		// The defaults of --probe-timeout and session start --idle.
 		ProbeTimeout: durationText(client.DefaultProbeTimeout),
-		SessionIdle:  durationText(defaultSessionIdle),
+		SessionIdle:  durationText(client.DefaultSessionIdle),
 	}
 }
 

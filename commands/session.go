@@ -89,15 +89,6 @@ func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o client.
 // clientSession is a *client.Session as a session.
 type clientSession struct{ *client.Session }
 
-func (s clientSession) label() string { return s.Label }
-
+func (s clientSession) label() string                           { return s.Label }
 func (s clientSession) initializeResult() *mcp.InitializeResult { return s.CS.InitializeResult() }
 func (s clientSession) speaksSSE() bool                         { return s.SSE() }
-
-// dial is the connector of the invocation.
-func (st *state) dial() connector {
-	if st.env.connector != nil {
-		return st.env.connector
-	}
-	return clientConnector{}
-}

@@ -2,24 +2,15 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/client/config"
-	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
-
-// defaultSessionIdle is how long a session waits without a request.
-const defaultSessionIdle = 15 * time.Minute
 
 func sessionCommand(st *state) *cli.Command {
 	return &cli.Command{
@@ -39,7 +30,7 @@ sessions'.`,
 					if cmd.Args().Len() > 0 {
 						return usagef("", "unexpected argument %q", cmd.Args().First())
 					}
-					return st.runSessionList(ctx, g)
+					return printSessions(st.runIO(g), st.sessions(g).List(ctx), g.structured())
 				}),
 			},
 			sessionStopCommand(st),
@@ -57,7 +48,7 @@ func sessionStartCommand(st *state) *cli.Command {
 		ArgsUsage: "SERVER | --name NAME --stdio 'command args'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
-			&cli.DurationFlag{Name: "idle", Value: defaultSessionIdle, DefaultText: durationText(defaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+			&cli.DurationFlag{Name: "idle", Value: client.DefaultSessionIdle, DefaultText: durationText(client.DefaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
 			&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -65,26 +56,25 @@ func sessionStartCommand(st *state) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := sessionStart{name: cmd.String("name"), idle: cmd.Duration("idle"), shell: cmd.Bool("shell")}
-			if o.idle < 0 {
+			o := client.StartOptions{Name: cmd.String("name"), Idle: cmd.Duration("idle"), Args: st.argv, Shell: cmd.Bool("shell")}
+			if o.Idle < 0 {
 				return usagef("", "--idle cannot be negative")
 			}
-			if o.server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
+			if o.Server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
 				return err
 			}
 			if st.holder != nil {
 				// The holder lives until its session ends: no --timeout.
-				return st.runHolder(ctx, g, o)
+				h := client.HoldOptions{IdleText: durationText(o.Idle), WriteWait: holderWriteWait}
+				return st.connector(g).HoldSession(ctx, o, st.holder, h, asFailure)
 			}
 			ctx, cancel := g.withTimeout(ctx)
 			defer cancel()
-			return ctxErr(ctx, st.runSessionStart(ctx, g, o))
+			return ctxErr(ctx, runSessionStart(ctx, st.runIO(g), st.connector(g), o, g.structured()))
 		},
 	}
 }
 
-// sessionStopCommand and sessionLogsCommand are `mcpc session stop` and
-// `mcpc session logs`.
 func sessionStopCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "stop",
@@ -118,184 +108,49 @@ stopped or started again.`,
 			if cmd.Args().Len() != 1 {
 				return usagef("mcpc session logs NAME", "give one session's name")
 			}
-			return st.runSessionLogs(g, cmd.Args().First())
+			log, err := st.sessions(g).Log(cmd.Args().First(), g.maxBytes)
+			if err != nil {
+				return err
+			}
+			return st.writeStdout(log)
 		}),
 	}
 }
 
-type sessionStart struct {
-	server, name string
-	idle         time.Duration
-	shell        bool // the session ends with the starter's parent
-}
-
-// sessions is the sessions as the invocation g sees them.
-func (st *state) sessions(g *globals) *client.Sessions {
-	return &client.Sessions{
-		Store: client.SessionStore(g.dirs.State, st.env.Getenv("XDG_RUNTIME_DIR")),
-		Cwd:   g.cwd, Environ: st.env.Environ, Notes: st.env.Stderr, Now: st.env.Now,
-		Config: g.loadConfig, AdHoc: g.adhoc,
-		HolderArgs: func(name string, idle time.Duration) []string { return st.keepAliveArgs(g, name, idle) },
-	}
-}
-
-// sessionTarget resolves what session start holds, and its name.
-func (st *state) sessionTarget(g *globals, o sessionStart) (*config.Entry, string, error) {
-	entry, err := st.connector(g).Resolve(o.server)
-	if err != nil {
-		return nil, "", err
-	}
-	name := entry.Name
-	switch {
-	case o.name != "" && entry.File != nil:
-		return nil, "", usagef("leave out --name: a configured server's session is named after it", "--name applies to a --stdio server only")
-	case o.name != "":
-		name = o.name
-		if cfg, err := g.loadConfig(); err == nil && cfg.Servers[name] != nil {
-			// A call naming it would mean the configured server.
-			return nil, "", usagef("choose another --name", "%q is a configured server's name", name)
-		}
-	case entry.File == nil:
-		return nil, "", usagef("mcpc session start --name NAME --stdio 'command args'", "a --stdio server's session needs --name NAME")
-	}
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(name) > 200 {
-		return nil, "", usagef("a session name is 1 to 200 bytes with no control characters", "invalid session name %q", name)
-	}
-	return entry, name, nil
-}
-
-func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what string) error {
-	if g.mode == format.ModeText && g.query == "" {
-		idle := "until stopped"
-		if r.Idle != "0s" {
-			idle = "ends after " + r.Idle + " idle"
-		}
-		if r.Shell != 0 {
-			idle += fmt.Sprintf(" or when its shell (pid %d) exits", r.Shell)
-		}
-		return st.writeStdout(fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
-			r.Name, what, r.Server, r.Transport, r.Revision, r.PID, idle))
-	}
-	return st.print(g, format.KindGeneric, client.ShownSession(r))
-}
-
-func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart) error {
-	entry, name, err := st.sessionTarget(g, o)
+// runSessionStart starts the session o asks for (or finds it running) and prints it.
+func runSessionStart(ctx context.Context, rio runIO, conn *client.Connector[session], o client.StartOptions, structured bool) error {
+	rec, running, err := conn.StartSession(ctx, o)
 	if err != nil {
 		return err
 	}
-	s := st.sessions(g)
-	// Under the lock: two starts of one session make one holder, and a
-	// dead holder's socket is cleaned up by one of them.
-	unlock, err := s.Store.Lock(ctx, name)
-	if err != nil {
-		return fmt.Errorf("cannot lock session %s: %w", name, err)
+	if structured {
+		return rio.print(format.KindGeneric, client.ShownSession(rec))
 	}
-	defer unlock()
-	rec, err := s.Running(ctx, name)
-	if err != nil {
-		return err
-	}
-	if rec != nil {
-		if rec.Entry != client.EntryIdentity(entry, name, g.cwd) {
-			return usagef("stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
-				"session %s is running and holds another target (%s)", name, rec.Server)
-		}
-		opts, err := st.connector(g).ConnectOptions(ctx, entry)
-		if err != nil {
-			return err
-		}
-		if err := s.SameCredentials(entry, rec, opts); err != nil {
-			return err
-		}
-		textsafe.Note(st.env.Stderr, "session %s is already running", name)
-		return st.printSession(g, rec, "already running")
-	}
-	if rec, err = s.Start(ctx, name, st.argv, o.shell); err != nil {
-		return err
-	}
-	if note := client.StatelessNote(rec); note != "" {
-		textsafe.Note(st.env.Stderr, "%s", note)
-	}
-	return st.printSession(g, rec, "started")
+	return rio.write(format.SessionText(format.Session(client.ShownSession(rec)), running))
 }
 
-// holderArgs reads a holder's command line from stdin (bounded), when
-// args are the holder's: Main then runs that command line as the holder,
-// its report going to what was stdout (returned).
+// holderArgs is client.HolderArgs over env: a holder has no stdin or stdout of its own.
 func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
-	if len(args) != 2 || args[1] != client.HolderCommand {
-		return args, nil, nil
+	args, out, err := client.HolderArgs(args, env.Stdin, env.Stdout)
+	if out != nil {
+		env.Stdout, env.Stdin, env.StdoutTTY = io.Discard, strings.NewReader(""), false
 	}
-	args, out, ok := client.ReadHolderSpec(env.Stdin, env.Stdout)
-	if !ok {
-		return nil, nil, usagef("", "%s is mcpc's own: it is started by mcpc session start", client.HolderCommand)
-	}
-	env.Stdout, env.Stdin, env.StdoutTTY = io.Discard, strings.NewReader(""), false
-	return args, out, nil
+	return args, out, err
 }
 
-// runHolder is the holder (client.Sessions.Hold) of the session o
-// starts. A failure before it serves is reported to the starter.
-func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err error) {
-	reported := false
-	report := func(rep client.HolderReport) {
-		reported = true
-		client.ReportToStarter(st.holder, st.secrets, rep)
-	}
-	defer func() {
-		if err != nil && !reported {
-			e := asFailure(err)
-			report(client.HolderReport{Error: &client.ReportedError{Code: e.Code, Message: e.Msg, Hint: e.Hint}})
-		}
-	}()
-	h := client.HoldOptions{Idle: o.idle, IdleText: durationText(o.idle), Secrets: st.secrets, WriteWait: holderWriteWait, Report: report}
-	if h.Entry, h.Name, err = st.sessionTarget(g, o); err != nil {
-		return err
-	}
-	if ho, ok := st.holder.(*client.HolderOut); ok && o.shell {
-		h.Shell = ho.Shell
-	}
-	if o.shell && h.Shell == nil {
-		return fail.New(fail.Internal, "", "the holder was not told which shell it ends with")
-	}
-	h.Connect = func(ctx context.Context) (client.ConnectOptions, error) {
-		return st.connector(g).ConnectOptions(ctx, h.Entry)
-	}
-	return st.sessions(g).Hold(ctx, h)
-}
-
-func (st *state) runSessionList(ctx context.Context, g *globals) error {
-	out := st.sessions(g).List(ctx)
-	if g.mode != format.ModeText || g.query != "" {
-		return st.print(g, format.KindGeneric, out)
+// printSessions prints session list's sessions.
+func printSessions(rio runIO, out []client.SessionListed, structured bool) error {
+	if structured {
+		return rio.print(format.KindGeneric, out)
 	}
 	if len(out) == 0 {
-		textsafe.Note(st.env.Stderr, "no sessions")
+		textsafe.Note(rio.stderr, "no sessions")
 		return nil
 	}
-	var b strings.Builder
-	for _, l := range out {
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\tpid %d\tage %s\trequests %d", l.Name, l.Status, l.Server, l.Revision, l.PID, l.Age, l.Requests)
-		if l.IdleLeft != "" {
-			fmt.Fprintf(&b, "\tidle left %s", l.IdleLeft)
-		}
-		if l.Memory > 0 {
-			fmt.Fprintf(&b, "\tmemory %.1fMiB", float64(l.Memory)/(1<<20))
-		}
-		if l.Ended != "" {
-			fmt.Fprintf(&b, "\tended: %s", textsafe.OneLine(l.Ended))
-		}
-		b.WriteByte('\n')
+	rows := make([]format.SessionRow, len(out))
+	for i, l := range out {
+		rows[i] = format.SessionRow{Session: format.Session(l.SessionShown), Status: l.Status, Age: l.Age,
+			IdleLeft: l.IdleLeft, Requests: l.Requests, Memory: l.Memory, Ended: l.Ended}
 	}
-	return st.writeStdout([]byte(b.String()))
-}
-
-// runSessionLogs prints the end of session name's server log.
-func (st *state) runSessionLogs(g *globals, name string) error {
-	log, err := st.sessions(g).Log(name, g.maxBytes)
-	if err != nil {
-		return err
-	}
-	return st.writeStdout(log)
+	return rio.write(format.SessionsText(rows))
 }
