@@ -46,9 +46,11 @@ type inputOptions struct {
 	base     map[string]any
 	yes      bool
 	logLevel string
-	// stdinBy is what takes stdin ("--answers -", "--args -", "--batch -",
-	// a key=@- word), "" for nothing: with it set, no terminal questions.
-	stdinBy string
+	// stdinBy is what of the flags takes stdin ("--answers -", "--args -",
+	// "--batch -", an --answer key=@-), "" for nothing; wordStdin is the
+	// command's key=@- word. Both are known before anything is read; with
+	// either set, no terminal questions.
+	stdinBy, wordStdin string
 }
 
 // keys lists the fields the command line answers, sorted.
@@ -98,14 +100,15 @@ func (st *state) readInput(cmd *cli.Command, flags flagIndex, cwd string) (*inpu
 			o.stdinBy = "--" + f + " -"
 		}
 	}
-	if answers == "-" {
+	for _, w := range cmd.Args().Slice() {
+		if toolschema.WordReadsStdin(w) && o.wordStdin == "" {
+			o.wordStdin = w
+		}
+	}
+	if answers == "-" && o.wordStdin != "" {
 		// --answers is read before the command's own words are parsed: a
 		// key=@- among them must be refused before stdin is gone.
-		for _, w := range cmd.Args().Slice() {
-			if toolschema.WordReadsStdin(w) {
-				return nil, usagef("put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", w)
-			}
-		}
+		return nil, usagef("put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", o.wordStdin)
 	}
 	if o.base, err = toolschema.ReadObject("--answers", `'{"confirmed":true}'`, answers, st.env.Stdin, cwd); err != nil {
 		return nil, err
@@ -123,7 +126,7 @@ func (st *state) clientInput(g *globals) *client.Input {
 		return nil
 	}
 	var term *elicit.Prompter
-	if g.input.stdinBy == "" && termui.IsTerminal(st.env.Stdin) && termui.IsTerminal(st.env.Stderr) {
+	if g.input.stdinBy == "" && g.input.wordStdin == "" && termui.IsTerminal(st.env.Stdin) && termui.IsTerminal(st.env.Stderr) {
 		term = elicit.NewPrompter(st.env.Stdin, st.env.Stderr, toolschema.Coerce)
 	}
 	a := elicit.NewAnswerer(g.input.answers(), term, st.env.Stderr, g.jsonFlag)

@@ -8,31 +8,26 @@ import (
 
 // argSource is where call's and prompt's arguments are read from before
 // any connection: --args (a JSON object, @FILE or -) and key=@PATH words,
-// relative to cwd, stdin read once per invocation.
+// relative to cwd. Who reads stdin was decided with the flags
+// (inputOptions.stdinBy): reading changes nothing of the invocation's.
 type argSource struct {
-	stdin io.Reader
-	cwd   string
-	// input is the invocation's answers, which may read stdin too; nil
-	// when none are given.
-	input *inputOptions
+	stdin   io.Reader
+	cwd     string
+	stdinBy string // what of the flags reads stdin, "" for nothing
 }
 
-// argSource is the invocation's.
-func (st *state) argSource(g *globals) argSource {
-	return argSource{stdin: st.env.Stdin, cwd: g.cwd, input: g.input}
+func newArgSource(stdin io.Reader, g *globals) argSource {
+	a := argSource{stdin: stdin, cwd: g.cwd}
+	if g.input != nil {
+		a.stdinBy = g.input.stdinBy
+	}
+	return a
 }
 
 // readFiles reads the files and stdin a command's key=@PATH words name,
-// stdin only when nothing else of the invocation reads it.
+// stdin only when no flag reads it.
 func (a argSource) readFiles(pairs []toolschema.Pair) error {
-	by := ""
-	if a.input != nil {
-		by = a.input.stdinBy
-	}
-	by, err := toolschema.ReadPairFiles(pairs, by, a.stdin, a.cwd)
-	if a.input != nil {
-		a.input.stdinBy = by
-	}
+	_, err := toolschema.ReadPairFiles(pairs, a.stdinBy, a.stdin, a.cwd)
 	return err
 }
 

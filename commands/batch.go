@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,48 +8,49 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
-// readBatch reads every line of a --batch file (- for stdin) before
-// anything is started (toolschema.ReadCalls): a typo on line 40 must not
-// leave 39 calls done. A read that blocks (a silent pipe) does not
-// outlive ctx: --timeout, Ctrl-C and SIGTERM end it, though the read
-// itself cannot be interrupted.
-func readBatch(ctx context.Context, src string, stdin io.Reader, cwd string) ([]toolschema.Call, error) {
-	type read struct {
-		calls []toolschema.Call
-		err   error
-	}
-	done := make(chan read, 1)
-	go func() {
-		calls, err := toolschema.ReadCalls(ctx, src, stdin, cwd)
-		done <- read{calls, err}
-	}()
-	select {
-	case r := <-done:
-		return r.calls, r.err
-	case <-ctx.Done():
-		return nil, ctxErr(ctx, fmt.Errorf("reading --batch %s: %w", batchName(src), ctx.Err()))
-	}
+// batchOptions are call's options with --batch: the file (- for stdin,
+// else relative to cwd), and what of the command line must be refused
+// with it.
+type batchOptions struct {
+	src   string
+	rest  []string // words after SERVER: none allowed
+	text  bool     // --text given
+	args  bool     // --args given
+	stdin io.Reader
+	cwd   string
 }
 
-func batchName(src string) string {
-	if src == "-" {
-		return "stdin"
+// checkBatch refuses what of a --batch command line the file replaces.
+func checkBatch(o *callOptions) error {
+	switch b := o.batch; {
+	case o.detach || o.task:
+		return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
+	case len(b.rest) > 0:
+		return usagef("the tools and their arguments come from the --batch file", "unexpected argument %q with --batch", b.rest[0])
+	case b.text:
+		return usagef("", "--batch prints JSON Lines; --text cannot be used with it")
+	case b.args:
+		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
 	}
-	return src
+	return nil
 }
 
-// runBatch makes every call over one connection and prints one line of
-// JSON per call: the result, bounded like any result, or the error object
-// that --json prints for a failure. A call that fails does not stop the
-// others, unless the connection itself is gone. The exit status is the
-// highest of the calls'.
-func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []toolschema.Call) error {
+// runBatch reads the whole --batch file, then makes every call over one
+// connection and prints one line of JSON per call: the result, bounded
+// like any result, or the error object that --json prints for a failure.
+// A call that fails does not stop the others, unless the connection
+// itself is gone. The exit status is the highest of the calls'.
+func runBatch(ctx context.Context, rio runIO, o *callOptions) error {
+	calls, err := toolschema.ReadCalls(ctx, o.batch.src, o.batch.stdin, o.batch.cwd)
+	if err != nil {
+		return err
+	}
 	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
@@ -66,25 +66,7 @@ func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []toolschema
 	defer closeFn()
 	var worst *fail.Error
 	for _, c := range calls {
-		res, err := func() (json.RawMessage, error) {
-			// A line's arguments are JSON: no word to type by the schema.
-			args := func(*mcp.Tool) map[string]any {
-				if c.Arguments == nil {
-					return map[string]any{}
-				}
-				return c.Arguments
-			}
-			// A tool that runs as a task is followed to its end here too.
-			tool, run, err := callTool(ctx, rio, sess, tools, toolCall{name: c.Tool, args: args, noValidate: o.noValidate})
-			if run == nil || run.Result == nil {
-				return nil, err
-			}
-			var strictErr error
-			if err == nil {
-				strictErr = checkOutput(ctx, rio.stderr, o.strict, tool, run.Result)
-			}
-			return run.Result, resultVerdict(run.Result, err, strictErr)
-		}()
+		res, err := batchCall(ctx, rio, sess, tools, o, c)
 		var line []byte
 		if res != nil {
 			var perr error
@@ -130,62 +112,24 @@ func runBatch(ctx context.Context, rio runIO, o *callOptions, calls []toolschema
 	return &fail.Error{Code: worst.Code, Msg: "some calls failed (see their lines on stdout)", Hint: worst.Hint, Err: worst}
 }
 
-// batchLine renders one result, as the server sent it, as JSON on one
-// line, within --max-bytes.
-func (st *state) batchLine(g *globals, b json.RawMessage) ([]byte, error) {
-	var out bytes.Buffer
-	opts := format.Options{
-		Mode:     format.ModeJSON,
-		Kind:     format.KindCallTool,
-		Query:    g.query,
-		MaxBytes: g.maxBytes,
-		MaxLines: g.maxLines,
-		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
+// batchCall makes one call of a batch on call's path, and returns its
+// result (nil when there is none) and its verdict.
+func batchCall(ctx context.Context, rio runIO, sess session, tools []*mcp.Tool, o *callOptions, c toolschema.Call) (json.RawMessage, error) {
+	// A line's arguments are JSON: no word to type by the schema.
+	args := func(*mcp.Tool) map[string]any {
+		if c.Arguments == nil {
+			return map[string]any{}
+		}
+		return c.Arguments
 	}
-	if err := format.Write(&out, st.env.Stderr, b, opts); err != nil {
+	// A tool that runs as a task is followed to its end here too.
+	tool, run, err := client.CallTool(ctx, sess, tools, client.ToolCall{Name: c.Tool, Args: args, NoValidate: o.noValidate, Notes: rio.stderr})
+	if run == nil || run.Result == nil {
 		return nil, err
 	}
-	var line bytes.Buffer
-	if err := json.Compact(&line, out.Bytes()); err != nil {
-		return nil, err
+	var strictErr error
+	if err == nil {
+		strictErr = toolschema.CheckOutput(ctx, rio.stderr, o.strict, tool, run.Result)
 	}
-	return line.Bytes(), nil
-}
-
-// batchOptions are call's options with --batch: the file (- for stdin),
-// and what of the command line must be refused with it.
-type batchOptions struct {
-	call *callOptions
-	src  string
-	rest []string // words after SERVER: none allowed
-	text bool     // --text given
-	args bool     // --args given
-}
-
-// batchFile checks a --batch command line, reads the whole file (from
-// src's directory or stdin), then runs it.
-func batchFile(ctx context.Context, rio runIO, src argSource, b batchOptions) error {
-	if err := checkBatch(b); err != nil {
-		return err
-	}
-	calls, err := readBatch(ctx, b.src, src.stdin, src.cwd)
-	if err != nil {
-		return err
-	}
-	return runBatch(ctx, rio, b.call, calls)
-}
-
-// checkBatch refuses what of a --batch command line the file replaces.
-func checkBatch(b batchOptions) error {
-	switch {
-	case b.call.detach || b.call.task:
-		return usagef("run the calls one by one to detach them", "--batch cannot be combined with --task or --detach")
-	case len(b.rest) > 0:
-		return usagef("the tools and their arguments come from the --batch file", "unexpected argument %q with --batch", b.rest[0])
-	case b.text:
-		return usagef("", "--batch prints JSON Lines; --text cannot be used with it")
-	case b.args:
-		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
-	}
-	return nil
+	return run.Result, resultVerdict(run.Result, err, strictErr)
 }

@@ -33,7 +33,7 @@ standard input (once), key=@@text the literal @text, as 'mcpc call' does.
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "prompt arguments as a JSON object of strings, @FILE, or - (stdin)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o, err := promptArgs(g, cmd.Args().Slice(), cmd.String("args"), st.argSource(g))
+			o, err := promptArgs(g, cmd.Args().Slice(), cmd.String("args"), newArgSource(st.env.Stdin, g))
 			if err != nil {
 				return err
 			}

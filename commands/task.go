@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
@@ -54,7 +53,7 @@ func taskCommand(st *state) *cli.Command {
 				if want == 2 {
 					o.id = words[1]
 				}
-				return st.runTask(ctx, g, o)
+				return runTask(ctx, st.runIO(g), o)
 			}),
 		}
 	}
@@ -99,17 +98,13 @@ each remembered task).`),
 	}
 }
 
-func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error {
-	conn := st.connector(g)
-	entry, err := conn.Resolve(o.server)
+// runTask reaches the server's detached tasks and does o.op.
+func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
-	opts, err := conn.ConnectOptions(ctx, entry)
-	if err != nil {
-		return err
-	}
-	sess, err := st.dial().openTasks(ctx, entry, opts, o.id)
+	sess, err := rio.openTasks(ctx, entry, o.id)
 	if err != nil {
 		return err
 	}
@@ -118,13 +113,13 @@ func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error 
 	defer sess.EndSettledSessions(ctx)
 	switch o.op {
 	case "get":
-		return getTask(ctx, st.runIO(g), sess, o)
+		return getTask(ctx, rio, sess, o)
 	case "result":
-		return taskResult(ctx, st.runIO(g), sess, o)
+		return taskResult(ctx, rio, sess, o)
 	case "cancel":
-		return cancelTask(ctx, st.runIO(g), sess, o)
+		return cancelTask(ctx, rio, sess, o)
 	}
-	return listTasks(ctx, st.runIO(g), sess, o)
+	return listTasks(ctx, rio, sess, o)
 }
 
 // getTask prints a task's status: the task object, or its line.
@@ -136,7 +131,7 @@ func getTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) e
 	if o.structured {
 		return rio.printRaw(format.KindGeneric, t.Raw)
 	}
-	return rio.write([]byte(taskLine(t) + "\n"))
+	return rio.write([]byte(format.TaskLine(t.ID, t.Status, t.StatusMessage)))
 }
 
 // taskResult follows the task to its end and prints its result as call
@@ -158,20 +153,18 @@ func taskResult(ctx context.Context, rio runIO, sess taskSession, o *taskOptions
 // cancelTask asks for the task's cancellation and prints the answer.
 func cancelTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
 	raw, err := sess.CancelTask(ctx, o.id)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if len(gjson.GetBytes(raw, "taskId").String()) == 0 && !o.structured {
+	case o.structured:
+		return rio.printRaw(format.KindGeneric, raw)
+	case len(gjson.GetBytes(raw, "taskId").String()) == 0:
 		// A 2026-07-28 server acknowledges with an empty result: the
 		// cancellation is asked for, not done (the task may still end
 		// otherwise), and --json prints the acknowledgement as sent.
 		return rio.write([]byte(textsafe.StripControl(o.id) + " cancel requested\n"))
 	}
-	if o.structured {
-		return rio.printRaw(format.KindGeneric, raw)
-	}
-	t := &tasks.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
-	return rio.write([]byte(taskLine(t) + "\n"))
+	return rio.write([]byte(format.TaskLine(o.id, gjson.GetBytes(raw, "status").String(), gjson.GetBytes(raw, "statusMessage").String())))
 }
 
 // listTasks prints the tasks mcpc remembers on the server
@@ -184,20 +177,7 @@ func listTasks(ctx context.Context, rio runIO, sess taskSession, o *taskOptions)
 	if o.structured {
 		return rio.printRaw(format.KindGeneric, doc)
 	}
-	var b strings.Builder
-	for _, it := range gjson.GetBytes(doc, "tasks").Array() {
-		b.WriteString(taskLine(&tasks.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}) + "\n")
-	}
-	return rio.write([]byte(b.String()))
-}
-
-// taskLine is a task in text mode: id, status, message.
-func taskLine(t *tasks.Task) string {
-	line := t.ID + "  " + t.Status
-	if t.StatusMessage != "" {
-		line += "  " + textsafe.OneLine(t.StatusMessage)
-	}
-	return textsafe.StripControl(line)
+	return rio.write([]byte(format.TaskLines(doc)))
 }
 
 // printDetached prints a detached task: its id (the task object when

@@ -1,0 +1,50 @@
+package commands
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/internal/toolschema"
+)
+
+// Who reads stdin is decided with the flags, before anything is read: the
+// command's key=@- word is known then (no terminal questions follow), and
+// reading the word's value changes nothing of the invocation's.
+func TestStdinDecidedUpFront(t *testing.T) {
+	st := &state{env: Env{Stdin: strings.NewReader("value"), Stdout: &strings.Builder{}, Stderr: &strings.Builder{},
+		Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Getwd: os.Getwd, Now: time.Now}}
+	root := newRoot(st)
+	sub := root.Command("call")
+	ran := false
+	sub.Action = func(_ context.Context, cmd *cli.Command) error {
+		ran = true
+		g, err := st.readGlobals(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.input.wordStdin != "k=@-" || g.input.stdinBy != "" {
+			t.Errorf("stdin claimed by %q (word %q), want the word k=@-", g.input.stdinBy, g.input.wordStdin)
+		}
+		before := *g.input
+		pairs, err := toolschema.ParsePairs([]string{"k=@-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := newArgSource(st.env.Stdin, g).readFiles(pairs); err != nil || pairs[0].Raw != "value" {
+			t.Fatalf("readFiles: %v, value %q", err, pairs[0].Raw)
+		}
+		if g.input.stdinBy != before.stdinBy || g.input.wordStdin != before.wordStdin {
+			t.Errorf("reading the words changed the invocation's input: %+v, was %+v", *g.input, before)
+		}
+		return nil
+	}
+	sub.Before, sub.After = nil, nil
+	if err := root.Run(context.Background(), []string{"mcpc", "call", "srv", "tool", "k=@-"}); err != nil || !ran {
+		t.Fatalf("run: %v (action ran: %v)", err, ran)
+	}
+}
