@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
@@ -14,6 +15,30 @@ import (
 type ToolCaller interface {
 	FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error)
 	RunTool(ctx context.Context, tool string, args map[string]any, o tasks.Options) (*tasks.ToolRun, error)
+}
+
+// ToolLister is a session that lists tools (*Session, or a fake).
+type ToolLister interface {
+	ListTools(ctx context.Context, only ...string) ([]*mcp.Tool, error)
+}
+
+// OpenTools connects to entry's server (open) and lists the tools named
+// before any call: listing first finds app-only tools (refused), lets
+// key=value words take the schema's types, and lets a modern HTTP session
+// send the tool's Mcp-Param headers. The SDK is given only the tools
+// named.
+func OpenTools[S ToolLister](ctx context.Context, open func(context.Context, *config.Entry) (S, func(), error), entry *config.Entry, names ...string) (S, []*mcp.Tool, func(), error) {
+	var none S
+	sess, closeFn, err := open(ctx, entry)
+	if err != nil {
+		return none, nil, nil, err
+	}
+	tools, err := sess.ListTools(ctx, names...)
+	if err != nil {
+		closeFn()
+		return none, nil, nil, err
+	}
+	return sess, tools, closeFn, nil
 }
 
 // ToolCall is one call of a tool, as call and each line of --batch make it.

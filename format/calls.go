@@ -7,8 +7,11 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -64,4 +67,28 @@ func Summary(r *mcp.InitializeResult, caps []string, url string, sse bool) Serve
 		s.Transport = "Streamable HTTP, " + urlx.Redact(url)
 	}
 	return s
+}
+
+// Ping is what mcpc ping prints: the server, the revision it speaks, and
+// the round trip in milliseconds, to the hundredth.
+type Ping struct {
+	Server   string  `json:"server"`
+	Revision string  `json:"revision"`
+	MS       float64 `json:"ms"`
+}
+
+// NewPing is the Ping of a round trip of rtt.
+func NewPing(server, revision string, rtt time.Duration) Ping {
+	return Ping{Server: server, Revision: revision, MS: math.Round(float64(rtt.Microseconds())/10) / 100}
+}
+
+// Text is ping's line.
+func (p Ping) Text() string {
+	return fmt.Sprintf("%s answered in %.2f ms (MCP %s)\n", textsafe.OneLine(p.Server), p.MS, p.Revision)
+}
+
+// Handshake is what a handshake said (r) as reconnect's --json prints it.
+func Handshake(r *mcp.InitializeResult) map[string]any {
+	return map[string]any{"serverInfo": r.ServerInfo, "protocolVersion": r.ProtocolVersion,
+		"capabilities": r.Capabilities, "instructions": r.Instructions}
 }
