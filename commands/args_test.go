@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v3"
-
-	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
 // Who reads stdin is decided with the flags, before anything is read: the
@@ -31,12 +29,9 @@ func TestStdinDecidedUpFront(t *testing.T) {
 			t.Errorf("stdin claimed by %q (word %q), want the word k=@-", g.input.stdinBy, g.input.wordStdin)
 		}
 		before := *g.input
-		pairs, err := toolschema.ParsePairs([]string{"k=@-"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := newArgSource(st.env.Stdin, g).readFiles(pairs); err != nil || pairs[0].Raw != "value" {
-			t.Fatalf("readFiles: %v, value %q", err, pairs[0].Raw)
+		_, pairs, err := argSource(st.env.Stdin, g).Read([]string{"k=@-"}, "")
+		if err != nil || pairs[0].Raw != "value" {
+			t.Fatalf("Read: %v, value %+v", err, pairs)
 		}
 		if g.input.stdinBy != before.stdinBy || g.input.wordStdin != before.wordStdin {
 			t.Errorf("reading the words changed the invocation's input: %+v, was %+v", *g.input, before)

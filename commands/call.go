@@ -2,13 +2,12 @@ package commands
 
 import (
 	"context"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
@@ -27,7 +26,10 @@ type callOptions struct {
 	strict     bool // --strict: a result that misses its outputSchema fails
 	// structured: the output is JSON (or --query of it), not text.
 	structured bool
-	batch      *batchOptions // --batch given: the calls come from its file
+	// batch is --batch's file (- for stdin), read from src: the calls
+	// come from it.
+	batch string
+	src   toolschema.Source
 }
 
 func callCommand(st *state) *cli.Command {
@@ -75,11 +77,11 @@ accepted the task; 'mcpc task' reaches it later.`,
 			&cli.BoolFlag{Name: "detach", Usage: "with a task on an HTTP server: print the task id and exit once the server has accepted it"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o, err := callArgs(cmd, g, newArgSource(st.env.Stdin, g))
+			o, err := callArgs(cmd, g, argSource(st.env.Stdin, g))
 			switch {
 			case err != nil:
 				return err
-			case o.batch != nil:
+			case o.batch != "":
 				return runBatch(ctx, st.runIO(g), o)
 			}
 			return runCall(ctx, st.runIO(g), o)
@@ -89,31 +91,28 @@ accepted the task; 'mcpc task' reaches it later.`,
 
 // callArgs reads call's flags and words into its options, the files they
 // name read, before any connection.
-func callArgs(cmd *cli.Command, g *globals, src argSource) (*callOptions, error) {
+func callArgs(cmd *cli.Command, g *globals, src toolschema.Source) (*callOptions, error) {
 	server, rest, err := target(g, cmd.Args().Slice())
 	if err != nil {
 		return nil, err
 	}
 	o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
 		task: cmd.Bool("task"), detach: cmd.Bool("detach"), strict: g.strict, structured: g.structured()}
-	if batch := cmd.String("batch"); batch != "" {
-		o.batch = &batchOptions{src: batch, rest: rest, text: cmd.Bool("text"), args: cmd.IsSet("args"), stdin: src.stdin, cwd: src.cwd}
-		return o, checkBatch(o)
+	if o.batch, o.src = cmd.String("batch"), src; o.batch != "" {
+		return o, checkBatch(o, rest, cmd.Bool("text"), cmd.IsSet("args"))
 	}
 	if len(rest) == 0 {
 		return nil, usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 	}
 	o.tool = rest[0]
-	if o.pairs, err = toolschema.ParsePairs(rest[1:]); err != nil {
-		return nil, err
-	}
-	// The words first: a key=@- that --args - would also read is
-	// refused before either reads stdin.
-	if err := src.readFiles(o.pairs); err != nil {
-		return nil, err
-	}
-	o.base, err = src.readArgs(cmd.String("args"))
+	o.base, o.pairs, err = src.Read(rest[1:], cmd.String("args"))
 	return o, err
+}
+
+// argSource is where call's and prompt's arguments are read from: stdin,
+// the working directory, and what of the flags reads stdin.
+func argSource(stdin io.Reader, g *globals) toolschema.Source {
+	return toolschema.Source{Stdin: stdin, Cwd: g.cwd, StdinBy: g.input.stdinBy}
 }
 
 // runCall calls the tool and prints its result, or with --detach the
@@ -127,7 +126,7 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 		// Refused before a stdio server is started for nothing.
 		return client.ErrDetachStdio
 	}
-	sess, tools, closeFn, err := openTools(ctx, rio, entry, o.tool)
+	sess, tools, closeFn, err := client.OpenTools(ctx, rio.openEntry, entry, o.tool)
 	if err != nil {
 		return err
 	}
@@ -150,23 +149,6 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
 }
 
-// openTools connects to entry's server and lists the tools named before
-// any call: listing first finds app-only tools (refused), lets key=value
-// words take the schema's types, and lets a modern HTTP session send the
-// tool's Mcp-Param headers. The SDK is given only the tools named.
-func openTools(ctx context.Context, rio runIO, entry *config.Entry, names ...string) (session, []*mcp.Tool, func(), error) {
-	sess, closeFn, err := rio.openEntry(ctx, entry)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tools, err := sess.ListTools(ctx, names...)
-	if err != nil {
-		closeFn()
-		return nil, nil, nil, err
-	}
-	return sess, tools, closeFn, nil
-}
-
 // printToolResult prints a call's final result and returns the exit
 // status's error: taskErr (a task that failed with a result), the
 // outputSchema check (a failure under strict), or the tool's isError.
@@ -178,20 +160,5 @@ func printToolResult(ctx context.Context, rio runIO, strict bool, tool *mcp.Tool
 	if err := rio.printRaw(format.KindCallTool, raw); err != nil {
 		return err
 	}
-	return resultVerdict(raw, taskErr, strictErr)
-}
-
-// resultVerdict is the exit status's error of a call's result: a task
-// that failed with a result, then the outputSchema check under --strict,
-// then the tool's isError.
-func resultVerdict(raw []byte, taskErr, strictErr error) error {
-	switch {
-	case taskErr != nil:
-		return taskErr
-	case strictErr != nil:
-		return strictErr
-	case gjson.GetBytes(raw, "isError").Bool():
-		return errToolError
-	}
-	return nil
+	return client.ResultVerdict(raw, taskErr, strictErr)
 }

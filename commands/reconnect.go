@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -52,12 +53,7 @@ func runReconnect(ctx context.Context, rio runIO, o reconnectOptions) error {
 	defer closeFn()
 	r := sess.initializeResult()
 	if o.structured {
-		return rio.print(format.KindGeneric, map[string]any{
-			"serverInfo":      r.ServerInfo,
-			"protocolVersion": r.ProtocolVersion,
-			"capabilities":    r.Capabilities,
-			"instructions":    r.Instructions,
-		})
+		return rio.print(format.KindGeneric, format.Handshake(r))
 	}
 	s := format.Summary(r, client.CapabilityNames(r.Capabilities), entry.Server.URL, sess.speaksSSE())
 	return rio.write([]byte(s.Text()))

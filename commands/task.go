@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
@@ -98,7 +100,8 @@ each remembered task).`),
 	}
 }
 
-// runTask reaches the server's detached tasks and does o.op.
+// runTask reaches the server's detached tasks and does o.op: the
+// server's answer printed as JSON when structured, else as text.
 func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
 	entry, err := rio.resolve(o.server)
 	if err != nil {
@@ -111,27 +114,44 @@ func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
 	// A 2025 session kept for detached tasks that are all settled now
 	// (result fetched, cancelled, gone) is ended.
 	defer sess.EndSettledSessions(ctx)
-	switch o.op {
-	case "get":
-		return getTask(ctx, rio, sess, o)
-	case "result":
+	if o.op == "result" {
 		return taskResult(ctx, rio, sess, o)
-	case "cancel":
-		return cancelTask(ctx, rio, sess, o)
 	}
-	return listTasks(ctx, rio, sess, o)
+	raw, text, err := taskAnswer(ctx, rio.stderr, sess, o)
+	switch {
+	case err != nil:
+		return err
+	case o.structured:
+		return rio.printRaw(format.KindGeneric, raw)
+	}
+	return rio.write([]byte(text))
 }
 
-// getTask prints a task's status: the task object, or its line.
-func getTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
-	t, err := sess.GetTask(ctx, o.id)
-	if err != nil {
-		return err
+// taskAnswer does get, cancel or list: the server's answer and its text.
+// list notes each remembered task it could not reach.
+func taskAnswer(ctx context.Context, notes io.Writer, sess taskSession, o *taskOptions) (json.RawMessage, string, error) {
+	switch o.op {
+	case "get":
+		t, err := sess.GetTask(ctx, o.id)
+		if err != nil {
+			return nil, "", err
+		}
+		return t.Raw, format.TaskLine(t.ID, t.Status, t.StatusMessage), nil
+	case "cancel":
+		raw, err := sess.CancelTask(ctx, o.id)
+		if err != nil || gjson.GetBytes(raw, "taskId").String() != "" {
+			return raw, format.TaskLine(o.id, gjson.GetBytes(raw, "status").String(), gjson.GetBytes(raw, "statusMessage").String()), err
+		}
+		// A 2026-07-28 server acknowledges with an empty result: the
+		// cancellation is asked for, not done (the task may still end
+		// otherwise), and --json prints the acknowledgement as sent.
+		return raw, textsafe.StripControl(o.id) + " cancel requested\n", nil
 	}
-	if o.structured {
-		return rio.printRaw(format.KindGeneric, t.Raw)
+	doc, errs := tasks.ListRemembered(ctx, sess)
+	for _, err := range errs {
+		textsafe.Note(notes, "%s", textsafe.OneLine(err.Error()))
 	}
-	return rio.write([]byte(format.TaskLine(t.ID, t.Status, t.StatusMessage)))
+	return doc, format.TaskLines(doc), nil
 }
 
 // taskResult follows the task to its end and prints its result as call
@@ -148,36 +168,6 @@ func taskResult(ctx context.Context, rio runIO, sess taskSession, o *taskOptions
 		return err
 	}
 	return printToolResult(ctx, rio, o.strict, nil, res, err)
-}
-
-// cancelTask asks for the task's cancellation and prints the answer.
-func cancelTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
-	raw, err := sess.CancelTask(ctx, o.id)
-	switch {
-	case err != nil:
-		return err
-	case o.structured:
-		return rio.printRaw(format.KindGeneric, raw)
-	case len(gjson.GetBytes(raw, "taskId").String()) == 0:
-		// A 2026-07-28 server acknowledges with an empty result: the
-		// cancellation is asked for, not done (the task may still end
-		// otherwise), and --json prints the acknowledgement as sent.
-		return rio.write([]byte(textsafe.StripControl(o.id) + " cancel requested\n"))
-	}
-	return rio.write([]byte(format.TaskLine(o.id, gjson.GetBytes(raw, "status").String(), gjson.GetBytes(raw, "statusMessage").String())))
-}
-
-// listTasks prints the tasks mcpc remembers on the server
-// (tasks.ListRemembered), a note for each it could not reach.
-func listTasks(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
-	doc, errs := tasks.ListRemembered(ctx, sess)
-	for _, err := range errs {
-		textsafe.Note(rio.stderr, "%s", textsafe.OneLine(err.Error()))
-	}
-	if o.structured {
-		return rio.printRaw(format.KindGeneric, doc)
-	}
-	return rio.write([]byte(format.TaskLines(doc)))
 }
 
 // printDetached prints a detached task: its id (the task object when

@@ -1,8 +1,10 @@
 package format
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,5 +45,17 @@ func TestSummaryTransport(t *testing.T) {
 		if !strings.HasPrefix(s.Transport, c.want) || strings.Contains(s.Transport, "secret") || s.Name != "s" || s.Version != "1" {
 			t.Errorf("%s: %+v", c.url, s)
 		}
+	}
+}
+
+// ping's line and JSON: the round trip to the hundredth of a millisecond.
+func TestPing(t *testing.T) {
+	p := NewPing("every\x1b[2Jthing", "2025-11-25", 1234567*time.Nanosecond)
+	if got, want := p.Text(), "everything answered in 1.23 ms (MCP 2025-11-25)\n"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	b, err := json.Marshal(p)
+	if want := `{"server":"every\u001b[2Jthing","revision":"2025-11-25","ms":1.23}`; err != nil || string(b) != want {
+		t.Errorf("JSON = %s, %v, want %s", b, err, want)
 	}
 }
