@@ -23,9 +23,11 @@ type Answers struct {
 	Base     map[string]any
 	Yes      bool
 	LogLevel string
-	// StdinBy is what takes stdin ("--answers -", "--args -", "--batch -",
-	// a key=@- word), "" for nothing: with it set, no terminal questions.
-	StdinBy string
+	// StdinBy is what of the flags takes stdin ("--answers -", "--args -",
+	// "--batch -", an --answer key=@-), "" for nothing; WordStdin is the
+	// command's key=@- word. Both are known before anything is read; with
+	// either set, no terminal questions.
+	StdinBy, WordStdin string
 }
 
 // AnswerFlags are the flags Answers are read from, as given.
@@ -64,14 +66,15 @@ func ReadAnswers(f AnswerFlags) (*Answers, error) {
 			o.StdinBy = "--" + s.name + " -"
 		}
 	}
-	if f.Answers == "-" {
+	for _, w := range f.Words {
+		if toolschema.WordReadsStdin(w) && o.WordStdin == "" {
+			o.WordStdin = w
+		}
+	}
+	if f.Answers == "-" && o.WordStdin != "" {
 		// --answers is read before the command's own words are parsed: a
 		// key=@- among them must be refused before stdin is gone.
-		for _, w := range f.Words {
-			if toolschema.WordReadsStdin(w) {
-				return nil, fail.New(fail.Usage, "put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", w)
-			}
-		}
+		return nil, fail.New(fail.Usage, "put one of them in a file and pass @FILE", "%s and --answers - cannot both read standard input", o.WordStdin)
 	}
 	if o.Base, err = toolschema.ReadObject("--answers", `'{"confirmed":true}'`, f.Answers, f.Stdin, f.Cwd); err != nil {
 		return nil, err
@@ -114,7 +117,7 @@ func (o *Answers) Input(stdin io.Reader, stderr io.Writer, json bool, pause func
 		return nil
 	}
 	var term *elicit.Prompter
-	if o.StdinBy == "" && termui.IsTerminal(stdin) && termui.IsTerminal(stderr) {
+	if o.StdinBy == "" && o.WordStdin == "" && termui.IsTerminal(stdin) && termui.IsTerminal(stderr) {
 		term = elicit.NewPrompter(stdin, stderr, toolschema.Coerce)
 	}
 	a := elicit.NewAnswerer(o.elicit(), term, stderr, json)

@@ -2,23 +2,18 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
-// callOptions are call's flags and words (batch.go adds --batch's).
+// callOptions are call's flags and words.
 type callOptions struct {
 	server     string
 	tool       string
@@ -31,6 +26,10 @@ type callOptions struct {
 	strict     bool // --strict: a result that misses its outputSchema fails
 	// structured: the output is JSON (or --query of it), not text.
 	structured bool
+	// batch is --batch's file (- for stdin), read from src: the calls
+	// come from it.
+	batch string
+	src   toolschema.Source
 }
 
 func callCommand(st *state) *cli.Command {
@@ -78,35 +77,42 @@ accepted the task; 'mcpc task' reaches it later.`,
 			&cli.BoolFlag{Name: "detach", Usage: "with a task on an HTTP server: print the task id and exit once the server has accepted it"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
-			if err != nil {
+			o, err := callArgs(cmd, g, argSource(st.env.Stdin, g))
+			switch {
+			case err != nil:
 				return err
-			}
-			o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
-				task: cmd.Bool("task"), detach: cmd.Bool("detach"), strict: g.strict, structured: g.structured()}
-			if batch := cmd.String("batch"); batch != "" {
-				b := batchOptions{call: o, src: batch, rest: rest, text: cmd.Bool("text"), args: cmd.IsSet("args")}
-				return batchFile(ctx, st.runIO(g), st.argSource(g), b)
-			}
-			if len(rest) == 0 {
-				return usagef("list the tools with: mcpc list SERVER", "missing TOOL")
-			}
-			o.tool = rest[0]
-			if o.pairs, err = toolschema.ParsePairs(rest[1:]); err != nil {
-				return err
-			}
-			// The words first: a key=@- that --args - would also read is
-			// refused before either reads stdin.
-			src := st.argSource(g)
-			if err := src.readFiles(o.pairs); err != nil {
-				return err
-			}
-			if o.base, err = src.readArgs(cmd.String("args")); err != nil {
-				return err
+			case o.batch != "":
+				return runBatch(ctx, st.runIO(g), o)
 			}
 			return runCall(ctx, st.runIO(g), o)
 		}),
 	}
+}
+
+// callArgs reads call's flags and words into its options, the files they
+// name read, before any connection.
+func callArgs(cmd *cli.Command, g *globals, src toolschema.Source) (*callOptions, error) {
+	server, rest, err := target(g, cmd.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
+		task: cmd.Bool("task"), detach: cmd.Bool("detach"), strict: g.strict, structured: g.structured()}
+	if o.batch, o.src = cmd.String("batch"), src; o.batch != "" {
+		return o, checkBatch(o, rest, cmd.Bool("text"), cmd.IsSet("args"))
+	}
+	if len(rest) == 0 {
+		return nil, usagef("list the tools with: mcpc list SERVER", "missing TOOL")
+	}
+	o.tool = rest[0]
+	o.base, o.pairs, err = src.Read(rest[1:], cmd.String("args"))
+	return o, err
+}
+
+// argSource is where call's and prompt's arguments are read from: stdin,
+// the working directory, and what of the flags reads stdin.
+func argSource(stdin io.Reader, g *globals) toolschema.Source {
+	return toolschema.Source{Stdin: stdin, Cwd: g.cwd, StdinBy: g.input.StdinBy}
 }
 
 // runCall calls the tool and prints its result, or with --detach the
@@ -120,19 +126,19 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 		// Refused before a stdio server is started for nothing.
 		return client.ErrDetachStdio
 	}
-	sess, tools, closeFn, err := openTools(ctx, rio, entry, o.tool)
+	sess, tools, closeFn, err := client.OpenTools(ctx, rio.openEntry, entry, o.tool)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	tool, run, err := callTool(ctx, rio, sess, tools, toolCall{
-		name: o.tool,
-		args: func(t *mcp.Tool) map[string]any {
+	tool, run, err := client.CallTool(ctx, sess, tools, client.ToolCall{
+		Name: o.tool,
+		Args: func(t *mcp.Tool) map[string]any {
 			return toolschema.Merge(o.base, o.pairs, toolschema.PropertyTypes(t))
 		},
-		noValidate: o.noValidate,
-		progress:   true, askedProgress: o.progress,
-		opts: tasks.Options{Ask: o.task, Detach: o.detach, Status: rio.taskStatus},
+		NoValidate: o.noValidate, Notes: rio.stderr,
+		Progress: func() func() { return rio.progress(o.progress) },
+		Tasks:    tasks.Options{Ask: o.task, Detach: o.detach, Status: rio.taskStatus},
 	})
 	if err != nil && (run == nil || run.Result == nil) {
 		return err
@@ -143,120 +149,16 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
 }
 
-// toolCall is one call of a tool, as call and each line of --batch make it.
-type toolCall struct {
-	name string
-	// args builds the arguments from the tool's definition (its schema
-	// types key=value words).
-	args       func(*mcp.Tool) map[string]any
-	noValidate bool
-	// progress shows the server's progress (call; a --batch line does
-	// not), askedProgress even where stderr is no terminal (--progress).
-	progress, askedProgress bool
-	opts                    tasks.Options
-}
-
-// callTool is the one call path of call and --batch: the tool found among
-// those listed (near misses named when it is not), its arguments built and
-// checked against its inputSchema, and the call made, followed to its end
-// when it runs as a task.
-func callTool(ctx context.Context, rio runIO, sess session, tools []*mcp.Tool, c toolCall) (*mcp.Tool, *tasks.ToolRun, error) {
-	tool, err := sess.FindTool(tools, c.name)
-	if err != nil {
-		return nil, nil, err
-	}
-	args := c.args(tool)
-	if !c.noValidate {
-		if err := checkArgs(ctx, rio.stderr, tool, args); err != nil {
-			return tool, nil, err
-		}
-	}
-	stop := func() {}
-	if c.progress {
-		stop = rio.progress(c.askedProgress)
-	}
-	run, err := sess.RunTool(ctx, c.name, args, c.opts)
-	stop()
-	return tool, run, err
-}
-
-// openTools connects to entry's server and lists the tools named before
-// any call: listing first finds app-only tools (refused), lets key=value
-// words take the schema's types, and lets a modern HTTP session send the
-// tool's Mcp-Param headers. The SDK is given only the tools named.
-func openTools(ctx context.Context, rio runIO, entry *config.Entry, names ...string) (session, []*mcp.Tool, func(), error) {
-	sess, closeFn, err := rio.openEntry(ctx, entry)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tools, err := sess.ListTools(ctx, names...)
-	if err != nil {
-		closeFn()
-		return nil, nil, nil, err
-	}
-	return sess, tools, closeFn, nil
-}
-
 // printToolResult prints a call's final result and returns the exit
 // status's error: taskErr (a task that failed with a result), the
 // outputSchema check (a failure under strict), or the tool's isError.
 func printToolResult(ctx context.Context, rio runIO, strict bool, tool *mcp.Tool, raw []byte, taskErr error) error {
-	strictErr := checkOutput(ctx, rio.stderr, strict, tool, raw)
+	strictErr := toolschema.CheckOutput(ctx, rio.stderr, strict, tool, raw)
 	if ctx.Err() != nil {
 		return context.Cause(ctx) // the invocation ended during the check
 	}
 	if err := rio.printRaw(format.KindCallTool, raw); err != nil {
 		return err
 	}
-	return resultVerdict(raw, taskErr, strictErr)
-}
-
-// resultVerdict is the exit status's error of a call's result: a task
-// that failed with a result, then the outputSchema check under --strict,
-// then the tool's isError.
-func resultVerdict(raw []byte, taskErr, strictErr error) error {
-	switch {
-	case taskErr != nil:
-		return taskErr
-	case strictErr != nil:
-		return strictErr
-	case gjson.GetBytes(raw, "isError").Bool():
-		return errToolError
-	}
-	return nil
-}
-
-// checkArgs checks a call's arguments against the tool's inputSchema; a
-// schema mcpc cannot use is a note, not a failure (the server checks too).
-func checkArgs(ctx context.Context, stderr io.Writer, tool *mcp.Tool, args map[string]any) error {
-	skipped, err := toolschema.ValidateArgs(ctx, tool, args)
-	if err != nil {
-		return err
-	}
-	if skipped != "" {
-		textsafe.Note(stderr, "arguments of %q not checked: the tool's inputSchema cannot be used (%s)", tool.Name, skipped)
-	}
-	return nil
-}
-
-// checkOutput checks structuredContent against the tool's outputSchema: a
-// mismatch is a warning, or under strict (--strict) the error to report
-// once the result is printed. A schema mcpc cannot use is a note, as for
-// the arguments; the end of ctx during the check is its cause.
-func checkOutput(ctx context.Context, stderr io.Writer, strict bool, tool *mcp.Tool, raw []byte) error {
-	mismatch, skipped, err := toolschema.ValidateOutput(ctx, tool, raw)
-	switch {
-	case err != nil:
-		return err
-	case skipped != "":
-		textsafe.Note(stderr, "structuredContent of %q not checked: the tool's outputSchema cannot be used (%s)", tool.Name, skipped)
-		return nil
-	case mismatch == "":
-		return nil
-	case strict:
-		return fail.New(fail.Protocol, "drop --strict to accept the result with a warning",
-			"structuredContent does not match the outputSchema of tool %q: %s", tool.Name, mismatch)
-	}
-	fmt.Fprintf(stderr, "mcpc: warning: structuredContent does not match the outputSchema of tool %q: %s\n", tool.Name, textsafe.StripControl(mismatch))
-	return nil
+	return client.ResultVerdict(raw, taskErr, strictErr)
 }

@@ -16,10 +16,6 @@ func usagef(hint, format string, args ...any) error {
 	return fail.New(fail.Usage, hint, format, args...)
 }
 
-// errToolError means the tool reported isError: the result was printed; the
-// exit status says so and nothing more is printed.
-var errToolError = &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
-
 // errInterrupted is the cause of cancelling the invocation on a signal.
 var errInterrupted = &fail.Error{Code: fail.Interrupted, Msg: "interrupted"}
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -16,7 +17,7 @@ func TestReport(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{errToolError, 1, ""},
+		{client.ErrToolError, 1, ""},
 		{usagef("try this", "bad %s", "flag"), 2, "mcpc: error: bad flag\nmcpc: hint: try this\n"},
 		{&fail.Error{Code: fail.Config, Msg: "unknown server \"x\""}, 3, "mcpc: error: unknown server \"x\"\n"},
 		{&fail.Error{Code: fail.AuthRequired, Msg: "needs auth", Hint: "log in"}, 4, "mcpc: error: needs auth\nmcpc: hint: log in\n"},

@@ -2,13 +2,10 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"math"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 func pingCommand(st *state) *cli.Command {
@@ -35,16 +32,9 @@ server even when its answer is remembered. Prints the time (--json:
 	}
 }
 
-// pingResult is what mcpc ping prints.
-type pingResult struct {
-	Server   string  `json:"server"`
-	Revision string  `json:"revision"`
-	MS       float64 `json:"ms"`
-}
-
 type pingOptions struct {
 	server string
-	// structured: print pingResult as JSON (or --query of it), not a line.
+	// structured: print format.Ping as JSON (or --query of it), not a line.
 	structured bool
 }
 
@@ -63,10 +53,9 @@ func runPing(ctx context.Context, rio runIO, o pingOptions) error {
 	if err != nil {
 		return err
 	}
-	r := pingResult{Server: entry.ShownName(), Revision: sess.initializeResult().ProtocolVersion,
-		MS: math.Round(float64(rtt.Microseconds())/10) / 100}
+	r := format.NewPing(entry.ShownName(), sess.initializeResult().ProtocolVersion, rtt)
 	if !o.structured {
-		return rio.write(fmt.Appendf(nil, "%s answered in %.2f ms (MCP %s)\n", textsafe.OneLine(r.Server), r.MS, r.Revision))
+		return rio.write([]byte(r.Text()))
 	}
 	return rio.print(format.KindGeneric, r)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // runPing names the server as the entry shows it (a URL redacted), prints
-// a line or pingResult, and closes the connection it opened.
+// a line or format.Ping, and closes the connection it opened.
 func TestRunPing(t *testing.T) {
 	for _, c := range []struct {
 		structured bool

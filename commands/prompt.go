@@ -33,7 +33,7 @@ standard input (once), key=@@text the literal @text, as 'mcpc call' does.
 			&cli.StringFlag{Name: "args", Aliases: []string{"a"}, Usage: "prompt arguments as a JSON object of strings, @FILE, or - (stdin)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			o, err := promptArgs(g, cmd.Args().Slice(), cmd.String("args"), st.argSource(g))
+			o, err := promptArgs(g, cmd.Args().Slice(), cmd.String("args"), argSource(st.env.Stdin, g))
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ standard input (once), key=@@text the literal @text, as 'mcpc call' does.
 
 // promptArgs reads prompt's words and --args into its options, the
 // files they name read, before any connection.
-func promptArgs(g *globals, words []string, argsFlag string, src argSource) (promptOptions, error) {
+func promptArgs(g *globals, words []string, argsFlag string, src toolschema.Source) (promptOptions, error) {
 	var o promptOptions
 	server, rest, err := target(g, words)
 	if err != nil {
@@ -54,18 +54,7 @@ func promptArgs(g *globals, words []string, argsFlag string, src argSource) (pro
 		return o, usagef("list prompts with: mcpc list SERVER prompts", "missing prompt NAME")
 	}
 	o.server, o.name = server, rest[0]
-	pairs, err := toolschema.ParsePairs(rest[1:])
-	if err != nil {
-		return o, err
-	}
-	if err := src.readFiles(pairs); err != nil {
-		return o, err
-	}
-	base, err := src.readArgs(argsFlag)
-	if err != nil {
-		return o, err
-	}
-	o.args, err = toolschema.PromptArgs(base, pairs)
+	o.args, err = src.ReadPrompt(rest[1:], argsFlag)
 	return o, err
 }
 

@@ -2,19 +2,16 @@ package commands
 
 import (
 	"context"
-	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 type reconnectOptions struct {
-	server string
+	server     string
+	structured bool // print the handshake's JSON (or --query of it), not text
 }
 
 func reconnectCommand(st *state) *cli.Command {
@@ -34,51 +31,30 @@ Example:
 			if err != nil {
 				return err
 			}
-			return st.runReconnect(ctx, g, &reconnectOptions{server: server})
+			// A copy: the flags the invocation read stay as they were.
+			fresh := *g
+			fresh.reprobe = true
+			return runReconnect(ctx, st.runIO(&fresh), reconnectOptions{server: server, structured: g.structured()})
 		}),
 	}
 }
 
-func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptions) error {
-	entry, err := st.connector(g).Resolve(o.server)
+// runReconnect connects afresh (rio's connections reprobe the server)
+// and prints what the handshake said.
+func runReconnect(ctx context.Context, rio runIO, o reconnectOptions) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
-	// A copy: the flags the invocation read stay as they were.
-	fresh := *g
-	fresh.reprobe = true
-	sess, closeFn, err := st.connector(&fresh).OpenEntry(ctx, entry)
+	sess, closeFn, err := rio.openEntry(ctx, entry)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
 	r := sess.initializeResult()
-	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, map[string]any{
-			"serverInfo":      r.ServerInfo,
-			"protocolVersion": r.ProtocolVersion,
-			"capabilities":    r.Capabilities,
-			"instructions":    r.Instructions,
-		})
+	if o.structured {
+		return rio.print(format.KindGeneric, format.Handshake(r))
 	}
-	// The reader going away (… | head) is not a failure.
-	_, _ = io.WriteString(st.env.Stdout, serverSummary(r, entry, sess.speaksSSE()).Text())
-	return nil
-}
-
-// serverSummary is reconnect's text of what the handshake said, with how
-// mcpc reached the server.
-func serverSummary(r *mcp.InitializeResult, entry *config.Entry, sse bool) format.ServerSummary {
-	s := format.ServerSummary{Protocol: r.ProtocolVersion, Transport: "stdio",
-		Capabilities: client.CapabilityNames(r.Capabilities), Instructions: r.Instructions}
-	if r.ServerInfo != nil {
-		s.Name, s.Version = r.ServerInfo.Name, r.ServerInfo.Version
-	}
-	switch {
-	case sse:
-		s.Transport = "HTTP+SSE, " + urlx.Redact(entry.Server.URL)
-	case entry.Server.URL != "":
-		s.Transport = "Streamable HTTP, " + urlx.Redact(entry.Server.URL)
-	}
-	return s
+	s := format.Summary(r, client.CapabilityNames(r.Capabilities), entry.Server.URL, sess.speaksSSE())
+	return rio.write([]byte(s.Text()))
 }

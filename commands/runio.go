@@ -45,6 +45,9 @@ type runIO struct {
 	progress func(asked bool) (stop func())
 	// taskStatus shows a task's status message on the progress line.
 	taskStatus func(*tasks.Task)
+	// openTasks reaches entry's detached tasks (client.OpenTasks), id's
+	// session among them.
+	openTasks func(ctx context.Context, entry *config.Entry, id string) (taskSession, error)
 	// each reaches several servers, at most parallel at once (eachServer).
 	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
 }
@@ -58,12 +61,15 @@ type visitFunc = func(ctx context.Context, i int, start time.Time, sess session,
 func (st *state) runIO(g *globals) runIO {
 	conn := st.connector(g)
 	return runIO{
-		stderr:    st.env.Stderr,
-		stdout:    st.env.Stdout,
-		write:     st.writeStdout,
-		print:     func(kind format.Kind, v any) error { return st.print(g, kind, v) },
-		printRaw:  func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
-		line:      func(doc json.RawMessage) ([]byte, error) { return st.batchLine(g, doc) },
+		stderr:   st.env.Stderr,
+		stdout:   st.env.Stdout,
+		write:    st.writeStdout,
+		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
+		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
+		line: func(doc json.RawMessage) ([]byte, error) {
+			return format.Line(st.env.Stderr, doc, format.Options{Kind: format.KindCallTool, Query: g.query,
+				MaxBytes: g.maxBytes, MaxLines: g.maxLines, Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()}})
+		},
 		open:      conn.Open,
 		resolve:   conn.Resolve,
 		openEntry: conn.OpenEntry,
@@ -72,6 +78,13 @@ func (st *state) runIO(g *globals) runIO {
 				Getenv: st.env.Getenv, Width: st.env.StderrWidth, Now: st.env.Now}, asked)
 		},
 		taskStatus: st.progress.TaskStatus,
+		openTasks: func(ctx context.Context, entry *config.Entry, id string) (taskSession, error) {
+			opts, err := conn.ConnectOptions(ctx, entry)
+			if err != nil {
+				return nil, err
+			}
+			return st.dial().openTasks(ctx, entry, opts, id)
+		},
 		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
 			st.eachServer(ctx, g, targets, parallel, visit)
 		},

@@ -2,7 +2,8 @@ package commands
 
 import (
 	"context"
-	"strings"
+	"encoding/json"
+	"io"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
@@ -54,7 +55,7 @@ func taskCommand(st *state) *cli.Command {
 				if want == 2 {
 					o.id = words[1]
 				}
-				return st.runTask(ctx, g, o)
+				return runTask(ctx, st.runIO(g), o)
 			}),
 		}
 	}
@@ -99,44 +100,58 @@ each remembered task).`),
 	}
 }
 
-func (st *state) runTask(ctx context.Context, g *globals, o *taskOptions) error {
-	conn := st.connector(g)
-	entry, err := conn.Resolve(o.server)
+// runTask reaches the server's detached tasks and does o.op: the
+// server's answer printed as JSON when structured, else as text.
+func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
+	entry, err := rio.resolve(o.server)
 	if err != nil {
 		return err
 	}
-	opts, err := conn.ConnectOptions(ctx, entry)
-	if err != nil {
-		return err
-	}
-	sess, err := st.dial().openTasks(ctx, entry, opts, o.id)
+	sess, err := rio.openTasks(ctx, entry, o.id)
 	if err != nil {
 		return err
 	}
 	// A 2025 session kept for detached tasks that are all settled now
 	// (result fetched, cancelled, gone) is ended.
 	defer sess.EndSettledSessions(ctx)
-	switch o.op {
-	case "get":
-		return getTask(ctx, st.runIO(g), sess, o)
-	case "result":
-		return taskResult(ctx, st.runIO(g), sess, o)
-	case "cancel":
-		return cancelTask(ctx, st.runIO(g), sess, o)
+	if o.op == "result" {
+		return taskResult(ctx, rio, sess, o)
 	}
-	return listTasks(ctx, st.runIO(g), sess, o)
+	raw, text, err := taskAnswer(ctx, rio.stderr, sess, o)
+	switch {
+	case err != nil:
+		return err
+	case o.structured:
+		return rio.printRaw(format.KindGeneric, raw)
+	}
+	return rio.write([]byte(text))
 }
 
-// getTask prints a task's status: the task object, or its line.
-func getTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
-	t, err := sess.GetTask(ctx, o.id)
-	if err != nil {
-		return err
+// taskAnswer does get, cancel or list: the server's answer and its text.
+// list notes each remembered task it could not reach.
+func taskAnswer(ctx context.Context, notes io.Writer, sess taskSession, o *taskOptions) (json.RawMessage, string, error) {
+	switch o.op {
+	case "get":
+		t, err := sess.GetTask(ctx, o.id)
+		if err != nil {
+			return nil, "", err
+		}
+		return t.Raw, format.TaskLine(t.ID, t.Status, t.StatusMessage), nil
+	case "cancel":
+		raw, err := sess.CancelTask(ctx, o.id)
+		if err != nil || gjson.GetBytes(raw, "taskId").String() != "" {
+			return raw, format.TaskLine(o.id, gjson.GetBytes(raw, "status").String(), gjson.GetBytes(raw, "statusMessage").String()), err
+		}
+		// A 2026-07-28 server acknowledges with an empty result: the
+		// cancellation is asked for, not done (the task may still end
+		// otherwise), and --json prints the acknowledgement as sent.
+		return raw, textsafe.StripControl(o.id) + " cancel requested\n", nil
 	}
-	if o.structured {
-		return rio.printRaw(format.KindGeneric, t.Raw)
+	doc, errs := tasks.ListRemembered(ctx, sess)
+	for _, err := range errs {
+		textsafe.Note(notes, "%s", textsafe.OneLine(err.Error()))
 	}
-	return rio.write([]byte(taskLine(t) + "\n"))
+	return doc, format.TaskLines(doc), nil
 }
 
 // taskResult follows the task to its end and prints its result as call
@@ -153,51 +168,6 @@ func taskResult(ctx context.Context, rio runIO, sess taskSession, o *taskOptions
 		return err
 	}
 	return printToolResult(ctx, rio, o.strict, nil, res, err)
-}
-
-// cancelTask asks for the task's cancellation and prints the answer.
-func cancelTask(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
-	raw, err := sess.CancelTask(ctx, o.id)
-	if err != nil {
-		return err
-	}
-	if len(gjson.GetBytes(raw, "taskId").String()) == 0 && !o.structured {
-		// A 2026-07-28 server acknowledges with an empty result: the
-		// cancellation is asked for, not done (the task may still end
-		// otherwise), and --json prints the acknowledgement as sent.
-		return rio.write([]byte(textsafe.StripControl(o.id) + " cancel requested\n"))
-	}
-	if o.structured {
-		return rio.printRaw(format.KindGeneric, raw)
-	}
-	t := &tasks.Task{ID: o.id, Status: gjson.GetBytes(raw, "status").String(), StatusMessage: gjson.GetBytes(raw, "statusMessage").String()}
-	return rio.write([]byte(taskLine(t) + "\n"))
-}
-
-// listTasks prints the tasks mcpc remembers on the server
-// (tasks.ListRemembered), a note for each it could not reach.
-func listTasks(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
-	doc, errs := tasks.ListRemembered(ctx, sess)
-	for _, err := range errs {
-		textsafe.Note(rio.stderr, "%s", textsafe.OneLine(err.Error()))
-	}
-	if o.structured {
-		return rio.printRaw(format.KindGeneric, doc)
-	}
-	var b strings.Builder
-	for _, it := range gjson.GetBytes(doc, "tasks").Array() {
-		b.WriteString(taskLine(&tasks.Task{ID: it.Get("taskId").String(), Status: it.Get("status").String(), StatusMessage: it.Get("statusMessage").String()}) + "\n")
-	}
-	return rio.write([]byte(b.String()))
-}
-
-// taskLine is a task in text mode: id, status, message.
-func taskLine(t *tasks.Task) string {
-	line := t.ID + "  " + t.Status
-	if t.StatusMessage != "" {
-		line += "  " + textsafe.OneLine(t.StatusMessage)
-	}
-	return textsafe.StripControl(line)
 }
 
 // printDetached prints a detached task: its id (the task object when

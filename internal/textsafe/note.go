@@ -14,10 +14,20 @@ import (
 // through a callback (client.Input.Note, tasks.Session.Note) that ends here.
 // A failing notes writer is ignored: the result on stdout matters more.
 func Note(w io.Writer, format string, args ...any) {
+	line(w, "mcpc: note: ", format, args...)
+}
+
+// Warn writes one "mcpc: warning:" line to w, as Note writes a note: a
+// warning says something is wrong that does not fail the invocation.
+func Warn(w io.Writer, format string, args ...any) {
+	line(w, "mcpc: warning: ", format, args...)
+}
+
+func line(w io.Writer, prefix, format string, args ...any) {
 	if w == nil {
 		return
 	}
 	msg := StripControl(fmt.Sprintf(format, args...))
 	msg = strings.ReplaceAll(msg, "\n", " ")
-	_, _ = io.WriteString(w, "mcpc: note: "+msg+"\n")
+	_, _ = io.WriteString(w, prefix+msg+"\n")
 }

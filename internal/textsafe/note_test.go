@@ -19,3 +19,12 @@ func TestNoteBytes(t *testing.T) {
 	}
 	Note(nil, "dropped") // no notes writer: nothing to do, and no panic
 }
+
+// A warning is printed as a note is, under its own prefix.
+func TestWarnBytes(t *testing.T) {
+	var b strings.Builder
+	Warn(&b, "tool %q: %s", "echo", "bad\x1b[31m value\nsecond line")
+	if want := "mcpc: warning: tool \"echo\": bad value second line\n"; b.String() != want {
+		t.Errorf("warning:\n%q\nwant\n%q", b.String(), want)
+	}
+}

@@ -67,6 +67,11 @@ func TestNoteHasOnePrinter(t *testing.T) {
 				pos := fset.Position(lit.Pos())
 				t.Errorf("%s:%d: a note written by hand (%s): print it with textsafe.Note", rel, pos.Line, lit.Value)
 			}
+			// Warnings too: they quote server text as notes do.
+			if strings.Contains(s, "mcpc: warning:") || strings.HasPrefix(s, "warning: ") {
+				pos := fset.Position(lit.Pos())
+				t.Errorf("%s:%d: a warning written by hand (%s): print it with textsafe.Warn", rel, pos.Line, lit.Value)
+			}
 			return true
 		})
 		return nil

@@ -33,12 +33,39 @@ const (
 	MaxCalls     = 100_000
 )
 
-// ReadCalls reads a --batch file (src, relative to cwd; - for stdin): one
-// Call a line, blank lines skipped, each checked (no unknown field, one
-// JSON value, a tool named). It stops at the first bad line, and at the
-// bounds: a line of MaxCallLine, all of MaxCallBytes, MaxCalls calls.
-// Once ctx ends, it returns at the next line.
+// ReadCalls reads every line of a --batch file (src, relative to cwd; -
+// for stdin) before anything is started: a typo on line 40 must not leave
+// 39 calls done. One Call a line, blank lines skipped, each checked (no
+// unknown field, one JSON value, a tool named). It stops at the first bad
+// line, and at the bounds: a line of MaxCallLine, all of MaxCallBytes,
+// MaxCalls calls. A read that blocks (a silent pipe) does not outlive ctx:
+// it returns ctx's error (wrapped) once ctx ends, though the read itself
+// cannot be interrupted.
 func ReadCalls(ctx context.Context, src string, stdin io.Reader, cwd string) ([]Call, error) {
+	type read struct {
+		calls []Call
+		err   error
+	}
+	done := make(chan read, 1)
+	go func() {
+		calls, err := readCalls(ctx, src, stdin, cwd)
+		done <- read{calls, err}
+	}()
+	select {
+	case r := <-done:
+		return r.calls, r.err
+	case <-ctx.Done():
+		name := src
+		if src == "-" {
+			name = "stdin"
+		}
+		return nil, fmt.Errorf("reading --batch %s: %w", name, ctx.Err())
+	}
+}
+
+// readCalls is ReadCalls's reading, which returns at the next line once
+// ctx ends.
+func readCalls(ctx context.Context, src string, stdin io.Reader, cwd string) ([]Call, error) {
 	var r io.Reader = stdin
 	name := "stdin"
 	if src != "-" {

@@ -2,6 +2,7 @@ package toolschema
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -67,5 +68,18 @@ func TestReadCallsEndless(t *testing.T) {
 		if n > 200<<20 {
 			t.Errorf("%s: allocated %d MiB", c.want, n>>20)
 		}
+	}
+}
+
+// A --batch - whose writer stays silent does not outlive the invocation:
+// ReadCalls returns ctx's error, naming the input, once ctx ends.
+func TestReadCallsSilentPipe(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ReadCalls(ctx, "-", r, "")
+	if !errors.Is(err, context.Canceled) || err.Error() != "reading --batch stdin: context canceled" {
+		t.Fatalf("ReadCalls on a silent pipe = %v", err)
 	}
 }

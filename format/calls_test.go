@@ -1,0 +1,61 @@
+package format
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A task's line keeps a server's message on its line, escapes stripped.
+func TestTaskLines(t *testing.T) {
+	if got, want := TaskLine("t1", "working", "half\nway\x1b[31m"), "t1  working  half way\n"; got != want {
+		t.Errorf("TaskLine = %q, want %q", got, want)
+	}
+	doc := `{"tasks":[{"taskId":"a","status":"completed"},{"taskId":"b","status":"failed","statusMessage":"boom"}]}`
+	if got, want := TaskLines([]byte(doc)), "a  completed\nb  failed  boom\n"; got != want {
+		t.Errorf("TaskLines = %q, want %q", got, want)
+	}
+}
+
+// A --batch record is the result's JSON on one line, the query applied.
+func TestLine(t *testing.T) {
+	got, err := Line(nil, []byte("{\n \"content\": [{\"type\": \"text\", \"text\": \"hi\"}]\n}"),
+		Options{Mode: ModeText, Kind: KindCallTool, Query: "content.0.text", MaxBytes: 1 << 20, MaxLines: 100})
+	if err != nil || string(got) != `"hi"` {
+		t.Fatalf("Line = %s, %v", got, err)
+	}
+}
+
+// The summary says how mcpc reached the server, the URL's secrets hidden.
+func TestSummaryTransport(t *testing.T) {
+	r := &mcp.InitializeResult{ProtocolVersion: "2025-11-25", ServerInfo: &mcp.Implementation{Name: "s", Version: "1"}}
+	for _, c := range []struct {
+		url  string
+		sse  bool
+		want string
+	}{
+		{"", false, "stdio"},
+		{"https://u:secret@example.com/mcp", false, "Streamable HTTP, https://REDACTED@example.com/mcp"},
+		{"https://example.com/sse", true, "HTTP+SSE, https://example.com/sse"},
+	} {
+		s := Summary(r, []string{"tools"}, c.url, c.sse)
+		if !strings.HasPrefix(s.Transport, c.want) || strings.Contains(s.Transport, "secret") || s.Name != "s" || s.Version != "1" {
+			t.Errorf("%s: %+v", c.url, s)
+		}
+	}
+}
+
+// ping's line and JSON: the round trip to the hundredth of a millisecond.
+func TestPing(t *testing.T) {
+	p := NewPing("every\x1b[2Jthing", "2025-11-25", 1234567*time.Nanosecond)
+	if got, want := p.Text(), "everything answered in 1.23 ms (MCP 2025-11-25)\n"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	b, err := json.Marshal(p)
+	if want := `{"server":"every\u001b[2Jthing","revision":"2025-11-25","ms":1.23}`; err != nil || string(b) != want {
+		t.Errorf("JSON = %s, %v, want %s", b, err, want)
+	}
+}
