@@ -17,9 +17,6 @@ var (
 	stderrAssertion = regexp.MustCompile(`^(\[[^\]]*\]\s*)*((!\s*)?stderr|cmp(env)? stderr)\b`)
 )
 
-// quietExempt are the scripts another change is tightening.
-var quietExempt = regexp.MustCompile(`^session`)
-
 // Every successful mcpc run in a script says what it printed on stderr:
 // nothing (! stderr .), or the note it prints (stderr '^mcpc: note: …$').
 // A run that says nothing about stderr would pass with a new warning
@@ -36,7 +33,6 @@ func TestScriptsStderrShare(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := scriptLines(string(data))
-		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
 		for i, l := range lines {
 			if !successfulRun.MatchString(strings.TrimSpace(l)) {
 				continue
@@ -44,7 +40,7 @@ func TestScriptsStderrShare(t *testing.T) {
 			runs++
 			if assertsStderr(lines[i+1:]) {
 				asserted++
-			} else if !quietExempt.MatchString(name) {
+			} else {
 				t.Errorf("%s:%d: a successful mcpc run says nothing about stderr: add ! stderr . or pin what it prints", f, i+1)
 			}
 		}
