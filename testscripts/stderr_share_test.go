@@ -9,8 +9,9 @@ import (
 )
 
 var (
-	// A run that must succeed: exec, or run 0, of mcpc (conditions first).
-	successfulRun = regexp.MustCompile(`^(\[[^\]]*\]\s*)*(exec|run 0) mcpc\b`)
+	// A run that must succeed: exec, or run 0, of mcpc (conditions first;
+	// under rsscap's memory bound, or the build with test hooks, too).
+	successfulRun = regexp.MustCompile(`^(\[[^\]]*\]\s*)*(exec|run 0) (rsscap (-v )?[0-9]+ )?mcpc(-testhooks)?\b`)
 	// An assertion about the last run's output.
 	outputAssertion = regexp.MustCompile(`^(\[[^\]]*\]\s*)*(!\s*)?(stdout|stderr|cmp|cmpenv)\b`)
 	// One that says what stderr holds.
