@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // messageMakers are the functions that make a failure from a format
@@ -30,9 +32,10 @@ var messageMakers = map[string]int{
 var verb = regexp.MustCompile(`%[-+# 0-9.*\[\]]*[a-zA-Z%]`)
 
 // An error message is what a user acts on, so every one the code can
-// print is pinned by a test: a unit test or a script names its fixed
-// text. The ones that cannot be reached from a test are listed, with why,
-// in testdata/unpinned.txt; a new message is either pinned or listed.
+// print is pinned by a test: one assertion of a script, or one string a
+// unit test expects, holds all of its fixed text. The ones that cannot be
+// reached from a test are listed, with why, in testdata/unpinned.txt; a
+// new message is either pinned or listed.
 // go test ./internal/fail -run TestErrorMessagesPinned -v lists them all.
 func TestErrorMessagesPinned(t *testing.T) {
 	root := "../.."
@@ -49,13 +52,14 @@ func TestErrorMessagesPinned(t *testing.T) {
 			return nil
 		}
 		switch {
-		case strings.HasSuffix(path, "_test.go"), strings.HasSuffix(path, ".txtar"):
+		case strings.HasSuffix(path, "_test.go"):
+			testStrings(t, path, &corpus)
+		case strings.HasSuffix(path, ".txtar"):
 			data, err := os.ReadFile(path)
 			if err != nil {
 				return err
 			}
-			corpus.Write(data)
-			corpus.WriteByte('\n')
+			scriptAssertions(data, &corpus)
 		case strings.HasSuffix(path, ".go"):
 			collectFormats(t, path, formats)
 		}
@@ -64,14 +68,15 @@ func TestErrorMessagesPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Scripts escape regexp characters and Go tests escape quotes: compare
+	// Scripts (and Go tests' regexps) escape regexp characters: compare
 	// without backslashes, and with a script's doubled quote undone.
 	text := strings.NewReplacer(`\`, "", "''", "'").Replace(corpus.String())
+	assertions := strings.Split(text, "\n")
 	listed := readUnpinned(t)
 	var missing []string
 	pinned := 0
 	for format, where := range formats {
-		if strings.Contains(text, fragment(format)) {
+		if pinnedIn(assertions, format) {
 			pinned++
 			if _, ok := listed[format]; ok {
 				t.Errorf("%s: %q is pinned now: take it off testdata/unpinned.txt", where, format)
@@ -96,15 +101,135 @@ func TestErrorMessagesPinned(t *testing.T) {
 	}
 }
 
-// fragment is the longest fixed run of text in a format.
-func fragment(format string) string {
-	best := ""
-	for _, part := range verb.Split(format, -1) {
-		if part = strings.ReplaceAll(part, `\`, ""); len(part) > len(best) {
-			best = part
+// testStrings adds the string literals of the Go test file at path: a
+// test pins a message with the text it expects, never with a comment.
+func testStrings(t *testing.T, path string, corpus *strings.Builder) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A message built as "prefix " + path + " suffix" is one expectation:
+	// the literals of a sum go on one line together; what else the sum
+	// holds (a call's arguments) is visited on its own.
+	var visit func(n ast.Node) bool
+	var sum func(e ast.Expr, rest *[]ast.Expr)
+	sum = func(e ast.Expr, rest *[]ast.Expr) {
+		switch e := e.(type) {
+		case *ast.BinaryExpr:
+			if e.Op == token.ADD {
+				sum(e.X, rest)
+				sum(e.Y, rest)
+				return
+			}
+		case *ast.ParenExpr:
+			sum(e.X, rest)
+			return
+		case *ast.BasicLit:
+			if s, err := strconv.Unquote(e.Value); err == nil && e.Kind == token.STRING {
+				corpus.WriteString(s)
+			}
+			return
+		}
+		*rest = append(*rest, e)
+	}
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if n.Op != token.ADD {
+				return true
+			}
+		case *ast.BasicLit:
+		default:
+			return true
+		}
+		var rest []ast.Expr
+		sum(n.(ast.Expr), &rest)
+		corpus.WriteByte('\n')
+		for _, e := range rest {
+			ast.Inspect(e, visit)
+		}
+		return false
+	}
+	ast.Inspect(f, visit)
+}
+
+// pinningCommands are the script commands whose arguments say what output
+// holds; cmp and its kin pin with the archived file they name.
+var (
+	pinningCommands = map[string]bool{"stdout": true, "stderr": true, "grep": true, "expect": true, "waitfile": true}
+	comparing       = map[string]bool{"cmp": true, "cmpenv": true, "cmpjson": true}
+	scriptCondition = regexp.MustCompile(`^(\[[^\]]*\]\s*)*`)
+)
+
+// scriptAssertions adds what the script's positive assertions expect: the
+// lines of stdout, stderr and grep (a message in a comment, in a file the
+// script writes, or after ! is not pinned by it) and the archived files
+// that cmp compares with.
+func scriptAssertions(data []byte, corpus *strings.Builder) {
+	ar := txtar.Parse(data)
+	files := map[string][]byte{}
+	for _, f := range ar.Files {
+		files[f.Name] = f.Data
+	}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		line = strings.TrimSpace(scriptCondition.ReplaceAllString(strings.TrimSpace(line), ""))
+		args := strings.Fields(line)
+		switch {
+		case len(args) == 0:
+		case pinningCommands[args[0]]:
+			corpus.WriteString(line)
+			corpus.WriteByte('\n')
+		case comparing[args[0]]:
+			for _, name := range args[1:] {
+				corpus.Write(files[name])
+				corpus.WriteByte('\n')
+			}
 		}
 	}
-	return best
+}
+
+// pinnedIn reports whether one of the assertions (a line each) holds
+// every fixed part of the format: its longest one alone is often a phrase
+// that an unrelated message or hint shares ("at the identity provider").
+func pinnedIn(assertions []string, format string) bool {
+	parts := fixedParts(format)
+	for _, a := range assertions {
+		if containsAll(a, parts) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedParts are the runs of text between a format's verbs that say
+// something: 4 bytes or more once trimmed (not ": " or " ("), or the
+// longest run when none is that long.
+func fixedParts(format string) []string {
+	var parts []string
+	best := ""
+	for _, part := range verb.Split(format, -1) {
+		part = strings.ReplaceAll(part, `\`, "")
+		if len(part) > len(best) {
+			best = part
+		}
+		if part = strings.TrimSpace(part); len(part) >= 4 {
+			parts = append(parts, part)
+		}
+	}
+	if len(parts) == 0 {
+		return []string{best}
+	}
+	return parts
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // collectFormats adds the literal message formats of the Go file at path.
