@@ -4,15 +4,15 @@ import (
 	"context"
 	"io"
 	"slices"
-	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
-	clientstate "github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -69,7 +69,12 @@ exit-codes').`,
 				return err
 			}
 			if cmd.Bool("check") {
-				return st.listCheck(ctx, g, cmd.Args().Slice(), parallel)
+				targets, err := st.connector(g).Targets(cmd.Args().Slice(), g.memo())
+				if err != nil {
+					return err
+				}
+				o := checkOptions{targets: targets, parallel: parallel, text: g.mode == format.ModeText}
+				return runCheck(ctx, st.runIO(manyGlobals(g)), o)
 			}
 			if cmd.IsSet("parallel") {
 				return usagef("", "--parallel applies to --check only")
@@ -78,7 +83,22 @@ exit-codes').`,
 			if err != nil {
 				return err
 			}
-			return st.runList(ctx, g, o)
+			rio := st.runIO(g)
+			switch {
+			case o.server == "" && !g.adhoc.IsStdio():
+				return runServerList(ctx, rio, g.loadConfig, client.ServerList{Memo: g.memo(),
+					Credentials: credentials(st.env, g, st.secrets), Sessions: st.sessions(g),
+					Entry: func(srv *config.Server, loaded bool) { entryNotes(st.env.Stderr, st.verboseFunc(g), srv, loaded) }})
+			case o.name != "":
+				// A description's example names the server as this
+				// command line did.
+				ex := exampleServer(g, o.server)
+				rio.printRaw = func(kind format.Kind, b []byte) error {
+					return st.printRawWith(g, kind, b, func(fo *format.Options) { fo.Example = ex })
+				}
+				return runDescribe(ctx, rio, o)
+			}
+			return listServer(ctx, rio, o.server, o.kind)
 		}),
 	}
 }
@@ -110,14 +130,13 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 	return o, nil
 }
 
-func (st *state) runList(ctx context.Context, g *globals, o listOptions) error {
-	switch {
-	case o.server == "" && !g.adhoc.IsStdio():
-		return st.listServers(ctx, g)
-	case o.name != "":
-		return st.describe(ctx, g, o)
-	}
-	return listServer(ctx, st.runIO(g), o.server, o.kind)
+// listKinds are how the text renderer reads each list, and one item of a
+// list a feature is described from.
+var listKinds = map[string]struct{ list, item format.Kind }{
+	"tools":     {format.KindToolList, format.KindTool},
+	"resources": {format.KindResourceList, format.KindGeneric}, // never described: mcpc read
+	"templates": {format.KindTemplateList, format.KindTemplate},
+	"prompts":   {format.KindPromptList, format.KindPrompt},
 }
 
 // listServer prints one list (what: tools, resources, templates, prompts)
@@ -132,79 +151,58 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 	if err != nil {
 		return err
 	}
-	kinds := map[string]format.Kind{
-		"tools": format.KindToolList, "resources": format.KindResourceList,
-		"templates": format.KindTemplateList, "prompts": format.KindPromptList,
-	}
-	return rio.printRaw(kinds[what], raw)
+	return rio.printRaw(listKinds[what].list, raw)
 }
 
-type serverRow struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"`
-	Source    string `json:"source"`
-	Trusted   bool   `json:"trusted"`
-	// Active is false when a higher-precedence source defines the same
-	// name, or when the project file is not trusted.
-	Active bool `json:"active"`
-	// Auth is how an active HTTP server authenticates and whether that
-	// is ready (logged in, expires in …, needs login, VAR not set).
-	Auth string `json:"auth,omitempty"`
-	// Disabled is a "disabled": true entry: listed, never started.
-	Disabled bool `json:"disabled,omitempty"`
-	// Session says a live session holds the server (mcpc session).
-	Session bool `json:"session,omitempty"`
-	// Unusable is why mcpc cannot use the entry (it starts with the
-	// file, line and column).
-	Unusable string `json:"unusable,omitempty"`
-}
-
-// newServerRow is the row of one entry of file f.
-func newServerRow(memo *clientstate.Memo, name string, f *config.File, trusted, active bool) serverRow {
-	srv := f.Servers[name]
-	r := serverRow{Name: name, Transport: client.TransportName(memo, srv), Source: f.Path, Trusted: trusted, Active: active, Disabled: srv.Disabled}
-	if err := srv.Unusable(); err != nil {
-		r.Unusable = err.Error()
-	}
-	return r
-}
-
-// listServers prints every configured server, including those of an
-// untrusted project file (never started, but the user should see them).
-func (st *state) listServers(ctx context.Context, g *globals) error {
-	cfg, err := g.loadConfig()
+// runDescribe shows one tool, prompt or resource template: in text, what a
+// person needs to call it; in JSON, the definition exactly as the server
+// sent it.
+func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
+	sess, closeFn, err := rio.open(ctx, o.server)
 	if err != nil {
 		return err
 	}
-	rows := []serverRow{}
-	seen := map[string]bool{}
-	memo := clientstate.NewMemo(g.dirs.State, g.dirs.Cache)
-	for i := len(cfg.Files) - 1; i >= 0; i-- {
-		f := cfg.Files[i]
-		for _, name := range f.Names {
-			rows = append(rows, newServerRow(memo, name, f, true, !seen[name]))
-			seen[name] = true
-			entryNotes(st.env.Stderr, st.verboseFunc(g), f.Servers[name], true)
-		}
+	defer closeFn()
+	raw, err := sess.ListRaw(ctx, o.kind)
+	if err != nil {
+		return err
 	}
-	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
-		for _, name := range p.Names {
-			rows = append(rows, newServerRow(memo, name, p, false, false))
-			entryNotes(st.env.Stderr, st.verboseFunc(g), p.Servers[name], false)
+	found, names := client.FindItem(raw, o.kind, o.name)
+	switch {
+	case found != nil:
+		return rio.printRaw(listKinds[o.kind].item, found)
+	case o.kind == "tools":
+		// FindTool says what there is, and what was likely meant.
+		tools := make([]*mcp.Tool, len(names))
+		for i, n := range names {
+			tools[i] = &mcp.Tool{Name: n}
 		}
+		_, err := sess.FindTool(tools, o.name)
+		return err
 	}
-	sortRows(rows)
-	// A keyring that fails (one that never answers costs its 10s bound)
-	// is asked once, not once per server.
-	c := credentials(st.env, g, st.secrets)
-	c.Store = creds.StickyStore(c.Store)
-	for i, r := range rows {
-		if r.Active && !r.Disabled && r.Unusable == "" {
-			rows[i].Auth = c.StatusOf(ctx, cfg, r.Name)
-			rows[i].Session = st.sessions(g).Holds(cfg, r.Name)
-		}
+	k, _ := client.ListKindOf(o.kind)
+	return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
+}
+
+// exampleServer spells the server the way this command line did, for the
+// example line of a description.
+func exampleServer(g *globals, server string) format.Example {
+	switch {
+	case g.adhoc.Stdio != "":
+		return format.Example{Server: "--stdio " + shellwords.Quote(g.adhoc.Stdio)}
+	case len(g.adhoc.Argv) > 0:
+		return format.Example{Tail: "-- " + shellwords.Join(g.adhoc.Argv)}
 	}
-	return st.print(g, format.KindServerList, withUnusable(st.env.Stderr, cfg, map[string]any{"servers": rows}))
+	return format.Example{Server: shellwords.Quote(server)}
+}
+
+// runServerList prints every configured server (config loads them).
+func runServerList(ctx context.Context, rio runIO, config func() (*config.Config, error), l client.ServerList) error {
+	cfg, err := config()
+	if err != nil {
+		return err
+	}
+	return rio.print(format.KindServerList, withUnusable(rio.stderr, cfg, map[string]any{"servers": l.Rows(ctx, cfg)}))
 }
 
 // withUnusable adds to a listing the config files that were found but
@@ -220,9 +218,4 @@ func withUnusable(stderr io.Writer, cfg *config.Config, result map[string]any) m
 		result["errors"] = bad
 	}
 	return result
-}
-
-// sortRows orders rows by name, keeping precedence order within a name.
-func sortRows(rows []serverRow) {
-	slices.SortStableFunc(rows, func(a, b serverRow) int { return strings.Compare(a.Name, b.Name) })
 }
