@@ -1,9 +1,12 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"regexp/syntax"
+	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -14,6 +17,22 @@ import (
 type Pattern struct {
 	Re        *regexp.Regexp
 	NamesOnly bool
+}
+
+// CompilePattern is mcpc grep's PATTERN as a Pattern: a case-insensitive
+// regular expression in Go's RE2 syntax. One that does not compile is a
+// usage error that quotes it and says what is wrong as the user wrote it.
+func CompilePattern(pattern string, namesOnly bool) (Pattern, error) {
+	re, err := regexp.Compile("(?i)" + pattern)
+	if err != nil {
+		why := err.Error()
+		if se := (*syntax.Error)(nil); errors.As(err, &se) {
+			why = fmt.Sprintf("%s: %q", se.Code, strings.TrimPrefix(se.Expr, "(?i)"))
+		}
+		return Pattern{}, fail.New(fail.Usage, "PATTERN is a regular expression in Go's RE2 syntax: https://github.com/google/re2/wiki/Syntax",
+			"invalid PATTERN %q: %s", pattern, why)
+	}
+	return Pattern{Re: re, NamesOnly: namesOnly}, nil
 }
 
 // Match reports whether the pattern finds m.

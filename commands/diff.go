@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -26,8 +25,8 @@ type diffSide struct {
 }
 
 type diffOptions struct {
-	old, new diffSide
-	cwd      string // where a snapshot file's relative name starts
+	old, new diffSide // old is always a file (diffArgs)
+	cwd      string   // where a snapshot file's relative name starts
 	// strict: any change fails the diff (exit 1), not only a breaking one.
 	strict bool
 	// structured: the changes are printed as JSON (or --query of it).
@@ -127,25 +126,20 @@ func diffArgs(g *globals, args []string) (diffOptions, error) {
 // prints what changed; a breaking change (with strict, any) is errDrift.
 func runDiff(ctx context.Context, rio runIO, o diffOptions) error {
 	// Files first: a bad one is reported before a server is started.
-	var snaps [2]*schemadiff.Snapshot
-	sides := [2]diffSide{o.old, o.new}
-	for i, s := range sides {
-		if s.file != "" {
-			var err error
-			if snaps[i], err = schemadiff.ReadFile(fsx.Under(o.cwd, s.file), s.file); err != nil {
-				return err
-			}
-		}
+	before, err := schemadiff.ReadFile(fsx.Under(o.cwd, o.old.file), o.old.file)
+	if err != nil {
+		return err
 	}
-	for i, s := range sides {
-		if s.file == "" {
-			var err error
-			if snaps[i], err = takeSnapshot(ctx, rio, s.server); err != nil {
-				return err
-			}
-		}
+	var after *schemadiff.Snapshot
+	if o.new.file != "" {
+		after, err = schemadiff.ReadFile(fsx.Under(o.cwd, o.new.file), o.new.file)
+	} else {
+		after, err = takeSnapshot(ctx, rio, o.new.server)
 	}
-	changes, err := schemadiff.Diff(ctx, snaps[0], snaps[1])
+	if err != nil {
+		return err
+	}
+	changes, err := schemadiff.Diff(ctx, before, after)
 	if err != nil {
 		return err // the invocation ended: --timeout, Ctrl-C
 	}
@@ -160,16 +154,13 @@ func runDiff(ctx context.Context, rio runIO, o diffOptions) error {
 	if err := printChanges(rio, o.structured, changes); err != nil {
 		return err
 	}
-	for _, c := range changes {
-		if c.Kind == schemadiff.Breaking || o.strict {
-			return errDrift
-		}
+	if schemadiff.Fails(changes, o.strict) {
+		return errDrift
 	}
 	return nil
 }
 
-// printChanges prints the list as JSON (or --query of it), or one line
-// per change, stripped of control characters (names are the server's).
+// printChanges prints the list as JSON (or --query of it), or as lines.
 func printChanges(rio runIO, structured bool, changes []schemadiff.Change) error {
 	if structured {
 		return rio.print(format.KindGeneric, changes)
@@ -178,9 +169,5 @@ func printChanges(rio runIO, structured bool, changes []schemadiff.Change) error
 		textsafe.Note(rio.stderr, "no changes")
 		return nil
 	}
-	var b strings.Builder
-	for _, c := range changes {
-		b.WriteString(textsafe.StripControl(c.Text()) + "\n")
-	}
-	return rio.write([]byte(b.String()))
+	return rio.write(schemadiff.Lines(changes))
 }

@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"regexp"
-	"regexp/syntax"
 	"strings"
 	"time"
 
@@ -47,14 +44,9 @@ match, 1 without, 5 when no server could be searched.`,
 			if len(args) == 0 {
 				return usagef("mcpc grep PATTERN [SERVER...]", "missing PATTERN")
 			}
-			re, err := regexp.Compile("(?i)" + args[0])
+			pattern, err := client.CompilePattern(args[0], cmd.Bool("name"))
 			if err != nil {
-				why := err.Error()
-				if se := (*syntax.Error)(nil); errors.As(err, &se) {
-					why = fmt.Sprintf("%s: %q", se.Code, strings.TrimPrefix(se.Expr, "(?i)"))
-				}
-				return usagef("PATTERN is a regular expression in Go's RE2 syntax: https://github.com/google/re2/wiki/Syntax",
-					"invalid PATTERN %q: %s", args[0], why)
+				return err
 			}
 			parallel, err := readParallel(cmd)
 			if err != nil {
@@ -64,7 +56,7 @@ match, 1 without, 5 when no server could be searched.`,
 			if err != nil {
 				return err
 			}
-			o := grepOptions{pattern: client.Pattern{Re: re, NamesOnly: cmd.Bool("name")}, targets: targets, parallel: parallel,
+			o := grepOptions{pattern: pattern, targets: targets, parallel: parallel,
 				structured: g.structured(), maxLines: g.maxLines, width: st.env.Width}
 			return runGrep(ctx, st.runIO(manyGlobals(g)), o)
 		}),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
@@ -12,7 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -92,7 +93,7 @@ exit-codes').`,
 			case o.name != "":
 				// A description's example names the server as this
 				// command line did.
-				ex := exampleServer(g, o.server)
+				ex := format.ExampleOf(o.server, g.adhoc.Stdio, g.adhoc.Argv)
 				rio.printRaw = func(kind format.Kind, b []byte) error {
 					return st.printRawWith(g, kind, b, func(fo *format.Options) { fo.Example = ex })
 				}
@@ -130,15 +131,6 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 	return o, nil
 }
 
-// listKinds are how the text renderer reads each list, and one item of a
-// list a feature is described from.
-var listKinds = map[string]struct{ list, item format.Kind }{
-	"tools":     {format.KindToolList, format.KindTool},
-	"resources": {format.KindResourceList, format.KindGeneric}, // never described: mcpc read
-	"templates": {format.KindTemplateList, format.KindTemplate},
-	"prompts":   {format.KindPromptList, format.KindPrompt},
-}
-
 // listServer prints one list (what: tools, resources, templates, prompts)
 // of a server.
 func listServer(ctx context.Context, rio runIO, server, what string) error {
@@ -151,7 +143,7 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 	if err != nil {
 		return err
 	}
-	return rio.printRaw(listKinds[what].list, raw)
+	return rio.printRaw(format.ListKind(what), raw)
 }
 
 // runDescribe shows one tool, prompt or resource template: in text, what a
@@ -170,7 +162,7 @@ func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
 	found, names := client.FindItem(raw, o.kind, o.name)
 	switch {
 	case found != nil:
-		return rio.printRaw(listKinds[o.kind].item, found)
+		return rio.printRaw(format.ItemKind(o.kind), found)
 	case o.kind == "tools":
 		// FindTool says what there is, and what was likely meant.
 		tools := make([]*mcp.Tool, len(names))
@@ -182,18 +174,6 @@ func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
 	}
 	k, _ := client.ListKindOf(o.kind)
 	return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
-}
-
-// exampleServer spells the server the way this command line did, for the
-// example line of a description.
-func exampleServer(g *globals, server string) format.Example {
-	switch {
-	case g.adhoc.Stdio != "":
-		return format.Example{Server: "--stdio " + shellwords.Quote(g.adhoc.Stdio)}
-	case len(g.adhoc.Argv) > 0:
-		return format.Example{Tail: "-- " + shellwords.Join(g.adhoc.Argv)}
-	}
-	return format.Example{Server: shellwords.Quote(server)}
 }
 
 // runServerList prints every configured server (config loads them).
@@ -218,4 +198,45 @@ func withUnusable(stderr io.Writer, cfg *config.Config, result map[string]any) m
 		result["errors"] = bad
 	}
 	return result
+}
+
+// checkOptions are what mcpc list --check checks: the servers picked
+// (client.Connector.Targets), how many at once, and whether failures are
+// also noted on stderr (text output; JSON has them in the rows).
+type checkOptions struct {
+	targets  []client.Target
+	parallel int
+	text     bool
+}
+
+// runCheck connects to every target (at most parallel at once), lists its
+// tools, and prints a row per server. It never starts a login (the open
+// path uses only a stored one) nor a server that is untrusted or disabled.
+func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
+	rows := client.CheckRows(o.targets, unusable(o.targets))
+	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
+		r := &rows[i]
+		if err == nil {
+			r.Revision = sess.initializeResult().ProtocolVersion
+			if caps := sess.initializeResult().Capabilities; caps != nil && caps.Tools != nil {
+				tools, lerr := sess.ListTools(ctx)
+				n := len(tools)
+				r.Tools, err = &n, lerr
+			}
+		}
+		var failure *fail.Error
+		if err != nil {
+			failure = asFailure(ctxErr(ctx, err))
+		}
+		r.Finish(start, failure)
+	})
+	client.RedactCheckRows(rows, redaction.FromContext(ctx))
+	if err := rio.print(format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
+		return err
+	}
+	var notes io.Writer
+	if o.text {
+		notes = rio.stderr
+	}
+	return ctxErr(ctx, client.CheckResult(notes, rows))
 }
