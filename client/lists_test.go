@@ -151,3 +151,42 @@ func TestMostSevere(t *testing.T) {
 		t.Errorf("none failed: %d", w)
 	}
 }
+
+// Every server of every file is a row, ordered by name and by precedence
+// within a name (the later file wins); an untrusted project's are listed
+// inactive, and only an active, usable entry has its auth state asked.
+func TestServerListRows(t *testing.T) {
+	user := &config.File{Path: "user.json", Names: []string{"b", "a"}, Servers: map[string]*config.Server{
+		"b": {Command: "b"}, "a": {URL: "https://a.example/mcp", BearerTokenEnv: "A_TOKEN"}}}
+	local := &config.File{Path: "local.json", Names: []string{"a", "off"}, Servers: map[string]*config.Server{
+		"a": {URL: "https://a2.example/mcp", BearerTokenEnv: "A2_TOKEN"}, "off": {Command: "x", Disabled: true}}}
+	project := &config.File{Path: ".mcp.json", Names: []string{"p"}, Servers: map[string]*config.Server{"p": {Command: "p"}}}
+	cfg := &config.Config{Files: []*config.File{user, local}, Project: project, ProjectTrust: config.Untrusted,
+		Servers: map[string]*config.Entry{"a": {Name: "a", Server: local.Servers["a"], File: local},
+			"b": {Name: "b", Server: user.Servers["b"], File: user}, "off": {Name: "off", Server: local.Servers["off"], File: local}}}
+	var told []string
+	l := ServerList{
+		Credentials: Credentials{Getenv: func(string) string { return "" }},
+		Sessions:    &Sessions{Store: SessionStore(t.TempDir(), "")},
+		Entry: func(srv *config.Server, loaded bool) {
+			told = append(told, srv.Command+srv.URL+map[bool]string{true: "", false: " (not loaded)"}[loaded])
+		},
+	}
+	var got []string
+	for _, r := range l.Rows(t.Context(), cfg) {
+		got = append(got, strings.Join([]string{r.Name, r.Source, r.Transport, map[bool]string{true: "active", false: "inactive"}[r.Active], r.Auth}, " "))
+	}
+	want := []string{
+		"a local.json http active A2_TOKEN not set",
+		"a user.json http inactive ",
+		"b user.json stdio active ",
+		"off local.json stdio active ",
+		"p .mcp.json stdio inactive ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if w := "https://a2.example/mcp x b https://a.example/mcp p (not loaded)"; strings.Join(told, " ") != w {
+		t.Errorf("entries told %q, want %q", strings.Join(told, " "), w)
+	}
+}

@@ -34,7 +34,9 @@ func SnapshotFiles(args []string, cwd string, load func() (*Config, error)) ([]b
 			}
 		}
 		_, err := os.Stat(fsx.Under(cwd, a))
-		file, server := err == nil, cfg.defines(a)
+		file := err == nil
+		_, server := cfg.Servers[a]
+		server = server || cfg.projectDefines(a)
 		switch {
 		case file && server:
 			return nil, fail.New(fail.Usage, "write ./"+a+" for the file", "%q is both a file and a configured server", a)
@@ -45,17 +47,4 @@ func SnapshotFiles(args []string, cwd string, load func() (*Config, error)) ([]b
 		files[i] = file
 	}
 	return files, nil
-}
-
-// defines says whether name is a server of any config file, the
-// untrusted project file's included.
-func (c *Config) defines(name string) bool {
-	if _, ok := c.Servers[name]; ok {
-		return true
-	}
-	if p := c.Project; p != nil && p.Err == nil {
-		_, ok := p.Servers[name]
-		return ok
-	}
-	return false
 }
