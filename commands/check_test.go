@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -24,10 +25,10 @@ func TestRunCheck(t *testing.T) {
 		init:  &mcp.InitializeResult{ProtocolVersion: "2025-11-25", Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}},
 		tools: []*mcp.Tool{{Name: "a"}, {Name: "b"}},
 	}
-	o := checkOptions{parallel: 2, text: true, targets: []manyTarget{
-		{Target: config.Target{Name: "up", Entry: &config.Entry{}}, transport: "stdio"},
-		{Target: config.Target{Name: "down", Entry: &config.Entry{}}, transport: "http"},
-		{Target: config.Target{Name: "odd", Skip: "untrusted"}, transport: "stdio"},
+	o := checkOptions{parallel: 2, text: true, targets: []client.Target{
+		{Target: config.Target{Name: "up", Entry: &config.Entry{}}, Transport: "stdio"},
+		{Target: config.Target{Name: "down", Entry: &config.Entry{}}, Transport: "http"},
+		{Target: config.Target{Name: "odd", Skip: "untrusted"}, Transport: "stdio"},
 	}}
 	var printed []byte
 	var stderr strings.Builder
@@ -41,7 +42,7 @@ func TestRunCheck(t *testing.T) {
 			printed, err = json.Marshal(v)
 			return err
 		},
-		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
+		each: func(ctx context.Context, targets []client.Target, parallel int, visit visitFunc) {
 			if len(targets) != 3 || parallel != 2 {
 				t.Errorf("each got %d targets, parallel %d", len(targets), parallel)
 			}
@@ -94,11 +95,11 @@ func TestRunCheckRedactsEchoedSecret(t *testing.T) {
 			printed, err = json.Marshal(v)
 			return err
 		},
-		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
+		each: func(ctx context.Context, targets []client.Target, parallel int, visit visitFunc) {
 			visit(ctx, 0, time.Now(), nil, fail.New(fail.AuthFailed, "not "+token, "server said: bad token "+token))
 		},
 	}
-	o := checkOptions{parallel: 1, targets: []manyTarget{{Target: config.Target{Name: "s", Entry: &config.Entry{}}, transport: "http"}}}
+	o := checkOptions{parallel: 1, targets: []client.Target{{Target: config.Target{Name: "s", Entry: &config.Entry{}}, Transport: "http"}}}
 	_ = runCheck(ctx, rio, o)
 	if strings.Contains(string(printed), token) || !strings.Contains(string(printed), `server said: bad token \u003credacted\u003e`) {
 		t.Errorf("stdout rows %s", printed)

@@ -3,14 +3,13 @@ package commands
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -26,8 +25,8 @@ type diffSide struct {
 }
 
 type diffOptions struct {
-	old, new diffSide
-	cwd      string // where a snapshot file's relative name starts
+	old, new diffSide // old is always a file (diffArgs)
+	cwd      string   // where a snapshot file's relative name starts
 	// strict: any change fails the diff (exit 1), not only a breaking one.
 	strict bool
 	// structured: the changes are printed as JSON (or --query of it).
@@ -88,15 +87,15 @@ exit 1. A file that is not a snapshot is exit 2.`,
 	}
 }
 
-// diffArgs decides which argument is a file and which a server, by the
-// rule the help states, before anything is read or started.
+// diffArgs decides which argument is a file and which a server
+// (config.SnapshotFiles), before anything is read or started.
 func diffArgs(g *globals, args []string) (diffOptions, error) {
 	var o diffOptions
 	if g.adhoc.IsStdio() {
 		if len(args) != 1 {
 			return o, usagef("with --stdio or --, give one snapshot file: mcpc diff --stdio 'command' SNAPSHOT", "mcpc diff needs one SNAPSHOT argument with a server on the command line, not %d", len(args))
 		}
-		if !isFile(g.cwd, args[0]) {
+		if _, err := os.Stat(fsx.Under(g.cwd, args[0])); err != nil {
 			return o, usagef("write one with: mcpc snapshot SERVER > FILE", "snapshot file %s does not exist", args[0])
 		}
 		return diffOptions{old: diffSide{file: args[0]}, new: diffSide{}}, nil
@@ -104,94 +103,43 @@ func diffArgs(g *globals, args []string) (diffOptions, error) {
 	if len(args) != 2 {
 		return o, usagef("usage: mcpc diff "+diffArgsUsage, "mcpc diff needs two arguments, not %d", len(args))
 	}
-	var sides [2]diffSide
-	var cfg *config.Config
-	for i, a := range args {
-		switch {
-		case config.IsURL(a):
-			sides[i] = diffSide{server: a}
-		case strings.ContainsRune(a, '/') || strings.ContainsRune(a, filepath.Separator):
-			sides[i] = diffSide{file: a}
-		default:
-			if cfg == nil {
-				var err error
-				if cfg, err = g.loadConfig(); err != nil {
-					return o, err
-				}
-			}
-			file, server := isFile(g.cwd, a), configured(cfg, a)
-			switch {
-			case file && server:
-				return o, usagef("write ./"+a+" for the file", "%q is both a file and a configured server", a)
-			case file:
-				sides[i] = diffSide{file: a}
-			case server:
-				sides[i] = diffSide{server: a}
-			default:
-				return o, usagef("give a snapshot file (from mcpc snapshot), a configured server (mcpc list) or an https:// URL",
-					"%q is neither a snapshot file nor a configured server", a)
-			}
+	files, err := config.SnapshotFiles(args, g.cwd, g.loadConfig)
+	if err != nil {
+		return o, err
+	}
+	side := func(i int) diffSide {
+		if files[i] {
+			return diffSide{file: args[i]}
 		}
+		return diffSide{server: args[i]}
 	}
 	switch {
-	case sides[0].file != "":
-		return diffOptions{old: sides[0], new: sides[1]}, nil
-	case sides[1].file != "":
-		return diffOptions{old: sides[1], new: sides[0]}, nil
+	case files[0]:
+		return diffOptions{old: side(0), new: side(1)}, nil
+	case files[1]:
+		return diffOptions{old: side(1), new: side(0)}, nil
 	}
 	return o, usagef("write one with: mcpc snapshot SERVER > FILE", "mcpc diff compares a server with a snapshot file, not two servers")
-}
-
-// isFile says whether name (relative to the working directory) exists.
-func isFile(cwd, name string) bool {
-	_, err := os.Stat(filePath(cwd, name))
-	return err == nil
-}
-
-// filePath is name, a file the command line names, relative to cwd.
-func filePath(cwd, name string) string {
-	if filepath.IsAbs(name) {
-		return name
-	}
-	return filepath.Join(cwd, name)
-}
-
-// configured says whether name is a server of any config file, the
-// untrusted project file's included (using it then says why it cannot).
-func configured(cfg *config.Config, name string) bool {
-	if _, ok := cfg.Servers[name]; ok {
-		return true
-	}
-	if p := cfg.Project; p != nil && p.Err == nil {
-		_, ok := p.Servers[name]
-		return ok
-	}
-	return false
 }
 
 // runDiff reads the snapshot files, then snapshots the server side, and
 // prints what changed; a breaking change (with strict, any) is errDrift.
 func runDiff(ctx context.Context, rio runIO, o diffOptions) error {
 	// Files first: a bad one is reported before a server is started.
-	var snaps [2]*schemadiff.Snapshot
-	sides := [2]diffSide{o.old, o.new}
-	for i, s := range sides {
-		if s.file != "" {
-			var err error
-			if snaps[i], err = schemadiff.ReadFile(filePath(o.cwd, s.file), s.file); err != nil {
-				return err
-			}
-		}
+	before, err := schemadiff.ReadFile(fsx.Under(o.cwd, o.old.file), o.old.file)
+	if err != nil {
+		return err
 	}
-	for i, s := range sides {
-		if s.file == "" {
-			var err error
-			if snaps[i], err = takeSnapshot(ctx, rio, s.server); err != nil {
-				return err
-			}
-		}
+	var after *schemadiff.Snapshot
+	if o.new.file != "" {
+		after, err = schemadiff.ReadFile(fsx.Under(o.cwd, o.new.file), o.new.file)
+	} else {
+		after, err = takeSnapshot(ctx, rio, o.new.server)
 	}
-	changes, err := schemadiff.Diff(ctx, snaps[0], snaps[1])
+	if err != nil {
+		return err
+	}
+	changes, err := schemadiff.Diff(ctx, before, after)
 	if err != nil {
 		return err // the invocation ended: --timeout, Ctrl-C
 	}
@@ -206,16 +154,13 @@ func runDiff(ctx context.Context, rio runIO, o diffOptions) error {
 	if err := printChanges(rio, o.structured, changes); err != nil {
 		return err
 	}
-	for _, c := range changes {
-		if c.Kind == schemadiff.Breaking || o.strict {
-			return errDrift
-		}
+	if schemadiff.Fails(changes, o.strict) {
+		return errDrift
 	}
 	return nil
 }
 
-// printChanges prints the list as JSON (or --query of it), or one line
-// per change, stripped of control characters (names are the server's).
+// printChanges prints the list as JSON (or --query of it), or as lines.
 func printChanges(rio runIO, structured bool, changes []schemadiff.Change) error {
 	if structured {
 		return rio.print(format.KindGeneric, changes)
@@ -224,9 +169,5 @@ func printChanges(rio runIO, structured bool, changes []schemadiff.Change) error
 		textsafe.Note(rio.stderr, "no changes")
 		return nil
 	}
-	var b strings.Builder
-	for _, c := range changes {
-		b.WriteString(textsafe.StripControl(c.Text()) + "\n")
-	}
-	return rio.write([]byte(b.String()))
+	return rio.write(schemadiff.Lines(changes))
 }

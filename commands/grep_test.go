@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -22,7 +23,7 @@ func TestRunGrep(t *testing.T) {
 		lists: map[string]json.RawMessage{"tools": json.RawMessage(`{"tools":[
 			{"name":"echo","description":"Echoes back"},{"name":"add","description":"Adds"},{"name":"echo2","title":"Echo again"}]}`)},
 	}
-	o := grepOptions{re: regexp.MustCompile("(?i)echo"), parallel: 1, maxLines: 1, targets: []manyTarget{
+	o := grepOptions{pattern: client.Pattern{Re: regexp.MustCompile("(?i)echo")}, parallel: 1, maxLines: 1, targets: []client.Target{
 		{Target: config.Target{Name: "up", Entry: &config.Entry{}}},
 		{Target: config.Target{Name: "down", Entry: &config.Entry{}}},
 	}}
@@ -30,7 +31,7 @@ func TestRunGrep(t *testing.T) {
 	rio := runIO{
 		stderr: &stderr,
 		write:  func(b []byte) error { stdout.Write(b); return nil },
-		each: func(ctx context.Context, _ []manyTarget, _ int, visit visitFunc) {
+		each: func(ctx context.Context, _ []client.Target, _ int, visit visitFunc) {
 			visit(ctx, 0, time.Now(), &fakeSession{f: f, name: "up"}, nil)
 			visit(ctx, 1, time.Now(), nil, fail.New(fail.Connection, "", "cannot reach down"))
 		},

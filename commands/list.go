@@ -4,15 +4,16 @@ import (
 	"context"
 	"io"
 	"slices"
-	"strings"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
-	clientstate "github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -69,7 +70,12 @@ exit-codes').`,
 				return err
 			}
 			if cmd.Bool("check") {
-				return st.listCheck(ctx, g, cmd.Args().Slice(), parallel)
+				targets, err := st.connector(g).Targets(cmd.Args().Slice(), g.memo())
+				if err != nil {
+					return err
+				}
+				o := checkOptions{targets: targets, parallel: parallel, text: g.mode == format.ModeText}
+				return runCheck(ctx, st.runIO(manyGlobals(g)), o)
 			}
 			if cmd.IsSet("parallel") {
 				return usagef("", "--parallel applies to --check only")
@@ -78,7 +84,22 @@ exit-codes').`,
 			if err != nil {
 				return err
 			}
-			return st.runList(ctx, g, o)
+			rio := st.runIO(g)
+			switch {
+			case o.server == "" && !g.adhoc.IsStdio():
+				return runServerList(ctx, rio, g.loadConfig, client.ServerList{Memo: g.memo(),
+					Credentials: credentials(st.env, g, st.secrets), Sessions: st.sessions(g),
+					Entry: func(srv *config.Server, loaded bool) { entryNotes(st.env.Stderr, st.verboseFunc(g), srv, loaded) }})
+			case o.name != "":
+				// A description's example names the server as this
+				// command line did.
+				ex := format.ExampleOf(o.server, g.adhoc.Stdio, g.adhoc.Argv)
+				rio.printRaw = func(kind format.Kind, b []byte) error {
+					return st.printRawWith(g, kind, b, func(fo *format.Options) { fo.Example = ex })
+				}
+				return runDescribe(ctx, rio, o)
+			}
+			return listServer(ctx, rio, o.server, o.kind)
 		}),
 	}
 }
@@ -110,16 +131,6 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 	return o, nil
 }
 
-func (st *state) runList(ctx context.Context, g *globals, o listOptions) error {
-	switch {
-	case o.server == "" && !g.adhoc.IsStdio():
-		return st.listServers(ctx, g)
-	case o.name != "":
-		return st.describe(ctx, g, o)
-	}
-	return listServer(ctx, st.runIO(g), o.server, o.kind)
-}
-
 // listServer prints one list (what: tools, resources, templates, prompts)
 // of a server.
 func listServer(ctx context.Context, rio runIO, server, what string) error {
@@ -132,79 +143,46 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 	if err != nil {
 		return err
 	}
-	kinds := map[string]format.Kind{
-		"tools": format.KindToolList, "resources": format.KindResourceList,
-		"templates": format.KindTemplateList, "prompts": format.KindPromptList,
-	}
-	return rio.printRaw(kinds[what], raw)
+	return rio.printRaw(format.ListKind(what), raw)
 }
 
-type serverRow struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"`
-	Source    string `json:"source"`
-	Trusted   bool   `json:"trusted"`
-	// Active is false when a higher-precedence source defines the same
-	// name, or when the project file is not trusted.
-	Active bool `json:"active"`
-	// Auth is how an active HTTP server authenticates and whether that
-	// is ready (logged in, expires in …, needs login, VAR not set).
-	Auth string `json:"auth,omitempty"`
-	// Disabled is a "disabled": true entry: listed, never started.
-	Disabled bool `json:"disabled,omitempty"`
-	// Session says a live session holds the server (mcpc session).
-	Session bool `json:"session,omitempty"`
-	// Unusable is why mcpc cannot use the entry (it starts with the
-	// file, line and column).
-	Unusable string `json:"unusable,omitempty"`
-}
-
-// newServerRow is the row of one entry of file f.
-func newServerRow(memo *clientstate.Memo, name string, f *config.File, trusted, active bool) serverRow {
-	srv := f.Servers[name]
-	r := serverRow{Name: name, Transport: client.TransportName(memo, srv), Source: f.Path, Trusted: trusted, Active: active, Disabled: srv.Disabled}
-	if err := srv.Unusable(); err != nil {
-		r.Unusable = err.Error()
-	}
-	return r
-}
-
-// listServers prints every configured server, including those of an
-// untrusted project file (never started, but the user should see them).
-func (st *state) listServers(ctx context.Context, g *globals) error {
-	cfg, err := g.loadConfig()
+// runDescribe shows one tool, prompt or resource template: in text, what a
+// person needs to call it; in JSON, the definition exactly as the server
+// sent it.
+func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
+	sess, closeFn, err := rio.open(ctx, o.server)
 	if err != nil {
 		return err
 	}
-	rows := []serverRow{}
-	seen := map[string]bool{}
-	memo := clientstate.NewMemo(g.dirs.State, g.dirs.Cache)
-	for i := len(cfg.Files) - 1; i >= 0; i-- {
-		f := cfg.Files[i]
-		for _, name := range f.Names {
-			rows = append(rows, newServerRow(memo, name, f, true, !seen[name]))
-			seen[name] = true
-			entryNotes(st.env.Stderr, st.verboseFunc(g), f.Servers[name], true)
-		}
+	defer closeFn()
+	raw, err := sess.ListRaw(ctx, o.kind)
+	if err != nil {
+		return err
 	}
-	if p := cfg.Project; p != nil && cfg.ProjectTrust != config.Trusted && p.Err == nil {
-		for _, name := range p.Names {
-			rows = append(rows, newServerRow(memo, name, p, false, false))
-			entryNotes(st.env.Stderr, st.verboseFunc(g), p.Servers[name], false)
+	found, names := client.FindItem(raw, o.kind, o.name)
+	switch {
+	case found != nil:
+		return rio.printRaw(format.ItemKind(o.kind), found)
+	case o.kind == "tools":
+		// FindTool says what there is, and what was likely meant.
+		tools := make([]*mcp.Tool, len(names))
+		for i, n := range names {
+			tools[i] = &mcp.Tool{Name: n}
 		}
+		_, err := sess.FindTool(tools, o.name)
+		return err
 	}
-	sortRows(rows)
-	// A keyring that fails (one that never answers costs its 10s bound)
-	// is asked once, not once per server.
-	c := credentials(st.env, g, st.secrets)
-	c.Store = creds.StickyStore(c.Store)
-	for i, r := range rows {
-		if r.Active && !r.Disabled && r.Unusable == "" {
-			rows[i].Auth = c.StatusOf(ctx, cfg, r.Name)
-			rows[i].Session = st.sessions(g).Holds(cfg, r.Name)
-		}
+	k, _ := client.ListKindOf(o.kind)
+	return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
+}
+
+// runServerList prints every configured server (config loads them).
+func runServerList(ctx context.Context, rio runIO, config func() (*config.Config, error), l client.ServerList) error {
+	cfg, err := config()
+	if err != nil {
+		return err
 	}
-	return st.print(g, format.KindServerList, withUnusable(st.env.Stderr, cfg, map[string]any{"servers": rows}))
+	return rio.print(format.KindServerList, withUnusable(rio.stderr, cfg, map[string]any{"servers": l.Rows(ctx, cfg)}))
 }
 
 // withUnusable adds to a listing the config files that were found but
@@ -222,7 +200,43 @@ func withUnusable(stderr io.Writer, cfg *config.Config, result map[string]any) m
 	return result
 }
 
-// sortRows orders rows by name, keeping precedence order within a name.
-func sortRows(rows []serverRow) {
-	slices.SortStableFunc(rows, func(a, b serverRow) int { return strings.Compare(a.Name, b.Name) })
+// checkOptions are what mcpc list --check checks: the servers picked
+// (client.Connector.Targets), how many at once, and whether failures are
+// also noted on stderr (text output; JSON has them in the rows).
+type checkOptions struct {
+	targets  []client.Target
+	parallel int
+	text     bool
+}
+
+// runCheck connects to every target (at most parallel at once), lists its
+// tools, and prints a row per server. It never starts a login (the open
+// path uses only a stored one) nor a server that is untrusted or disabled.
+func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
+	rows := client.CheckRows(o.targets, unusable(o.targets))
+	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
+		r := &rows[i]
+		if err == nil {
+			r.Revision = sess.initializeResult().ProtocolVersion
+			if caps := sess.initializeResult().Capabilities; caps != nil && caps.Tools != nil {
+				tools, lerr := sess.ListTools(ctx)
+				n := len(tools)
+				r.Tools, err = &n, lerr
+			}
+		}
+		var failure *fail.Error
+		if err != nil {
+			failure = asFailure(ctxErr(ctx, err))
+		}
+		r.Finish(start, failure)
+	})
+	client.RedactCheckRows(rows, redaction.FromContext(ctx))
+	if err := rio.print(format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
+		return err
+	}
+	var notes io.Writer
+	if o.text {
+		notes = rio.stderr
+	}
+	return ctxErr(ctx, client.CheckResult(notes, rows))
 }

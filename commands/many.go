@@ -1,21 +1,17 @@
 package commands
 
 import (
-	"context"
-	"time"
-
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
-	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
-// The many-server commands (mcpc list --check, mcpc grep) reach several
-// servers in one invocation: the named ones, or every configured one. This
-// is their one way to pick the servers and to reach them, a few at a time,
-// each through the same open path (and failure explainer) as a command
-// that reaches one server.
+// The many-server commands (mcpc list --check, mcpc grep) pick their
+// servers with client.Connector.Targets and reach them with
+// client.Connector.Each (runIO.each); what is here is their shared flag
+// and globals.
 
 // defaultParallel is how many servers are reached at once without
 // --parallel: enough that a dead server (its connect timeout) does not
@@ -36,38 +32,6 @@ func readParallel(cmd *cli.Command) (int, error) {
 	return n, nil
 }
 
-// manyTarget is one server of a many-server command (config.Target),
-// with the transport listings show for it.
-type manyTarget struct {
-	config.Target
-	transport string
-}
-
-// manyTargets picks the servers (config.Targets) and names each one's
-// transport; an unknown name fails here, before anything connects.
-func (st *state) manyTargets(g *globals, names []string) ([]manyTarget, error) {
-	cfg, err := g.loadConfig()
-	if err != nil {
-		return nil, err
-	}
-	targets, err := cfg.Targets(names, g.adhoc)
-	if err != nil {
-		return nil, err
-	}
-	memo := clientstate.NewMemo(g.dirs.State, g.dirs.Cache)
-	out := make([]manyTarget, len(targets))
-	for i, t := range targets {
-		out[i].Target = t
-		if t.Server != nil {
-			out[i].transport = client.TransportName(memo, t.Server)
-		}
-		if t.Entry != nil {
-			traceIgnored(st.verboseFunc(g), t.Entry.Server)
-		}
-	}
-	return out, nil
-}
-
 // manyGlobals are the globals for reaching several servers at once: a
 // stdio server's stderr is hidden unless --server-stderr (or the entry)
 // says otherwise, as several servers' start-up chatter would interleave
@@ -80,21 +44,18 @@ func manyGlobals(g *globals) *globals {
 	return &c
 }
 
-// eachServer reaches the targets that are to be started
-// (client.EachServer), each through the open path of a command that
-// reaches one server, what visit asks of it bounded by its connect
-// timeout again.
-func (st *state) eachServer(ctx context.Context, g *globals, targets []manyTarget, parallel int, visit visitFunc) {
-	entries := make([]*config.Entry, len(targets))
+// unusable is, for each target named on the command line that cannot be
+// used, why (as the single-server commands say it); nil for the others.
+func unusable(targets []client.Target) []*fail.Error {
+	out := make([]*fail.Error, len(targets))
 	for i, t := range targets {
-		entries[i] = t.Entry
-	}
-	open := func(ctx context.Context, e *config.Entry) (session, func(), time.Duration, error) {
-		sess, closeFn, err := st.connector(g).OpenEntry(ctx, e)
-		if err != nil {
-			return nil, nil, 0, err
+		if t.Named && t.Err != nil {
+			out[i] = asFailure(t.Err)
 		}
-		return sess, closeFn, st.sessionOptions(g, e).ConnectTimeout, nil
 	}
-	client.EachServer(ctx, entries, parallel, open, visit)
+	return out
 }
+
+// memo is what is remembered of the servers, for the transport listings
+// show.
+func (g *globals) memo() *clientstate.Memo { return clientstate.NewMemo(g.dirs.State, g.dirs.Cache) }

@@ -113,15 +113,6 @@ func TestGrep(t *testing.T) {
 	if _, out, _ := runFake(t, f, "", "grep", "--config", cfg, "--name", "-q", "name", "issue"); out != "\"search_issues\"\n\"tracker\"\n" {
 		t.Errorf("--name: stdout %q", out)
 	}
-	// Text: aligned, the description's first line, escapes stripped; cut
-	// to the terminal's width.
-	ms := []grepMatch{{Server: "one", Kind: "tool", Name: "a", Description: "first line\nsecond"}, {Server: "three", Kind: "resource", Name: "r", URI: "file:///x", Description: "\x1b[31mred"}}
-	if got := matchLines(ms, 0); got != "one    tool      a          first line\nthree  resource  file:///x  red\n" {
-		t.Errorf("text %q", got)
-	}
-	if got := matchLines(ms, 20); got != "one    tool      a…\nthree  resource  fi…\n" {
-		t.Errorf("text cut to 20 columns %q", got)
-	}
 	if code, out, _ := runFake(t, f, "", "grep", "--config", cfg, "nothing-like-it"); code != 1 || out != "" {
 		t.Errorf("no match: exit %d, stdout %q", code, out)
 	}

@@ -48,8 +48,8 @@ type runIO struct {
 	// openTasks reaches entry's detached tasks (client.OpenTasks), id's
 	// session among them.
 	openTasks func(ctx context.Context, entry *config.Entry, id string) (taskSession, error)
-	// each reaches several servers, at most parallel at once (eachServer).
-	each func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc)
+	// each reaches several servers, at most parallel at once.
+	each func(ctx context.Context, targets []client.Target, parallel int, visit visitFunc)
 }
 
 // visitFunc is what a many-server command does with one server: its
@@ -85,9 +85,7 @@ func (st *state) runIO(g *globals) runIO {
 			}
 			return st.dial().openTasks(ctx, entry, opts, id)
 		},
-		each: func(ctx context.Context, targets []manyTarget, parallel int, visit visitFunc) {
-			st.eachServer(ctx, g, targets, parallel, visit)
-		},
+		each: conn.Each,
 	}
 }
 

@@ -38,13 +38,14 @@ later with mcpc diff.`,
 			if len(rest) > 0 {
 				return usagef("write the document to a file with: mcpc snapshot SERVER > FILE", "unexpected argument %q", rest[0])
 			}
-			return st.runSnapshot(ctx, g, server)
+			return runSnapshot(ctx, st.runIO(g), server, g.query != "")
 		}),
 	}
 }
 
-func (st *state) runSnapshot(ctx context.Context, g *globals, server string) error {
-	snap, err := takeSnapshot(ctx, st.runIO(g), server)
+// runSnapshot writes the server's snapshot, or (queried) a --query of it.
+func runSnapshot(ctx context.Context, rio runIO, server string, queried bool) error {
+	snap, err := takeSnapshot(ctx, rio, server)
 	if err != nil {
 		return err
 	}
@@ -52,10 +53,10 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 	if err != nil {
 		return fail.New(fail.TooLarge, "leave tools out with \"excludeTools\" in the server's config entry", "%v", err)
 	}
-	if g.query != "" {
-		return st.printRaw(g, format.KindGeneric, b)
+	if queried {
+		return rio.printRaw(format.KindGeneric, b)
 	}
 	// Written as it is: the document is for a file, and is compared
 	// byte for byte by people who keep it in git.
-	return st.writeStdout(b)
+	return rio.write(b)
 }
