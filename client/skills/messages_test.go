@@ -116,6 +116,10 @@ func TestSkillServerFailures(t *testing.T) {
 			read: func(uri string) json.RawMessage { return json.RawMessage(`{"contents":[]}`) }},
 			false, 1 << 20, fail.Protocol,
 			`server "fake" answered resources/read of skill://d/SKILL.md with no contents for it`},
+		{"pages without end", &twisted{fake: &fake{ext: `{}`}, request: func(method string, _ map[string]any) json.RawMessage {
+			return json.RawMessage(`{"skills":[],"nextCursor":"again"}`)
+		}}, false, 1 << 20, fail.Protocol,
+			`skills/list of server "fake" does not end: the server keeps handing out cursors ("again" again, or more than 1000 pages)`},
 		{"pages past the bound together", &fake{ext: `{}`, listing: []string{`{"uri":"skill://a/SKILL.md"}`, `{"uri":"skill://b/SKILL.md"}`}},
 			false, 60, fail.TooLarge,
 			`the pages of skills/list from server "fake" are larger than 60 bytes together`},

@@ -161,7 +161,7 @@ func pages(ctx context.Context, s Session, method string, params map[string]any,
 			return out, nil
 		case seen[page.NextCursor] || len(out) >= maxPages:
 			return nil, fail.New(fail.Protocol, "", "%s of %s does not end: the server keeps handing out cursors (%q again, or more than %d pages)",
-				s.Label(), method, page.NextCursor, maxPages)
+				method, s.Label(), page.NextCursor, maxPages)
 		}
 		seen[page.NextCursor] = true
 		params["cursor"] = page.NextCursor
