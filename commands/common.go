@@ -55,7 +55,7 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 		Sessions:     st.sessions(g),
 		Dial:         st.dial().connect,
 		Interrupt:    errInterrupted,
-		AdhocSession: &st.adhocSession,
+		AdhocSession: st.adhocSession,
 	}
 }
 

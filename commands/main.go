@@ -11,8 +11,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -146,23 +148,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	defer profile(env.Getenv)()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	finished, again := make(chan struct{}), make(chan struct{})
+	finished := make(chan struct{})
 	defer close(finished)
-	if env.Signals != nil {
-		go func() {
-			select {
-			case <-env.Signals:
-				cancel(errInterrupted)
-			case <-finished:
-				return
-			}
-			select {
-			case <-env.Signals:
-				close(again)
-			case <-finished:
-			}
-		}()
-	}
+	again := watchSignals(env.Signals, cancel, finished)
 	// Words after a lone "--" are an ad-hoc stdio server command; they are
 	// split off before flag parsing so none of them is read as mcpc's own.
 	args, holder, err := holderArgs(&env, args)
@@ -173,16 +161,18 @@ func Main(ctx context.Context, args []string, env Env) int {
 	args, dashArgs := splitDash(args)
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
-	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder}
+	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder, adhocSession: new(*config.Entry)}
 	root := newRoot(st)
-	// Flag errors happen before any action reads --json, and must honour
-	// it all the same; --help anywhere asks for help, whatever else the
+	// Whether a failure is reported as JSON is decided here, once, as the
+	// flag parser will read --json: flag errors come before any action,
+	// and a second interrupt comes while the run goroutine may still be
+	// reading its flags. --help anywhere asks for help, whatever else the
 	// line holds.
-	st.jsonErrors = wantsJSON(args[1:])
+	jsonErrors := cliflags.Bool(root, args[1:], "json")
 	args = helpArgs(root, args)
 	if args[len(args)-1] != "--help" {
 		if err := checkRootEnv(env.Getenv); err != nil {
-			return report(env.Stderr, err, st.jsonErrors)
+			return report(env.Stderr, err, jsonErrors)
 		}
 	}
 	done := make(chan error, 1)
@@ -196,12 +186,35 @@ func Main(ctx context.Context, args []string, env Env) int {
 		// A second interrupt: the user will not wait for the teardown the
 		// first one started. Kill the servers outright and leave.
 		transport.KillServers()
-		return report(env.Stderr, errInterruptedAgain, st.jsonErrors)
+		return report(env.Stderr, errInterruptedAgain, jsonErrors)
 	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}
-	return report(env.Stderr, out.finish(err), st.jsonErrors)
+	return report(env.Stderr, out.finish(err), jsonErrors)
+}
+
+// watchSignals cancels the invocation on the first signal and closes the
+// channel it returns on the second, until finished is closed.
+func watchSignals(signals <-chan os.Signal, cancel context.CancelCauseFunc, finished <-chan struct{}) <-chan struct{} {
+	again := make(chan struct{})
+	if signals == nil {
+		return again
+	}
+	go func() {
+		select {
+		case <-signals:
+			cancel(errInterrupted)
+		case <-finished:
+			return
+		}
+		select {
+		case <-signals:
+			close(again)
+		case <-finished:
+		}
+	}()
+	return again
 }
 
 // splitDash cuts args at a lone "--": the words after it are an ad-hoc
@@ -213,17 +226,6 @@ func splitDash(args []string) (own, dash []string) {
 		}
 	}
 	return args, nil
-}
-
-// wantsJSON reports whether --json is among mcpc's own flags.
-func wantsJSON(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--json", "-json", "--json=true", "-json=true":
-			return true
-		}
-	}
-	return false
 }
 
 // helpArgs turns a command line holding --help or -h anywhere into a request

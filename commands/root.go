@@ -16,15 +16,15 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // state carries what Main knows into the actions.
 type state struct {
-	env        Env
-	dashArgs   []string
-	jsonErrors bool
+	env      Env
+	dashArgs []string
 	// progress shows the progress of the request being run, if any.
 	progress client.ProgressDisplay
 	// secrets are what the invocation sends that stderr must not show.
@@ -33,10 +33,16 @@ type state struct {
 	// with it); holder, in a holder, is where its report to the starter
 	// goes (sessioncmd.go); adhocSession is the entry that stands for a
 	// --stdio session named on the command line.
+	// No field is written after Main builds the state; adhocSession is
+	// the one record the connector keeps across an invocation's Resolve
+	// and OpenEntry, behind a pointer made with the state.
 	argv         []string
 	holder       io.Writer
-	adhocSession *config.Entry
+	adhocSession **config.Entry
 }
+
+// flagIndex is how commands read their flags (cliflags.Index).
+type flagIndex = cliflags.Index
 
 // globals are the options every subcommand shares, read from flags once.
 type globals struct {
@@ -197,9 +203,8 @@ func durationText(d time.Duration) string {
 
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
-	f := indexFlags(cmd)
+	f := cliflags.Of(cmd)
 	g := flagGlobals(f, st.dashArgs)
-	st.jsonErrors = g.jsonFlag
 	var err error
 	if g.mode, err = outputMode(f, st.env.StdoutTTY); err != nil {
 		return nil, err
