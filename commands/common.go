@@ -14,6 +14,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -78,7 +79,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		IdleTimeout:    g.idleTimeout,
 		Protocol:       g.adhoc.Protocol,
 		Transport:      g.transport,
-		Version:        version(),
+		Version:        buildinfo.Name(),
 		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
 		NoCache:        g.noCache,
 		NoFilter:       g.noFilter,

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/urfave/cli/v3"
@@ -215,6 +216,13 @@ func watchSignals(signals <-chan os.Signal, cancel context.CancelCauseFunc, fini
 		}
 	}()
 	return again
+}
+
+// printVersion answers --version: the build, and the revisions spoken
+// (every protocol a config may pin but "auto").
+func printVersion(w io.Writer) error {
+	_, err := io.WriteString(w, buildinfo.Text(slices.DeleteFunc(slices.Clone(config.Protocols), func(p string) bool { return p == "auto" })))
+	return err
 }
 
 // splitDash cuts args at a lone "--": the words after it are an ad-hoc
