@@ -167,7 +167,7 @@ func ctxErr(ctx context.Context, err error) error {
 		return errInterrupted
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && fail.CodeOf(err) != fail.Timeout {
-		return &fail.Error{Code: fail.Timeout, Msg: "timed out: the invocation ran longer than --timeout", Hint: "raise --timeout", Err: err}
+		return fail.Deadline(err)
 	}
 	return err
 }

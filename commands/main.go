@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/cliflags"
+	"github.com/mcpc-dev/mcpc/internal/fail/report"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -133,7 +134,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// are set up: the same output and exit code as the long way, at a
 	// smaller start-up cost.
 	if versionOnly(args, env.Getenv) {
-		return report(env.Stderr, printVersion(env.Stdout), false)
+		return report.Print(env.Stderr, printVersion(env.Stdout), false)
 	}
 	if env.notify != nil {
 		env.notify()
@@ -156,7 +157,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// split off before flag parsing so none of them is read as mcpc's own.
 	args, holder, err := holderArgs(&env, args)
 	if err != nil {
-		return report(env.Stderr, err, false)
+		return report.Print(env.Stderr, err, false)
 	}
 	argv := args
 	args, dashArgs := splitDash(args)
@@ -173,7 +174,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	args = helpArgs(root, args)
 	if args[len(args)-1] != "--help" {
 		if err := checkRootEnv(env.Getenv); err != nil {
-			return report(env.Stderr, err, jsonErrors)
+			return report.Print(env.Stderr, err, jsonErrors)
 		}
 	}
 	done := make(chan error, 1)
@@ -187,12 +188,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		// A second interrupt: the user will not wait for the teardown the
 		// first one started. Kill the servers outright and leave.
 		transport.KillServers()
-		return report(env.Stderr, errInterruptedAgain, jsonErrors)
+		return report.Print(env.Stderr, errInterruptedAgain, jsonErrors)
 	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}
-	return report(env.Stderr, out.finish(err), jsonErrors)
+	return report.Print(env.Stderr, out.finish(err), jsonErrors)
 }
 
 // watchSignals cancels the invocation on the first signal and closes the
