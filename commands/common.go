@@ -1,11 +1,9 @@
 package commands
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -50,7 +48,7 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 		Config: g.loadConfig, AdHoc: g.adhoc,
 		NoFilter: g.noFilter, NoSession: g.noSession,
 		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,
-		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: st.verboseFunc(g),
+		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: g.trace(st.env.Stderr),
 		Options:      func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
 		Credentials:  st.credentials(g),
 		Sessions:     st.sessions(g),
@@ -84,62 +82,19 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		NoCache:        g.noCache,
 		NoFilter:       g.noFilter,
 		Reprobe:        g.reprobe,
-		Verbose:        st.verboseFunc(g),
-		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
+		Verbose:        g.trace(st.env.Stderr),
+		TraceMeta:      client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
 		Progress:       st.progress.Notify,
 		Input:          st.clientInput(g),
 	}
 }
 
-// print renders one result object of mcpc's own under the output contract.
-func (st *state) print(g *globals, kind format.Kind, v any) error {
-	return st.printWith(g, kind, v, nil)
-}
-
-// printWith is print with options a command adds for its kind of output.
-func (st *state) printWith(g *globals, kind format.Kind, v any, more func(*format.Options)) error {
-	// No HTML escaping: "<" in a tool's text must reach the user as "<".
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("cannot encode the result: %w", err)
-	}
-	return st.printRawWith(g, kind, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), more)
-}
-
-// printRaw renders a result as the server sent it under the output
-// contract.
-func (st *state) printRaw(g *globals, kind format.Kind, b []byte) error {
-	return st.printRawWith(g, kind, b, nil)
-}
-
-// printRawWith is printRaw with options a command adds for its kind of
-// output.
-func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(*format.Options)) error {
-	opts := format.Options{
-		Mode:     g.mode,
-		Kind:     kind,
-		Query:    g.query,
-		MaxBytes: g.maxBytes,
-		MaxLines: g.maxLines,
-		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
-		Width:    st.env.Width,
-	}
-	if more != nil {
-		more(&opts)
-	}
-	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil && !readerGone(err) {
+// printed applies the output contract to what rendering returned: a
+// reader gone away is no failure, and what format refuses is mapped to
+// the error model.
+func printed(err error) error {
+	if err != nil && !readerGone(err) {
 		return outputError(err)
-	}
-	return nil
-}
-
-// writeStdout writes what a command prints as it is (no formatting),
-// under stdoutWriter's rule.
-func (st *state) writeStdout(b []byte) error {
-	if _, err := st.env.Stdout.Write(b); err != nil && !readerGone(err) {
-		return err
 	}
 	return nil
 }
@@ -186,13 +141,11 @@ func (st *state) serverAction(run func(ctx context.Context, cmd *cli.Command, g 
 	}
 }
 
-// verboseFunc is where --verbose trace lines go: stderr, escape-stripped
-// (they quote server text).
-func (st *state) verboseFunc(g *globals) func(string) {
+// trace is where --verbose trace lines go (textsafe.Tracer), nil without
+// --verbose.
+func (g *globals) trace(stderr io.Writer) func(string) {
 	if !g.verbose {
 		return nil
 	}
-	return func(line string) {
-		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", textsafe.StripControl(line))
-	}
+	return textsafe.Tracer(stderr)
 }

@@ -64,7 +64,7 @@ func (st *state) runConfig(g *globals) error {
 	if p := cfg.Project; p != nil && p.Err == nil && cfg.ProjectTrust != config.Trusted {
 		textsafe.Note(st.env.Stderr, "project file %s is %s and was not loaded (mcpc trust)", p.Path, cfg.ProjectTrust)
 	}
-	return st.print(g, format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
+	return st.runIO(g).print(format.KindConfig, st.withUnusable(cfg, map[string]any{"servers": rows}))
 }
 
 // entryNotes says what mcpc does not use of a listed entry: why a loaded
@@ -80,7 +80,7 @@ func (st *state) entryNotes(g *globals, srv *config.Server, loaded bool) {
 // traceIgnored writes, under --verbose, the keys of another host's that
 // mcpc ignores in srv's entry.
 func (st *state) traceIgnored(g *globals, srv *config.Server) {
-	if trace := st.verboseFunc(g); trace != nil {
+	if trace := g.trace(st.env.Stderr); trace != nil {
 		for _, n := range srv.IgnoredNotes() {
 			trace(n)
 		}

@@ -102,7 +102,7 @@ func (st *state) runConfigImport(ctx context.Context, g *globals, o configImport
 	target := st.editTarget(g, o.project)
 	im := st.configImport(g, o, target)
 	if o.arg == "" {
-		return st.print(g, format.KindImportList, map[string]any{"target": target.Path, "sources": im.Listing()})
+		return st.runIO(g).print(format.KindImportList, map[string]any{"target": target.Path, "sources": im.Listing()})
 	}
 	files, err := im.Files()
 	if err != nil {
@@ -155,7 +155,7 @@ func (st *state) importKeptNotes(kept []string, path string) {
 
 func (st *state) importResult(g *globals, path string, written, kept []string, failed []config.ImportFailure) error {
 	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, map[string]any{
+		return st.runIO(g).print(format.KindGeneric, map[string]any{
 			"file": path, "imported": nonNil(written), "kept": nonNil(kept), "skipped": nonNil(failed),
 		})
 	}

@@ -58,7 +58,7 @@ func (st *state) describe(ctx context.Context, g *globals, o listOptions) error 
 		}
 		return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
 	}
-	return st.printRawWith(g, describeKinds[o.kind], found, func(fo *format.Options) {
+	return st.runIO(g).printRawWith(describeKinds[o.kind], found, func(fo *format.Options) {
 		fo.Example = exampleServer(g, o.server)
 	})
 }

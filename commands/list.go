@@ -203,7 +203,7 @@ func (st *state) listServers(ctx context.Context, g *globals) error {
 			rows[i].Session = st.sessions(g).Holds(cfg, r.Name)
 		}
 	}
-	return st.print(g, format.KindServerList, st.withUnusable(cfg, map[string]any{"servers": rows}))
+	return st.runIO(g).print(format.KindServerList, st.withUnusable(cfg, map[string]any{"servers": rows}))
 }
 
 // withUnusable adds to a listing the config files that were found but

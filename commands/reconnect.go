@@ -54,7 +54,7 @@ func (st *state) runReconnect(ctx context.Context, g *globals, o *reconnectOptio
 	defer closeFn()
 	r := sess.initializeResult()
 	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, map[string]any{
+		return st.runIO(g).print(format.KindGeneric, map[string]any{
 			"serverInfo":      r.ServerInfo,
 			"protocolVersion": r.ProtocolVersion,
 			"capabilities":    r.Capabilities,

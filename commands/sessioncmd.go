@@ -173,10 +173,10 @@ func (st *state) printSession(g *globals, r *clientstate.SessionRecord, what str
 		if r.Shell != 0 {
 			idle += fmt.Sprintf(" or when its shell (pid %d) exits", r.Shell)
 		}
-		return st.writeStdout(fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
+		return st.runIO(g).write(fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
 			r.Name, what, r.Server, r.Transport, r.Revision, r.PID, idle))
 	}
-	return st.print(g, format.KindGeneric, client.ShownSession(r))
+	return st.runIO(g).print(format.KindGeneric, client.ShownSession(r))
 }
 
 func (st *state) runSessionStart(ctx context.Context, g *globals, o sessionStart) error {
@@ -268,7 +268,7 @@ func (st *state) runHolder(ctx context.Context, g *globals, o sessionStart) (err
 func (st *state) runSessionList(ctx context.Context, g *globals) error {
 	out := st.sessions(g).List(ctx)
 	if g.mode != format.ModeText || g.query != "" {
-		return st.print(g, format.KindGeneric, out)
+		return st.runIO(g).print(format.KindGeneric, out)
 	}
 	if len(out) == 0 {
 		textsafe.Note(st.env.Stderr, "no sessions")
@@ -288,7 +288,7 @@ func (st *state) runSessionList(ctx context.Context, g *globals) error {
 		}
 		b.WriteByte('\n')
 	}
-	return st.writeStdout([]byte(b.String()))
+	return st.runIO(g).write([]byte(b.String()))
 }
 
 // runSessionLogs prints the end of session name's server log.
@@ -297,5 +297,5 @@ func (st *state) runSessionLogs(g *globals, name string) error {
 	if err != nil {
 		return err
 	}
-	return st.writeStdout(log)
+	return st.runIO(g).write(log)
 }

@@ -53,9 +53,9 @@ func (st *state) runSnapshot(ctx context.Context, g *globals, server string) err
 		return fail.New(fail.TooLarge, "leave tools out with \"excludeTools\" in the server's config entry", "%v", err)
 	}
 	if g.query != "" {
-		return st.printRaw(g, format.KindGeneric, b)
+		return st.runIO(g).printRaw(format.KindGeneric, b)
 	}
 	// Written as it is: the document is for a file, and is compared
 	// byte for byte by people who keep it in git.
-	return st.writeStdout(b)
+	return st.runIO(g).write(b)
 }

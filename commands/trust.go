@@ -98,7 +98,7 @@ func (st *state) runTrust(ctx context.Context, g *globals, o trustOptions) error
 		}
 	}
 	if g.mode == format.ModeJSON || g.query != "" {
-		return st.print(g, format.KindGeneric, res)
+		return st.runIO(g).print(format.KindGeneric, res)
 	}
 	if !trust {
 		fmt.Fprintf(st.env.Stdout, "untrusted %s\n", path)
