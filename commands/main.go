@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,8 +16,8 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	"github.com/mcpc-dev/mcpc/internal/fail/report"
+	"github.com/mcpc-dev/mcpc/internal/profile"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
-	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
 
@@ -147,7 +146,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	stderr := redaction.NewWriter(env.Stderr, secrets)
 	defer stderr.Flush()
 	env.Stderr = stderr
-	defer profile(env.Getenv)()
+	defer profile.Start(env.Getenv)()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	finished := make(chan struct{})
@@ -171,7 +170,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// reading its flags. --help anywhere asks for help, whatever else the
 	// line holds.
 	jsonErrors := cliflags.Bool(root, args[1:], "json")
-	args = helpArgs(root, args)
+	args = cliflags.HelpArgs(root, args)
 	if args[len(args)-1] != "--help" {
 		if err := checkRootEnv(env.Getenv); err != nil {
 			return report.Print(env.Stderr, err, jsonErrors)
@@ -235,22 +234,4 @@ func splitDash(args []string) (own, dash []string) {
 		}
 	}
 	return args, nil
-}
-
-// helpArgs turns a command line holding --help or -h anywhere into a request
-// for the help of the command it names: "mcpc call SERVER TOOL --help" shows
-// the help of call instead of reading SERVER as a help topic.
-func helpArgs(root *cli.Command, args []string) []string {
-	if !slices.Contains(args[1:], "--help") && !slices.Contains(args[1:], "-h") {
-		return args
-	}
-	out := []string{args[0]}
-	cmd := root
-	for _, a := range args[1:] {
-		if sub := cmd.Command(a); sub != nil && !strings.HasPrefix(a, "-") {
-			out = append(out, a)
-			cmd = sub
-		}
-	}
-	return append(out, "--help")
 }

@@ -188,18 +188,8 @@ func globalFlags() []cli.Flag {
 	}, inputFlags()...)
 }
 
-// durationText writes a default duration as the help states it: "5m" for
-// Go's "5m0s". time.ParseDuration reads it back.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// durationText is a default duration as the help states it.
+var durationText = units.DurationText
 
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
