@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
@@ -99,33 +98,12 @@ func printed(err error) error {
 	return nil
 }
 
-// outputError is the one mapping of what format.Write refuses to the
-// error model: a --query that fails (before any work, or on a result it
-// yields no JSON from) is a usage error.
-func outputError(err error) error {
-	var qe *format.QueryError
-	if errors.As(err, &qe) {
-		return usagef("see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query %q: %s", qe.Query, qe.Reason)
-	}
-	return err
-}
+// outputError maps what format refuses to the error model
+// (format.QueryUsage); ctxErr turns an invocation-level cancellation into
+// the error to report (fail.FromContext).
+var outputError = format.QueryUsage
 
-// ctxErr turns an invocation-level cancellation into the error to report.
-func ctxErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errInterrupted) {
-		if fail.CodeOf(err) == fail.Interrupted {
-			return err // says what the interrupt did (a task cancelled)
-		}
-		return errInterrupted
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && fail.CodeOf(err) != fail.Timeout {
-		return fail.Deadline(err)
-	}
-	return err
-}
+func ctxErr(ctx context.Context, err error) error { return fail.FromContext(ctx, err, errInterrupted) }
 
 // serverAction wraps an action that needs globals and a timeout-bounded
 // context.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,19 +105,7 @@ type completer struct {
 }
 
 func (c *completer) FlagValues(r completions.Request, flag string) []completions.Candidate {
-	switch flag {
-	case "config":
-		return completions.Files
-	case "server-stderr":
-		return []completions.Candidate{{Value: "show", Description: "pass it to stderr"}, {Value: "hide", Description: "drop it"}}
-	case "protocol":
-		var out []completions.Candidate
-		for _, p := range config.Protocols {
-			out = append(out, completions.Candidate{Value: p})
-		}
-		return out
-	}
-	return nil
+	return completions.FlagValues(flag, config.Protocols)
 }
 
 func (c *completer) Args(r completions.Request) []completions.Candidate {
@@ -126,13 +113,7 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 }
 
 // Topics are mcpc help's.
-func (c *completer) Topics() []completions.Candidate {
-	var out []completions.Candidate
-	for _, t := range helptext.Topics {
-		out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
-	}
-	return out
-}
+func (c *completer) Topics() []completions.Candidate { return completions.Words(helptext.Names(), "topic") }
 
 func (c *completer) ListKinds() []string { return client.ListKindWords() }
 
@@ -165,10 +146,7 @@ func (s completionServer) Label() string { return s.label() }
 // given on the line being completed.
 func (c *completer) globals(r completions.Request) *globals {
 	cwd, _ := c.st.env.Getwd()
-	files := slices.Clone(r.Flags["config"])
-	if v := c.st.env.Getenv("MCPC_CONFIG"); v != "" {
-		files = append(files, filepath.SplitList(v)...)
-	}
+	files := append(slices.Clone(r.Flags["config"]), config.EnvFiles(c.st.env.Getenv)...)
 	return &globals{
 		cwd:             cwd,
 		dirs:            config.DirsFrom(c.st.env.Getenv),

@@ -18,7 +18,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail/report"
 	"github.com/mcpc-dev/mcpc/internal/profile"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
-	"golang.org/x/term"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // Env is everything an invocation takes from its surroundings, injected so
@@ -64,22 +64,12 @@ func OSEnv() Env {
 	// Servers' daemonizing grandchildren are re-parented to mcpc, so that
 	// teardown can stop them too (Linux; best effort elsewhere).
 	transport.BecomeSubreaper()
-	tty := term.IsTerminal(int(os.Stdout.Fd()))
-	width := 0
-	if tty {
-		width, _, _ = term.GetSize(int(os.Stdout.Fd()))
-	}
-	errTTY := term.IsTerminal(int(os.Stderr.Fd()))
-	errWidth := 0
-	if errTTY {
-		errWidth, _, _ = term.GetSize(int(os.Stderr.Fd()))
-	}
+	tty, width := termui.Width(os.Stdout)
+	errTTY, errWidth := termui.Width(os.Stderr)
 	return Env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		// golang.org/x/term is the Go team's isatty; none of the chosen
-		// libraries offers one, and the output mode depends on it.
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
 		StdoutTTY:   tty,
 		Width:       width,
 		StderrTTY:   errTTY,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -205,13 +204,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	if err := g.readConnection(f); err != nil {
 		return nil, err
 	}
-	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
-		for _, p := range filepath.SplitList(v) {
-			if p != "" {
-				g.configFiles = append(g.configFiles, p)
-			}
-		}
-	}
+	g.configFiles = append(g.configFiles, config.EnvFiles(st.env.Getenv)...)
 	cwd, err := st.env.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("cannot determine the working directory: %w", err)

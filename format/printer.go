@@ -3,8 +3,11 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // Printer renders results under the output contract: Options (all but
@@ -36,4 +39,15 @@ func (p Printer) PrintRaw(kind Kind, b []byte, more func(*Options)) error {
 		more(&opts)
 	}
 	return Write(p.Stdout, p.Stderr, b, opts)
+}
+
+// QueryUsage is the one mapping of what Write and CheckQuery refuse to the
+// error model: a --query that fails (before any work, or on a result it
+// yields no JSON from) is a usage error.
+func QueryUsage(err error) error {
+	var qe *QueryError
+	if errors.As(err, &qe) {
+		return fail.New(fail.Usage, "see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query %q: %s", qe.Query, qe.Reason)
+	}
+	return err
 }

@@ -1,8 +1,11 @@
 package format
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // TestPrinterNoHTMLEscape: mcpc's own objects reach stdout with "<", ">"
@@ -18,5 +21,16 @@ func TestPrinterNoHTMLEscape(t *testing.T) {
 	}
 	if err := p.Print(KindGeneric, func() {}, nil); err == nil || !strings.HasPrefix(err.Error(), "cannot encode the result: ") {
 		t.Errorf("a value JSON cannot hold: %v", err)
+	}
+}
+
+func TestQueryUsage(t *testing.T) {
+	e := fail.As(QueryUsage(CheckQuery("a[")))
+	if e == nil || e.Code != fail.Usage || !strings.HasPrefix(e.Msg, `invalid --query "a[": `) || !strings.Contains(e.Hint, "SYNTAX.md") {
+		t.Errorf("QueryUsage = %#v", e)
+	}
+	other := errors.New("disk full")
+	if QueryUsage(other) != other {
+		t.Error("an error that is no query's passes as it is")
 	}
 }
