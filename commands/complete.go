@@ -113,7 +113,9 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 }
 
 // Topics are mcpc help's.
-func (c *completer) Topics() []completions.Candidate { return completions.Words(helptext.Names(), "topic") }
+func (c *completer) Topics() []completions.Candidate {
+	return completions.Words(helptext.Names(), "topic")
+}
 
 func (c *completer) ListKinds() []string { return client.ListKindWords() }
 

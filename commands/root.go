@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -194,13 +193,11 @@ var durationText = units.DurationText
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 	f := cliflags.Of(cmd)
 	g := flagGlobals(f, st.dashArgs)
-	var err error
-	if g.mode, err = outputMode(f, st.env.StdoutTTY); err != nil {
+	out, err := format.Flags{JSON: g.jsonFlag, Text: f.Bool("text"), Query: g.query, MaxBytes: g.maxBytes, MaxLines: g.maxLines}.Options(st.env.StdoutTTY)
+	if err != nil {
 		return nil, err
 	}
-	if err := g.checkOutput(); err != nil {
-		return nil, err
-	}
+	g.mode, g.maxBytes, g.maxLines = out.Mode, out.MaxBytes, out.MaxLines
 	if err := g.readConnection(f); err != nil {
 		return nil, err
 	}
@@ -246,46 +243,6 @@ func flagGlobals(f flagIndex, dashArgs []string) *globals {
 			Protocol:  f.String("protocol"),
 		},
 	}
-}
-
-// outputMode is --json or --text, else text on a terminal and JSON
-// anywhere else.
-func outputMode(f flagIndex, stdoutTTY bool) (format.Mode, error) {
-	jsonFlag, text := f.Bool("json"), f.Bool("text")
-	switch {
-	case jsonFlag && text:
-		return 0, usagef("", "--json and --text cannot be used together")
-	case jsonFlag:
-		return format.ModeJSON, nil
-	case text || stdoutTTY:
-		return format.ModeText, nil
-	}
-	return format.ModeJSON, nil
-}
-
-// checkOutput checks --query and the output bounds; 0 (no limit) becomes
-// the largest bound.
-func (g *globals) checkOutput() error {
-	// A path that cannot select anything fails here, before a server is
-	// started: the tool must not run only for its result to be thrown away.
-	if g.query != "" {
-		if err := format.CheckQuery(g.query); err != nil {
-			return outputError(err)
-		}
-	}
-	if g.maxBytes < 0 || g.maxBytes > 0 && g.maxBytes < 256 {
-		return usagef("", "--max-bytes must be 0 (no limit) or at least 256, not %d", g.maxBytes)
-	}
-	if g.maxLines < 0 || g.maxLines > 0 && g.maxLines < 3 {
-		return usagef("", "--max-lines must be 0 (no limit) or at least 3, not %d", g.maxLines)
-	}
-	if g.maxBytes == 0 {
-		g.maxBytes = math.MaxInt
-	}
-	if g.maxLines == 0 {
-		g.maxLines = math.MaxInt
-	}
-	return nil
 }
 
 // readConnection reads and checks the flags that shape a connection:
