@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
@@ -152,7 +153,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 	args, dashArgs := splitDash(args)
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
-	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder, adhocSession: new(*config.Entry)}
+	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder,
+		progress: new(client.ProgressDisplay), adhocSession: new(*config.Entry)}
 	root := newRoot(st)
 	// Whether a failure is reported as JSON is decided here, once, as the
 	// flag parser will read --json: flag errors come before any action,

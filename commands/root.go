@@ -19,21 +19,21 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
-// state carries what Main knows into the actions.
+// state carries what Main knows into the actions. No field is written
+// after Main builds it: what changes during a run is behind pointers made
+// with it (progress, and adhocSession, the one record the connector keeps
+// across an invocation's Resolve and OpenEntry).
 type state struct {
 	env      Env
 	dashArgs []string
 	// progress shows the progress of the request being run, if any.
-	progress client.ProgressDisplay
+	progress *client.ProgressDisplay
 	// secrets are what the invocation sends that stderr must not show.
 	secrets *redaction.Set
 	// argv is the command line as given (a session's holder is started
 	// with it); holder, in a holder, is where its report to the starter
 	// goes (sessioncmd.go); adhocSession is the entry that stands for a
 	// --stdio session named on the command line.
-	// No field is written after Main builds the state; adhocSession is
-	// the one record the connector keeps across an invocation's Resolve
-	// and OpenEntry, behind a pointer made with the state.
 	argv         []string
 	holder       io.Writer
 	adhocSession **config.Entry
