@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -247,30 +245,13 @@ func flagGlobals(f flagIndex, dashArgs []string) *globals {
 
 // readConnection reads and checks the flags that shape a connection:
 // timeouts, --max-message, --protocol and --transport.
-func (g *globals) readConnection(f flagIndex) error {
-	switch {
-	case f.IsSet("idle-timeout"):
-		g.idleTimeout = f.Duration("idle-timeout")
-	case !f.IsSet("timeout"):
-		g.idleTimeout = transport.DefaultIdleTimeout
-	}
-	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
-		return usagef("", "timeouts cannot be negative")
-	}
-	if v := f.String("max-message"); v != "" {
-		n, err := units.ParseSize(v)
-		if err != nil {
-			return usagef("", "--max-message: %v", err)
-		}
-		g.maxMessage = n
-	}
-	if p := g.adhoc.Protocol; p != "" && !slices.Contains(config.Protocols, p) {
-		return usagef("", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
-	}
-	if t := g.transport; t != "" && !slices.Contains(client.Transports, t) {
-		return usagef("", "--transport must be one of %s, not %q", strings.Join(client.Transports, ", "), t)
-	}
-	return nil
+func (g *globals) readConnection(f flagIndex) (err error) {
+	g.idleTimeout, g.maxMessage, err = client.ConnectFlags{
+		Timeout: g.timeout, ConnectTimeout: g.connectTimeout, ProbeTimeout: g.probeTimeout,
+		IdleTimeout: f.Duration("idle-timeout"), IdleSet: f.IsSet("idle-timeout"), TimeoutSet: f.IsSet("timeout"),
+		MaxMessage: f.String("max-message"), Protocol: g.adhoc.Protocol, Transport: g.transport,
+	}.Check()
+	return err
 }
 
 // withTimeout applies --timeout to the whole invocation.
