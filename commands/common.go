@@ -16,19 +16,10 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
-// target splits positional arguments into the SERVER argument and the rest.
-// With --stdio or -- the server is on the command line, so no SERVER word.
+// target splits positional arguments into the SERVER argument and the
+// rest (config.AdHoc.Target).
 func target(g *globals, args []string) (server string, rest []string, err error) {
-	if g.adhoc.IsStdio() {
-		if len(args) > 0 && config.IsURL(args[0]) {
-			return "", nil, usagef("", "give either a server URL or a --stdio command, not both")
-		}
-		return "", args, nil
-	}
-	if len(args) == 0 {
-		return "", nil, usagef("name a configured server, an https:// URL, or give --stdio 'command args'", "missing SERVER")
-	}
-	return args[0], args[1:], nil
+	return g.adhoc.Target(args)
 }
 
 // soleTarget is target for a command that takes SERVER and nothing else.

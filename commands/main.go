@@ -150,7 +150,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return report.Print(env.Stderr, err, false)
 	}
 	argv := args
-	args, dashArgs := splitDash(args)
+	args, dashArgs := cliflags.SplitDash(args)
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
 	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder,
@@ -215,15 +215,4 @@ func watchSignals(signals <-chan os.Signal, cancel context.CancelCauseFunc, fini
 func printVersion(w io.Writer) error {
 	_, err := io.WriteString(w, buildinfo.Text(slices.DeleteFunc(slices.Clone(config.Protocols), func(p string) bool { return p == "auto" })))
 	return err
-}
-
-// splitDash cuts args at a lone "--": the words after it are an ad-hoc
-// stdio server's command, never mcpc's own flags.
-func splitDash(args []string) (own, dash []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], append([]string{}, args[i+1:]...)
-		}
-	}
-	return args, nil
 }

@@ -25,3 +25,12 @@ func HelpArgs(root *cli.Command, args []string) []string {
 	}
 	return append(out, "--help")
 }
+
+// SplitDash cuts args at the first lone "--": the words after it are
+// someone else's (mcpc's ad-hoc stdio server command), never flags.
+func SplitDash(args []string) (own, dash []string) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], append([]string{}, args[i+1:]...)
+	}
+	return args, nil
+}

@@ -19,3 +19,16 @@ func TestHelpArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitDash(t *testing.T) {
+	own, dash := SplitDash([]string{"mcpc", "call", "--", "server", "--", "-x"})
+	if !slices.Equal(own, []string{"mcpc", "call"}) || !slices.Equal(dash, []string{"server", "--", "-x"}) {
+		t.Errorf("SplitDash = %q, %q", own, dash)
+	}
+	if own, dash := SplitDash([]string{"mcpc", "list"}); len(own) != 2 || dash != nil {
+		t.Errorf("no --: %q, %q", own, dash)
+	}
+	if _, dash := SplitDash([]string{"mcpc", "--"}); dash == nil || len(dash) != 0 {
+		t.Errorf("nothing after --: %#v", dash)
+	}
+}
