@@ -1,11 +1,8 @@
 package commands
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -14,23 +11,15 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
-// target splits positional arguments into the SERVER argument and the rest.
-// With --stdio or -- the server is on the command line, so no SERVER word.
+// target splits positional arguments into the SERVER argument and the
+// rest (config.AdHoc.Target).
 func target(g *globals, args []string) (server string, rest []string, err error) {
-	if g.adhoc.IsStdio() {
-		if len(args) > 0 && config.IsURL(args[0]) {
-			return "", nil, usagef("", "give either a server URL or a --stdio command, not both")
-		}
-		return "", args, nil
-	}
-	if len(args) == 0 {
-		return "", nil, usagef("name a configured server, an https:// URL, or give --stdio 'command args'", "missing SERVER")
-	}
-	return args[0], args[1:], nil
+	return g.adhoc.Target(args)
 }
 
 // soleTarget is target for a command that takes SERVER and nothing else.
@@ -49,13 +38,13 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 		Config: g.loadConfig, AdHoc: g.adhoc,
 		NoFilter: g.noFilter, NoSession: g.noSession,
 		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,
-		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: st.verboseFunc(g),
+		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: g.trace(st.env.Stderr),
 		Options:      func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
 		Credentials:  credentials(st.env, g, st.secrets),
 		Sessions:     st.sessions(g),
 		Dial:         st.dial().connect,
 		Interrupt:    errInterrupted,
-		AdhocSession: &st.adhocSession,
+		AdhocSession: st.adhocSession,
 	}
 }
 
@@ -99,98 +88,34 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		IdleTimeout:    g.idleTimeout,
 		Protocol:       g.adhoc.Protocol,
 		Transport:      g.transport,
-		Version:        version(),
+		Version:        buildinfo.Name(),
 		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
 		NoCache:        g.noCache,
 		NoFilter:       g.noFilter,
 		Reprobe:        g.reprobe,
-		Verbose:        st.verboseFunc(g),
-		TraceMeta:      client.TraceContext(st.env.Getenv, st.verboseFunc(g)),
+		Verbose:        g.trace(st.env.Stderr),
+		TraceMeta:      client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
 		Progress:       st.progress.Notify,
 		Input:          g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
 	}
 }
 
-// print renders one result object of mcpc's own under the output contract.
-func (st *state) print(g *globals, kind format.Kind, v any) error {
-	return st.printWith(g, kind, v, nil)
-}
-
-// printWith is print with options a command adds for its kind of output.
-func (st *state) printWith(g *globals, kind format.Kind, v any, more func(*format.Options)) error {
-	// No HTML escaping: "<" in a tool's text must reach the user as "<".
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("cannot encode the result: %w", err)
-	}
-	return st.printRawWith(g, kind, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), more)
-}
-
-// printRaw renders a result as the server sent it under the output
-// contract.
-func (st *state) printRaw(g *globals, kind format.Kind, b []byte) error {
-	return st.printRawWith(g, kind, b, nil)
-}
-
-// printRawWith is printRaw with options a command adds for its kind of
-// output.
-func (st *state) printRawWith(g *globals, kind format.Kind, b []byte, more func(*format.Options)) error {
-	opts := format.Options{
-		Mode:     g.mode,
-		Kind:     kind,
-		Query:    g.query,
-		MaxBytes: g.maxBytes,
-		MaxLines: g.maxLines,
-		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()},
-		Width:    st.env.Width,
-	}
-	if more != nil {
-		more(&opts)
-	}
-	if err := format.Write(st.env.Stdout, st.env.Stderr, b, opts); err != nil && !readerGone(err) {
+// printed applies the output contract to what rendering returned: a
+// reader gone away is no failure, and what format refuses is mapped to
+// the error model.
+func printed(err error) error {
+	if err != nil && !readerGone(err) {
 		return outputError(err)
 	}
 	return nil
 }
 
-// writeStdout writes what a command prints as it is (no formatting),
-// under stdoutWriter's rule.
-func (st *state) writeStdout(b []byte) error {
-	if _, err := st.env.Stdout.Write(b); err != nil && !readerGone(err) {
-		return err
-	}
-	return nil
-}
+// outputError maps what format refuses to the error model
+// (format.QueryUsage); ctxErr turns an invocation-level cancellation into
+// the error to report (fail.FromContext).
+var outputError = format.QueryUsage
 
-// outputError is the one mapping of what format.Write refuses to the
-// error model: a --query that fails (before any work, or on a result it
-// yields no JSON from) is a usage error.
-func outputError(err error) error {
-	var qe *format.QueryError
-	if errors.As(err, &qe) {
-		return usagef("see https://github.com/tidwall/gjson/blob/master/SYNTAX.md", "invalid --query %q: %s", qe.Query, qe.Reason)
-	}
-	return err
-}
-
-// ctxErr turns an invocation-level cancellation into the error to report.
-func ctxErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errInterrupted) {
-		if fail.CodeOf(err) == fail.Interrupted {
-			return err // says what the interrupt did (a task cancelled)
-		}
-		return errInterrupted
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && fail.CodeOf(err) != fail.Timeout {
-		return &fail.Error{Code: fail.Timeout, Msg: "timed out: the invocation ran longer than --timeout", Hint: "raise --timeout", Err: err}
-	}
-	return err
-}
+func ctxErr(ctx context.Context, err error) error { return fail.FromContext(ctx, err, errInterrupted) }
 
 // serverAction wraps an action that needs globals and a timeout-bounded
 // context.
@@ -206,13 +131,11 @@ func (st *state) serverAction(run func(ctx context.Context, cmd *cli.Command, g 
 	}
 }
 
-// verboseFunc is where --verbose trace lines go: stderr, escape-stripped
-// (they quote server text).
-func (st *state) verboseFunc(g *globals) func(string) {
+// trace is where --verbose trace lines go (textsafe.Tracer), nil without
+// --verbose.
+func (g *globals) trace(stderr io.Writer) func(string) {
 	if !g.verbose {
 		return nil
 	}
-	return func(line string) {
-		fmt.Fprintf(st.env.Stderr, "mcpc: trace: %s\n", textsafe.StripControl(line))
-	}
+	return textsafe.Tracer(stderr)
 }

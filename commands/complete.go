@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +11,6 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
-	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/completions"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
@@ -106,19 +102,7 @@ type completer struct {
 }
 
 func (c *completer) FlagValues(r completions.Request, flag string) []completions.Candidate {
-	switch flag {
-	case "config":
-		return completions.Files
-	case "server-stderr":
-		return []completions.Candidate{{Value: "show", Description: "pass it to stderr"}, {Value: "hide", Description: "drop it"}}
-	case "protocol":
-		var out []completions.Candidate
-		for _, p := range config.Protocols {
-			out = append(out, completions.Candidate{Value: p})
-		}
-		return out
-	}
-	return nil
+	return completions.FlagValues(flag, config.Protocols)
 }
 
 func (c *completer) Args(r completions.Request) []completions.Candidate {
@@ -127,11 +111,7 @@ func (c *completer) Args(r completions.Request) []completions.Candidate {
 
 // Topics are mcpc help's.
 func (c *completer) Topics() []completions.Candidate {
-	var out []completions.Candidate
-	for _, t := range helptext.Topics {
-		out = append(out, completions.Candidate{Value: t.Name, Description: "topic"})
-	}
-	return out
+	return completions.Words(helptext.Names(), "topic")
 }
 
 func (c *completer) ListKinds() []string { return client.ListKindWords() }
@@ -139,16 +119,15 @@ func (c *completer) ListKinds() []string { return client.ListKindWords() }
 // Open reaches a configured server (never a URL) with its stderr hidden,
 // each message bounded by completeMaxMessage.
 func (c *completer) Open(ctx context.Context, r completions.Request) (completions.Server, func(), error) {
-	name := r.Positional[0]
-	cfg := c.config(r)
-	if config.IsURL(name) || cfg == nil || cfg.Servers[name] == nil {
+	name, l := r.Positional[0], c.lookup(r)
+	maxMessage, ok := l.MaxMessage(name, completeMaxMessage)
+	if !ok {
 		return nil, nil, errors.New("not a configured server")
 	}
-	g := c.globals(r)
-	g.maxMessage = completeMaxMessage
-	if m := int64(cfg.Servers[name].Server.MaxMessage); m > 0 {
-		g.maxMessage = min(m, completeMaxMessage)
-	}
+	// A quiet, quick invocation with the --config files on the line.
+	o := l.LoadOptions()
+	g := &globals{cwd: o.Cwd, dirs: o.Dirs, configFiles: o.ConfigFiles, maxMessage: maxMessage,
+		connectTimeout: completions.LookupTimeout, serverStderr: "hide", serverStderrSet: true}
 	sess, closeFn, err := c.st.connector(g).Open(ctx, name)
 	if err != nil {
 		return nil, nil, err
@@ -161,59 +140,26 @@ type completionServer struct{ session }
 
 func (s completionServer) Label() string { return s.label() }
 
-// globals are those of a quiet, quick invocation with the --config files
-// given on the line being completed.
-func (c *completer) globals(r completions.Request) *globals {
+// lookup reads the config the line being completed names.
+func (c *completer) lookup(r completions.Request) client.Completion {
 	cwd, _ := c.st.env.Getwd()
-	files := slices.Clone(r.Flags["config"])
-	if v := c.st.env.Getenv("MCPC_CONFIG"); v != "" {
-		files = append(files, filepath.SplitList(v)...)
-	}
-	return &globals{
-		cwd:             cwd,
-		dirs:            config.DirsFrom(c.st.env.Getenv),
-		configFiles:     files,
-		connectTimeout:  completions.LookupTimeout,
-		serverStderr:    "hide",
-		serverStderrSet: true,
-	}
-}
-
-func (c *completer) config(r completions.Request) *config.Config {
-	cfg, err := c.globals(r).loadConfig()
-	if err != nil {
-		return nil
-	}
-	return cfg
+	return client.Completion{Getenv: c.st.env.Getenv, Cwd: cwd, Files: r.Flags["config"]}
 }
 
 func (c *completer) Servers(r completions.Request) []completions.Candidate {
-	cfg := c.config(r)
-	if cfg == nil {
-		return nil
-	}
+	names, transports := c.lookup(r).Servers()
 	var out []completions.Candidate
-	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
-		e := cfg.Servers[name]
-		out = append(out, completions.Candidate{Value: name, Description: client.TransportName(nil, e.Server) + " server"})
+	for i, name := range names {
+		out = append(out, completions.Candidate{Value: name, Description: transports[i] + " server"})
 	}
 	return out
 }
 
-// taskIDs offers the detached tasks mcpc remembers on server (a configured
+// Tasks offers the detached tasks mcpc remembers on server (a configured
 // name or a URL), read from the state dir: the server is not contacted.
 func (c *completer) Tasks(r completions.Request, server string) []completions.Candidate {
-	cfg := c.config(r)
-	if cfg == nil {
-		return nil
-	}
-	e, err := cfg.Resolve(server, config.AdHoc{})
-	if err != nil || e.Server.URL == "" {
-		return nil
-	}
-	g := c.globals(r)
 	var out []completions.Candidate
-	for _, t := range client.RememberedTasks(e, clientstate.NewMemo(g.dirs.State, g.dirs.Cache), g.cwd) {
+	for _, t := range c.lookup(r).Tasks(server) {
 		out = append(out, completions.Candidate{Value: t.TaskID, Description: "a task of " + t.Tool})
 	}
 	return out

@@ -34,7 +34,7 @@ came from: a table with --text (the default on a terminal), every field with
 			if cmd.Args().Len() > 0 {
 				return usagef("", "unexpected argument %q", cmd.Args().First())
 			}
-			return runConfig(st.runIO(g), configOptions{load: g.loadConfig, verbose: st.verboseFunc(g)})
+			return runConfig(st.runIO(g), configOptions{load: g.loadConfig, verbose: g.trace(st.env.Stderr)})
 		}),
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
 )
 
 // TestFlagIndexAgrees: for every flag name of every command of the real
@@ -31,7 +33,7 @@ func TestFlagIndexAgrees(t *testing.T) {
 			}
 			checked := 0
 			sub.Action = func(_ context.Context, cmd *cli.Command) error {
-				idx := indexFlags(cmd)
+				idx := cliflags.Of(cmd)
 				for n := range idx {
 					checked++
 					if got, want := idx.Value(n), cmd.Value(n); !reflect.DeepEqual(got, want) {

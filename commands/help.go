@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
@@ -26,6 +25,9 @@ func helpValues() helptext.Values {
 	}
 }
 
+// examples are a command's examples (helptext.Examples).
+var examples = helptext.Examples
+
 type helpOptions struct {
 	topic string
 	skill bool // --skill: the agents topic as an Agent Skill
@@ -34,8 +36,8 @@ type helpOptions struct {
 func helpCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "help",
-		Usage:     "show help for a command, or a topic: " + topicNames(),
-		ArgsUsage: "[COMMAND | " + strings.ReplaceAll(topicNames(), ", ", " | ") + "]",
+		Usage:     "show help for a command, or a topic: " + helptext.NameList(", "),
+		ArgsUsage: "[COMMAND | " + helptext.NameList(" | ") + "]",
 		Metadata: examples(
 			"how servers are configured, and which file wins", "mcpc help config",
 			"what each exit status means", "mcpc help exit-codes",
@@ -46,82 +48,34 @@ func helpCommand(st *state) *cli.Command {
 			if cmd.Args().Len() > 1 {
 				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
 			}
-			return st.runHelp(ctx, cmd.Root(), helpOptions{topic: cmd.Args().First(), skill: cmd.Bool("skill")})
+			return runHelp(ctx, st.env.Stdout, cmd.Root(), helpOptions{topic: cmd.Args().First(), skill: cmd.Bool("skill")})
 		},
 	}
 }
 
-func (st *state) runHelp(ctx context.Context, root *cli.Command, o helpOptions) error {
-	if o.skill {
-		return printSkill(st.env.Stdout, o.topic)
-	}
-	if o.topic == "" {
+func runHelp(ctx context.Context, stdout io.Writer, root *cli.Command, o helpOptions) error {
+	text, err := "", error(nil)
+	switch t, ok := helptext.Find(o.topic); {
+	case o.skill:
+		text, err = helptext.SkillOf(o.topic, helpValues())
+	case o.topic == "":
 		return cli.ShowRootCommandHelp(root)
-	}
-	if t, ok := helptext.Find(o.topic); ok {
-		_, err := io.WriteString(st.env.Stdout, t.Text(helpValues()))
-		return err
-	}
-	if sub := root.Command(o.topic); sub != nil && !sub.Hidden {
+	case ok:
+		text = t.Text(helpValues())
+	case root.Command(o.topic) != nil && !root.Command(o.topic).Hidden:
 		return cli.ShowCommandHelp(ctx, root, o.topic)
+	default:
+		var cmds []string
+		for _, c := range root.VisibleCommands() {
+			cmds = append(cmds, c.Name)
+		}
+		return usagef("topics: "+helptext.NameList(", ")+"; commands: "+strings.Join(cmds, ", "), "no help for %q", o.topic)
 	}
-	var cmds []string
-	for _, c := range root.VisibleCommands() {
-		cmds = append(cmds, c.Name)
+	if err == nil {
+		_, err = io.WriteString(stdout, text)
 	}
-	return usagef("topics: "+topicNames()+"; commands: "+strings.Join(cmds, ", "), "no help for %q", o.topic)
+	return err
 }
-
-func topicNames() string {
-	return strings.Join(helptext.Names(), ", ")
-}
-
-// example is one line of a command's EXAMPLES section.
-type example struct {
-	What string
-	Line string
-}
-
-// examples keeps a command's examples in its Metadata, where the help
-// template and the man page generator both find them.
-func examples(pairs ...string) map[string]any {
-	var ex []example
-	for i := 0; i+1 < len(pairs); i += 2 {
-		ex = append(ex, example{What: pairs[i], Line: pairs[i+1]})
-	}
-	return map[string]any{"examples": ex}
-}
-
-// commandExamples returns the examples of cmd, for the man page.
-func commandExamples(cmd *cli.Command) (what, line []string) {
-	ex, _ := cmd.Metadata["examples"].([]example)
-	for _, e := range ex {
-		what, line = append(what, e.What), append(line, e.Line)
-	}
-	return what, line
-}
-
-// commandHelpTemplate is urfave's command help without the global options,
-// which the root help lists once, and with the command's examples.
-const commandHelpTemplate = `NAME:
-   {{template "helpNameTemplate" .}}
-
-USAGE:
-   {{template "usageTemplate" .}}{{if .Description}}
-
-DESCRIPTION:
-   {{template "descriptionTemplate" .}}{{end}}{{if .VisibleCommands}}
-
-COMMANDS:{{template "visibleCommandTemplate" .}}{{end}}{{if .VisibleFlags}}
-
-OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}{{with index .Metadata "examples"}}
-
-EXAMPLES:{{range .}}
-   # {{.What}}
-   {{.Line}}{{end}}{{end}}
-
-Global options (--json, --query, --timeout, --config, --stdio, ...): mcpc --help
-`
 
 // setHelp gives every command below root the same help layout, and the
 // same usage-error handling.
@@ -129,28 +83,10 @@ func setHelp(root *cli.Command) {
 	var walk func(*cli.Command)
 	walk = func(c *cli.Command) {
 		for _, sub := range c.Commands {
-			sub.CustomHelpTemplate = commandHelpTemplate
+			sub.CustomHelpTemplate = helptext.CommandTemplate
 			sub.OnUsageError = root.OnUsageError
 			walk(sub)
 		}
 	}
 	walk(root)
-}
-
-// printSkill answers `mcpc help TOPIC --skill`, which only the agents
-// topic has.
-func printSkill(w io.Writer, topic string) error {
-	if topic != "agents" {
-		return usagef("install the guide for coding agents with: mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md",
-			"--skill is only for the agents topic, not for %s", topicOrNothing(topic))
-	}
-	_, err := io.WriteString(w, helptext.Skill(helpValues()))
-	return err
-}
-
-func topicOrNothing(topic string) string {
-	if topic == "" {
-		return "'mcpc help' alone"
-	}
-	return fmt.Sprintf("%q", topic)
 }

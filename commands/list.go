@@ -89,13 +89,14 @@ exit-codes').`,
 			case o.server == "" && !g.adhoc.IsStdio():
 				return runServerList(ctx, rio, g.loadConfig, client.ServerList{Memo: g.memo(),
 					Credentials: credentials(st.env, g, st.secrets), Sessions: st.sessions(g),
-					Entry: func(srv *config.Server, loaded bool) { entryNotes(st.env.Stderr, st.verboseFunc(g), srv, loaded) }})
+					Entry: func(srv *config.Server, loaded bool) { entryNotes(st.env.Stderr, g.trace(st.env.Stderr), srv, loaded) }})
 			case o.name != "":
 				// A description's example names the server as this
 				// command line did.
 				ex := format.ExampleOf(o.server, g.adhoc.Stdio, g.adhoc.Argv)
+				printRawWith := rio.printRawWith
 				rio.printRaw = func(kind format.Kind, b []byte) error {
-					return st.printRawWith(g, kind, b, func(fo *format.Options) { fo.Example = ex })
+					return printRawWith(kind, b, func(fo *format.Options) { fo.Example = ex })
 				}
 				return runDescribe(ctx, rio, o)
 			}

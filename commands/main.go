@@ -7,15 +7,19 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
+	"github.com/mcpc-dev/mcpc/internal/buildinfo"
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
+	"github.com/mcpc-dev/mcpc/internal/fail/report"
+	"github.com/mcpc-dev/mcpc/internal/profile"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
-	"github.com/urfave/cli/v3"
-	"golang.org/x/term"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // Env is everything an invocation takes from its surroundings, injected so
@@ -61,22 +65,12 @@ func OSEnv() Env {
 	// Servers' daemonizing grandchildren are re-parented to mcpc, so that
 	// teardown can stop them too (Linux; best effort elsewhere).
 	transport.BecomeSubreaper()
-	tty := term.IsTerminal(int(os.Stdout.Fd()))
-	width := 0
-	if tty {
-		width, _, _ = term.GetSize(int(os.Stdout.Fd()))
-	}
-	errTTY := term.IsTerminal(int(os.Stderr.Fd()))
-	errWidth := 0
-	if errTTY {
-		errWidth, _, _ = term.GetSize(int(os.Stderr.Fd()))
-	}
+	tty, width := termui.Width(os.Stdout)
+	errTTY, errWidth := termui.Width(os.Stderr)
 	return Env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		// golang.org/x/term is the Go team's isatty; none of the chosen
-		// libraries offers one, and the output mode depends on it.
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
 		StdoutTTY:   tty,
 		Width:       width,
 		StderrTTY:   errTTY,
@@ -130,7 +124,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// are set up: the same output and exit code as the long way, at a
 	// smaller start-up cost.
 	if versionOnly(args, env.Getenv) {
-		return report(env.Stderr, printVersion(env.Stdout), false)
+		return report.Print(env.Stderr, printVersion(env.Stdout), false)
 	}
 	if env.notify != nil {
 		env.notify()
@@ -143,46 +137,35 @@ func Main(ctx context.Context, args []string, env Env) int {
 	stderr := redaction.NewWriter(env.Stderr, secrets)
 	defer stderr.Flush()
 	env.Stderr = stderr
-	defer profile(env.Getenv)()
+	defer profile.Start(env.Getenv)()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	finished, again := make(chan struct{}), make(chan struct{})
+	finished := make(chan struct{})
 	defer close(finished)
-	if env.Signals != nil {
-		go func() {
-			select {
-			case <-env.Signals:
-				cancel(errInterrupted)
-			case <-finished:
-				return
-			}
-			select {
-			case <-env.Signals:
-				close(again)
-			case <-finished:
-			}
-		}()
-	}
+	again := watchSignals(env.Signals, cancel, finished)
 	// Words after a lone "--" are an ad-hoc stdio server command; they are
 	// split off before flag parsing so none of them is read as mcpc's own.
 	args, holder, err := holderArgs(&env, args)
 	if err != nil {
-		return report(env.Stderr, err, false)
+		return report.Print(env.Stderr, err, false)
 	}
 	argv := args
-	args, dashArgs := splitDash(args)
+	args, dashArgs := cliflags.SplitDash(args)
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
-	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder}
+	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder,
+		progress: new(client.ProgressDisplay), adhocSession: new(*config.Entry)}
 	root := newRoot(st)
-	// Flag errors happen before any action reads --json, and must honour
-	// it all the same; --help anywhere asks for help, whatever else the
+	// Whether a failure is reported as JSON is decided here, once, as the
+	// flag parser will read --json: flag errors come before any action,
+	// and a second interrupt comes while the run goroutine may still be
+	// reading its flags. --help anywhere asks for help, whatever else the
 	// line holds.
-	st.jsonErrors = wantsJSON(args[1:])
-	args = helpArgs(root, args)
+	jsonErrors := cliflags.Bool(root, args[1:], "json")
+	args = cliflags.HelpArgs(root, args)
 	if args[len(args)-1] != "--help" {
 		if err := checkRootEnv(env.Getenv); err != nil {
-			return report(env.Stderr, err, st.jsonErrors)
+			return report.Print(env.Stderr, err, jsonErrors)
 		}
 	}
 	done := make(chan error, 1)
@@ -196,50 +179,40 @@ func Main(ctx context.Context, args []string, env Env) int {
 		// A second interrupt: the user will not wait for the teardown the
 		// first one started. Kill the servers outright and leave.
 		transport.KillServers()
-		return report(env.Stderr, errInterruptedAgain, st.jsonErrors)
+		return report.Print(env.Stderr, errInterruptedAgain, jsonErrors)
 	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !errors.Is(err, errInterrupted) {
 		err = errInterrupted
 	}
-	return report(env.Stderr, out.finish(err), st.jsonErrors)
+	return report.Print(env.Stderr, out.finish(err), jsonErrors)
 }
 
-// splitDash cuts args at a lone "--": the words after it are an ad-hoc
-// stdio server's command, never mcpc's own flags.
-func splitDash(args []string) (own, dash []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], append([]string{}, args[i+1:]...)
-		}
+// watchSignals cancels the invocation on the first signal and closes the
+// channel it returns on the second, until finished is closed.
+func watchSignals(signals <-chan os.Signal, cancel context.CancelCauseFunc, finished <-chan struct{}) <-chan struct{} {
+	again := make(chan struct{})
+	if signals == nil {
+		return again
 	}
-	return args, nil
+	go func() {
+		select {
+		case <-signals:
+			cancel(errInterrupted)
+		case <-finished:
+			return
+		}
+		select {
+		case <-signals:
+			close(again)
+		case <-finished:
+		}
+	}()
+	return again
 }
 
-// wantsJSON reports whether --json is among mcpc's own flags.
-func wantsJSON(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--json", "-json", "--json=true", "-json=true":
-			return true
-		}
-	}
-	return false
-}
-
-// helpArgs turns a command line holding --help or -h anywhere into a request
-// for the help of the command it names: "mcpc call SERVER TOOL --help" shows
-// the help of call instead of reading SERVER as a help topic.
-func helpArgs(root *cli.Command, args []string) []string {
-	if !slices.Contains(args[1:], "--help") && !slices.Contains(args[1:], "-h") {
-		return args
-	}
-	out := []string{args[0]}
-	cmd := root
-	for _, a := range args[1:] {
-		if sub := cmd.Command(a); sub != nil && !strings.HasPrefix(a, "-") {
-			out = append(out, a)
-			cmd = sub
-		}
-	}
-	return append(out, "--help")
+// printVersion answers --version: the build, and the revisions spoken
+// (every protocol a config may pin but "auto").
+func printVersion(w io.Writer) error {
+	_, err := io.WriteString(w, buildinfo.Text(slices.DeleteFunc(slices.Clone(config.Protocols), func(p string) bool { return p == "auto" })))
+	return err
 }

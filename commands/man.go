@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -37,17 +36,11 @@ func ManSource() man.Page {
 	root := newRoot(&state{})
 	p := man.Page{Root: root}
 	for _, t := range helptext.Topics {
-		text := t.Text(helpValues())
-		// The first line is the topic's own title; the page has a heading.
-		if _, rest, ok := strings.Cut(text, "\n"); ok {
-			text = strings.TrimLeft(rest, "\n")
-		}
-		p.Topics = append(p.Topics, man.Section{Title: t.Title, Text: text})
+		p.Topics = append(p.Topics, man.Section{Title: t.Title, Text: t.Body(helpValues())})
 	}
 	for _, c := range root.VisibleCommands() {
-		what, line := commandExamples(c)
-		for i := range what {
-			p.Examples = append(p.Examples, man.Example{What: what[i], Line: line[i]})
+		for _, e := range helptext.ExamplesOf(c.Metadata) {
+			p.Examples = append(p.Examples, man.Example{What: e.What, Line: e.Line})
 		}
 	}
 	return p

@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -16,17 +12,20 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
-// state carries what Main knows into the actions.
+// state carries what Main knows into the actions. No field is written
+// after Main builds it: what changes during a run is behind pointers made
+// with it (progress, and adhocSession, the one record the connector keeps
+// across an invocation's Resolve and OpenEntry).
 type state struct {
-	env        Env
-	dashArgs   []string
-	jsonErrors bool
+	env      Env
+	dashArgs []string
 	// progress shows the progress of the request being run, if any.
-	progress client.ProgressDisplay
+	progress *client.ProgressDisplay
 	// secrets are what the invocation sends that stderr must not show.
 	secrets *redaction.Set
 	// argv is the command line as given (a session's holder is started
@@ -35,8 +34,11 @@ type state struct {
 	// --stdio session named on the command line.
 	argv         []string
 	holder       io.Writer
-	adhocSession *config.Entry
+	adhocSession **config.Entry
 }
+
+// flagIndex is how commands read their flags (cliflags.Index).
+type flagIndex = cliflags.Index
 
 // globals are the options every subcommand shares, read from flags once.
 type globals struct {
@@ -182,41 +184,22 @@ func globalFlags() []cli.Flag {
 	}, inputFlags()...)
 }
 
-// durationText writes a default duration as the help states it: "5m" for
-// Go's "5m0s". time.ParseDuration reads it back.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// durationText is a default duration as the help states it.
+var durationText = units.DurationText
 
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
-	f := indexFlags(cmd)
+	f := cliflags.Of(cmd)
 	g := flagGlobals(f, st.dashArgs)
-	st.jsonErrors = g.jsonFlag
-	var err error
-	if g.mode, err = outputMode(f, st.env.StdoutTTY); err != nil {
+	out, err := format.Flags{JSON: g.jsonFlag, Text: f.Bool("text"), Query: g.query, MaxBytes: g.maxBytes, MaxLines: g.maxLines}.Options(st.env.StdoutTTY)
+	if err != nil {
 		return nil, err
 	}
-	if err := g.checkOutput(); err != nil {
-		return nil, err
-	}
+	g.mode, g.maxBytes, g.maxLines = out.Mode, out.MaxBytes, out.MaxLines
 	if err := g.readConnection(f); err != nil {
 		return nil, err
 	}
-	if v := st.env.Getenv("MCPC_CONFIG"); v != "" {
-		for _, p := range filepath.SplitList(v) {
-			if p != "" {
-				g.configFiles = append(g.configFiles, p)
-			}
-		}
-	}
+	g.configFiles = append(g.configFiles, config.EnvFiles(st.env.Getenv)...)
 	cwd, err := st.env.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("cannot determine the working directory: %w", err)
@@ -260,72 +243,15 @@ func flagGlobals(f flagIndex, dashArgs []string) *globals {
 	}
 }
 
-// outputMode is --json or --text, else text on a terminal and JSON
-// anywhere else.
-func outputMode(f flagIndex, stdoutTTY bool) (format.Mode, error) {
-	jsonFlag, text := f.Bool("json"), f.Bool("text")
-	switch {
-	case jsonFlag && text:
-		return 0, usagef("", "--json and --text cannot be used together")
-	case jsonFlag:
-		return format.ModeJSON, nil
-	case text || stdoutTTY:
-		return format.ModeText, nil
-	}
-	return format.ModeJSON, nil
-}
-
-// checkOutput checks --query and the output bounds; 0 (no limit) becomes
-// the largest bound.
-func (g *globals) checkOutput() error {
-	// A path that cannot select anything fails here, before a server is
-	// started: the tool must not run only for its result to be thrown away.
-	if g.query != "" {
-		if err := format.CheckQuery(g.query); err != nil {
-			return outputError(err)
-		}
-	}
-	if g.maxBytes < 0 || g.maxBytes > 0 && g.maxBytes < 256 {
-		return usagef("", "--max-bytes must be 0 (no limit) or at least 256, not %d", g.maxBytes)
-	}
-	if g.maxLines < 0 || g.maxLines > 0 && g.maxLines < 3 {
-		return usagef("", "--max-lines must be 0 (no limit) or at least 3, not %d", g.maxLines)
-	}
-	if g.maxBytes == 0 {
-		g.maxBytes = math.MaxInt
-	}
-	if g.maxLines == 0 {
-		g.maxLines = math.MaxInt
-	}
-	return nil
-}
-
 // readConnection reads and checks the flags that shape a connection:
 // timeouts, --max-message, --protocol and --transport.
-func (g *globals) readConnection(f flagIndex) error {
-	switch {
-	case f.IsSet("idle-timeout"):
-		g.idleTimeout = f.Duration("idle-timeout")
-	case !f.IsSet("timeout"):
-		g.idleTimeout = transport.DefaultIdleTimeout
-	}
-	if g.timeout < 0 || g.connectTimeout < 0 || g.probeTimeout < 0 || g.idleTimeout < 0 {
-		return usagef("", "timeouts cannot be negative")
-	}
-	if v := f.String("max-message"); v != "" {
-		n, err := units.ParseSize(v)
-		if err != nil {
-			return usagef("", "--max-message: %v", err)
-		}
-		g.maxMessage = n
-	}
-	if p := g.adhoc.Protocol; p != "" && !slices.Contains(config.Protocols, p) {
-		return usagef("", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
-	}
-	if t := g.transport; t != "" && !slices.Contains(client.Transports, t) {
-		return usagef("", "--transport must be one of %s, not %q", strings.Join(client.Transports, ", "), t)
-	}
-	return nil
+func (g *globals) readConnection(f flagIndex) (err error) {
+	g.idleTimeout, g.maxMessage, err = client.ConnectFlags{
+		Timeout: g.timeout, ConnectTimeout: g.connectTimeout, ProbeTimeout: g.probeTimeout,
+		IdleTimeout: f.Duration("idle-timeout"), IdleSet: f.IsSet("idle-timeout"), TimeoutSet: f.IsSet("timeout"),
+		MaxMessage: f.String("max-message"), Protocol: g.adhoc.Protocol, Transport: g.transport,
+	}.Check()
+	return err
 }
 
 // withTimeout applies --timeout to the whole invocation.

@@ -29,6 +29,9 @@ type runIO struct {
 	print func(kind format.Kind, v any) error
 	// printRaw renders b, a document as the server sent it, as print does.
 	printRaw func(kind format.Kind, b []byte) error
+	// printRawWith is printRaw with options a command adds for its kind
+	// of output.
+	printRawWith func(kind format.Kind, b []byte, more func(*format.Options)) error
 	// line renders one JSON Lines record by --query and --max-bytes.
 	line func(doc json.RawMessage) ([]byte, error)
 	// open reaches a server by name or URL; closeFn ends what it started.
@@ -60,12 +63,22 @@ type visitFunc = func(ctx context.Context, i int, start time.Time, sess session,
 // globals' output flags.
 func (st *state) runIO(g *globals) runIO {
 	conn := st.connector(g)
+	p := format.Printer{Stdout: st.env.Stdout, Stderr: st.env.Stderr, Options: format.Options{
+		Mode: g.mode, Query: g.query, MaxBytes: g.maxBytes, MaxLines: g.maxLines,
+		Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()}, Width: st.env.Width,
+	}}
 	return runIO{
-		stderr:   st.env.Stderr,
-		stdout:   st.env.Stdout,
-		write:    st.writeStdout,
-		print:    func(kind format.Kind, v any) error { return st.print(g, kind, v) },
-		printRaw: func(kind format.Kind, b []byte) error { return st.printRaw(g, kind, b) },
+		stderr: st.env.Stderr,
+		stdout: st.env.Stdout,
+		write: func(b []byte) error {
+			_, err := st.env.Stdout.Write(b)
+			return printed(err)
+		},
+		print:    func(kind format.Kind, v any) error { return printed(p.Print(kind, v, nil)) },
+		printRaw: func(kind format.Kind, b []byte) error { return printed(p.PrintRaw(kind, b, nil)) },
+		printRawWith: func(kind format.Kind, b []byte, more func(*format.Options)) error {
+			return printed(p.PrintRaw(kind, b, more))
+		},
 		line: func(doc json.RawMessage) ([]byte, error) {
 			return format.Line(st.env.Stderr, doc, format.Options{Kind: format.KindCallTool, Query: g.query,
 				MaxBytes: g.maxBytes, MaxLines: g.maxLines, Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()}})

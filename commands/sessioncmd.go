@@ -112,7 +112,7 @@ stopped or started again.`,
 			if err != nil {
 				return err
 			}
-			return st.writeStdout(log)
+			return st.runIO(g).write(log)
 		}),
 	}
 }

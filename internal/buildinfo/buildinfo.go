@@ -1,14 +1,14 @@
-package commands
+// Package buildinfo says which mcpc this is: the version and commit the
+// release stamps in, else what the Go toolchain recorded. --version prints
+// it and the client names itself with it to servers.
+package buildinfo
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
-
-	"github.com/mcpc-dev/mcpc/client/config"
 )
 
 // Version and Commit are stamped in at link time by the release script
@@ -22,7 +22,8 @@ var (
 // on every call, and --version asked for it twice on the start-up path.
 var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
 
-func version() string {
+// Name is mcpc's version: the stamped one, the module's, or "dev".
+func Name() string {
 	if Version != "" {
 		return Version
 	}
@@ -32,9 +33,9 @@ func version() string {
 	return "dev"
 }
 
-// commit is the VCS revision mcpc was built from, "unknown" when the build
-// recorded none (go install from the module proxy, go run, tests).
-func commit() string {
+// Revision is the VCS revision mcpc was built from, "unknown" when the
+// build recorded none (go install from the module proxy, go run, tests).
+func Revision() string {
 	if Commit != "" {
 		return Commit
 	}
@@ -61,15 +62,9 @@ func commit() string {
 	return rev
 }
 
-// printVersion answers --version: enough to reproduce a bug report.
-func printVersion(w io.Writer) error {
-	var revs []string
-	for _, p := range config.Protocols {
-		if p != "auto" {
-			revs = append(revs, p)
-		}
-	}
-	_, err := fmt.Fprintf(w, "mcpc %s\ncommit: %s\ngo: %s %s/%s\nmcp: %s\n",
-		version(), commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH, strings.Join(revs, ", "))
-	return err
+// Text is what --version prints, enough to reproduce a bug report; mcp
+// lists the protocol revisions spoken.
+func Text(mcp []string) string {
+	return fmt.Sprintf("mcpc %s\ncommit: %s\ngo: %s %s/%s\nmcp: %s\n",
+		Name(), Revision(), runtime.Version(), runtime.GOOS, runtime.GOARCH, strings.Join(mcp, ", "))
 }

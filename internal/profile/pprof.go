@@ -1,6 +1,6 @@
 //go:build pprof
 
-package commands
+package profile
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"runtime/pprof"
 )
 
-// profile, with -tags pprof, writes a CPU profile of the invocation to
+// Start, with -tags pprof, writes a CPU profile of the invocation to
 // $MCPC_CPUPROFILE, for the throughput work (go build -tags pprof, then
 // go tool pprof mcpc FILE). The returned function ends it.
-func profile(getenv func(string) string) func() {
+func Start(getenv func(string) string) func() {
 	path := getenv("MCPC_CPUPROFILE")
 	if path == "" {
 		return func() {}
