@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
 )
 
 const catInput = "Answering the server"
@@ -36,7 +37,7 @@ func (w *wordList) Get() any           { return []string(*w) }
 // readInput checks the answer flags before any I/O but --answers (which
 // may name stdin, as may call's --args and --batch) and cmd's key=@PATH
 // words.
-func readInput(cmd *cli.Command, flags flagIndex, stdin io.Reader, cwd string) (*client.Answers, error) {
+func readInput(cmd *cli.Command, flags cliflags.Index, stdin io.Reader, cwd string) (*client.Answers, error) {
 	words, _ := flags.Value("answer").([]string)
 	return client.ReadAnswers(client.AnswerFlags{Answer: words, Answers: flags.String("answers"),
 		Yes: flags.Bool("yes"), LogLevel: flags.String("log-level"),

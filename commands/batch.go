@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fail/report"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
@@ -59,15 +62,15 @@ func runBatch(ctx context.Context, rio runIO, o *callOptions) error {
 				// The same --query is applied to every result: one it
 				// fails on ends the batch rather than throw away the
 				// results of every call after it.
-				return outputError(perr)
+				return format.QueryUsage(perr)
 			}
 		}
 		if err != nil {
-			e := asFailure(ctxErr(ctx, err))
+			e := fail.From(ctxErr(ctx, err))
 			status.Add(e)
 			if res == nil {
 				// stdout is not written through stderr's redaction.
-				line = []byte(redaction.FromContext(ctx).String(string(errorObject(e))))
+				line = []byte(redaction.FromContext(ctx).String(string(report.Object(e))))
 			}
 		}
 		if _, werr := fmt.Fprintf(rio.stdout, "%s\n", line); werr != nil {

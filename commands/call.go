@@ -10,6 +10,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -58,7 +59,7 @@ prints the final result as a direct call would. Ctrl-C and --timeout cancel
 the task. With --detach
 (HTTP servers only) mcpc prints the task id and exits once the server has
 accepted the task; 'mcpc task' reaches it later.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"string and number arguments (typed by the tool's schema)", "mcpc call everything get-sum a=2 b=3",
 			"arguments as JSON, one part of the result", `mcpc call everything get-structured-content --args '{"location":"Chicago"}' -q structuredContent`,
 			"a file's contents as an argument", "mcpc call everything echo message=@notes.txt",
@@ -92,7 +93,7 @@ accepted the task; 'mcpc task' reaches it later.`,
 // callArgs reads call's flags and words into its options, the files they
 // name read, before any connection.
 func callArgs(cmd *cli.Command, g *globals, src toolschema.Source) (*callOptions, error) {
-	server, rest, err := target(g, cmd.Args().Slice())
+	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
 	if err != nil {
 		return nil, err
 	}

@@ -16,17 +16,29 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
-// target splits positional arguments into the SERVER argument and the
-// rest (config.AdHoc.Target).
-func target(g *globals, args []string) (server string, rest []string, err error) {
-	return g.adhoc.Target(args)
+// noMoreThan refuses the words of args past the first n: the one message
+// for an argument a command does not take.
+func noMoreThan(args []string, n int, hint string) error {
+	if len(args) > n {
+		return usagef(hint, "unexpected argument %q", args[n])
+	}
+	return nil
 }
 
-// soleTarget is target for a command that takes SERVER and nothing else.
+// justOne refuses args unless it is one word: what is what is missing
+// when there is none, with hint.
+func justOne(args []string, hint, what string) error {
+	if len(args) == 0 {
+		return usagef(hint, "missing %s", what)
+	}
+	return noMoreThan(args, 1, "")
+}
+
+// soleTarget is AdHoc.Target for a command that takes SERVER and nothing else.
 func soleTarget(g *globals, args []string) (string, error) {
-	server, rest, err := target(g, args)
-	if err == nil && len(rest) > 0 {
-		err = usagef("", "unexpected argument %q", rest[0])
+	server, rest, err := g.adhoc.Target(args)
+	if err == nil {
+		err = noMoreThan(rest, 0, "")
 	}
 	return server, err
 }
@@ -105,16 +117,13 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 // the error model.
 func printed(err error) error {
 	if err != nil && !readerGone(err) {
-		return outputError(err)
+		return format.QueryUsage(err)
 	}
 	return nil
 }
 
-// outputError maps what format refuses to the error model
-// (format.QueryUsage); ctxErr turns an invocation-level cancellation into
-// the error to report (fail.FromContext).
-var outputError = format.QueryUsage
-
+// ctxErr is the error to report of err, given how the invocation ended
+// (fail.FromContext with this invocation's interrupt).
 func ctxErr(ctx context.Context, err error) error { return fail.FromContext(ctx, err, errInterrupted) }
 
 // serverAction wraps an action that needs globals and a timeout-bounded

@@ -46,7 +46,7 @@ values, a note on stderr saying when there are more; a value that is not
 one printable line or holds a credential mcpc sent (a server echoing its
 token), and a word that would start with "-", are left out; a server's
 messages are read up to ` + units.SizeText(completeMaxMessage) + `.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"bash, in ~/.bashrc", "source <(mcpc completion bash)",
 			"zsh, in ~/.zshrc after compinit", "source <(mcpc completion zsh)",
 			"fish", "mcpc completion fish > ~/.config/fish/completions/mcpc.fish",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -24,15 +25,15 @@ func configCommand(st *state) *cli.Command {
 file, trusted project .mcp.json, --config / MCPC_CONFIG), with the file it
 came from: a table with --text (the default on a terminal), every field with
 --json. Header and env values are redacted. See 'mcpc help config'.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"which file each server comes from", "mcpc config --text",
 			"one server's entry, as JSON", `mcpc config -q 'servers.#(name=="everything").server'`,
 			"add a server, then remove it", "mcpc config add web https://mcp.example.com/mcp && mcpc config remove web",
 		),
 		Commands: []*cli.Command{configAddCommand(st), configRemoveCommand(st), configImportCommand(st)},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			if cmd.Args().Len() > 0 {
-				return usagef("", "unexpected argument %q", cmd.Args().First())
+			if err := noMoreThan(cmd.Args().Slice(), 0, ""); err != nil {
+				return err
 			}
 			return runConfig(st.runIO(g), configOptions{load: g.loadConfig, verbose: g.trace(st.env.Stderr)})
 		}),

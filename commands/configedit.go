@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -35,7 +36,7 @@ command. Values may hold ${VAR}, expanded when the server is used (quote
 them from the shell). The file is written atomically and under a lock
 (concurrent edits all land); a symlink stays one, its target is written.
 With --project, a trusted project file stays trusted.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"an HTTP server whose token is in $GITHUB_TOKEN", "mcpc config add github https://api.githubcopilot.com/mcp/ --bearer-env GITHUB_TOKEN",
 			"a stdio server started with npx", "mcpc config add everything -- npx -y @modelcontextprotocol/server-everything",
 			"with an environment variable, for this project", `mcpc config add --project --env 'API_KEY=${API_KEY}' tools -- ./bin/server`,
@@ -65,14 +66,11 @@ func configRemoveCommand(st *state) *cli.Command {
 		Description: `Deletes the server's entry from the config file; the rest of the file keeps
 its bytes. The file is written atomically, under a lock, and through a
 symlink.`,
-		Metadata: examples("forget a server", "mcpc config remove everything"),
+		Metadata: helptext.Examples("forget a server", "mcpc config remove everything"),
 		Flags:    []cli.Flag{projectFlag},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			if cmd.Args().Len() != 1 {
-				if cmd.Args().Len() == 0 {
-					return usagef("", "missing NAME")
-				}
-				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
+			if err := justOne(cmd.Args().Slice(), "", "NAME"); err != nil {
+				return err
 			}
 			o := configEditOptions{name: cmd.Args().First(), structured: g.structured(),
 				target: config.EditTarget(g.dirs, g.cwd, cmd.Bool("project"), st.env.Now())}

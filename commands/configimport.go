@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -44,7 +45,7 @@ long random string) is replaced by ${NAME} to export, unless --keep-secrets copi
 into the user file (never into a project file). An entry mcpc cannot use is
 skipped with its file:line and reason; exit 3 when nothing could be
 imported.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"what could be imported, from which app", "mcpc config import --text",
 			"preview Claude Desktop's servers", "mcpc config import claude-desktop --dry-run",
 			"two of Cursor's servers, into this project", "mcpc config import cursor --only github,linear --project",

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -70,7 +71,7 @@ Text: one line per change (breaking: tool search: argument "q" is now
 required). JSON: a list of {kind, object, path, change, old, new}. Exit 0
 when nothing breaks, 1 when something does; with --strict any change is
 exit 1. A file that is not a snapshot is exit 2.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"check a server against the snapshot kept in the repository", "mcpc diff github github.snapshot.json",
 			"fail on any change at all", "mcpc diff --strict github github.snapshot.json",
 			"compare two snapshots", "mcpc diff old.snapshot.json new.snapshot.json",

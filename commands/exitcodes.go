@@ -2,7 +2,6 @@ package commands
 
 import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/fail/report"
 )
 
 // usagef is bad input on the command line (exit 2).
@@ -16,10 +15,3 @@ var errInterrupted = &fail.Error{Code: fail.Interrupted, Msg: "interrupted"}
 // errInterruptedAgain ends an invocation interrupted a second time while
 // it was tearing down.
 var errInterruptedAgain = &fail.Error{Code: fail.Interrupted, Msg: "interrupted again: stopped without waiting, the server killed"}
-
-// The error model's mapping, report and JSON object, under the names the
-// command files use.
-var (
-	asFailure   = fail.From
-	errorObject = report.Object
-)

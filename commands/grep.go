@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -35,7 +36,7 @@ match, 1 without, 5 when no server could be searched.`,
 			&cli.BoolFlag{Name: "name", Usage: "match names (and resource URIs) only"},
 			parallelFlag(),
 		},
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"which server has a tool about issues?", "mcpc grep issue",
 			"tools, prompts and resources named like echo, on two servers", "mcpc grep --name '^echo' everything local",
 		),
@@ -79,13 +80,13 @@ func runGrep(ctx context.Context, rio runIO, o grepOptions) error {
 	s := client.NewSearches(o.targets, unusable(o.targets))
 	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
 		if err != nil {
-			s.Failed(i, asFailure(ctxErr(ctx, err)))
+			s.Failed(i, fail.From(ctxErr(ctx, err)))
 			return
 		}
 		ms, errs := client.Search(ctx, sess, sess.initializeResult().Capabilities, o.targets[i].Name, o.pattern.Match)
 		failures := make([]*fail.Error, len(errs))
 		for j, err := range errs {
-			failures[j] = asFailure(ctxErr(ctx, err))
+			failures[j] = fail.From(ctxErr(ctx, err))
 		}
 		s.Found(i, ms, failures)
 	})
@@ -110,7 +111,7 @@ func printMatches(rio runIO, o grepOptions, ms []client.Match) error {
 			doc, _ := json.Marshal(m)
 			line, err := rio.line(doc)
 			if err != nil {
-				return outputError(err)
+				return format.QueryUsage(err)
 			}
 			b.Write(line)
 			b.WriteByte('\n')

@@ -18,15 +18,12 @@ import (
 func helpValues() helptext.Values {
 	return helptext.Values{
 		MaxMessage: units.SizeText(transport.DefaultMaxMessage),
-		KeepAlive:  durationText(config.DefaultKeepAlive),
+		KeepAlive:  units.DurationText(config.DefaultKeepAlive),
 		// The defaults of --probe-timeout and session start --idle.
-		ProbeTimeout: durationText(client.DefaultProbeTimeout),
-		SessionIdle:  durationText(client.DefaultSessionIdle),
+		ProbeTimeout: units.DurationText(client.DefaultProbeTimeout),
+		SessionIdle:  units.DurationText(client.DefaultSessionIdle),
 	}
 }
-
-// examples are a command's examples (helptext.Examples).
-var examples = helptext.Examples
 
 type helpOptions struct {
 	topic string
@@ -38,15 +35,15 @@ func helpCommand(st *state) *cli.Command {
 		Name:      "help",
 		Usage:     "show help for a command, or a topic: " + helptext.NameList(", "),
 		ArgsUsage: "[COMMAND | " + helptext.NameList(" | ") + "]",
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"how servers are configured, and which file wins", "mcpc help config",
 			"what each exit status means", "mcpc help exit-codes",
 			"install the guide for coding agents as a Claude Code skill", "mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md",
 		),
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "skill", Usage: "with the agents topic: print it as an Agent Skill (SKILL.md, with frontmatter)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 1 {
-				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
+			if err := noMoreThan(cmd.Args().Slice(), 1, ""); err != nil {
+				return err
 			}
 			return runHelp(ctx, st.env.Stdout, cmd.Root(), helpOptions{topic: cmd.Args().First(), skill: cmd.Bool("skill")})
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -56,7 +57,7 @@ exit-codes').`,
 			parallelFlag(),
 			noFilterFlag,
 		},
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"every configured server and where it comes from", "mcpc list",
 			"the tools of a server, with their arguments", "mcpc list everything",
 			"one tool: its arguments and an example call", "mcpc list everything echo",
@@ -112,7 +113,7 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 	if len(args) == 0 && !g.adhoc.IsStdio() {
 		return o, nil
 	}
-	server, rest, err := target(g, args)
+	server, rest, err := g.adhoc.Target(args)
 	if err != nil {
 		return o, err
 	}
@@ -123,8 +124,8 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 	if len(rest) > 0 {
 		o.name, rest = rest[0], rest[1:]
 	}
-	if len(rest) > 0 {
-		return o, usagef("", "unexpected argument %q", rest[0])
+	if err := noMoreThan(rest, 0, ""); err != nil {
+		return o, err
 	}
 	if o.name != "" && o.kind == "resources" {
 		return o, usagef("read a resource with: mcpc read SERVER URI", "cannot describe one resource")
@@ -227,7 +228,7 @@ func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
 		}
 		var failure *fail.Error
 		if err != nil {
-			failure = asFailure(ctxErr(ctx, err))
+			failure = fail.From(ctxErr(ctx, err))
 		}
 		r.Finish(start, failure)
 	})

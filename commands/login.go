@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 type loginOptions struct {
@@ -51,7 +52,7 @@ the address the browser was sent to can be pasted on stdin instead. The
 tokens go to the OS keyring (no plaintext fallback); every later command
 uses them, refreshing them when needed. For an enterprise server without
 "idTokenEnv" or "idTokenFile", the login is at its identity provider
-(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + durationText(client.DefaultLoginTimeout) + `).`,
+(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + units.DurationText(client.DefaultLoginTimeout) + `).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},

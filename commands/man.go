@@ -15,13 +15,13 @@ func manCommand(st *state) *cli.Command {
 		Usage: "print mcpc's manual page (roff)",
 		Description: `Prints the manual page, built from the same command tree as this help, with
 the sections on configuration, exit status, environment, files and security.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"read the manual", "mcpc man | man -l -",
 			"install it for man(1)", "mcpc man > ~/.local/share/man/man1/mcpc.1",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return usagef("", "unexpected argument %q", cmd.Args().First())
+			if err := noMoreThan(cmd.Args().Slice(), 0, ""); err != nil {
+				return err
 			}
 			_, err := st.env.Stdout.Write(man.Text)
 			return err

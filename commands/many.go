@@ -50,7 +50,7 @@ func unusable(targets []client.Target) []*fail.Error {
 	out := make([]*fail.Error, len(targets))
 	for i, t := range targets {
 		if t.Named && t.Err != nil {
-			out[i] = asFailure(t.Err)
+			out[i] = fail.From(t.Err)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 )
 
 func pingCommand(st *state) *cli.Command {
@@ -18,7 +19,7 @@ a 2026-07-28 server has no ping, so there a server/discover, sent to the
 server even when its answer is remembered. Prints the time (--json:
 {"server":…,"revision":…,"ms":…}). The exit status is that of what failed:
 5 unreachable, 4 needs login, 6 timed out (see 'mcpc help exit-codes').`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"is the server up, and how fast does it answer?", "mcpc ping everything",
 			"the round trip in milliseconds, for a script", "mcpc ping everything -q ms",
 		),

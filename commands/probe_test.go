@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"encoding/json"
-	"github.com/mcpc-dev/mcpc/creds"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/creds"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

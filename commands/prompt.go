@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -25,7 +26,7 @@ arguments are strings: key=value words and --args (a JSON object of strings,
 @FILE, or - for stdin); words win. key=@PATH sends a file's text, key=@-
 standard input (once), key=@@text the literal @text, as 'mcpc call' does.
 'mcpc list SERVER prompts NAME' shows the arguments a prompt takes.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"a prompt with one argument", "mcpc prompt everything args-prompt city=Paris",
 			"its messages as JSON", "mcpc prompt everything args-prompt city=Paris --json",
 		),
@@ -46,7 +47,7 @@ standard input (once), key=@@text the literal @text, as 'mcpc call' does.
 // files they name read, before any connection.
 func promptArgs(g *globals, words []string, argsFlag string, src toolschema.Source) (promptOptions, error) {
 	var o promptOptions
-	server, rest, err := target(g, words)
+	server, rest, err := g.adhoc.Target(words)
 	if err != nil {
 		return o, err
 	}

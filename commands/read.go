@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 )
 
 type readOptions struct {
@@ -22,20 +23,17 @@ func readCommand(st *state) *cli.Command {
 contents as type and size (saved to a file when large). The URIs a server
 offers are in 'mcpc list SERVER resources'; 'mcpc list SERVER templates' shows
 the patterns of the ones it makes on demand.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"a static resource", "mcpc read everything demo://resource/static/document/architecture.md",
 			"only the text, for a pipe", "mcpc read everything demo://resource/static/document/architecture.md -q contents.0.text",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
+			server, rest, err := g.adhoc.Target(cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
-			if len(rest) != 1 {
-				if len(rest) == 0 {
-					return usagef("list resources with: mcpc list SERVER resources", "missing URI")
-				}
-				return usagef("", "unexpected argument %q", rest[1])
+			if err := justOne(rest, "list resources with: mcpc list SERVER resources", "URI"); err != nil {
+				return err
 			}
 			return runRead(ctx, st.runIO(g), readOptions{server: server, uri: rest[0]})
 		}),

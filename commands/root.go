@@ -37,9 +37,6 @@ type state struct {
 	adhocSession **config.Entry
 }
 
-// flagIndex is how commands read their flags (cliflags.Index).
-type flagIndex = cliflags.Index
-
 // globals are the options every subcommand shares, read from flags once.
 type globals struct {
 	mode           format.Mode
@@ -166,7 +163,7 @@ func globalFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-bytes", Category: catOutput, Value: format.DefaultMaxBytes, Usage: "print at most `N` bytes inline; the full result goes to a file (0: no limit)"},
 		&cli.IntFlag{Name: "max-lines", Category: catOutput, Value: format.DefaultMaxLines, Usage: "print at most `N` lines inline (0: no limit)"},
 		&cli.DurationFlag{Name: "timeout", Category: catConnection, Sources: cli.EnvVars("MCPC_TIMEOUT"), Usage: "limit the whole invocation to `DURATION` (0: no limit)"},
-		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, DefaultText: durationText(client.DefaultConnectTimeout), Usage: "limit server start-up and handshake to `DURATION`"},
+		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, DefaultText: units.DurationText(client.DefaultConnectTimeout), Usage: "limit server start-up and handshake to `DURATION`"},
 		&cli.StringSliceFlag{Name: "config", Category: catConnection, TakesFile: true, Usage: "read servers from `FILE` too (repeatable; also MCPC_CONFIG)"},
 		&cli.StringFlag{Name: "stdio", Category: catConnection, Usage: "run the server `COMMAND` (split like a shell would, never run by one)"},
 		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send an HTTP `HEADER` written as 'Name: value' (repeatable)"},
@@ -174,8 +171,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "transport", Category: catConnection, Usage: "an HTTP server's `TRANSPORT`: auto (Streamable HTTP, falling back to HTTP+SSE), http or sse (per server: \"type\")"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
-		&cli.DurationFlag{Name: "probe-timeout", DefaultText: durationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
-		&cli.DurationFlag{Name: "idle-timeout", DefaultText: durationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
+		&cli.DurationFlag{Name: "probe-timeout", DefaultText: units.DurationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
+		&cli.DurationFlag{Name: "idle-timeout", DefaultText: units.DurationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
 		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(transport.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
 		&cli.BoolFlag{Name: "no-session", Category: catConnection, Usage: "start the server for this invocation even when a session holds it"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
@@ -183,9 +180,6 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema; with mcpc diff, exit 1 on any change"},
 	}, inputFlags()...)
 }
-
-// durationText is a default duration as the help states it.
-var durationText = units.DurationText
 
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
@@ -214,7 +208,7 @@ func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {
 
 // flagGlobals is what the shared flags say, as given: readGlobals checks
 // it. dashArgs are the words after a lone "--".
-func flagGlobals(f flagIndex, dashArgs []string) *globals {
+func flagGlobals(f cliflags.Index, dashArgs []string) *globals {
 	return &globals{
 		jsonFlag:          f.Bool("json"),
 		query:             f.String("query"),
@@ -245,7 +239,7 @@ func flagGlobals(f flagIndex, dashArgs []string) *globals {
 
 // readConnection reads and checks the flags that shape a connection:
 // timeouts, --max-message, --protocol and --transport.
-func (g *globals) readConnection(f flagIndex) (err error) {
+func (g *globals) readConnection(f cliflags.Index) (err error) {
 	g.idleTimeout, g.maxMessage, err = client.ConnectFlags{
 		Timeout: g.timeout, ConnectTimeout: g.connectTimeout, ProbeTimeout: g.probeTimeout,
 		IdleTimeout: f.Duration("idle-timeout"), IdleSet: f.IsSet("idle-timeout"), TimeoutSet: f.IsSet("timeout"),

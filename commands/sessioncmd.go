@@ -9,7 +9,9 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 func sessionCommand(st *state) *cli.Command {
@@ -27,8 +29,8 @@ sessions'.`,
 				Name:  "list",
 				Usage: "list the sessions",
 				Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-					if cmd.Args().Len() > 0 {
-						return usagef("", "unexpected argument %q", cmd.Args().First())
+					if err := noMoreThan(cmd.Args().Slice(), 0, ""); err != nil {
+						return err
 					}
 					return printSessions(st.runIO(g), st.sessions(g).List(ctx), g.structured())
 				}),
@@ -48,7 +50,7 @@ func sessionStartCommand(st *state) *cli.Command {
 		ArgsUsage: "SERVER | --name NAME --stdio 'command args'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
-			&cli.DurationFlag{Name: "idle", Value: client.DefaultSessionIdle, DefaultText: durationText(client.DefaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+			&cli.DurationFlag{Name: "idle", Value: client.DefaultSessionIdle, DefaultText: units.DurationText(client.DefaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
 			&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -65,8 +67,8 @@ func sessionStartCommand(st *state) *cli.Command {
 			}
 			if st.holder != nil {
 				// The holder lives until its session ends: no --timeout.
-				h := client.HoldOptions{IdleText: durationText(o.Idle), WriteWait: holderWriteWait}
-				return st.connector(g).HoldSession(ctx, o, st.holder, h, asFailure)
+				h := client.HoldOptions{IdleText: units.DurationText(o.Idle), WriteWait: holderWriteWait}
+				return st.connector(g).HoldSession(ctx, o, st.holder, h, fail.From)
 			}
 			ctx, cancel := g.withTimeout(ctx)
 			defer cancel()

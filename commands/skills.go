@@ -12,6 +12,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
@@ -34,18 +35,18 @@ serves under the io.modelcontextprotocol/skills extension. 'mcpc skills SERVER'
 lists them (skills/list, every page): name, number of files, their total size
 and description, all from the listing: no file is read. --json prints the
 listing as the server sent it.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"the skills a server offers", "mcpc skills docs",
 			"print one skill's SKILL.md", "mcpc skills get docs pdf-processing",
 			"write all its files under a new directory", "mcpc skills get docs pdf-processing --out skills/pdf-processing",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
+			server, rest, err := g.adhoc.Target(cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
-			if len(rest) > 0 {
-				return usagef("list with: mcpc skills SERVER; fetch one with: mcpc skills get SERVER NAME", "unexpected argument %q", rest[0])
+			if err := noMoreThan(rest, 0, "list with: mcpc skills SERVER; fetch one with: mcpc skills get SERVER NAME"); err != nil {
+				return err
 			}
 			return listSkills(ctx, st.runIO(g), server)
 		}),
@@ -102,15 +103,12 @@ func listSkills(ctx context.Context, rio runIO, server string) error {
 // skillGetArgs reads SERVER NAME and --out, and checks the directory
 // before anything connects.
 func skillGetArgs(g *globals, cmd *cli.Command) (skillOptions, error) {
-	server, rest, err := target(g, cmd.Args().Slice())
+	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
 	if err != nil {
 		return skillOptions{}, err
 	}
-	switch {
-	case len(rest) == 0:
-		return skillOptions{}, usagef("list the skills with: mcpc skills SERVER", "missing skill NAME")
-	case len(rest) > 1:
-		return skillOptions{}, usagef("", "unexpected argument %q", rest[1])
+	if err := justOne(rest, "list the skills with: mcpc skills SERVER", "skill NAME"); err != nil {
+		return skillOptions{}, err
 	}
 	o := skillOptions{server: server, name: rest[0], out: cmd.String("out"), structured: g.structured()}
 	if cmd.IsSet("out") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 )
 
 func snapshotCommand(st *state) *cli.Command {
@@ -26,17 +27,17 @@ indented down to 32 levels and compact below, and compact throughout if
 indented it would pass the 64 MiB mcpc diff reads (over that even so:
 exit 5). A kind the server does not declare is an empty list. Compare it
 later with mcpc diff.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"record a server's tools for a later comparison", "mcpc snapshot github > github.snapshot.json",
 			"a stdio server", "mcpc snapshot --stdio 'npx -y @modelcontextprotocol/server-everything' > everything.snapshot.json",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := target(g, cmd.Args().Slice())
+			server, rest, err := g.adhoc.Target(cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
-			if len(rest) > 0 {
-				return usagef("write the document to a file with: mcpc snapshot SERVER > FILE", "unexpected argument %q", rest[0])
+			if err := noMoreThan(rest, 0, "write the document to a file with: mcpc snapshot SERVER > FILE"); err != nil {
+				return err
 			}
 			return runSnapshot(ctx, st.runIO(g), server, g.query != "")
 		}),

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -48,8 +49,9 @@ func taskCommand(st *state) *cli.Command {
 					return usagef("name a configured server or an https:// URL", "missing SERVER")
 				case len(words) < want:
 					return usagef("task ids come from mcpc call --detach; mcpc task list SERVER lists them", "missing TASK_ID")
-				case len(words) > want:
-					return usagef("", "unexpected argument %q", words[want])
+				}
+				if err := noMoreThan(words, want, ""); err != nil {
+					return err
 				}
 				o.server = words[0]
 				if want == 2 {
@@ -71,7 +73,7 @@ task. A 2025-11-25 session is ended (DELETE), and its tasks forgotten, once
 each of them is settled: its result fetched, cancelled, or unknown to the
 server. A task you cancelled is remembered as such for a day: task get and
 task result then exit 130.`,
-		Metadata: examples(
+		Metadata: helptext.Examples(
 			"start a task, then wait for its result", "id=$(mcpc call --text --detach everything simulate-research-query topic=go) && mcpc task result everything \"$id\"",
 			"its status, as JSON", "mcpc task get everything \"$id\" --json",
 		),

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -19,14 +20,14 @@ func trustCommand(st *state, trust bool) *cli.Command {
 project file names commands mcpc will execute and URLs it will contact. Any
 change to the file makes it untrusted again. FILE defaults to the .mcp.json
 found from the working directory upwards.`
-	ex := examples(
+	ex := helptext.Examples(
 		"review the project's servers, then trust them", "cat .mcp.json && mcpc trust",
 		"a file elsewhere", "mcpc trust ../other/.mcp.json",
 	)
 	if !trust {
 		name, usage, desc = "untrust", "forget that a project .mcp.json was trusted", `Removes the record 'mcpc trust' made: the file's servers are ignored again.
 FILE defaults to the .mcp.json found from the working directory upwards.`
-		ex = examples("stop using this project's servers", "mcpc untrust")
+		ex = helptext.Examples("stop using this project's servers", "mcpc untrust")
 	}
 	return &cli.Command{
 		Name:        name,
@@ -35,8 +36,8 @@ FILE defaults to the .mcp.json found from the working directory upwards.`
 		ArgsUsage:   "[FILE]",
 		Metadata:    ex,
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			if cmd.Args().Len() > 1 {
-				return usagef("", "unexpected argument %q", cmd.Args().Get(1))
+			if err := noMoreThan(cmd.Args().Slice(), 1, ""); err != nil {
+				return err
 			}
 			path, err := config.TrustPath(cmd.Args().First(), g.cwd, g.dirs.Home, name)
 			if err != nil {
