@@ -52,10 +52,12 @@ type Connector[S Ender] struct {
 	// Interrupt is the context cause that means the user interrupted:
 	// the close function then lets the cancellation reach the server.
 	Interrupt error
-	// AdhocSession keeps, across Resolve and OpenEntry, the entry that
-	// stands for a --stdio session named on the command line: that entry
-	// is reached only through its session.
-	AdhocSession **config.Entry
+
+	// adhocSession is, once Resolve has found it, the entry that stands
+	// for a --stdio session named on the command line: OpenEntry reaches
+	// that entry only through its session. It is the connector's own, so
+	// Resolve and OpenEntry of one connector agree and nothing else sees it.
+	adhocSession *config.Entry
 }
 
 // Open resolves server and connects to it. The close function tears the
@@ -103,8 +105,8 @@ func (c *Connector[S]) adhocSessionEntry(server string) *config.Entry {
 		return nil
 	}
 	e := c.Sessions.AdhocEntry(server)
-	if e != nil && c.AdhocSession != nil {
-		*c.AdhocSession = e
+	if e != nil {
+		c.adhocSession = e
 	}
 	return e
 }
@@ -165,7 +167,7 @@ func (c *Connector[S]) held(ctx context.Context, entry *config.Entry, opts Conne
 	if c.NoSession {
 		return nil, nil
 	}
-	return c.Sessions.Held(ctx, entry, opts, c.AdhocSession != nil && entry == *c.AdhocSession)
+	return c.Sessions.Held(ctx, entry, opts, c.adhocSession != nil && entry == c.adhocSession)
 }
 
 // reconnectKeptAlive retries, once, a connect that failed through a

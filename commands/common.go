@@ -51,12 +51,11 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 		NoFilter: g.noFilter, NoSession: g.noSession,
 		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,
 		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: g.trace(st.env.Stderr),
-		Options:      func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
-		Credentials:  credentials(st.env, g, st.secrets),
-		Sessions:     st.sessions(g),
-		Dial:         st.dial().connect,
-		Interrupt:    errInterrupted,
-		AdhocSession: st.adhocSession,
+		Options:     func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
+		Credentials: credentials(st.env, g, st.secrets),
+		Sessions:    st.sessions(g),
+		Dial:        st.dial().connect,
+		Interrupt:   errInterrupted,
 	}
 }
 

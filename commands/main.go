@@ -154,7 +154,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
 	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder,
-		progress: new(client.ProgressDisplay), adhocSession: new(*config.Entry)}
+		progress: new(client.ProgressDisplay)}
 	root := newRoot(st)
 	// Whether a failure is reported as JSON is decided here, once, as the
 	// flag parser will read --json: flag errors come before any action,

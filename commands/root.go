@@ -18,9 +18,8 @@ import (
 )
 
 // state carries what Main knows into the actions. No field is written
-// after Main builds it: what changes during a run is behind pointers made
-// with it (progress, and adhocSession, the one record the connector keeps
-// across an invocation's Resolve and OpenEntry).
+// after Main builds it: what changes during a run is behind the progress
+// display made with it.
 type state struct {
 	env      Env
 	dashArgs []string
@@ -30,11 +29,9 @@ type state struct {
 	secrets *redaction.Set
 	// argv is the command line as given (a session's holder is started
 	// with it); holder, in a holder, is where its report to the starter
-	// goes (sessioncmd.go); adhocSession is the entry that stands for a
-	// --stdio session named on the command line.
-	argv         []string
-	holder       io.Writer
-	adhocSession **config.Entry
+	// goes (client.Connector.HoldSession).
+	argv   []string
+	holder io.Writer
 }
 
 // globals are the options every subcommand shares, read from flags once.
