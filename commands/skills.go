@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/skills"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -145,24 +144,9 @@ func runSkillGet(ctx context.Context, rio runIO, o skillOptions) error {
 		doc, _ := json.Marshal(map[string]any{"contents": []json.RawMessage{files[0].Content}})
 		return rio.printRaw(format.KindReadResource, doc)
 	}
-	tree := make([]fsx.TreeFile, len(files))
-	type written struct {
-		Path   string `json:"path"`
-		URI    string `json:"uri"`
-		Size   int64  `json:"size"`
-		Digest string `json:"digest,omitempty"`
-	}
-	out := struct {
-		Skill string    `json:"skill"`
-		Dir   string    `json:"dir"`
-		Files []written `json:"files"`
-	}{Skill: e.URI, Dir: o.out}
-	for i, f := range files {
-		tree[i] = fsx.TreeFile{Path: f.Path, Data: f.Data}
-		out.Files = append(out.Files, written{f.Path, f.URI, f.Size, f.Digest})
-	}
-	if err := fsx.WriteTree(o.out, tree, 0o644); err != nil {
-		return fail.Wrap(fail.Usage, err, "name a new or empty directory", "cannot write skill %q: %v", e.Name, err)
+	out, err := skills.Write(o.out, e, files)
+	if err != nil {
+		return err
 	}
 	if o.structured {
 		return rio.print(format.KindGeneric, out)
