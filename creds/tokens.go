@@ -42,7 +42,10 @@ type Tokens struct {
 	o   TokensOptions
 	ctx context.Context
 
-	dpop *DPoP // the stored login's key, when its tokens are DPoP-bound
+	// dpop signs with the stored login's key while its tokens are
+	// DPoP-bound; inactive otherwise. Always there, so that a new login
+	// adopted (renewed) may bring a key or drop it.
+	dpop *DPoP
 
 	mu  sync.Mutex
 	rec *Record
@@ -64,16 +67,14 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := dpopFromRecord(rec, o.Now)
-	if err != nil {
+	d := keylessDPoP(o.Now)
+	if err := d.useRecord(rec); err != nil {
 		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + o.Ref.Server + " are unreadable", Hint: o.Ref.Login, Err: err}
 	}
-	if d != nil {
-		// Refreshes are signed with the key the tokens are bound to.
-		hc := *o.HTTPClient
-		hc.Transport = d.Wrap(hc.Transport)
-		o.HTTPClient = &hc
-	}
+	// Refreshes are signed with the key the tokens are bound to.
+	hc := *o.HTTPClient
+	hc.Transport = d.Wrap(hc.Transport)
+	o.HTTPClient = &hc
 	return &Tokens{o: o, ctx: ctx, rec: rec, dpop: d}, nil
 }
 
@@ -81,10 +82,7 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 // carry proofs made with its key, and their answers tell whether a token
 // obtained after a 401 works (answered).
 func (t *Tokens) WrapHTTP(base http.RoundTripper) http.RoundTripper {
-	if t.dpop != nil {
-		base = t.dpop.Wrap(base)
-	}
-	return t.answered.wrap(base)
+	return t.answered.wrap(t.dpop.Wrap(base))
 }
 
 // flowDefaults fills the clock and HTTP client every flow's options
@@ -164,8 +162,9 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 
 // renewed implements renewer: the keyring holds another login than the
 // one t serves (the user logged in again after a verdict on it), which t
-// now serves. A login bound to another DPoP key is not taken: the
-// connection signs with the key it started with.
+// now serves, signing with the DPoP key it is bound to, if any. The
+// record is the same login reference, so the same credential the session
+// is keyed by: what `mcpc login` stored there is the user's.
 func (t *Tokens) renewed() bool {
 	rec, err := Load(t.ctx, t.o.Store, t.o.Ref)
 	if err != nil {
@@ -173,7 +172,10 @@ func (t *Tokens) renewed() bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if rec.AccessToken == t.rec.AccessToken && rec.RefreshToken == t.rec.RefreshToken || rec.DPoPKey != t.rec.DPoPKey {
+	if rec.AccessToken == t.rec.AccessToken && rec.RefreshToken == t.rec.RefreshToken && rec.DPoPKey == t.rec.DPoPKey {
+		return false
+	}
+	if t.dpop.useRecord(rec) != nil {
 		return false
 	}
 	t.rec = rec
@@ -336,10 +338,8 @@ func (t *Tokens) refresh(rec *Record) (*Record, error) {
 		}
 		return nil, fail.Wrap(fail.AuthFailed, err, t.o.Ref.Login, "cannot refresh the token for %s", t.o.Ref.Server)
 	}
-	if t.dpop != nil {
-		if err := t.dpop.checkTokenType(t.o.Ref.Server, tok.TokenType); err != nil {
-			return nil, err
-		}
+	if err := t.dpop.checkTokenType(t.o.Ref.Server, tok.TokenType); err != nil {
+		return nil, err
 	}
 	fresh := *rec
 	fresh.AccessToken, fresh.TokenType, fresh.Expiry, fresh.Obtained = tok.AccessToken, tok.TokenType, tok.Expiry, t.o.Now()
