@@ -49,6 +49,8 @@ type Tokens struct {
 
 	mu  sync.Mutex
 	rec *Record
+	// renewRead is when renewed last read the keyring (t.mu).
+	renewRead time.Time
 
 	answered answered // the token a 401 was answered with, until it works
 }
@@ -160,12 +162,27 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 	return nil
 }
 
+// renewEvery bounds how often renewed reads the keyring: a verdict
+// stands on every request until the user logs in again, and each request
+// asks twice (TokenSource, Token). A new login is taken at most this long
+// after it is stored, which no one logging in by hand notices.
+const renewEvery = 250 * time.Millisecond
+
 // renewed implements renewer: the keyring holds another login than the
 // one t serves (the user logged in again after a verdict on it), which t
 // now serves, signing with the DPoP key it is bound to, if any. The
 // record is the same login reference, so the same credential the session
-// is keyed by: what `mcpc login` stored there is the user's.
+// is keyed by: what `mcpc login` stored there is the user's. The keyring
+// is read at most once per renewEvery.
 func (t *Tokens) renewed() bool {
+	t.mu.Lock()
+	now := t.o.Now()
+	if now.Sub(t.renewRead) < renewEvery && !now.Before(t.renewRead) {
+		t.mu.Unlock()
+		return false
+	}
+	t.renewRead = now
+	t.mu.Unlock()
 	rec, err := Load(t.ctx, t.o.Store, t.o.Ref)
 	if err != nil {
 		return false

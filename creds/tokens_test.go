@@ -171,12 +171,28 @@ func TestStickyVerdict(t *testing.T) {
 	}
 }
 
+// countingStore counts the keyring reads.
+type countingStore struct {
+	Store
+	gets atomic.Int32
+}
+
+func (c *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	c.gets.Add(1)
+	return c.Store.Get(ctx, key)
+}
+
 // A verdict on a stored login lasts while that login is stored: the
 // SDK's retry meets it, but once the user logs in again (a session's
 // holder outlives the verdict) the new login is served, signed with the
-// DPoP key it is bound to.
+// DPoP key it is bound to. While the verdict stands, the keyring is read
+// at most once per renewEvery however many requests meet it.
 func TestStickyVerdictEndsWithNewLogin(t *testing.T) {
-	st, o, _, now := setup(t)
+	mem, o, _, now := setup(t)
+	st := &countingStore{Store: mem}
+	o.Store = st
+	clock := now
+	o.Now = func() time.Time { return clock }
 	ctx := context.Background()
 	rec, _ := Load(ctx, st, o.Ref)
 	rec.RefreshToken = "rt-revoked"
@@ -202,7 +218,16 @@ func TestStickyVerdictEndsWithNewLogin(t *testing.T) {
 			}
 		}
 	}
+	before := st.gets.Load()
 	meet("with the same login stored")
+	if n := st.gets.Load() - before; n != 1 {
+		t.Fatalf("200 requests meeting the verdict within %v read the keyring %d times, want 1", renewEvery, n)
+	}
+	clock = clock.Add(renewEvery)
+	meet("with the same login stored, later")
+	if n := st.gets.Load() - before; n != 2 {
+		t.Fatalf("after %v: %d keyring reads in all, want 2", renewEvery, n)
+	}
 
 	// The user logs in again: a new key, tokens bound to it.
 	key, _ := NewDPoP(nil)
@@ -214,6 +239,9 @@ func TestStickyVerdictEndsWithNewLogin(t *testing.T) {
 	if err := Save(ctx, st, o.Ref, &fresh, now); err != nil {
 		t.Fatal(err)
 	}
+	clock = clock.Add(renewEvery - time.Millisecond)
+	meet("within the bound of the last read")
+	clock = clock.Add(time.Millisecond)
 	if _, err := h.TokenSource(ctx); err != nil {
 		t.Fatalf("after a new login: %v", err)
 	}
