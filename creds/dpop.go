@@ -38,13 +38,20 @@ import (
 // (Wrap) rewrites that to the DPoP scheme, so the SDK's token handling
 // (refresh, 401, step-up) stays as it is.
 type DPoP struct {
-	key *ecdsa.PrivateKey
-	jwk map[string]string // the public key, as the proof's jwk header
 	now func() time.Time
 	on  atomic.Bool
+	// k is the key, replaced when a session's holder adopts a new login
+	// (Tokens.renewed): the transports made by Wrap sign with whichever
+	// key the login they serve is bound to now.
+	k atomic.Pointer[dpopKey]
 
 	mu     sync.Mutex
 	nonces map[string]string // origin → the newest DPoP-Nonce it sent
+}
+
+type dpopKey struct {
+	key *ecdsa.PrivateKey
+	jwk map[string]string // the public key, as the proof's jwk header
 }
 
 // HTTPWrapper is an OAuth handler whose tokens need a transport of their
@@ -76,21 +83,36 @@ func NewDPoP(now func() time.Time) (*DPoP, error) {
 }
 
 func newDPoP(key *ecdsa.PrivateKey, now func() time.Time) (*DPoP, error) {
+	k, err := keyPair(key)
+	if err != nil {
+		return nil, err
+	}
+	d := keylessDPoP(now)
+	d.k.Store(k)
+	return d, nil
+}
+
+// keylessDPoP is an inactive DPoP without a key yet: the transport of a
+// login that is not DPoP-bound, ready for one that is (useRecord).
+func keylessDPoP(now func() time.Time) *DPoP {
 	if now == nil {
 		now = time.Now
 	}
+	return &DPoP{now: now, nonces: map[string]string{}}
+}
+
+func keyPair(key *ecdsa.PrivateKey) (*dpopKey, error) {
 	pub, err := key.PublicKey.Bytes() // 0x04 || X || Y
 	if err != nil || len(pub) != 65 {
 		return nil, errors.New("the DPoP key is not a P-256 key")
 	}
 	b64 := base64.RawURLEncoding.EncodeToString
-	return &DPoP{key: key, now: now, nonces: map[string]string{},
-		jwk: map[string]string{"kty": "EC", "crv": "P-256", "x": b64(pub[1:33]), "y": b64(pub[33:])}}, nil
+	return &dpopKey{key: key, jwk: map[string]string{"kty": "EC", "crv": "P-256", "x": b64(pub[1:33]), "y": b64(pub[33:])}}, nil
 }
 
-// dpopFromRecord is the active DPoP of a stored login; nil for a login
-// without one.
-func dpopFromRecord(rec *Record, now func() time.Time) (*DPoP, error) {
+// recordKey is the key a stored login's tokens are bound to; nil for a
+// login without one.
+func recordKey(rec *Record) (*dpopKey, error) {
 	if rec.DPoPKey == "" {
 		return nil, nil
 	}
@@ -103,18 +125,34 @@ func dpopFromRecord(rec *Record, now func() time.Time) (*DPoP, error) {
 	if err != nil || !ok {
 		return nil, errUnreadable
 	}
-	d, err := newDPoP(key, now)
+	p, err := keyPair(key)
 	if err != nil {
 		return nil, errUnreadable
 	}
+	return p, nil
+}
+
+// useRecord makes d sign with the key rec's tokens are bound to, or stop
+// signing when they are bound to none. A record whose key is unreadable
+// changes nothing.
+func (d *DPoP) useRecord(rec *Record) error {
+	k, err := recordKey(rec)
+	if err != nil {
+		return err
+	}
+	if k == nil {
+		d.on.Store(false)
+		return nil
+	}
+	d.k.Store(k)
 	d.Activate()
-	return d, nil
+	return nil
 }
 
 // encodeKey is the private key as the keyring record keeps it (PKCS #8,
 // base64); it goes nowhere else.
 func (d *DPoP) encodeKey() (string, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(d.key)
+	der, err := x509.MarshalPKCS8PrivateKey(d.k.Load().key)
 	if err != nil {
 		return "", err
 	}
@@ -135,7 +173,8 @@ func dpopOffered(algs []string) bool { return slices.Contains(algs, dpopAlg) }
 // token's cnf.jkt names).
 func (d *DPoP) Thumbprint() string {
 	// The required members in lexicographic order, no whitespace.
-	canon := `{"crv":"P-256","kty":"EC","x":"` + d.jwk["x"] + `","y":"` + d.jwk["y"] + `"}`
+	jwk := d.k.Load().jwk
+	canon := `{"crv":"P-256","kty":"EC","x":"` + jwk["x"] + `","y":"` + jwk["y"] + `"}`
 	sum := sha256.Sum256([]byte(canon))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
@@ -171,10 +210,11 @@ func (d *DPoP) Proof(method string, target *url.URL, token, nonce string) (strin
 	if nonce != "" {
 		claims["nonce"] = nonce
 	}
+	k := d.k.Load()
 	t := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
 	t.Header["typ"] = "dpop+jwt"
-	t.Header["jwk"] = d.jwk
-	return t.SignedString(d.key)
+	t.Header["jwk"] = k.jwk
+	return t.SignedString(k.key)
 }
 
 func (d *DPoP) nonce(origin string) string {

@@ -90,12 +90,15 @@ func TestDPoPKeyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := dpopFromRecord(&Record{DPoPKey: k}, nil)
-	if err != nil || !back.Active() || back.Thumbprint() != d.Thumbprint() {
+	back := keylessDPoP(nil)
+	if err := back.useRecord(&Record{DPoPKey: k}); err != nil || !back.Active() || back.Thumbprint() != d.Thumbprint() {
 		t.Fatalf("stored key does not come back: %v", err)
 	}
-	if _, err := dpopFromRecord(&Record{DPoPKey: "bm90IGEga2V5"}, nil); err == nil {
-		t.Fatal("garbage accepted as a key")
+	if err := back.useRecord(&Record{DPoPKey: "bm90IGEga2V5"}); err == nil || !back.Active() || back.Thumbprint() != d.Thumbprint() {
+		t.Fatalf("garbage accepted as a key: %v", err)
+	}
+	if err := back.useRecord(&Record{}); err != nil || back.Active() {
+		t.Fatalf("a login bound to no key still signs: %v", err)
 	}
 }
 

@@ -42,10 +42,15 @@ type Tokens struct {
 	o   TokensOptions
 	ctx context.Context
 
-	dpop *DPoP // the stored login's key, when its tokens are DPoP-bound
+	// dpop signs with the stored login's key while its tokens are
+	// DPoP-bound; inactive otherwise. Always there, so that a new login
+	// adopted (renewed) may bring a key or drop it.
+	dpop *DPoP
 
 	mu  sync.Mutex
 	rec *Record
+	// renewRead is when renewed last read the keyring (t.mu).
+	renewRead time.Time
 
 	answered answered // the token a 401 was answered with, until it works
 }
@@ -64,16 +69,14 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := dpopFromRecord(rec, o.Now)
-	if err != nil {
+	d := keylessDPoP(o.Now)
+	if err := d.useRecord(rec); err != nil {
 		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + o.Ref.Server + " are unreadable", Hint: o.Ref.Login, Err: err}
 	}
-	if d != nil {
-		// Refreshes are signed with the key the tokens are bound to.
-		hc := *o.HTTPClient
-		hc.Transport = d.Wrap(hc.Transport)
-		o.HTTPClient = &hc
-	}
+	// Refreshes are signed with the key the tokens are bound to.
+	hc := *o.HTTPClient
+	hc.Transport = d.Wrap(hc.Transport)
+	o.HTTPClient = &hc
 	return &Tokens{o: o, ctx: ctx, rec: rec, dpop: d}, nil
 }
 
@@ -81,10 +84,7 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 // carry proofs made with its key, and their answers tell whether a token
 // obtained after a 401 works (answered).
 func (t *Tokens) WrapHTTP(base http.RoundTripper) http.RoundTripper {
-	if t.dpop != nil {
-		base = t.dpop.Wrap(base)
-	}
-	return t.answered.wrap(base)
+	return t.answered.wrap(t.dpop.Wrap(base))
 }
 
 // flowDefaults fills the clock and HTTP client every flow's options
@@ -162,18 +162,37 @@ func (t *Tokens) Authorize(_ context.Context, req *http.Request, resp *http.Resp
 	return nil
 }
 
+// renewEvery bounds how often renewed reads the keyring: a verdict
+// stands on every request until the user logs in again, and each request
+// asks twice (TokenSource, Token). A new login is taken at most this long
+// after it is stored, which no one logging in by hand notices.
+const renewEvery = 250 * time.Millisecond
+
 // renewed implements renewer: the keyring holds another login than the
 // one t serves (the user logged in again after a verdict on it), which t
-// now serves. A login bound to another DPoP key is not taken: the
-// connection signs with the key it started with.
+// now serves, signing with the DPoP key it is bound to, if any. The
+// record is the same login reference, so the same credential the session
+// is keyed by: what `mcpc login` stored there is the user's. The keyring
+// is read at most once per renewEvery.
 func (t *Tokens) renewed() bool {
+	t.mu.Lock()
+	now := t.o.Now()
+	if now.Sub(t.renewRead) < renewEvery && !now.Before(t.renewRead) {
+		t.mu.Unlock()
+		return false
+	}
+	t.renewRead = now
+	t.mu.Unlock()
 	rec, err := Load(t.ctx, t.o.Store, t.o.Ref)
 	if err != nil {
 		return false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if rec.AccessToken == t.rec.AccessToken && rec.RefreshToken == t.rec.RefreshToken || rec.DPoPKey != t.rec.DPoPKey {
+	if rec.AccessToken == t.rec.AccessToken && rec.RefreshToken == t.rec.RefreshToken && rec.DPoPKey == t.rec.DPoPKey {
+		return false
+	}
+	if t.dpop.useRecord(rec) != nil {
 		return false
 	}
 	t.rec = rec
@@ -336,10 +355,8 @@ func (t *Tokens) refresh(rec *Record) (*Record, error) {
 		}
 		return nil, fail.Wrap(fail.AuthFailed, err, t.o.Ref.Login, "cannot refresh the token for %s", t.o.Ref.Server)
 	}
-	if t.dpop != nil {
-		if err := t.dpop.checkTokenType(t.o.Ref.Server, tok.TokenType); err != nil {
-			return nil, err
-		}
+	if err := t.dpop.checkTokenType(t.o.Ref.Server, tok.TokenType); err != nil {
+		return nil, err
 	}
 	fresh := *rec
 	fresh.AccessToken, fresh.TokenType, fresh.Expiry, fresh.Obtained = tok.AccessToken, tok.TokenType, tok.Expiry, t.o.Now()

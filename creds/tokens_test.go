@@ -171,17 +171,34 @@ func TestStickyVerdict(t *testing.T) {
 	}
 }
 
+// countingStore counts the keyring reads.
+type countingStore struct {
+	Store
+	gets atomic.Int32
+}
+
+func (c *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	c.gets.Add(1)
+	return c.Store.Get(ctx, key)
+}
+
 // A verdict on a stored login lasts while that login is stored: the
 // SDK's retry meets it, but once the user logs in again (a session's
-// holder outlives the verdict) the new login is served. One bound to
-// another DPoP key is not taken.
+// holder outlives the verdict) the new login is served, signed with the
+// DPoP key it is bound to. While the verdict stands, the keyring is read
+// at most once per renewEvery however many requests meet it.
 func TestStickyVerdictEndsWithNewLogin(t *testing.T) {
-	st, o, _, now := setup(t)
+	mem, o, _, now := setup(t)
+	st := &countingStore{Store: mem}
+	o.Store = st
+	clock := now
+	o.Now = func() time.Time { return clock }
 	ctx := context.Background()
 	rec, _ := Load(ctx, st, o.Ref)
 	rec.RefreshToken = "rt-revoked"
 	Save(ctx, st, o.Ref, rec, now)
-	h := Sticky(openTokens(t, o))
+	tk := openTokens(t, o)
+	h := Sticky(tk)
 	ts, err := h.TokenSource(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -190,26 +207,49 @@ func TestStickyVerdictEndsWithNewLogin(t *testing.T) {
 	if fail.CodeOf(first) != fail.AuthRequired {
 		t.Fatalf("refused refresh: %v", first)
 	}
-	if _, err := h.TokenSource(ctx); err != first {
-		t.Fatalf("with the same login stored: %v, want the verdict", err)
-	}
-	login := func(at, key string) {
-		fresh := *rec
-		fresh.AccessToken, fresh.RefreshToken, fresh.Expiry, fresh.DPoPKey = at, "rt-"+at, now.Add(time.Hour), key
-		if err := Save(ctx, st, o.Ref, &fresh, now); err != nil {
-			t.Fatal(err)
+	meet := func(what string) {
+		t.Helper()
+		for range 100 {
+			if _, err := h.TokenSource(ctx); err != first {
+				t.Fatalf("%s: %v, want the verdict", what, err)
+			}
+			if _, err := ts.Token(); err != first {
+				t.Fatalf("%s: %v, want the verdict", what, err)
+			}
 		}
 	}
-	login("at-dpop", "another key")
-	if _, err := h.TokenSource(ctx); err != first {
-		t.Fatalf("with a login bound to another DPoP key: %v, want the verdict", err)
+	before := st.gets.Load()
+	meet("with the same login stored")
+	if n := st.gets.Load() - before; n != 1 {
+		t.Fatalf("200 requests meeting the verdict within %v read the keyring %d times, want 1", renewEvery, n)
 	}
-	login("at-new", "")
+	clock = clock.Add(renewEvery)
+	meet("with the same login stored, later")
+	if n := st.gets.Load() - before; n != 2 {
+		t.Fatalf("after %v: %d keyring reads in all, want 2", renewEvery, n)
+	}
+
+	// The user logs in again: a new key, tokens bound to it.
+	key, _ := NewDPoP(nil)
+	fresh := *rec
+	fresh.AccessToken, fresh.RefreshToken, fresh.Expiry, fresh.TokenType = "at-new", "rt-new", now.Add(time.Hour), "DPoP"
+	if fresh.DPoPKey, err = key.encodeKey(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(ctx, st, o.Ref, &fresh, now); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(renewEvery - time.Millisecond)
+	meet("within the bound of the last read")
+	clock = clock.Add(time.Millisecond)
 	if _, err := h.TokenSource(ctx); err != nil {
 		t.Fatalf("after a new login: %v", err)
 	}
 	if tok, err := ts.Token(); err != nil || tok.AccessToken != "at-new" {
 		t.Fatalf("after a new login: %v, %v", tok, err)
+	}
+	if !tk.dpop.Active() || tk.dpop.Thumbprint() != key.Thumbprint() {
+		t.Fatal("the new login's tokens are not signed with its key")
 	}
 }
 
