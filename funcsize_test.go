@@ -31,23 +31,7 @@ type funcSize struct{ lines, complexity int }
 func TestFunctionSize(t *testing.T) {
 	sizes := map[string]funcSize{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkSources(fset, func(path string, f *ast.File) {
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -63,7 +47,6 @@ func TestFunctionSize(t *testing.T) {
 			}
 			sizes[name] = s
 		}
-		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -145,4 +128,28 @@ func complexity(fn *ast.FuncDecl) int {
 		return true
 	})
 	return c
+}
+
+// walkSources parses each non-test Go file of the module (not under a
+// dot directory, testdata or node_modules) and hands it to f.
+func walkSources(fset *token.FileSet, f func(path string, file *ast.File)) error {
+	return filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err == nil {
+			f(path, file)
+		}
+		return err
+	})
 }

@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -25,7 +25,7 @@ func ResultVerdict(raw []byte, taskErr, strictErr error) error {
 		return taskErr
 	case strictErr != nil:
 		return strictErr
-	case gjson.GetBytes(raw, "isError").Bool():
+	case rawmsg.View(raw).Get("isError").Bool():
 		return ErrToolError
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
@@ -239,7 +240,7 @@ func (s *Session) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 	case codeMissingCapability:
 		hint = "the server needs a client capability mcpc does not declare for this request"
 		// gjson's @ugly compacts the capabilities to one line.
-		if caps := gjson.GetBytes(rpc.Data, "requiredCapabilities|@ugly"); caps.Exists() {
+		if caps := rawmsg.View(rpc.Data).Get("requiredCapabilities|@ugly"); caps.Exists() {
 			hint += " (" + caps.Raw + ")"
 		}
 	case jsonrpc.CodeMethodNotFound:
@@ -290,9 +291,10 @@ func supportedVersions(data json.RawMessage) string {
 
 func jsonStrings(doc json.RawMessage, path string) []string {
 	var out []string
-	for _, v := range gjson.GetBytes(doc, path).Array() {
+	rawmsg.View(doc).Get(path).ForEach(func(_, v gjson.Result) bool {
 		out = append(out, v.String())
-	}
+		return true
+	})
 	return out
 }
 

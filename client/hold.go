@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
@@ -565,7 +566,7 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	h.seq++
 	hid := fmt.Sprintf("h-%d", h.seq)
 	r := &route{a: a, id: m.ID}
-	if tok := gjson.GetBytes(m.Params, "_meta.progressToken"); tok.Exists() {
+	if tok := rawmsg.View(m.Params).Get("_meta.progressToken"); tok.Exists() {
 		r.token, r.htok = json.RawMessage(tok.Raw), fmt.Sprintf("hp-%d", h.seq)
 		if p, err := withMeta(m.Params, map[string]string{"progressToken": r.htok}); err == nil {
 			h.progress[r.htok] = r
@@ -576,8 +577,9 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	}
 	id, _ := jsonrpc.MakeID(hid)
 	out := &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}
-	if task := gjson.GetBytes(m.Params, "taskId"); strings.HasPrefix(m.Method, "tasks/") && task.Type == gjson.String {
-		h.tasks[task.Str] = a // following a task it did not start (mcpc task)
+	if task := rawmsg.View(m.Params).Get("taskId"); strings.HasPrefix(m.Method, "tasks/") && task.Type == gjson.String {
+		// The key outlives the message it was read from.
+		h.tasks[strings.Clone(task.Str)] = a // following a task it did not start (mcpc task)
 	}
 	h.calls[hid] = r
 	a.ids[transport.IDKey(r.id)] = hid
@@ -601,7 +603,7 @@ func (h *Holder) invocationNotification(a *attach, m *jsonrpc.Request) {
 	case "notifications/initialized":
 		return // the server was initialized once, by the holder
 	case "notifications/cancelled":
-		req := gjson.GetBytes(m.Params, "requestId")
+		req := rawmsg.View(m.Params).Get("requestId")
 		id, err := jsonrpc.MakeID(req.Value())
 		if !req.Exists() || err != nil {
 			return
@@ -650,8 +652,8 @@ func (h *Holder) fromServer(msg jsonrpc.Message) bool {
 			h.forget(key, r)
 			h.last = time.Now()
 			// A task created: its questions are this invocation's.
-			if task := gjson.GetBytes(m.Result, "task.taskId"); task.Type == gjson.String && h.conns[r.a] {
-				h.tasks[task.Str] = r.a
+			if task := rawmsg.View(m.Result).Get("task.taskId"); task.Type == gjson.String && h.conns[r.a] {
+				h.tasks[strings.Clone(task.Str)] = r.a
 			}
 		}
 		h.mu.Unlock()
@@ -710,7 +712,7 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 // busy is how many could be asked (more than one: none is guessed). h.mu
 // is held.
 func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
-	task := gjson.GetBytes(m.Params, "_meta."+gjson.Escape(relatedTaskKey)+".taskId")
+	task := rawmsg.View(m.Params).Get("_meta." + gjson.Escape(relatedTaskKey) + ".taskId")
 	if owner := h.tasks[task.Str]; task.Type == gjson.String && owner != nil && h.conns[owner] {
 		return owner, 1
 	}
@@ -728,7 +730,7 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 	}
 	switch m.Method {
 	case "notifications/progress":
-		tok := gjson.GetBytes(m.Params, "progressToken")
+		tok := rawmsg.View(m.Params).Get("progressToken")
 		h.mu.Lock()
 		r := h.progress[tok.String()]
 		h.mu.Unlock()
@@ -745,7 +747,7 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		return
 	case "notifications/cancelled":
 		// The server gave up a question it asked: tell the one asked.
-		key := idKeyOf(gjson.GetBytes(m.Params, "requestId"))
+		key := idKeyOf(rawmsg.View(m.Params).Get("requestId"))
 		h.mu.Lock()
 		q := h.asked[key]
 		delete(h.asked, key)

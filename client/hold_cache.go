@@ -8,7 +8,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // What the holder answers itself, so that an invocation through a session
@@ -82,7 +83,7 @@ func (h *Holder) watchCapabilities() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, f := range []string{"tools", "prompts", "resources"} {
-		if gjson.GetBytes(init, "capabilities."+f+".listChanged").Bool() {
+		if rawmsg.View(init).Get("capabilities." + f + ".listChanged").Bool() {
 			l.watched[f] = true
 		}
 	}
@@ -98,7 +99,7 @@ func (h *Holder) listen() {
 	}
 	want := map[string]bool{}
 	for _, f := range []string{"tools", "prompts", "resources"} {
-		if gjson.GetBytes(h.discover, "capabilities."+f+".listChanged").Bool() {
+		if rawmsg.View(h.discover).Get("capabilities." + f + ".listChanged").Bool() {
 			want[f+"ListChanged"] = true
 		}
 	}
@@ -130,7 +131,7 @@ func (l *heldLists) lookup(m *jsonrpc.Request) json.RawMessage {
 	defer l.mu.Unlock()
 	if m.Method == "logging/setLevel" {
 		// A level mcpc does not know is the server's to judge.
-		if lv := gjson.GetBytes(m.Params, "level").String(); l.level != "" && slices.Contains(LogLevels, lv) && levelRank(l.level) <= levelRank(lv) {
+		if lv := rawmsg.View(m.Params).Get("level").String(); l.level != "" && slices.Contains(LogLevels, lv) && levelRank(l.level) <= levelRank(lv) {
 			return json.RawMessage("{}")
 		}
 		return nil
@@ -147,7 +148,7 @@ func (l *heldLists) sent(hid string, m *jsonrpc.Request) {
 	defer l.mu.Unlock()
 	switch f := heldFamily[m.Method]; {
 	case m.Method == "logging/setLevel":
-		if lv := gjson.GetBytes(m.Params, "level").String(); slices.Contains(LogLevels, lv) {
+		if lv := rawmsg.View(m.Params).Get("level").String(); slices.Contains(LogLevels, lv) {
 			l.pending[hid] = heldPending{level: lv}
 		}
 	case f != "" && l.watched[f] && !isRetry(m.Params):
@@ -191,7 +192,7 @@ func (l *heldLists) answered(hid string, m *jsonrpc.Response) bool {
 // isComplete says a result is final (a 2026-07-28 input_required one
 // is an exchange's middle, not the list).
 func isComplete(res json.RawMessage) bool {
-	rt := gjson.GetBytes(res, "resultType")
+	rt := rawmsg.View(res).Get("resultType")
 	return !rt.Exists() || rt.String() == "complete"
 }
 
@@ -203,7 +204,7 @@ func (l *heldLists) notified(m *jsonrpc.Request) bool {
 	defer l.mu.Unlock()
 	if m.Method == "notifications/subscriptions/acknowledged" {
 		for _, f := range []string{"tools", "prompts", "resources"} {
-			if gjson.GetBytes(m.Params, "notifications."+f+"ListChanged").Bool() {
+			if rawmsg.View(m.Params).Get("notifications." + f + "ListChanged").Bool() {
 				l.watched[f] = true
 			}
 		}

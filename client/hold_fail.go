@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // A request the holder could not deliver (an HTTP server's 401, 403 or
@@ -72,7 +73,7 @@ func (h *Holder) redactedJSON(raw json.RawMessage) (json.RawMessage, bool) {
 // speaks for mcpc.
 func unforged(err error) error {
 	var e *jsonrpc.Error
-	if errors.As(err, &e) && gjson.GetBytes(e.Data, gjson.Escape(heldFailureKey)).Exists() {
+	if errors.As(err, &e) && rawmsg.View(e.Data).Get(gjson.Escape(heldFailureKey)).Exists() {
 		return &jsonrpc.Error{Code: e.Code, Message: e.Message}
 	}
 	return err
@@ -84,9 +85,9 @@ func (s *Session) heldVerdict(rpc *jsonrpc.Error, err error) *fail.Error {
 	if s.sock == nil || rpc.Code != jsonrpc.CodeInternalError {
 		return nil
 	}
-	raw := gjson.GetBytes(rpc.Data, gjson.Escape(heldFailureKey))
+	raw := rawmsg.View(rpc.Data).Get(gjson.Escape(heldFailureKey))
 	var v heldFailure
-	if !raw.IsObject() || json.Unmarshal([]byte(raw.Raw), &v) != nil || v.Message == "" {
+	if !raw.IsObject() || json.Unmarshal(rawmsg.Within(rpc.Data, raw), &v) != nil || v.Message == "" {
 		return nil
 	}
 	if !knownCode(v.Code) {

@@ -8,10 +8,10 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // The holder of an HTTP session routes as it does on stdio; only how a
@@ -81,9 +81,9 @@ func (h *Holder) post(ctx context.Context, msg jsonrpc.Message) error {
 func routedName(r *jsonrpc.Request) string {
 	switch r.Method {
 	case "tools/call", "prompts/get":
-		return gjson.GetBytes(r.Params, "name").String()
+		return rawmsg.View(r.Params).Get("name").String()
 	case "resources/read":
-		return gjson.GetBytes(r.Params, "uri").String()
+		return rawmsg.View(r.Params).Get("uri").String()
 	}
 	return ""
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
@@ -164,7 +163,7 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 			}
 			o.Progress(p)
 		case method == "notifications/message" && opts.LoggingMessageHandler != nil:
-			if levelRank(gjson.GetBytes(params, "level").String()) < levelRank(s.input.level()) {
+			if levelRank(rawmsg.View(params).Get("level").String()) < levelRank(s.input.level()) {
 				return true
 			}
 			var p mcp.LoggingMessageParams

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
 
@@ -48,7 +49,7 @@ func Search(ctx context.Context, l Lister, caps *mcp.ServerCapabilities, server 
 			errs = append(errs, err)
 			continue
 		}
-		for _, it := range gjson.GetBytes(raw, k.Key).Array() {
+		rawmsg.View(raw).Get(k.Key).ForEach(func(_, it gjson.Result) bool {
 			m := Match{Server: server, Kind: k.Item, Name: it.Get("name").String(), URI: it.Get("uri").String(),
 				Title: it.Get("title").String(), Description: it.Get("description").String()}
 			if m.Title == "" {
@@ -57,7 +58,8 @@ func Search(ctx context.Context, l Lister, caps *mcp.ServerCapabilities, server 
 			if match(m) {
 				found = append(found, m)
 			}
-		}
+			return true
+		})
 	}
 	return found, errs
 }

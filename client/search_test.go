@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 // fakeLister answers ListRaw from lists, failing the kinds in errs, and
@@ -88,5 +90,33 @@ func TestSnapshot(t *testing.T) {
 	_, err := Snapshot(context.Background(), l, &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, `server "x"`)
 	if fail.CodeOf(err) != fail.Protocol || !strings.HasPrefix(err.Error(), `server "x" sent a list mcpc cannot read: `) {
 		t.Errorf("unreadable list: %v", err)
+	}
+}
+
+// bytesLister answers ListRaw with lists as they are, no copy made.
+type bytesLister map[string][]byte
+
+func (l bytesLister) ListRaw(_ context.Context, kind string) (json.RawMessage, error) {
+	return l[kind], nil
+}
+
+// A search reads each list where it lies: gjson.GetBytes copied the list
+// (and Array made a result of each item) before the first match.
+func TestSearchReadsListsInPlace(t *testing.T) {
+	list := memtest.List("tools", 20000, func(i int) string { // about 4 MB
+		return fmt.Sprintf(`{"name":"tool-%d","description":"%s","inputSchema":{"type":"object"}}`, i, strings.Repeat("d", 150))
+	})
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	var found []Match
+	var errs []error
+	n := memtest.Allocated(func() {
+		found, errs = Search(context.Background(), bytesLister{"tools": list}, caps, "s", func(m Match) bool { return m.Name == "tool-19999" })
+	})
+	t.Logf("a %d-byte list: %d bytes allocated", len(list), n)
+	if len(found) != 1 || found[0].Name != "tool-19999" || errs != nil {
+		t.Errorf("Search = %+v, %v", found, errs)
+	}
+	if limit := uint64(len(list) / 10); n > limit {
+		t.Errorf("searching a %d-byte list allocated %d bytes, want at most %d", len(list), n, limit)
 	}
 }

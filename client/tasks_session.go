@@ -7,13 +7,13 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/listpages"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // The Session's side of package tasks: the methods commands call, each
@@ -84,7 +84,7 @@ func (t extSession) TaskSupport(tool string) (toolsCall bool, support string) {
 		return t.Extension(TaskExtension).Exists(), ""
 	}
 	init := last(s.wire.peek("initialize"))
-	toolsCall = gjson.GetBytes(init, "capabilities.tasks.requests.tools.call").Exists()
+	toolsCall = rawmsg.View(init).Get("capabilities.tasks.requests.tools.call").Exists()
 	for _, page := range s.wire.peek("tools/list") {
 		if it := listpages.Find(page, "tools", tool); it.Exists() {
 			return toolsCall, it.Get("execution.taskSupport").String()

@@ -370,7 +370,7 @@ func (w *wire) Results(method string) []json.RawMessage {
 // isRetry reports whether params answer a server's input request: such
 // retries are never cached (SPEC-NOTES, cache hints).
 func isRetry(params json.RawMessage) bool {
-	r := gjson.GetManyBytes(params, "inputResponses", "requestState")
+	r := gjson.GetMany(rawmsg.View(params).Raw, "inputResponses", "requestState")
 	return r[0].Exists() || r[1].Exists()
 }
 

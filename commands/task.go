@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -141,8 +141,8 @@ func taskAnswer(ctx context.Context, notes io.Writer, sess taskSession, o *taskO
 		return t.Raw, format.TaskLine(t.ID, t.Status, t.StatusMessage), nil
 	case "cancel":
 		raw, err := sess.CancelTask(ctx, o.id)
-		if err != nil || gjson.GetBytes(raw, "taskId").String() != "" {
-			return raw, format.TaskLine(o.id, gjson.GetBytes(raw, "status").String(), gjson.GetBytes(raw, "statusMessage").String()), err
+		if res := rawmsg.View(raw); err != nil || res.Get("taskId").String() != "" {
+			return raw, format.TaskLine(o.id, res.Get("status").String(), res.Get("statusMessage").String()), err
 		}
 		// A 2026-07-28 server acknowledges with an empty result: the
 		// cancellation is asked for, not done (the task may still end

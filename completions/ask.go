@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -196,7 +197,7 @@ func (l lookup) list(kind string, r Request) []Candidate {
 		}
 	}
 	key := map[string]string{"tools": "tools", "prompts": "prompts", "templates": "resourceTemplates", "resources": "resources"}[kind]
-	for _, item := range gjson.GetBytes(raw, key).Array() {
+	rawmsg.View(raw).Get(key).ForEach(func(_, item gjson.Result) bool {
 		name := item.Get("name").String()
 		switch kind {
 		case "tools", "prompts":
@@ -206,7 +207,8 @@ func (l lookup) list(kind string, r Request) []Candidate {
 		case "resources":
 			out = append(out, Candidate{Value: item.Get("uri").String(), Description: name})
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -220,9 +222,9 @@ func (l lookup) argNames(kind string) []Candidate {
 		return nil
 	}
 	var out []Candidate
-	for _, item := range gjson.GetBytes(raw, list).Array() {
+	rawmsg.View(raw).Get(list).ForEach(func(_, item gjson.Result) bool {
 		if item.Get("name").String() != l.pos[0] {
-			continue
+			return true
 		}
 		if kind == "tool-args" {
 			item.Get("inputSchema.properties").ForEach(func(k, v gjson.Result) bool {
@@ -231,13 +233,14 @@ func (l lookup) argNames(kind string) []Candidate {
 				}
 				return true
 			})
-			continue
+			return true
 		}
 		for _, a := range item.Get("arguments").Array() {
 			if n := a.Get("name").String(); !given(l.pos[1:], n) {
 				out = append(out, Candidate{Value: n + "=", Description: a.Get("description").String()})
 			}
 		}
-	}
+		return true
+	})
 	return out
 }

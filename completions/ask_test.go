@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 // fakeServer answers lists from fixed JSON and completion/complete with
@@ -139,4 +141,44 @@ type answersSource struct{ a Answers }
 func (answersSource) FlagValues(Request, string) []Candidate { return nil }
 func (s answersSource) Args(r Request) []Candidate {
 	return Args(context.Background(), r, s.a)
+}
+
+// bytesServer answers ListRaw with its lists as they are, no copy made.
+type bytesServer struct {
+	fakeServer
+	raw map[string][]byte
+}
+
+func (s *bytesServer) ListRaw(_ context.Context, kind string) (json.RawMessage, error) {
+	return s.raw[kind], nil
+}
+
+// Completing a tool's arguments and values reads the tool list where it
+// lies: gjson.GetBytes copied the list (and Array made a result of each
+// item) for each word completed.
+func TestListsReadInPlace(t *testing.T) {
+	list := memtest.List("tools", 20000, func(i int) string { // about 4 MB
+		return fmt.Sprintf(`{"name":"tool-%d","description":"%s","inputSchema":{"type":"object","properties":{"mode":{"enum":["a","b"]}}}}`, i, strings.Repeat("d", 120))
+	})
+	l := lookup{ctx: context.Background(), srv: &bytesServer{raw: map[string][]byte{"tools": list}}, note: func(string, ...any) {}, pos: []string{"tool-19999"}}
+	// list offers every name, a Candidate each: what it may allocate is
+	// that, not the list again.
+	for what, c := range map[string]struct {
+		f     func() []Candidate
+		limit int
+	}{
+		"argNames":     {func() []Candidate { return l.argNames("tool-args") }, len(list) / 10},
+		"schemaValues": {func() []Candidate { return l.schemaValues("mode", "=") }, len(list) / 10},
+		"list":         {func() []Candidate { return l.list("tools", Request{Path: []string{"call"}}) }, len(list)},
+	} {
+		var got []Candidate
+		n := memtest.Allocated(func() { got = c.f() })
+		t.Logf("%s, a %d-byte list: %d bytes allocated", what, len(list), n)
+		if len(got) == 0 {
+			t.Errorf("%s offered nothing", what)
+		}
+		if n > uint64(c.limit) {
+			t.Errorf("%s of a %d-byte list allocated %d bytes, want at most %d", what, len(list), n, c.limit)
+		}
+	}
 }

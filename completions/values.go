@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -74,11 +75,12 @@ func (l lookup) schemaValues(key, sep string) []Candidate {
 		return nil
 	}
 	var prop gjson.Result
-	for _, t := range gjson.GetBytes(raw, "tools").Array() {
+	rawmsg.View(raw).Get("tools").ForEach(func(_, t gjson.Result) bool {
 		if t.Get("name").String() == l.pos[0] {
 			prop = t.Get("inputSchema.properties." + gjson.Escape(key))
 		}
-	}
+		return true
+	})
 	var values []gjson.Result
 	switch {
 	case prop.Get("enum").IsArray():
@@ -109,7 +111,7 @@ func (l lookup) templateValues(word string) []Candidate {
 		return nil
 	}
 	var out []Candidate
-	for _, t := range gjson.GetBytes(raw, "resourceTemplates").Array() {
+	rawmsg.View(raw).Get("resourceTemplates").ForEach(func(_, t gjson.Result) bool {
 		tpl := t.Get("uriTemplate").String()
 		m, ok := MatchTemplate(tpl, word)
 		switch {
@@ -120,6 +122,7 @@ func (l lookup) templateValues(word string) []Candidate {
 			ref := &mcp.CompleteReference{Type: "ref/resource", URI: tpl}
 			out = append(out, l.serverValues(ref, m.Variable, m.Partial, m.Vars, m.Prefix)...)
 		}
-	}
+		return true
+	})
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -47,9 +48,10 @@ func TaskLine(id, status, message string) string {
 // TaskLines is a task list's tasks (a tasks/list result), a TaskLine each.
 func TaskLines(doc []byte) string {
 	var b strings.Builder
-	for _, it := range gjson.GetBytes(doc, "tasks").Array() {
+	rawmsg.View(doc).Get("tasks").ForEach(func(_, it gjson.Result) bool {
 		b.WriteString(TaskLine(it.Get("taskId").String(), it.Get("status").String(), it.Get("statusMessage").String()))
-	}
+		return true
+	})
 	return b.String()
 }
 

@@ -2,11 +2,14 @@ package format
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 // A task's line keeps a server's message on its line, escapes stripped.
@@ -57,5 +60,23 @@ func TestPing(t *testing.T) {
 	b, err := json.Marshal(p)
 	if want := `{"server":"every\u001b[2Jthing","revision":"2025-11-25","ms":1.23}`; err != nil || string(b) != want {
 		t.Errorf("JSON = %s, %v, want %s", b, err, want)
+	}
+}
+
+// The task list is read where it lies: gjson.GetBytes copied the list
+// before the first line was written.
+func TestTaskLinesReadsInPlace(t *testing.T) {
+	pad := strings.Repeat("x", 10<<10)
+	doc := memtest.List("tasks", 400, func(i int) string { // about 4 MB
+		return fmt.Sprintf(`{"taskId":"t-%d","status":"working","_meta":{"pad":%q}}`, i, pad)
+	})
+	var got string
+	n := memtest.Allocated(func() { got = TaskLines(doc) })
+	if !strings.HasPrefix(got, "t-0  working\nt-1  working\n") || strings.Count(got, "\n") != 400 {
+		t.Errorf("TaskLines = %.60q…", got)
+	}
+	t.Logf("the lines of a %d-byte task list: %d bytes allocated", len(doc), n)
+	if limit := uint64(len(doc) / 10); n > limit {
+		t.Errorf("the lines of a %d-byte task list allocated %d bytes, want at most %d", len(doc), n, limit)
 	}
 }

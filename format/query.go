@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 )
 
@@ -128,8 +128,8 @@ func selectRaw(src []byte, q string) ([]byte, error) {
 	if parent, last, ok := simplePath(q); ok {
 		raw := src
 		if parent != "" {
-			res := gjson.Get(view(src), parent)
-			raw = within(src, res)
+			res := rawmsg.View(src).Get(parent)
+			raw = rawmsg.Within(src, res)
 			if res.Type != gjson.JSON {
 				raw = nil
 			}
@@ -138,11 +138,11 @@ func selectRaw(src []byte, q string) ([]byte, error) {
 			return v, nil
 		}
 	}
-	res := gjson.Get(view(src), q)
+	res := rawmsg.View(src).Get(q)
 	if !res.Exists() || res.Raw == "" {
 		return nil, nil
 	}
-	if v := within(src, res); v != nil {
+	if v := rawmsg.Within(src, res); v != nil {
 		return v, nil
 	}
 	// A value a modifier or a multipath made, not a part of src.
@@ -150,20 +150,6 @@ func selectRaw(src []byte, q string) ([]byte, error) {
 		return nil, &QueryError{Query: q, Reason: "the selected value is not valid JSON"}
 	}
 	return []byte(res.Raw), nil
-}
-
-// view is src as a string without a copy, for gjson: src is not changed
-// while the results that point into it are in use.
-func view(src []byte) string {
-	return unsafe.String(unsafe.SliceData(src), len(src))
-}
-
-// within returns the part of src that res is, or nil when it is not one.
-func within(src []byte, res gjson.Result) []byte {
-	if i := res.Index; i > 0 && i+len(res.Raw) <= len(src) && string(src[i:i+len(res.Raw)]) == res.Raw {
-		return src[i : i+len(res.Raw) : i+len(res.Raw)]
-	}
-	return nil
 }
 
 // simplePath splits q, when it is keys and indexes only ("content.0.text"),

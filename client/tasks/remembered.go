@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Remembering is what listing the remembered tasks needs of a session
@@ -50,9 +51,10 @@ func ListRemembered(ctx context.Context, s Remembering) (doc json.RawMessage, er
 				errs = append(errs, err)
 				continue
 			}
-			for _, t := range gjson.GetBytes(raw, "tasks").Array() {
+			rawmsg.View(raw).Get("tasks").ForEach(func(_, t gjson.Result) bool {
 				items = append(items, t.Raw)
-			}
+				return true
+			})
 		}
 	}
 	return json.RawMessage(`{"tasks":[` + strings.Join(items, ",") + `]}`), errs

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Bounds on the pause between polls, whatever the server suggests: a
@@ -53,7 +54,7 @@ func (t *Task) Terminal() bool {
 
 // parseTask reads a task object; both eras' field names are accepted.
 func parseTask(raw json.RawMessage) (*Task, error) {
-	r := gjson.ParseBytes(raw)
+	r := rawmsg.View(raw)
 	if !r.IsObject() {
 		return nil, errors.New("the task is not a JSON object")
 	}
@@ -110,17 +111,18 @@ func printableID(id string) bool {
 // createdTask returns the task a tools/call result created, or nil for an
 // ordinary result.
 func createdTask(s Session, raw json.RawMessage) (*Task, error) {
+	res := rawmsg.View(raw)
 	if s.Modern() {
-		if gjson.GetBytes(raw, "resultType").String() != "task" {
+		if res.Get("resultType").String() != "task" {
 			return nil, nil
 		}
 		return checkTask(s, raw)
 	}
-	t := gjson.GetBytes(raw, "task")
-	if !t.IsObject() || gjson.GetBytes(raw, "content").Exists() {
+	t := res.Get("task")
+	if !t.IsObject() || res.Get("content").Exists() {
 		return nil, nil
 	}
-	return checkTask(s, json.RawMessage(t.Raw))
+	return checkTask(s, rawmsg.Within(raw, t))
 }
 
 // checkTask reads a task the server sent.
@@ -206,9 +208,10 @@ func legacyAsTask(toolsCall bool, support string, o Options) bool {
 // dropTask cancels, as far as it can, a task mcpc refused to follow (an
 // invalid task object), so that it is not left running unseen.
 func dropTask(ctx context.Context, s Session, raw json.RawMessage) {
-	id := gjson.GetBytes(raw, "task.taskId") // 2025-11-25
+	res := rawmsg.View(raw)
+	id := res.Get("task.taskId") // 2025-11-25
 	if s.Modern() {
-		id = gjson.GetBytes(raw, "taskId")
+		id = res.Get("taskId")
 	}
 	if id.Type != gjson.String || id.String() == "" {
 		return
@@ -359,7 +362,7 @@ func stopped(ctx context.Context, s Session, t *Task, o Options, err error) erro
 func taskOutcome(ctx context.Context, s Session, t *Task) (json.RawMessage, error) {
 	if s.Modern() {
 		if t.Status == "failed" {
-			e := gjson.GetBytes(t.Raw, "error")
+			e := rawmsg.View(t.Raw).Get("error")
 			msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label())
 			if m := cmp.Or(e.Get("message").String(), t.StatusMessage); m != "" {
 				msg += ": " + m
@@ -369,11 +372,11 @@ func taskOutcome(ctx context.Context, s Session, t *Task) (json.RawMessage, erro
 			}
 			return nil, fail.New(fail.TaskFailed, "", "%s", msg)
 		}
-		res := gjson.GetBytes(t.Raw, "result")
+		res := rawmsg.View(t.Raw).Get("result")
 		if !res.IsObject() {
 			return nil, fail.New(fail.Protocol, "", "%s reported the task %s completed without a result", s.Label(), t.ID)
 		}
-		return json.RawMessage(res.Raw), nil
+		return rawmsg.Within(t.Raw, res), nil
 	}
 	res, err := taskCall(ctx, s, "tasks/result", t.ID, nil)
 	var rpc *jsonrpc.Error
@@ -404,7 +407,7 @@ func failedResult(s Session, t *Task, res json.RawMessage) error {
 		}
 		return &fail.Error{Code: fail.TaskFailed, Msg: msg}
 	}
-	if gjson.GetBytes(res, "isError").Bool() {
+	if rawmsg.View(res).Get("isError").Bool() {
 		return &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
 	}
 	return nil
@@ -476,7 +479,7 @@ func Cancel(ctx context.Context, s Session, id string) (json.RawMessage, error) 
 	// The end is reported as the user's, not the server's. Failing to
 	// remember costs that precision only.
 	s.Records().MarkCancelled(id)
-	if gjson.GetBytes(raw, "status").String() == "cancelled" {
+	if rawmsg.View(raw).Get("status").String() == "cancelled" {
 		s.Records().Settle(id) // 2025-11-25: the server says it is cancelled
 	}
 	return raw, nil
@@ -507,12 +510,13 @@ func List(ctx context.Context, s Session, limit int64) ([]json.RawMessage, error
 			return nil, s.Explain(ctx, "list the tasks of", err)
 		}
 		pages, size = append(pages, raw), size+int64(len(raw))
-		for _, t := range gjson.GetBytes(raw, "tasks").Array() {
+		rawmsg.View(raw).Get("tasks").ForEach(func(_, t gjson.Result) bool {
 			if t.Get("status").String() == "cancelled" {
 				s.Records().Settle(t.Get("taskId").String())
 			}
-		}
-		if cursor = gjson.GetBytes(raw, "nextCursor").String(); cursor == "" {
+			return true
+		})
+		if cursor = rawmsg.View(raw).Get("nextCursor").String(); cursor == "" {
 			break
 		}
 		if seen[cursor] {
@@ -531,8 +535,8 @@ const maxTaskPages = 100
 // sends the answers with tasks/update.
 func answerTask(ctx context.Context, s Session, t *Task, answered map[string]bool) error {
 	var all mcp.InputRequestMap
-	if r := gjson.GetBytes(t.Raw, "inputRequests"); r.Exists() {
-		if err := json.Unmarshal([]byte(r.Raw), &all); err != nil {
+	if r := rawmsg.View(t.Raw).Get("inputRequests"); r.Exists() {
+		if err := json.Unmarshal(rawmsg.Within(t.Raw, r), &all); err != nil {
 			return fail.Wrap(fail.Protocol, err, "", "%s sent input requests mcpc cannot read for the task %s", s.Label(), t.ID)
 		}
 	}

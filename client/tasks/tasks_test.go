@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 // fakeSession is a Session whose task requests are answered by request;
@@ -286,5 +287,45 @@ func TestEndSettledSessions(t *testing.T) {
 	EndSettledSessions(context.Background(), s)
 	if !slices.Equal(s.ended, []string{"s-b"}) || len(store.List()) != 3 {
 		t.Fatalf("ended %v, records %d", s.ended, len(store.List()))
+	}
+}
+
+// bigTask is a 2026-07-28 task object, completed, with a result of about
+// 4 MB inline.
+func bigTask(id string) []byte {
+	res, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("x", 4<<20)}}})
+	return []byte(`{"taskId":"` + id + `","status":"completed","result":` + string(res) + `}`)
+}
+
+// A task, its result and a tasks/list page are read where they lie:
+// gjson.ParseBytes copied the task whole, gjson.GetBytes the result and
+// each page's tasks (and json.RawMessage the result again).
+func TestTasksReadInPlace(t *testing.T) {
+	raw := bigTask("t")
+	s := &fakeSession{label: `server "x"`, modern: true}
+	var task *Task
+	var err error
+	bounded := func(what string, n uint64, size int) {
+		t.Helper()
+		t.Logf("%s, %d bytes: %d bytes allocated", what, size, n)
+		if limit := uint64(size / 10); n > limit {
+			t.Errorf("%s of %d bytes allocated %d bytes, want at most %d", what, size, n, limit)
+		}
+	}
+	bounded("parseTask", memtest.Allocated(func() { task, err = parseTask(raw) }), len(raw))
+	if err != nil || task.ID != "t" || task.Status != "completed" {
+		t.Fatalf("parseTask = %+v, %v", task, err)
+	}
+	var res json.RawMessage
+	bounded("taskOutcome", memtest.Allocated(func() { res, err = taskOutcome(context.Background(), s, task) }), len(raw))
+	if err != nil || !strings.HasPrefix(string(res), `{"content":[{"text":"xxx`) || !strings.HasSuffix(string(raw), string(res)+"}") {
+		t.Errorf("taskOutcome = %.40s…, %v", res, err)
+	}
+	page := []byte(`{"tasks":[` + string(bigTask("a")) + `,` + string(bigTask("b")) + `]}`)
+	s.request = func(context.Context, string, string, map[string]any) (json.RawMessage, error) { return page, nil }
+	var pages []json.RawMessage
+	bounded("List", memtest.Allocated(func() { pages, err = List(context.Background(), s, 64<<20) }), len(page))
+	if err != nil || len(pages) != 1 || &pages[0][0] != &page[0] {
+		t.Errorf("List = %d pages, %v", len(pages), err)
 	}
 }

@@ -5,6 +5,7 @@
 package rawmsg
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,11 +21,22 @@ type Message struct {
 }
 
 // View parses data where it lies: gjson's Bytes functions copy what they
-// return (ParseBytes and GetManyBytes the whole input, GetBytes the value
+// return (ParseBytes the whole input, GetBytes and GetManyBytes each value
 // found), which for a list of 200,000 items is the list again. The
-// results point into data, which must not change while they are in use.
+// results point into data, which must not change while they are in use:
+// a string kept beyond that, or kept long while data is large, is cloned.
 func View(data []byte) gjson.Result {
 	return gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// Within returns the bytes of data that r (a result of View(data)) is,
+// without a copy, or nil when r is not a part of data (a value a modifier
+// or a multipath made).
+func Within(data []byte, r gjson.Result) []byte {
+	if i := r.Index; i >= 0 && r.Raw != "" && i+len(r.Raw) <= len(data) && string(data[i:i+len(r.Raw)]) == r.Raw {
+		return data[i : i+len(r.Raw) : i+len(r.Raw)]
+	}
+	return nil
 }
 
 // Parse makes one pass over the top level of data (valid JSON); nothing is
@@ -59,25 +71,29 @@ func (m Message) Notification(data []byte) ([]byte, bool) {
 	if m.Other || m.Version.Str != "2.0" || m.ID.Exists() || m.Method.Type != gjson.String || !m.Params.IsObject() {
 		return nil, false
 	}
-	return data[m.Params.Index : m.Params.Index+len(m.Params.Raw)], true
+	return Within(data, m.Params), true
 }
 
 // Progress reads notifications/progress params by one pass (a decode
 // through reflection was most of the cost of a progress flood); false when
-// they are not well formed, for the SDK to say why.
+// they are not well formed, for the SDK to say why. params are read where
+// they lie; the strings kept are cloned, since a line buffer may be reused.
 func Progress(params []byte) (*mcp.ProgressNotificationParams, bool) {
 	var p mcp.ProgressNotificationParams
 	ok := true
-	gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
+	View(params).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "progressToken":
 			p.ProgressToken = v.Value()
+			if v.Type == gjson.String {
+				p.ProgressToken = strings.Clone(v.Str)
+			}
 		case "progress":
 			ok, p.Progress = v.Type == gjson.Number, v.Num
 		case "total":
 			ok, p.Total = v.Type == gjson.Number, v.Num
 		case "message":
-			ok, p.Message = v.Type == gjson.String, v.Str
+			ok, p.Message = v.Type == gjson.String, strings.Clone(v.Str)
 		}
 		return ok
 	})

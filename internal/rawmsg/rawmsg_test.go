@@ -2,9 +2,12 @@ package rawmsg
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 func TestProgress(t *testing.T) {
@@ -39,6 +42,36 @@ func TestNotification(t *testing.T) {
 		p, ok := Parse([]byte(c.line)).Notification([]byte(c.line))
 		if ok != (c.params != "") || string(p) != c.params {
 			t.Errorf("Notification(%s) = %s, %v; want %s", c.line, p, ok, c.params)
+		}
+	}
+}
+
+// Progress reads its params where they lie (gjson.ParseBytes copied them
+// whole) and clones only the strings it keeps, since the line they were
+// read from may be reused.
+func TestProgressReadsInPlace(t *testing.T) {
+	params := []byte(`{"_meta":{"pad":"` + strings.Repeat("x", 4<<20) + `"},"progressToken":"tok","progress":1,"message":"half"}`)
+	var p *mcp.ProgressNotificationParams
+	var ok bool
+	n := memtest.Allocated(func() { p, ok = Progress(params) })
+	t.Logf("%d-byte params: %d bytes allocated", len(params), n)
+	if limit := uint64(len(params) / 10); n > limit {
+		t.Errorf("%d-byte params allocated %d bytes, want at most %d", len(params), n, limit)
+	}
+	copy(params[len(params)-30:], strings.Repeat("?", 30)) // the line reused
+	if want := (&mcp.ProgressNotificationParams{ProgressToken: "tok", Progress: 1, Message: "half"}); !ok || !reflect.DeepEqual(p, want) {
+		t.Errorf("Progress = %+v, %v; want %+v", p, ok, want)
+	}
+}
+
+// Within is the bytes a result is, where they lie; nil for a value a
+// modifier made.
+func TestWithin(t *testing.T) {
+	data := []byte(` {"a":{"b":[1, 2]},"c":"d"}`)
+	for path, want := range map[string]string{"a": `{"b":[1, 2]}`, "a.b.1": "2", "c": `"d"`, "@this": `{"a":{"b":[1, 2]},"c":"d"}`, "a|@ugly": "", "x": ""} {
+		got := Within(data, View(data).Get(path))
+		if string(got) != want || want == "" && got != nil {
+			t.Errorf("Within(%s) = %q, want %q", path, got, want)
 		}
 	}
 }

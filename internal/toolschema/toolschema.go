@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/schemamsg"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tidwall/gjson"
 )
 
 // schemaHint is what to do about arguments that fail the inputSchema.
@@ -51,11 +51,12 @@ func ValidateArgs(ctx context.Context, tool *mcp.Tool, args map[string]any) (ski
 // be used (as ValidateArgs says it); err is the context's cause when ctx
 // ends during the check.
 func ValidateOutput(ctx context.Context, tool *mcp.Tool, result json.RawMessage) (mismatch, skipped string, err error) {
-	sc := gjson.GetBytes(result, "structuredContent")
-	if tool == nil || tool.OutputSchema == nil || !sc.Exists() || gjson.GetBytes(result, "isError").Bool() {
+	res := rawmsg.View(result)
+	sc := res.Get("structuredContent")
+	if tool == nil || tool.OutputSchema == nil || !sc.Exists() || res.Get("isError").Bool() {
 		return "", "", nil
 	}
-	return validate(ctx, tool, true, []byte(sc.Raw), "field")
+	return validate(ctx, tool, true, rawmsg.Within(result, sc), "field")
 }
 
 // compiled is a schema ready to validate with, or why it cannot be used.

@@ -207,3 +207,24 @@ func TestValidateContext(t *testing.T) {
 		t.Errorf("err %v, want %v", err, cause)
 	}
 }
+
+// A result is read where it lies: gjson.GetBytes copied its
+// structuredContent before anything looked at whether there was a schema
+// to check it against, or an error result not to check.
+func TestValidateOutputReadsInPlace(t *testing.T) {
+	result, _ := json.Marshal(map[string]any{"content": []any{}, "isError": true,
+		"structuredContent": map[string]any{"x": strings.Repeat("x", 4<<20)}})
+	schema := map[string]any{"type": "object"}
+	for _, tool := range []*mcp.Tool{{Name: "no output schema"}, {Name: "an error result", OutputSchema: schema}} {
+		var mismatch, skipped string
+		var err error
+		n := memtest.Allocated(func() { mismatch, skipped, err = ValidateOutput(context.Background(), tool, result) })
+		t.Logf("%s, %d-byte result: %d bytes allocated", tool.Name, len(result), n)
+		if mismatch != "" || skipped != "" || err != nil {
+			t.Errorf("%s: mismatch %q, skipped %q, err %v", tool.Name, mismatch, skipped, err)
+		}
+		if limit := uint64(len(result) / 10); n > limit {
+			t.Errorf("%s: a %d-byte result allocated %d bytes, want at most %d", tool.Name, len(result), n, limit)
+		}
+	}
+}
