@@ -7,14 +7,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
-// ErrToolError means the tool reported isError: the result was printed;
-// the exit status says so and nothing more is printed.
-var ErrToolError = &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
+// ErrToolError means the tool reported isError (tasks.ErrToolError, the
+// one sentinel for a call run as a task or not).
+var ErrToolError = tasks.ErrToolError
 
 // ResultVerdict is the exit status's error of a call's result: a task
 // that failed with a result, then the outputSchema check under --strict,

@@ -21,6 +21,11 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
+// ErrToolError means the tool reported isError: the result was printed;
+// the exit status says so and nothing more is printed. A call that ran
+// as a task and one that did not end the same way (client.ErrToolError).
+var ErrToolError = &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
+
 // Bounds on the pause between polls, whatever the server suggests: a
 // server asking for 0 ms must not be hammered, one asking for an hour
 // must not leave a terminal silent.
@@ -408,7 +413,7 @@ func failedResult(s Session, t *Task, res json.RawMessage) error {
 		return &fail.Error{Code: fail.TaskFailed, Msg: msg}
 	}
 	if rawmsg.View(res).Get("isError").Bool() {
-		return &fail.Error{Code: fail.ToolError, Msg: "the tool reported an error"}
+		return ErrToolError
 	}
 	return nil
 }
