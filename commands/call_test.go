@@ -2,11 +2,15 @@ package commands
 
 import (
 	"encoding/json"
+	"net"
+	"os"
 	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpc-dev/mcpc/client"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -126,6 +130,18 @@ func TestRunCall(t *testing.T) {
 		stderr: "mcpc: error: --detach needs an HTTP server: a stdio server ends with the invocation that starts it, and its tasks with it\n" +
 			"mcpc: hint: run it without --detach, or reach the server over HTTP\n",
 		connects: -1,
+	}, {
+		// The holder closes its invocations' sockets as its server dies: a
+		// call that writes to one then fails with EPIPE, the socket's, not
+		// stdout's (session_logs.txtar saw exit 0 and nothing printed).
+		name: "a session that ended mid-call, its socket's EPIPE in the chain: exit 5, not stdout's reader gone",
+		args: []string{"call", "--stdio", "fake", "echo", "text=x"},
+		runs: map[string]fakeRun{"echo": {err: client.SessionEnded("counter", "server killed by signal killed",
+			&net.OpError{Op: "write", Net: "unix", Err: os.NewSyscallError("write", syscall.EPIPE)})}},
+		code: 5,
+		stderr: "mcpc: error: session counter ended: server killed by signal killed\n" +
+			"mcpc: hint: what the server held is lost; start it again with 'mcpc session start counter', or forget it with 'mcpc session stop counter'\n",
+		calls: []fakeCall{{tool: "echo", args: map[string]any{"text": "x"}}},
 	}, {
 		name:    "the connect fails: its code, nothing called",
 		args:    []string{"call", "--stdio", "fake", "echo", "text=x"},

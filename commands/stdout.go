@@ -51,11 +51,22 @@ func readerGone(err error) bool { return errors.Is(err, syscall.EPIPE) }
 // only the reader going away is no failure; a failed write the command
 // did not report is.
 func (s *stdoutWriter) finish(err error) error {
-	if err != nil && readerGone(err) {
+	if err != nil && s.readerLeft(err) {
 		err = nil
 	}
 	if err == nil {
 		err = s.failed()
 	}
 	return err
+}
+
+// readerLeft reports whether err is stdout's own reader going away: the
+// EPIPE a write to stdout failed with. An EPIPE from elsewhere is the
+// command's failure: a session's holder that closed its socket as its
+// server died fails a call's write to it with one, and that is exit 5
+// naming the session, not a quiet exit 0 with nothing printed.
+func (s *stdoutWriter) readerLeft(err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err != nil && readerGone(s.err) && errors.Is(err, s.err)
 }
