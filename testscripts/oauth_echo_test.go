@@ -50,21 +50,30 @@ func (s *oauthServer) echoRequest(w http.ResponseWriter, r *http.Request) {
 			s.echoed = append(s.echoed, v)
 		}
 	}
+	redirect := s.bounce
 	s.mu.Unlock()
+	if redirect {
+		// Sent on to a port where nobody listens: the request's form in
+		// the query, so the URL in the client's error holds it.
+		http.Redirect(w, r, "http://127.0.0.1:1/refused?"+string(body), http.StatusTemporaryRedirect)
+		return
+	}
 	writeJSON(w, 400, map[string]string{"error": "invalid_request",
 		"error_description": "cannot use " + string(body) + " with " + r.Header.Get("Authorization") + " and DPoP " + r.Header.Get("DPoP") + decoded})
 }
 
-// oauth-echo URL: from now on the token endpoint of the server at URL
-// refuses every request quoting it back (as -echo-request does from the
-// start): a stored login's refresh meets it.
+// oauth-echo URL [-redirect]: from now on the token endpoint of the server
+// at URL refuses every request quoting it back (as -echo-request does from
+// the start): a stored login's refresh meets it. With -redirect it sends
+// the request on (307) to an address that refuses connections, the form
+// in the Location's query.
 func cmdOAuthEcho(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: oauth-echo URL")
+	if neg || len(args) < 1 || len(args) > 2 || len(args) == 2 && args[1] != "-redirect" {
+		ts.Fatalf("usage: oauth-echo URL [-redirect]")
 	}
 	s := oauthServerAt(ts, args[0])
 	s.mu.Lock()
-	s.echo = true
+	s.echo, s.bounce = true, len(args) == 2
 	s.mu.Unlock()
 }
 

@@ -78,6 +78,7 @@ type oauthServer struct {
 	mu      sync.Mutex
 	echo    bool                // every token request is refused, its body and Authorization quoted (oauth_echo_test.go)
 	echoed  []string            // the secrets the refusals quoted
+	bounce  bool                // the refusal is a redirect, the request in its Location
 	idpBad  string              // what the IdP's next ID tokens get wrong (oauth-idp-bad)
 	issuer  string              // the authorization server the resource names now
 	revoked map[string]bool     // client_ids the server no longer accepts
