@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // echoedParams are the token request parameters that carry secrets: what
@@ -80,8 +82,8 @@ func cmdOAuthEcho(ts *testscript.TestScript, neg bool, args []string) {
 // oauth-echoed URL PATH...: the token endpoint of the server at URL quoted
 // at least one secret back, and none of them is in any file at or under
 // the PATHs (what mcpc printed, saved with cp stdout/stderr, and the
-// directories it writes), as it is, form-encoded, JSON-escaped or in
-// base64 (a Basic credential).
+// directories it writes), as it is, form-encoded, JSON-escaped, in
+// base64 (a Basic credential) or made one line (as messages are printed).
 func cmdOAuthEchoed(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: oauth-echoed URL PATH...")
@@ -96,7 +98,7 @@ func cmdOAuthEchoed(ts *testscript.TestScript, neg bool, args []string) {
 	var forms []string
 	for _, v := range secrets {
 		j, _ := json.Marshal(v)
-		forms = append(forms, v, url.QueryEscape(v), string(j[1:len(j)-1]), base64.StdEncoding.EncodeToString([]byte(v)))
+		forms = append(forms, v, url.QueryEscape(v), string(j[1:len(j)-1]), base64.StdEncoding.EncodeToString([]byte(v)), textsafe.OneLine(v))
 	}
 	files := 0
 	for _, p := range args[1:] {
