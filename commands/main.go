@@ -20,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/profile"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/termui"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Env is everything an invocation takes from its surroundings, injected so
@@ -131,8 +132,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	// Every secret the invocation sends is registered in one set, and
 	// everything printed on stderr passes one redacting writer: a server
-	// that quotes a request back cannot put a secret into a log.
-	secrets := redaction.NewSet()
+	// that quotes a request back cannot put a secret into a log. Messages
+	// are made one line before that writer: so are the secrets.
+	secrets := redaction.NewSet(textsafe.OneLine)
 	ctx = redaction.NewContext(ctx, secrets)
 	stderr := redaction.NewWriter(env.Stderr, secrets)
 	defer stderr.Flush()

@@ -59,6 +59,9 @@ func LoadRegistration(ctx context.Context, st Store, issuer string) (*Registrati
 	if err != nil || json.Unmarshal(b, &r) != nil || r.Version != registrationVersion || r.ClientID == "" {
 		return nil, ErrNotFound
 	}
+	// The client's secret is sent from now on (decoded in a Basic
+	// credential too), and a token endpoint may quote it back.
+	redact.Add(ctx, r.ClientSecret)
 	return &r, nil
 }
 
@@ -226,6 +229,9 @@ func (t *loginTransport) register(req *http.Request, base http.RoundTripper) (*h
 		resp.Body.Close()
 		return nil, fmt.Errorf("the authorization server's registration response is not a registration (%v); its body is not shown, since it may hold a client secret", err)
 	}
+	// The secret the server just issued is the invocation's from here:
+	// a token endpoint refusing the code exchange may quote it back.
+	redact.Add(ctx, got.ClientSecret)
 	if got.ClientID != "" {
 		r := &Registration{
 			Issuer: issuer, ClientID: got.ClientID, ClientSecret: got.ClientSecret, SecretExpires: got.ClientSecretExpiresAt,

@@ -72,10 +72,13 @@ type oauthServer struct {
 	keys       grantKeys // workload identity and enterprise (oauth_grants_test.go)
 	idpTTL     int       // seconds the IdP's ID tokens from a login or refresh live
 	expiresIn  string    // when set, the raw JSON of every token response's expires_in
-	echo       bool      // every token request is refused, its body and Authorization quoted
 	secretPost bool      // the metadata offers client_secret_post only
+	regSecret  bool      // registration issues a client secret (client_secret_basic)
 
 	mu      sync.Mutex
+	echo    bool                // every token request is refused, its body and Authorization quoted (oauth_echo_test.go)
+	echoed  []string            // the secrets the refusals quoted
+	bounce  bool                // the refusal is a redirect, the request in its Location
 	idpBad  string              // what the IdP's next ID tokens get wrong (oauth-idp-bad)
 	issuer  string              // the authorization server the resource names now
 	revoked map[string]bool     // client_ids the server no longer accepts
@@ -110,7 +113,8 @@ func token(prefix string) string { return prefix + rand.Text() }
 // [-hang-first-refresh] [-cc-secret S] [-cc-key FILE] [-metadata-issuer I]
 // [-metadata-token-endpoint URL|none] [-private-ttl MS] [-revoke-first] [-sse]
 // [-dpop [-dpop-bearer] [-dpop-nonce as|rs|both] [-dpop-nonce-never as|rs]]
-// [-ent-secret S] [-idp-ttl S] [-expires-in JSON] [-echo-request] [-secret-post]: start the server; $VAR gets the protected MCP endpoint,
+// [-ent-secret S] [-idp-ttl S] [-expires-in JSON] [-echo-request] [-secret-post]
+// [-login-client ID] [-register-secret]: start the server; $VAR gets the protected MCP endpoint,
 // ${VAR}_ISSUER the issuer, ${VAR}_IDP the identity provider's issuer,
 // ${VAR}_GITHUB_URL and ${VAR}_GITHUB_TOKEN what GitHub Actions would set.
 func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
@@ -140,7 +144,12 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs.StringVar(&s.expiresIn, "expires-in", "", "the raw JSON of expires_in in token responses")
 	fs.BoolVar(&s.echo, "echo-request", false, "refuse token requests quoting them back in error_description")
 	fs.BoolVar(&s.secretPost, "secret-post", false, "offer client_secret_post only")
+	fs.BoolVar(&s.regSecret, "register-secret", false, "registration issues a client secret, for client_secret_basic")
+	loginClient := fs.String("login-client", "", "a client ID registered in advance, for a login with a configured client")
 	ts.Check(fs.Parse(args[1:]))
+	if *loginClient != "" {
+		s.clients[*loginClient] = []string{"http://127.0.0.1/callback"}
+	}
 	for _, k := range []**ecdsa.PrivateKey{&s.keys.workload, &s.keys.idp} {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		ts.Check(err)
@@ -315,7 +324,11 @@ func (s *oauthServer) register(w http.ResponseWriter, r *http.Request) {
 	s.counts["register"]++
 	s.clients[id] = md.RedirectURIs
 	s.mu.Unlock()
-	writeJSON(w, 201, map[string]any{"client_id": id, "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
+	resp := map[string]any{"client_id": id, "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"}
+	if s.regSecret {
+		resp["client_secret"], resp["token_endpoint_auth_method"] = token("regsecret-"), "client_secret_basic"
+	}
+	writeJSON(w, 201, resp)
 }
 
 func (s *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
@@ -359,12 +372,11 @@ func sameRedirect(registered, got string) bool {
 }
 
 func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
-	if s.echo {
-		// A careless server quoting the request it refuses, secrets and
-		// all, as form-encoded on the wire.
-		body, _ := io.ReadAll(r.Body)
-		writeJSON(w, 400, map[string]string{"error": "invalid_request",
-			"error_description": "cannot use " + string(body) + " with " + r.Header.Get("Authorization") + " and DPoP " + r.Header.Get("DPoP")})
+	s.mu.Lock()
+	echo := s.echo
+	s.mu.Unlock()
+	if echo {
+		s.echoRequest(w, r)
 		return
 	}
 	r.ParseForm()
@@ -422,7 +434,7 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		delete(s.codes, r.PostForm.Get("code"))
 		s.mu.Unlock()
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		if !ok || c.client != r.PostForm.Get("client_id") || c.redirect != r.PostForm.Get("redirect_uri") ||
+		if !ok || c.client != requestClient(r) || c.redirect != r.PostForm.Get("redirect_uri") ||
 			base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge {
 			bad("invalid_grant")
 			return
@@ -553,6 +565,17 @@ func (s *oauthServer) currentNonceLocked(where string) string {
 	return fmt.Sprintf("%s-nonce-%d", where, s.nonces[where])
 }
 
+// requestClient is the client a token request names: in its Basic
+// authentication (a client with a secret), or in its form.
+func requestClient(r *http.Request) string {
+	if id, _, ok := r.BasicAuth(); ok {
+		if v, err := url.QueryUnescape(id); err == nil {
+			return v
+		}
+	}
+	return r.PostForm.Get("client_id")
+}
+
 // clientAuthenticated checks cc-client's secret (HTTP Basic) or its
 // RFC 7523 assertion (issuer and subject the client, audience the issuer).
 func (s *oauthServer) clientAuthenticated(r *http.Request) bool {
@@ -677,7 +700,7 @@ func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("%d %s token requests", got, args[1])
 }
 
-// authorize [-paste] [-attacks FILE] CODE PROG ARGS...: run PROG (mcpc
+// authorize [-paste] [-attacks FILE] [-env NAME]... CODE PROG ARGS...: run PROG (mcpc
 // login) and play the user: read the authorization link from its stderr,
 // fetch it like a browser (the server approves and redirects to mcpc's
 // loopback receiver), and require exit CODE; a second link (a login that
@@ -686,20 +709,23 @@ func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 // -paste pastes the redirect URL on PROG's stdin instead of following it.
 // -attacks first sends hostile callbacks (wrong state, foreign Host, POST,
 // wrong path) and, after the real one, a replay; FILE gets one line per
-// attempt with the status.
+// attempt with the status. -env passes the script's variable NAME (a
+// client secret) to PROG, which otherwise gets only the harness's few.
 func cmdAuthorize(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("authorize", flag.ContinueOnError)
 	paste := fs.Bool("paste", false, "")
 	attacks := fs.String("attacks", "", "")
+	var pass []string
+	fs.Func("env", "", func(k string) error { pass = append(pass, k+"="+ts.Getenv(k)); return nil })
 	ts.Check(fs.Parse(args))
 	args = fs.Args()
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: authorize [-paste] [-attacks FILE] CODE PROG [ARGS...]")
+		ts.Fatalf("usage: authorize [-paste] [-attacks FILE] [-env NAME]... CODE PROG [ARGS...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	cmd := exec.Command(scriptPath(ts, args[1]), args[2:]...)
-	cmd.Env = scriptEnv(ts)
+	cmd.Env = append(scriptEnv(ts), pass...)
 	cmd.Dir = ts.MkAbs(".")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout

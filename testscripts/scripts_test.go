@@ -229,6 +229,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"oauth-wait":        cmdOAuthWait,
 			"oauth-migrate":     cmdOAuthMigrate,
 			"oauth-revoke":      cmdOAuthRevokeClients,
+			"oauth-echo":        cmdOAuthEcho,
+			"oauth-echoed":      cmdOAuthEchoed,
 			"authorize":         cmdAuthorize,
 			"concurrent":        cmdConcurrent,
 			"auth-coverage":     cmdConformanceAuthCoverage,

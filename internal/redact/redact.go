@@ -32,14 +32,21 @@ const MinLen = 8
 // Set is the secrets of one invocation, each in every form it can be
 // printed in. It is safe for concurrent use; a nil *Set holds nothing.
 type Set struct {
-	mu    sync.RWMutex
-	forms []string  // longest first: at one position the longest wins
-	first [256]bool // the first bytes of forms, to skip text quickly
-	seen  map[string]bool
+	mu      sync.RWMutex
+	forms   []string  // longest first: at one position the longest wins
+	first   [256]bool // the first bytes of forms, to skip text quickly
+	seen    map[string]bool
+	printed []func(string) string
 }
 
-// NewSet is an empty Set.
-func NewSet() *Set { return &Set{seen: map[string]bool{}} }
+// NewSet is an empty Set. printed are the changes a message undergoes
+// before it reaches the Writer (the command line's: textsafe.OneLine,
+// which makes whitespace runs one space and strips controls): a secret
+// that such a change alters is registered as changed too, or it would
+// pass the Writer unrecognized.
+func NewSet(printed ...func(string) string) *Set {
+	return &Set{seen: map[string]bool{}, printed: printed}
+}
 
 // Add registers secrets; empty and short ones (under MinLen bytes) are
 // ignored.
@@ -53,7 +60,13 @@ func (s *Set) Add(secrets ...string) {
 		if len(v) < MinLen {
 			continue
 		}
-		for _, f := range forms(v) {
+		all := forms(v)
+		for _, p := range s.printed {
+			if c := p(v); c != v {
+				all = append(all, forms(c)...)
+			}
+		}
+		for _, f := range all {
 			if len(f) < MinLen || s.seen[f] {
 				continue
 			}

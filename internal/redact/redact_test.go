@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/internal/memtest"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // reference is what a Writer must produce: every form replaced over the
@@ -85,6 +86,23 @@ func TestForms(t *testing.T) {
 	} {
 		got := writeSplit(t, s, text, []int{len(text) / 2})
 		if !strings.Contains(got, Mark) || strings.Contains(got, "d&e") || strings.Contains(got, `d\u0026e`) || strings.Contains(got, "c%22d") {
+			t.Errorf("%s\n→ %s", text, got)
+		}
+	}
+}
+
+// TestFormsPrinted: a message is made one line before it reaches the
+// Writer (runs of whitespace one space, controls stripped); a secret with
+// those in it is still recognized there, as is and inside the --json
+// error object, by a Set told so.
+func TestFormsPrinted(t *testing.T) {
+	const secret = "two  spaces\tand\x1b a tab"
+	s := NewSet(textsafe.OneLine)
+	s.Add(secret)
+	line := textsafe.OneLine("refused: client secret " + secret + " is wrong")
+	js, _ := json.Marshal(map[string]string{"message": line})
+	for _, text := range []string{line, string(js)} {
+		if got := writeSplit(t, s, text, []int{len(text) / 2}); got != strings.Replace(text, textsafe.OneLine(secret), Mark, 1) || strings.Contains(got, "spaces") {
 			t.Errorf("%s\n→ %s", text, got)
 		}
 	}
