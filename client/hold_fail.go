@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // A request the holder could not deliver (an HTTP server's 401, 403 or
@@ -24,16 +25,45 @@ import (
 // (unforged), so only the holder's own verdicts arrive with it.
 const heldFailureKey = "mcpc/failure"
 
-// heldFailure is the verdict as it crosses the socket.
-type heldFailure struct {
+// HeldFailure is a failure a session's holder reports to an invocation,
+// which re-raises it (raise) with the holder's code, message and hint:
+// to the invocation that started it in its HolderReport, to an attached
+// one in the data of a JSON-RPC error (verdictError). Both read the same
+// JSON, so the two say a failure the same way.
+type HeldFailure struct {
 	Code    fail.Code `json:"code"`
 	Message string    `json:"message"`
 	Hint    string    `json:"hint,omitempty"`
 }
 
+// heldFailure is f as the holder reports it.
+func heldFailure(f *fail.Error) *HeldFailure {
+	return &HeldFailure{Code: f.Code, Message: f.Msg, Hint: f.Hint}
+}
+
+// redacted is h with secrets replaced.
+func (h *HeldFailure) redacted(secrets *redaction.Set) *HeldFailure {
+	return &HeldFailure{Code: h.Code, Message: secrets.String(h.Message), Hint: secrets.String(h.Hint)}
+}
+
+// raise is the failure h reports, caused by err. A code this mcpc does
+// not know (a holder of another version may name one) must not become an
+// exit status: the failure is then mcpc's own. Nil when there is no
+// failure or it has no message: a report that says nothing is none.
+func (h *HeldFailure) raise(err error) *fail.Error {
+	if h == nil || h.Message == "" {
+		return nil
+	}
+	code := h.Code
+	if !knownCode(code) {
+		code = fail.Internal
+	}
+	return &fail.Error{Code: code, Msg: h.Message, Hint: h.Hint, Err: err}
+}
+
 // verdictError is the answer that carries f to the invocation.
 func verdictError(f *fail.Error) *jsonrpc.Error {
-	data, _ := json.Marshal(map[string]heldFailure{heldFailureKey: {f.Code, f.Msg, f.Hint}})
+	data, _ := json.Marshal(map[string]*HeldFailure{heldFailureKey: heldFailure(f)})
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: f.Msg, Data: data}
 }
 
@@ -80,20 +110,18 @@ func unforged(err error) error {
 }
 
 // heldVerdict is the holder's verdict in rpc, when the session is held
-// and rpc carries one with a code mcpc knows; nil otherwise.
+// and rpc carries one with a code mcpc knows; nil otherwise: an error
+// that is no verdict mcpc can re-raise is explained as a server's.
 func (s *Session) heldVerdict(rpc *jsonrpc.Error, err error) *fail.Error {
 	if s.sock == nil || rpc.Code != jsonrpc.CodeInternalError {
 		return nil
 	}
 	raw := rawmsg.View(rpc.Data).Get(gjson.Escape(heldFailureKey))
-	var v heldFailure
-	if !raw.IsObject() || json.Unmarshal(rawmsg.Within(rpc.Data, raw), &v) != nil || v.Message == "" {
+	var v HeldFailure
+	if !raw.IsObject() || json.Unmarshal(rawmsg.Within(rpc.Data, raw), &v) != nil || !knownCode(v.Code) {
 		return nil
 	}
-	if !knownCode(v.Code) {
-		return nil
-	}
-	return &fail.Error{Code: v.Code, Msg: v.Message, Hint: v.Hint, Err: err}
+	return v.raise(err)
 }
 
 // knownCode says whether code is one of mcpc's: a holder (perhaps of

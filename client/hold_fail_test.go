@@ -1,13 +1,16 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
@@ -44,6 +47,39 @@ func TestHeldVerdictCrossesTheSocket(t *testing.T) {
 	s.sock = nil
 	if f := fail.As(s.explain(context.Background(), "call tool \"x\" on", msg.(*jsonrpc.Response).Error)); f == nil || f.Code != fail.Rejected {
 		t.Fatalf("without a holder: %#v", f)
+	}
+}
+
+// TestHeldFailureOneShape: a holder's failure reaches the invocation
+// that started it (its report) and an attached one (a verdict) as the
+// same JSON, redacted the same, and both re-raise the same failure.
+func TestHeldFailureOneShape(t *testing.T) {
+	const secret = "held-secret-token-9"
+	secrets := redact.NewSet()
+	secrets.Add(secret)
+	f := &fail.Error{Code: fail.AuthFailed, Msg: `server "a" rejected ` + secret, Hint: "check " + secret}
+	var out bytes.Buffer
+	ReportToStarter(&out, secrets, HolderReport{Error: heldFailure(f)})
+	h := &Holder{s: &Session{secrets: secrets}}
+	rpc := h.redacted(verdictError(f)).(*jsonrpc.Error)
+	want := map[string]any{"code": "auth_failed", "message": `server "a" rejected <redacted>`, "hint": "check <redacted>"}
+	for what, raw := range map[string]string{
+		"report":  gjson.GetBytes(out.Bytes(), "error").Raw,
+		"verdict": gjson.GetBytes(rpc.Data, gjson.Escape(heldFailureKey)).Raw,
+	} {
+		var got map[string]any
+		if err := json.Unmarshal([]byte(raw), &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("the %s's failure: %s, want %v", what, raw, want)
+		}
+	}
+	var rep HolderReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	started, attached := rep.Error.raise(nil), heldSession().heldVerdict(rpc, rpc)
+	if started == nil || attached == nil || *started != (fail.Error{Code: attached.Code, Msg: attached.Msg, Hint: attached.Hint}) ||
+		started.Code != fail.AuthFailed || started.Msg != `server "a" rejected <redacted>` || started.Hint != "check <redacted>" {
+		t.Fatalf("re-raised by the starter %#v, by an attached invocation %#v", started, attached)
 	}
 }
 

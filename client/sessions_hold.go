@@ -30,14 +30,7 @@ const HolderCommand = "__holder"
 // its record once the server answered the handshake, or the failure.
 type HolderReport struct {
 	Record *state.SessionRecord `json:"record,omitempty"`
-	Error  *ReportedError       `json:"error,omitempty"`
-}
-
-// ReportedError is a holder's failure as its starter prints it.
-type ReportedError struct {
-	Code    fail.Code `json:"code"`
-	Message string    `json:"message"`
-	Hint    string    `json:"hint,omitempty"`
+	Error  *HeldFailure         `json:"error,omitempty"`
 }
 
 // maxHolderReport bounds what the starter reads of its holder's report,
@@ -99,8 +92,8 @@ func HolderArgs(args []string, in io.Reader, out io.Writer) ([]string, io.Writer
 // the starter prints it on its stderr, whose redaction knows none of
 // them (it reached no server, loaded no login).
 func ReportToStarter(w io.Writer, secrets *redaction.Set, rep HolderReport) {
-	if e := rep.Error; e != nil {
-		rep.Error = &ReportedError{Code: e.Code, Message: secrets.String(e.Message), Hint: secrets.String(e.Hint)}
+	if rep.Error != nil {
+		rep.Error = rep.Error.redacted(secrets)
 	}
 	b, _ := json.Marshal(rep)
 	w.Write(b)
@@ -167,7 +160,7 @@ func awaitReport(ctx context.Context, p *os.Process, out io.Reader) (*HolderRepo
 		return nil, context.Cause(ctx)
 	}
 	var rep HolderReport
-	if err := json.Unmarshal(b, &rep); err != nil || rep.Record == nil && rep.Error == nil {
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Record == nil && rep.Error.raise(nil) == nil {
 		// A holder already gone when its report is missing ended on its
 		// own (often killed by the server it started): its wait status
 		// says how, which is no bug of mcpc's.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -91,12 +90,8 @@ func (s *Sessions) Start(ctx context.Context, name string, args []string, shell 
 	if err != nil {
 		return nil, err
 	}
-	if rep.Error != nil {
-		code := rep.Error.Code
-		if !knownCode(code) {
-			code = fail.Internal
-		}
-		return nil, &fail.Error{Code: code, Msg: rep.Error.Message, Hint: rep.Error.Hint}
+	if f := rep.Error.raise(nil); f != nil {
+		return nil, f
 	}
 	return rep.Record, nil
 }

@@ -129,8 +129,7 @@ func (c *Connector[S]) HoldSession(ctx context.Context, o StartOptions, to io.Wr
 	}
 	defer func() {
 		if err != nil && !reported {
-			e := failure(err)
-			h.Report(HolderReport{Error: &ReportedError{Code: e.Code, Message: e.Msg, Hint: e.Hint}})
+			h.Report(HolderReport{Error: heldFailure(failure(err))})
 		}
 	}()
 	if h.Entry, h.Name, err = c.sessionTarget(o.Server, o.Name); err != nil {

@@ -18,7 +18,7 @@ func TestHolderReportRedacted(t *testing.T) {
 	secrets := redaction.NewSet()
 	secrets.Add(secret)
 	var out bytes.Buffer
-	ReportToStarter(&out, secrets, HolderReport{Error: &ReportedError{Code: fail.Rejected,
+	ReportToStarter(&out, secrets, HolderReport{Error: &HeldFailure{Code: fail.Rejected,
 		Message: `server "a" answered HTTP 400: bad header X-Key: ` + secret, Hint: "not " + secret}})
 	if strings.Contains(out.String(), "secret-value") {
 		t.Fatalf("the report passes the secret on: %s", out.String())

@@ -3,14 +3,16 @@ package transport
 import (
 	"fmt"
 	"net"
-	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 )
 
-// CheckPeer refuses a connection whose process runs as another uid
-// (SO_PEERCRED): the directory and the socket's mode keep others out,
-// and this holds even if either was loosened.
+// CheckPeer refuses a connection whose process runs as another user
+// (SO_PEERCRED, which names its effective uid; fsx.IsUser, the rule
+// DialHolder keeps): the directory and the socket's mode keep others
+// out, and this holds even if either was loosened.
 func CheckPeer(c net.Conn) error {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
@@ -30,7 +32,7 @@ func CheckPeer(c net.Conn) error {
 	if cerr != nil {
 		return cerr
 	}
-	if int(cred.Uid) != os.Getuid() {
+	if !fsx.IsUser(int(cred.Uid)) {
 		return fmt.Errorf("%w (uid %d, pid %d)", ErrPeerRefused, cred.Uid, cred.Pid)
 	}
 	return nil

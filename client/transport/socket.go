@@ -45,13 +45,14 @@ func DialUnix(ctx context.Context, path string) (net.Conn, error) {
 // DialHolder connects to the holder listening at path: every connection
 // to a session's socket, an invocation's and mcpc session's own probes,
 // goes through it. A socket of another user's, or one in a directory of
-// another user's, is not connected to (*ForeignSocketError): its holder
-// would refuse this user, and a socket planted by another user must not
-// be handed this user's requests.
+// another user's (fsx.IsUser, the rule CheckPeer keeps), is not
+// connected to (*ForeignSocketError): its holder would refuse this user,
+// and a socket planted by another user must not be handed this user's
+// requests.
 func DialHolder(ctx context.Context, path string) (net.Conn, error) {
 	for _, p := range []struct{ path, what string }{{path, "socket"}, {filepath.Dir(path), "socket's directory"}} {
 		if st, err := os.Lstat(p.path); err == nil {
-			if uid, ok := fsx.Owner(st); ok && uid != os.Geteuid() {
+			if uid, ok := fsx.Owner(st); ok && !fsx.IsUser(uid) {
 				return nil, &ForeignSocketError{UID: uid, What: p.what}
 			}
 		}

@@ -9,6 +9,10 @@ import (
 // private by their ACLs, and ownership is not a uid to compare.
 func ownedByUser(fs.FileInfo) bool { return true }
 
+// IsUser is true on Windows, where no file has a uid to compare (Owner),
+// nor a connection (the holder checks no peer).
+func IsUser(int) bool { return true }
+
 // Owner is false on Windows: see ownedByUser.
 func Owner(fs.FileInfo) (int, bool) { return 0, false }
 
