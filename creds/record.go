@@ -128,11 +128,19 @@ func Save(ctx context.Context, st Store, ref Ref, r *Record, now time.Time) erro
 	return st.Put(ctx, ref.Key, "mcpc: "+ref.Server+" ("+ref.Endpoint+")", attrs, b)
 }
 
-// Delete removes the record; it reports whether there was one.
-func Delete(ctx context.Context, st Store, ref Ref) (bool, error) {
-	err := st.Delete(ctx, ref.Key)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+// Delete removes the record holding its lock (see saveLocked), so that a
+// refresh in flight cannot store it again afterwards. It returns what the
+// record held (nil when there was none or it was unreadable) and whether
+// there was one.
+func Delete(ctx context.Context, st Store, lockDir string, ref Ref) (prev *Record, had bool, err error) {
+	err = withRecordLock(ctx, lockDir, ref, defaultLockWait, time.Now, func() error {
+		prev, _ = Load(ctx, st, ref)
+		err := st.Delete(ctx, ref.Key)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		had = err == nil
+		return err
+	})
+	return prev, had, err
 }
