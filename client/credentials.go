@@ -209,7 +209,7 @@ func (c Credentials) enterprise(ctx context.Context, e *config.Entry) (auth.OAut
 // authorization server the MCP server names would receive it), scopes,
 // redirect port and DPoP. How the user is shown the link is the caller's.
 func (c Credentials) LoginOptions(e *config.Entry) (creds.LoginOptions, error) {
-	lo := creds.LoginOptions{Store: c.Store, Ref: CredentialRef(e), Now: c.Now, DPoP: e.Server.DPoP}
+	lo := creds.LoginOptions{Store: c.Store, Ref: CredentialRef(e), LockDir: c.LockDir, Now: c.Now, DPoP: e.Server.DPoP}
 	a := e.Server.Auth
 	if a == nil {
 		return lo, nil
@@ -239,7 +239,7 @@ func (c Credentials) LoginOptions(e *config.Entry) (creds.LoginOptions, error) {
 func (c Credentials) IdPLoginOptions(e *config.Entry) (creds.IdPLoginOptions, error) {
 	idp := e.Server.Auth.IdP
 	secret, err := c.SecretFrom(e, idp.ClientSecretEnv, "identity provider client secret")
-	return creds.IdPLoginOptions{Store: c.Store, Ref: CredentialRef(e), Issuer: idp.Issuer, ClientID: idp.ClientID, ClientSecret: secret,
+	return creds.IdPLoginOptions{Store: c.Store, Ref: CredentialRef(e), LockDir: c.LockDir, Issuer: idp.Issuer, ClientID: idp.ClientID, ClientSecret: secret,
 		TokenEndpoint: idp.TokenEndpoint, Scopes: idp.Scopes, Now: c.Now}, err
 }
 

@@ -187,7 +187,7 @@ func TestCheckLoginTarget(t *testing.T) {
 // Logout deletes the stored login once: the second finds none.
 func TestLogout(t *testing.T) {
 	ctx := context.Background()
-	c := Credentials{Store: creds.NewMemStore(), Now: time.Now}
+	c := Credentials{Store: creds.NewMemStore(), LockDir: t.TempDir(), Now: time.Now}
 	e := &config.Entry{Name: "s", Server: &config.Server{URL: "https://s.example/mcp"}}
 	if err := creds.Save(ctx, c.Store, CredentialRef(e), &creds.Record{AccessToken: "t", Issuer: "https://as.example"}, time.Now()); err != nil {
 		t.Fatal(err)

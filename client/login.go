@@ -49,14 +49,13 @@ type Logout struct {
 // where mcpc registered nothing. The result is nil when the login could
 // not be deleted; with a result, err is the registration's failure.
 func (c Credentials) Logout(ctx context.Context, e *config.Entry) (*Logout, error) {
-	ref := CredentialRef(e)
-	var issuer, clientID string
-	if rec, err := creds.Load(ctx, c.Store, ref); err == nil && rec.IDToken == "" {
-		issuer, clientID = rec.Issuer, rec.ClientID
-	}
-	had, err := creds.Delete(ctx, c.Store, ref)
+	rec, had, err := creds.Delete(ctx, c.Store, c.LockDir, CredentialRef(e))
 	if err != nil {
 		return nil, err
+	}
+	var issuer, clientID string
+	if rec != nil && rec.IDToken == "" {
+		issuer, clientID = rec.Issuer, rec.ClientID
 	}
 	forgot, err := creds.ForgetRegistration(ctx, c.Store, issuer, clientID)
 	return &Logout{WasStored: had, ForgotRegistration: forgot}, err

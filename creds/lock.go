@@ -63,6 +63,17 @@ func withRecordLock(pctx context.Context, dir string, ref Ref, wait time.Duratio
 	return f()
 }
 
+// saveLocked is Save holding ref's lock. Every write of a login's record
+// holds it (a login, a logout, a refresh, a step-up): a refresh reads the
+// record, asks the token endpoint and writes what it got, and a login
+// stored in between would be overwritten by the refreshed old one. The
+// wait is withRecordLock's: bounded, and a dead holder's lock is free.
+func saveLocked(ctx context.Context, st Store, lockDir string, ref Ref, rec *Record, now func() time.Time) error {
+	return withRecordLock(ctx, lockDir, ref, defaultLockWait, now, func() error {
+		return Save(ctx, st, ref, rec, now())
+	})
+}
+
 func readHolder(path string) string {
 	b, err := fsx.ReadFile(path, 1024)
 	if err != nil {

@@ -23,8 +23,9 @@ import (
 
 // LoginOptions configure one authorization-code login.
 type LoginOptions struct {
-	Store Store
-	Ref   Ref
+	Store   Store
+	Ref     Ref
+	LockDir string // where the record's lock is: the login is stored holding it
 	// Client identity, tried in this order: a pre-registered ClientID
 	// (with ClientSecret for a confidential client), a Client ID Metadata
 	// Document URL, then Dynamic Client Registration.
@@ -403,7 +404,7 @@ func (l *Login) Finish(ctx context.Context) (*Record, error) {
 	if cfg.ClientSecret != l.o.ClientSecret {
 		rec.ClientSecret = cfg.ClientSecret
 	}
-	if err := Save(ctx, l.o.Store, l.o.Ref, rec, l.o.Now()); err != nil {
+	if err := saveLocked(ctx, l.o.Store, l.o.LockDir, l.o.Ref, rec, l.o.Now); err != nil {
 		return nil, err
 	}
 	return rec, nil

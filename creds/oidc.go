@@ -27,8 +27,9 @@ import (
 // IdPLoginOptions configure the OpenID Connect login at an identity
 // provider.
 type IdPLoginOptions struct {
-	Store Store
-	Ref   Ref
+	Store   Store
+	Ref     Ref
+	LockDir string // where the record's lock is: the login is stored holding it
 
 	Issuer        string // "idp.issuer": the ID token's iss, exactly
 	ClientID      string // "idp.clientId": in the ID token's aud
@@ -112,7 +113,7 @@ func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
 		Expiry:       exp,
 		Obtained:     now,
 	}
-	if err := Save(ctx, o.Store, o.Ref, rec, now); err != nil {
+	if err := saveLocked(ctx, o.Store, o.LockDir, o.Ref, rec, o.Now); err != nil {
 		return nil, err
 	}
 	return rec, nil

@@ -71,6 +71,13 @@ func (r *Record) Stale(now time.Time) bool {
 	return !now.Add(margin).Before(r.Expiry)
 }
 
+// sameWrite reports whether r and o are the same write of the record: a
+// login or refresh since gives new tokens (or a new key), and a new time.
+func (r *Record) sameWrite(o *Record) bool {
+	return r.Saved.Equal(o.Saved) && r.AccessToken == o.AccessToken && r.RefreshToken == o.RefreshToken &&
+		r.IDToken == o.IDToken && r.DPoPKey == o.DPoPKey
+}
+
 // Ref names a record: where it lives and what to say about it.
 type Ref struct {
 	Key      string
@@ -107,12 +114,18 @@ func Load(ctx context.Context, st Store, ref Ref) (*Record, error) {
 	// unreadable as bytes that are not a record.
 	if err != nil || json.Unmarshal(b, &r) != nil || r.Version != recordVersion {
 		// Never quote the bytes: they hold tokens.
-		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + ref.Server + " are unreadable", Hint: ref.Login, Err: errUnreadable}
+		return nil, unreadable(ref, errUnreadable)
 	}
 	// What a stored login sends (its tokens, a registered client's
 	// secret) and the key its proofs are signed with.
 	redact.Add(ctx, r.AccessToken, r.RefreshToken, r.IDToken, r.ClientSecret, r.DPoPKey)
 	return &r, nil
+}
+
+// unreadable is the error for a stored record that cannot be used (its
+// bytes, or the DPoP key in it): a login replaces it.
+func unreadable(ref Ref, err error) error {
+	return &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + ref.Server + " are unreadable", Hint: ref.Login, Err: err}
 }
 
 // Save writes r under ref.
@@ -128,11 +141,19 @@ func Save(ctx context.Context, st Store, ref Ref, r *Record, now time.Time) erro
 	return st.Put(ctx, ref.Key, "mcpc: "+ref.Server+" ("+ref.Endpoint+")", attrs, b)
 }
 
-// Delete removes the record; it reports whether there was one.
-func Delete(ctx context.Context, st Store, ref Ref) (bool, error) {
-	err := st.Delete(ctx, ref.Key)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+// Delete removes the record holding its lock (see saveLocked), so that a
+// refresh in flight cannot store it again afterwards. It returns what the
+// record held (nil when there was none or it was unreadable) and whether
+// there was one.
+func Delete(ctx context.Context, st Store, lockDir string, ref Ref) (prev *Record, had bool, err error) {
+	err = withRecordLock(ctx, lockDir, ref, defaultLockWait, time.Now, func() error {
+		prev, _ = Load(ctx, st, ref)
+		err := st.Delete(ctx, ref.Key)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		had = err == nil
+		return err
+	})
+	return prev, had, err
 }

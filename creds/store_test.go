@@ -42,11 +42,12 @@ func TestLoadSaveDelete(t *testing.T) {
 	if err != nil || r.AccessToken != "at" || r.Server != "prod" || r.Stale(now) || !r.Stale(now.Add(59*time.Minute+31*time.Second)) {
 		t.Fatalf("Load after Save: %+v, %v", r, err)
 	}
-	if had, err := Delete(ctx, st, ref); !had || err != nil {
-		t.Fatalf("Delete: %v, %v", had, err)
+	locks := t.TempDir()
+	if prev, had, err := Delete(ctx, st, locks, ref); !had || err != nil || prev == nil || prev.AccessToken != "at" {
+		t.Fatalf("Delete: %+v, %v, %v", prev, had, err)
 	}
-	if had, err := Delete(ctx, st, ref); had || err != nil {
-		t.Fatalf("second Delete: %v, %v", had, err)
+	if prev, had, err := Delete(ctx, st, locks, ref); had || err != nil || prev != nil {
+		t.Fatalf("second Delete: %+v, %v, %v", prev, had, err)
 	}
 	st.Recs()["x"] = []byte("not json")
 	_, err = Load(ctx, st, Ref{Key: "x", Server: "prod", Login: "mcpc login prod"})

@@ -71,7 +71,7 @@ func OpenTokens(ctx context.Context, o TokensOptions) (*Tokens, error) {
 	}
 	d := keylessDPoP(o.Now)
 	if err := d.useRecord(rec); err != nil {
-		return nil, &fail.Error{Code: fail.AuthRequired, Msg: "the stored credentials for " + o.Ref.Server + " are unreadable", Hint: o.Ref.Login, Err: err}
+		return nil, unreadable(o.Ref, err)
 	}
 	// Refreshes are signed with the key the tokens are bound to.
 	hc := *o.HTTPClient
@@ -189,14 +189,18 @@ func (t *Tokens) renewed() bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if rec.AccessToken == t.rec.AccessToken && rec.RefreshToken == t.rec.RefreshToken && rec.DPoPKey == t.rec.DPoPKey {
-		return false
-	}
-	if t.dpop.useRecord(rec) != nil {
-		return false
+	return !rec.sameWrite(t.rec) && t.adopt(rec) == nil
+}
+
+// adopt serves rec, which another process stored (a refresh, or a new
+// login), signing with the DPoP key its tokens are bound to, if any: a
+// new login brings a new key. t.mu is held.
+func (t *Tokens) adopt(rec *Record) error {
+	if err := t.dpop.useRecord(rec); err != nil {
+		return unreadable(t.o.Ref, err)
 	}
 	t.rec = rec
-	return true
+	return nil
 }
 
 // checkMigration reads the protected resource metadata a 401 points to:
@@ -303,8 +307,7 @@ func (t *Tokens) refreshLocked(stale string) error {
 			return err
 		}
 		if rec.AccessToken != stale && !rec.Stale(t.o.Now()) {
-			t.rec = rec
-			return nil
+			return t.adopt(rec)
 		}
 		if rec.RefreshToken == "" {
 			return fail.New(fail.AuthRequired, t.o.Ref.Login, "the stored login for %s has expired", t.o.Ref.Server)
@@ -315,6 +318,17 @@ func (t *Tokens) refreshLocked(stale string) error {
 		fresh, err := t.refresh(rec)
 		if err != nil {
 			return err
+		}
+		// Every writer of the record holds this lock, but one that does
+		// not (an mcpc from before logins and logouts took it) may have
+		// replaced or removed it while the token endpoint answered: what
+		// it wrote stands, and the refreshed old login is dropped.
+		cur, err := Load(t.ctx, t.o.Store, t.o.Ref)
+		if err != nil {
+			return err
+		}
+		if !cur.sameWrite(rec) {
+			return t.adopt(cur)
 		}
 		if err := Save(t.ctx, t.o.Store, t.o.Ref, fresh, t.o.Now()); err != nil {
 			return err

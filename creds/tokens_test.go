@@ -3,6 +3,7 @@ package creds
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -334,5 +335,84 @@ func TestForbidden(t *testing.T) {
 	}
 	if n := count.Load(); n != 0 {
 		t.Errorf("%d refresh requests, want 0", n)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A writer that does not take the record's lock (an mcpc from before
+// logins and logouts took it) replaces or removes the record while the
+// token endpoint answers a refresh: what it wrote stands, the refreshed
+// old login is not stored over it, and a new login is served, signing
+// with its DPoP key.
+func TestRefreshKeepsWhatChangedMeanwhile(t *testing.T) {
+	key, err := NewDPoP(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		meddle func(ctx context.Context, st *MemStore, o TokensOptions, rec Record, now time.Time)
+		want   string // the token served; "": the error of no login
+	}{
+		{"a new login", func(ctx context.Context, st *MemStore, o TokensOptions, rec Record, now time.Time) {
+			rec.AccessToken, rec.RefreshToken, rec.Expiry, rec.TokenType = "at-new", "rt-new", now.Add(time.Hour), "DPoP"
+			rec.DPoPKey, _ = key.encodeKey()
+			Save(ctx, st, o.Ref, &rec, now.Add(time.Second))
+		}, "at-new"},
+		{"a logout", func(ctx context.Context, st *MemStore, o TokensOptions, _ Record, _ time.Time) {
+			st.Delete(ctx, o.Ref.Key)
+		}, ""},
+	} {
+		st, o, count, now := setup(t)
+		ctx := context.Background()
+		old, _ := Load(ctx, st, o.Ref)
+		o.HTTPClient = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			c.meddle(ctx, st, o, *old, now)
+			return http.DefaultTransport.RoundTrip(r)
+		})}
+		tk := openTokens(t, o)
+		tok, err := tk.Token()
+		stored, loadErr := Load(ctx, st, o.Ref)
+		switch {
+		case count.Load() != 1:
+			t.Errorf("%s: %d refresh requests, want 1", c.name, count.Load())
+		case c.want == "" && (fail.CodeOf(err) != fail.AuthRequired || err.Error() != "not logged in to prod" || !errors.Is(loadErr, ErrNotFound)):
+			t.Errorf("%s: %v, %v; the record: %+v, %v", c.name, tok, err, stored, loadErr)
+		case c.want != "" && (err != nil || tok.AccessToken != c.want || loadErr != nil || stored.AccessToken != c.want):
+			t.Errorf("%s: %v, %v; the record: %+v, %v", c.name, tok, err, stored, loadErr)
+		case c.want != "" && (!tk.dpop.Active() || tk.dpop.Thumbprint() != key.Thumbprint()):
+			t.Errorf("%s: the new login's token is not signed with its key", c.name)
+		}
+	}
+}
+
+// A process whose token went stale finds, under the lock, a new login
+// the user made meanwhile: it serves that one, signing with its DPoP key,
+// and asks the token endpoint nothing.
+func TestRefreshAdoptsNewLoginWithItsKey(t *testing.T) {
+	st, o, count, now := setup(t)
+	ctx := context.Background()
+	tk := openTokens(t, o)
+	key, err := NewDPoP(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := Load(ctx, st, o.Ref)
+	rec.AccessToken, rec.RefreshToken, rec.Expiry, rec.TokenType = "at-new", "rt-new", now.Add(time.Hour), "DPoP"
+	if rec.DPoPKey, err = key.encodeKey(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(ctx, st, o.Ref, rec, now); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tk.Token()
+	if err != nil || tok.AccessToken != "at-new" || count.Load() != 0 {
+		t.Fatalf("%v, %v after %d refresh requests; want the new login's token and none", tok, err, count.Load())
+	}
+	if !tk.dpop.Active() || tk.dpop.Thumbprint() != key.Thumbprint() {
+		t.Fatal("the new login's token is not signed with its key")
 	}
 }

@@ -92,6 +92,8 @@ type oauthServer struct {
 	counts  map[string]int
 	issued  int // access tokens issued
 	lastRT  string
+	// lastRTBy is the newest refresh token each grant type issued.
+	lastRTBy map[string]string
 }
 
 type grant struct {
@@ -123,7 +125,7 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fs := flag.NewFlagSet("oauth-server", flag.ContinueOnError)
 	s := &oauthServer{clients: map[string][]string{}, revoked: map[string]bool{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{},
-		rtJkt: map[string]string{}, jtis: map[string]bool{}, nonces: map[string]int{}}
+		rtJkt: map[string]string{}, jtis: map[string]bool{}, nonces: map[string]int{}, lastRTBy: map[string]string{}}
 	fs.BoolVar(&s.dpop, "dpop", false, "")
 	fs.BoolVar(&s.dpopBearer, "dpop-bearer", false, "")
 	fs.StringVar(&s.dpopNonce, "dpop-nonce", "", "")
@@ -476,6 +478,7 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	s.refresh[rt] = scope
 	s.rtJkt[rt] = jkt
 	s.lastRT = rt
+	s.lastRTBy[grantType] = rt
 	s.counts[typ]++
 	s.mu.Unlock()
 	var expiresIn any = ttl
@@ -668,8 +671,9 @@ func cmdOAuthWait(ts *testscript.TestScript, neg bool, args []string) {
 
 // oauth-count URL GRANT N: the server at URL answered exactly N token
 // requests of grant type GRANT ("register": registration requests). With
-// "keyring" as GRANT, N is ignored and
-// the keyring's record must hold the newest refresh token instead.
+// "keyring" as GRANT, the keyring's record must instead hold the newest
+// refresh token (N "-"), the newest one a grant type N issued, or be
+// absent (N "none").
 func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: oauth-count URL GRANT N")
@@ -677,18 +681,27 @@ func cmdOAuthCount(ts *testscript.TestScript, neg bool, args []string) {
 	s := oauthServerAt(ts, args[0])
 	s.mu.Lock()
 	got, last := s.counts[args[1]], s.lastRT
+	if args[1] == "keyring" && args[2] != "-" {
+		last = s.lastRTBy[args[2]]
+	}
 	s.mu.Unlock()
 	if args[1] == "keyring" {
 		c := exec.Command("secret-tool", "lookup", "endpoint", args[0])
 		c.Env = scriptEnv(ts)
 		out, err := c.Output()
+		if args[2] == "none" {
+			if err == nil || len(out) > 0 {
+				ts.Fatalf("the keyring holds a record for %s", args[0])
+			}
+			return
+		}
 		ts.Check(err)
 		var rec struct {
 			RefreshToken string `json:"refreshToken"`
 		}
 		ts.Check(json.Unmarshal(out, &rec))
 		if rec.RefreshToken != last {
-			ts.Fatalf("the keyring does not hold the newest refresh token")
+			ts.Fatalf("the keyring does not hold the newest refresh token (%s)", args[2])
 		}
 		return
 	}
