@@ -11,7 +11,6 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
-	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -140,14 +139,12 @@ func taskAnswer(ctx context.Context, notes io.Writer, sess taskSession, o *taskO
 		}
 		return t.Raw, format.TaskLine(t.ID, t.Status, t.StatusMessage), nil
 	case "cancel":
+		// --json prints the answer as sent (a 2026-07-28 server's is empty).
 		raw, err := sess.CancelTask(ctx, o.id)
-		if res := rawmsg.View(raw); err != nil || res.Get("taskId").String() != "" {
-			return raw, format.TaskLine(o.id, res.Get("status").String(), res.Get("statusMessage").String()), err
+		if err != nil {
+			return nil, "", err
 		}
-		// A 2026-07-28 server acknowledges with an empty result: the
-		// cancellation is asked for, not done (the task may still end
-		// otherwise), and --json prints the acknowledgement as sent.
-		return raw, textsafe.StripControl(o.id) + " cancel requested\n", nil
+		return raw, format.CancelLine(o.id, raw), nil
 	}
 	doc, errs := tasks.ListRemembered(ctx, sess)
 	for _, err := range errs {

@@ -45,6 +45,17 @@ func TaskLine(id, status, message string) string {
 	return textsafe.StripControl(line) + "\n"
 }
 
+// CancelLine is the answer to tasks/cancel, id the task asked about: the
+// task's line when the server answered with the task (2025), else that
+// the cancellation was asked for — a 2026-07-28 server acknowledges with
+// an empty result, and the task may still end otherwise.
+func CancelLine(id string, raw []byte) string {
+	if res := rawmsg.View(raw); res.Get("taskId").String() != "" {
+		return TaskLine(id, res.Get("status").String(), res.Get("statusMessage").String())
+	}
+	return textsafe.StripControl(id) + " cancel requested\n"
+}
+
 // TaskLines is a task list's tasks (a tasks/list result), a TaskLine each.
 func TaskLines(doc []byte) string {
 	var b strings.Builder

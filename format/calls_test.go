@@ -80,3 +80,20 @@ func TestTaskLinesReadsInPlace(t *testing.T) {
 		t.Errorf("the lines of a %d-byte task list allocated %d bytes, want at most %d", len(doc), n, limit)
 	}
 }
+
+// A 2025 server answers tasks/cancel with the task, a 2026-07-28 one with
+// an empty result: the line says what is known, escapes stripped.
+func TestCancelLine(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`{"taskId":"t1","status":"cancelled","statusMessage":"by\nrequest"}`, "t1  cancelled  by request\n"},
+		{`{}`, "t1 cancel requested\n"},
+		{``, "t1 cancel requested\n"},
+	} {
+		if got := CancelLine("t1", []byte(c.raw)); got != c.want {
+			t.Errorf("CancelLine(%s) = %q, want %q", c.raw, got, c.want)
+		}
+	}
+	if got := CancelLine("t\x1b[31m2", []byte(`{}`)); got != "t2 cancel requested\n" {
+		t.Errorf("escape not stripped: %q", got)
+	}
+}
