@@ -111,14 +111,18 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 	}
 }
 
-// printed applies the output contract to what rendering returned: a
-// reader gone away is no failure, and what format refuses is mapped to
-// the error model.
-func printed(err error) error {
-	if err != nil && !readerGone(err) {
-		return format.QueryUsage(err)
+// printed applies the output contract to what rendering to stdout
+// returned: stdout's reader gone away is no failure (stdoutWriter's one
+// rule, readerLeft; any EPIPE for a plain writer), and what format
+// refuses is mapped to the error model.
+func printed(stdout io.Writer, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if sw, ok := stdout.(*stdoutWriter); ok && sw.readerLeft(err) || !ok && readerGone(err) {
+		return nil
+	}
+	return format.QueryUsage(err)
 }
 
 // ctxErr is the error to report of err, given how the invocation ended

@@ -72,12 +72,12 @@ func (st *state) runIO(g *globals) runIO {
 		stdout: st.env.Stdout,
 		write: func(b []byte) error {
 			_, err := st.env.Stdout.Write(b)
-			return printed(err)
+			return printed(st.env.Stdout, err)
 		},
-		print:    func(kind format.Kind, v any) error { return printed(p.Print(kind, v, nil)) },
-		printRaw: func(kind format.Kind, b []byte) error { return printed(p.PrintRaw(kind, b, nil)) },
+		print:    func(kind format.Kind, v any) error { return printed(st.env.Stdout, p.Print(kind, v, nil)) },
+		printRaw: func(kind format.Kind, b []byte) error { return printed(st.env.Stdout, p.PrintRaw(kind, b, nil)) },
 		printRawWith: func(kind format.Kind, b []byte, more func(*format.Options)) error {
-			return printed(p.PrintRaw(kind, b, more))
+			return printed(st.env.Stdout, p.PrintRaw(kind, b, more))
 		},
 		line: func(doc json.RawMessage) ([]byte, error) {
 			return format.Line(st.env.Stderr, doc, format.Options{Kind: format.KindCallTool, Query: g.query,

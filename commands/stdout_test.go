@@ -3,9 +3,12 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,3 +65,22 @@ func TestStdoutOneRule(t *testing.T) {
 		}
 	}
 }
+
+// Rendered output follows the same rule as what a command returns: only
+// stdout's own EPIPE is its reader gone; an EPIPE from elsewhere in what
+// rendering returned is a failure.
+func TestPrintedOneRule(t *testing.T) {
+	sw := &stdoutWriter{w: writerFunc(func(p []byte) (int, error) { return 0, syscall.EPIPE })}
+	other := fmt.Errorf("rendering: %w", &net.OpError{Op: "write", Net: "unix", Err: os.NewSyscallError("write", syscall.EPIPE)})
+	if err := printed(sw, other); err == nil {
+		t.Error("an EPIPE that is not stdout's was taken for the reader gone")
+	}
+	_, werr := sw.Write([]byte("x"))
+	if err := printed(sw, fmt.Errorf("rendering: %w", werr)); err != nil {
+		t.Errorf("stdout's own EPIPE: %v, want nil (the reader went away)", err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
