@@ -80,8 +80,9 @@ func (st *state) runIO(g *globals) runIO {
 			return printed(st.env.Stdout, p.PrintRaw(kind, b, more))
 		},
 		line: func(doc json.RawMessage) ([]byte, error) {
-			return format.Line(st.env.Stderr, doc, format.Options{Kind: format.KindCallTool, Query: g.query,
-				MaxBytes: g.maxBytes, MaxLines: g.maxLines, Overflow: &format.Overflow{Dir: g.dirs.OverflowDir()}})
+			o := p.Options // the same bounds and query; Line prints JSON
+			o.Kind = format.KindCallTool
+			return format.Line(st.env.Stderr, doc, o)
 		},
 		open:      conn.Open,
 		resolve:   conn.Resolve,
