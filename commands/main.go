@@ -132,9 +132,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	// Every secret the invocation sends is registered in one set, and
 	// everything printed on stderr passes one redacting writer: a server
-	// that quotes a request back cannot put a secret into a log. Messages
-	// are made one line before that writer: so are the secrets.
-	secrets := redaction.NewSet(textsafe.OneLine)
+	// that quotes a request back cannot put a secret into a log. What is
+	// shown is made safe (one line, controls stripped) before that writer:
+	// so are the secrets.
+	secrets := redaction.NewSet(textsafe.Shown()...)
 	ctx = redaction.NewContext(ctx, secrets)
 	stderr := redaction.NewWriter(env.Stderr, secrets)
 	defer stderr.Flush()

@@ -97,13 +97,17 @@ func TestForms(t *testing.T) {
 // error object, by a Set told so.
 func TestFormsPrinted(t *testing.T) {
 	const secret = "two  spaces\tand\x1b a tab"
-	s := NewSet(textsafe.OneLine)
+	s := NewSet(textsafe.Shown()...)
 	s.Add(secret)
-	line := textsafe.OneLine("refused: client secret " + secret + " is wrong")
-	js, _ := json.Marshal(map[string]string{"message": line})
-	for _, text := range []string{line, string(js)} {
-		if got := writeSplit(t, s, text, []int{len(text) / 2}); got != strings.Replace(text, textsafe.OneLine(secret), Mark, 1) || strings.Contains(got, "spaces") {
-			t.Errorf("%s\n→ %s", text, got)
+	// A message or note (one line), and a --verbose trace line (controls
+	// stripped, whitespace kept).
+	for _, shown := range []func(string) string{textsafe.OneLine, textsafe.StripControl} {
+		line := shown("refused: client secret " + secret + " is wrong")
+		want := strings.Replace(line, shown(secret), Mark, 1)
+		for _, c := range [][2]string{{line, want}, {jsonMessage(line), jsonMessage(want)}} {
+			if got := writeSplit(t, s, c[0], []int{len(c[0]) / 2}); got != c[1] {
+				t.Errorf("%s\n→ %s\nwant %s", c[0], got, c[1])
+			}
 		}
 	}
 }
@@ -211,4 +215,13 @@ func BenchmarkWriter(b *testing.B) {
 			}
 		})
 	}
+}
+
+// jsonMessage is s in the --json error object's form (no HTML escaping).
+func jsonMessage(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(map[string]string{"message": s})
+	return strings.TrimSuffix(b.String(), "\n")
 }
