@@ -44,3 +44,19 @@ func TestRefreshLockUnmakeable(t *testing.T) {
 		t.Fatalf("withRecordLock: ran %v, %v", ran, err)
 	}
 }
+
+// A lock with no directory would be a file in whatever directory the
+// invocation runs in, locking only the invocations started there: it is
+// refused, and nothing runs under it.
+func TestRefreshLockNeedsDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ref := RefFor("srv", "https://mcp.example.com/mcp", "mcpc login srv", nil)
+	ran := false
+	err := withRecordLock(context.Background(), "", ref, time.Minute, time.Now, func() error { ran = true; return nil })
+	if e := fail.As(err); ran || e == nil || e.Code != fail.Internal || e.Msg != "the token refresh lock of srv has no directory" {
+		t.Fatalf("withRecordLock: ran %v, %v", ran, err)
+	}
+	if left, _ := filepath.Glob("*.lock"); len(left) > 0 {
+		t.Errorf("lock files left in the working directory: %v", left)
+	}
+}

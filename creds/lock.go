@@ -32,6 +32,11 @@ func (t *Tokens) withLock(f func() error) error {
 // withRecordLock is withLock for any holder of a record: the stored login
 // (Tokens) and an enterprise login's ID token refresh take the same lock.
 func withRecordLock(pctx context.Context, dir string, ref Ref, wait time.Duration, now func() time.Time, f func() error) error {
+	if dir == "" {
+		// A relative lock file would lock only the invocations started in
+		// the same directory: the others would write over each other.
+		return fail.New(fail.Internal, "", "the token refresh lock of %s has no directory", ref.Server)
+	}
 	path := filepath.Join(dir, ref.Key+".lock")
 	// Give up a little before the invocation's own deadline, so the
 	// failure names the holder instead of being a bare timeout.
