@@ -51,6 +51,11 @@ the working directory; files are read like --args @FILE files (regular
 files of at most 64 MiB). key=@@text sends the literal text @text. --batch
 lines are JSON and take no @ values.
 
+--batch prints a line for every call and exits with the highest status of
+its calls: 0 when all succeeded, 1 when a tool reported an error, else the
+status of the worst failure (its line is the --json error object); a
+failure that loses the connection ends the batch at that line.
+
 A tool the server runs as a task (execution.taskSupport "required", or
 "optional" with --task or --detach; on a 2026-07-28 server, whenever the
 server decides) is followed to its end: mcpc polls the task, shows its

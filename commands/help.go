@@ -38,7 +38,7 @@ func helpCommand(st *state) *cli.Command {
 		Metadata: helptext.Examples(
 			"how servers are configured, and which file wins", "mcpc help config",
 			"what each exit status means", "mcpc help exit-codes",
-			"install the guide for coding agents as a Claude Code skill", "mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md",
+			"install the guide for coding agents as a Claude Code skill", helptext.SkillInstall,
 		),
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "skill", Usage: "with the agents topic: print it as an Agent Skill (SKILL.md, with frontmatter)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

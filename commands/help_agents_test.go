@@ -180,7 +180,9 @@ func TestAgentsGuideNamesRealCommandsAndFlags(t *testing.T) {
 		t.Errorf("problems of a bad guide:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// The guide names what it is about.
-	for _, s := range []string{"mcpc grep PATTERN", "mcpc list SERVER TOOL", "key=value", "--query", "mcpc session start SERVER", "mcpc login", "exits 4"} {
+	for _, s := range []string{"mcpc grep PATTERN", "mcpc list SERVER TOOL", "key=value", "--query", "mcpc session start SERVER", "mcpc login", "exits 4",
+		// An unknown argument name is exit 2 only where the schema says so.
+		`schema forbids other names ("additionalProperties": false)`} {
 		if !strings.Contains(guide, s) {
 			t.Errorf("the guide does not mention %q", s)
 		}
@@ -198,7 +200,7 @@ func TestHelpSkillIsForAgentsOnly(t *testing.T) {
 		{[]string{"help", "--skill"}, `mcpc: error: --skill is only for the agents topic, not for 'mcpc help' alone`},
 	} {
 		code, out, stderr := run(t, t.TempDir(), false, tc.args...)
-		want := tc.msg + "\nmcpc: hint: install the guide for coding agents with: mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md\n"
+		want := tc.msg + "\nmcpc: hint: install the guide for coding agents with: mkdir -p ~/.claude/skills/mcpc && mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md\n"
 		if code != 2 || out != "" || stderr != want {
 			t.Errorf("mcpc %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, out, stderr, want)
 		}

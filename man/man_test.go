@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/commands"
@@ -59,5 +60,37 @@ func TestManCommandPrintsThePage(t *testing.T) {
 	}
 	if !bytes.Equal(stdout.Bytes(), committed) {
 		t.Fatal("mcpc man differs from man/mcpc.1")
+	}
+}
+
+// Options read as they are typed: a value option shows its placeholder,
+// not cli-docs' ="" (the empty string for every type), and a switch has
+// no "(default: false)". And SECURITY says which servers outlive mcpc:
+// a session's, and only when asked for.
+func TestPageSaysWhatItMeans(t *testing.T) {
+	page, err := os.ReadFile("mcpc.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(page)
+	for _, bad := range []string{`\fP="":`, "(default: false)", "no server outlives mcpc"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("man/mcpc.1 has %q", bad)
+		}
+	}
+	for _, want := range []string{`\fB--answer\fP \fIKEY=VALUE\fP: `, `\fB--max-bytes\fP \fIN\fP: `, `\fB--json\fP: print JSON (the default when stdout is not a terminal)` + "\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("man/mcpc.1 has no %q", want)
+		}
+	}
+	i := strings.Index(text, ".SH SECURITY")
+	j := strings.Index(text, ".SH SEE ALSO")
+	if i < 0 || j < i {
+		t.Fatal("man/mcpc.1 has no SECURITY section before SEE ALSO")
+	}
+	for _, want := range []string{`\fBmcpc session start\fP`, `\fBkeepAlive\fP`, `\fBmcpc session stop\fP`} {
+		if !strings.Contains(text[i:j], want) {
+			t.Errorf("SECURITY does not name %s, the way a server outlives mcpc", want)
+		}
 	}
 }

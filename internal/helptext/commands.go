@@ -65,6 +65,11 @@ EXAMPLES:{{range .}}
 Global options (--json, --query, --timeout, --config, --stdio, ...): mcpc --help
 `
 
+// SkillInstall is the command line that installs the agents guide as a
+// Claude Code skill: the directory first, since a fresh home has none
+// and the shell's redirection does not make it.
+const SkillInstall = "mkdir -p ~/.claude/skills/mcpc && mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md"
+
 // SkillOf answers `mcpc help TOPIC --skill`, which only the agents topic
 // has.
 func SkillOf(topic string, v Values) (string, error) {
@@ -73,7 +78,7 @@ func SkillOf(topic string, v Values) (string, error) {
 		if topic == "" {
 			named = "'mcpc help' alone"
 		}
-		return "", fail.New(fail.Usage, "install the guide for coding agents with: mcpc help agents --skill > ~/.claude/skills/mcpc/SKILL.md",
+		return "", fail.New(fail.Usage, "install the guide for coding agents with: "+SkillInstall,
 			"--skill is only for the agents topic, not for %s", named)
 	}
 	return Skill(v), nil

@@ -5,6 +5,7 @@ package render
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +22,7 @@ func Render(p man.Page) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering the command tree: %w", err)
 	}
+	md = optionLines(md)
 	md, err = describeCommands(md, p.Root)
 	if err != nil {
 		return nil, err
@@ -80,6 +82,30 @@ func describeCommands(md string, root *cli.Command) (string, error) {
 		md = md[:at] + add.String() + md[at:]
 	}
 	return md, nil
+}
+
+var (
+	// valueOption is cli-docs' line for a flag that takes a value: it
+	// writes ="" (the empty string, whatever the flag's type) where the
+	// value goes.
+	valueOption = regexp.MustCompile("(?m)^(\\*\\*--[^*\n]+\\*\\*)=\"\": (.*)$")
+	placeholder = regexp.MustCompile("`([^`]+)`")
+)
+
+// optionLines writes each option as a reader meets it on the command
+// line: a value option with its placeholder (the usage's first `WORD`,
+// as urfave/cli's own help shows it) instead of ="", and a switch without
+// cli-docs' "(default: false)", which every switch would have.
+func optionLines(md string) string {
+	md = valueOption.ReplaceAllStringFunc(md, func(line string) string {
+		m := valueOption.FindStringSubmatch(line)
+		value := "VALUE"
+		if p := placeholder.FindStringSubmatch(m[2]); p != nil {
+			value = p[1]
+		}
+		return m[1] + " *" + value + "*: " + m[2]
+	})
+	return strings.ReplaceAll(md, " (default: false)\n", "\n")
 }
 
 func capitalize(s string) string {
