@@ -2,6 +2,7 @@ package commands
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -187,6 +188,81 @@ func TestDevelopmentListsCIPackages(t *testing.T) {
 	for _, pkg := range strings.Fields(m[1]) {
 		if !strings.Contains(dev, "`"+pkg+"`") {
 			t.Errorf("docs/development.md does not list %s, which .ci/run installs for the tests", pkg)
+		}
+	}
+}
+
+// docsProblems is guideProblems over every sh block of every document:
+// the commands and flags they name exist.
+func TestDocsNameRealCommandsAndFlags(t *testing.T) {
+	root := newRoot(&state{})
+	files, err := filepath.Glob("../docs/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	for _, f := range append(files, "../README.md") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, block := range shBlocks(string(data)) {
+			if p := guideProblems(root, mcpcLines(block)); len(p) > 0 {
+				t.Errorf("%s names what mcpc does not have:\n%s", f, strings.Join(p, "\n"))
+			}
+		}
+	}
+}
+
+// tableColumn is one column of a markdown table, by its row's first cell.
+func tableColumn(md string, col int) map[string]string {
+	cells := map[string]string{}
+	split := regexp.MustCompile(`\s*(?:^|[^\\])\|\s*`)
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		parts := split.Split(line, -1)
+		if len(parts) > col+1 {
+			cells[parts[1]] = parts[col+1]
+		}
+	}
+	return cells
+}
+
+// The comparison's mcpc column says what the command tree has: what it
+// names exists, and the rows whose answer the tree settles say it.
+func TestComparisonMcpcColumn(t *testing.T) {
+	root := newRoot(&state{})
+	mcpc := tableColumn(readDoc(t, "docs/comparison.md"), 1)
+	if len(mcpc) < 10 {
+		t.Fatalf("docs/comparison.md's table has %d rows", len(mcpc))
+	}
+	for row, cell := range mcpc {
+		var lines strings.Builder
+		for _, m := range regexp.MustCompile("`(mcpc [^`]*)`").FindAllStringSubmatch(cell, -1) {
+			lines.WriteString("    " + strings.ReplaceAll(m[1], `\|`, "|") + "\n")
+		}
+		if p := guideProblems(root, lines.String()); len(p) > 0 {
+			t.Errorf("the comparison's mcpc %s names what mcpc does not have:\n%s", row, strings.Join(p, "\n"))
+		}
+	}
+	// Sessions are a command: the daemon row names them.
+	if root.Command("session") != nil && !strings.Contains(mcpc["daemon"], "`mcpc session start`") {
+		t.Errorf("mcpc has sessions, but the comparison's daemon row says %q", mcpc["daemon"])
+	}
+	// The transport flag takes sse: the old SSE transport is not a dash.
+	sse := false
+	for _, f := range root.Flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "transport" {
+			sse = strings.Contains(sf.Usage, "sse")
+		}
+	}
+	if !sse || strings.Contains(mcpc["stdio / HTTP / old SSE"], "–") {
+		t.Errorf("mcpc speaks HTTP+SSE (--transport sse), but the comparison says %q", mcpc["stdio / HTTP / old SSE"])
+	}
+	for _, c := range []string{"task", "man", "completion"} {
+		if root.Command(c) == nil {
+			t.Errorf("the comparison names mcpc %s, which the tree does not have", c)
 		}
 	}
 }
