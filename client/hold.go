@@ -20,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Holder serves one connected session, to a stdio server or a Streamable
@@ -521,17 +522,45 @@ func (h *Holder) fromInvocation(a *attach, msg jsonrpc.Message) {
 		}
 		h.invocationRequest(a, m)
 	case *jsonrpc.Response:
-		// The answer to a question of the server's: from the
-		// invocation asked only.
-		key := transport.IDKey(m.ID)
-		h.mu.Lock()
-		ok := h.asked[key].a == a
-		delete(h.asked, key)
-		h.mu.Unlock()
-		if ok {
-			h.send(context.Background(), m)
-		}
+		h.invocationAnswer(a, m)
 	}
+}
+
+// invocationAnswer passes on an answer to a question of the server's,
+// from the invocation asked only. Another's, with the question's id (a
+// script's mistake, or a client of the same user forging it), is dropped
+// and the question left to the one asked: taken, it would have ended the
+// question, and the real answer would have found none to answer.
+func (h *Holder) invocationAnswer(a *attach, m *jsonrpc.Response) {
+	key := transport.IDKey(m.ID)
+	h.mu.Lock()
+	q, ok := h.asked[key]
+	if q.a == a {
+		delete(h.asked, key)
+	}
+	h.mu.Unlock()
+	switch {
+	case ok && q.a == a:
+		h.send(context.Background(), m)
+	case ok:
+		h.log("an answer to the server's question %s came from an invocation it was not asked of: it was dropped", shownID(m.ID))
+	default:
+		h.log("an answer to %s came, which names no question of the server's in flight: it was dropped", shownID(m.ID))
+	}
+}
+
+// log tells the holder's log (Log) what it has to say.
+func (h *Holder) log(format string, args ...any) {
+	if h.Log != nil {
+		h.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// shownID is a JSON-RPC id as a log line shows it: as JSON, cut short (an
+// invocation's id may be as long as a message).
+func shownID(id jsonrpc.ID) string {
+	b, _ := json.Marshal(id.Raw())
+	return textsafe.Clip(strings.ToValidUTF8(string(b[:min(len(b), 256)]), ""), 80)
 }
 
 func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
