@@ -45,9 +45,13 @@ import (
 //     answers to another's question); a ping it answers itself.
 //   - Every other notification (log messages, list changes) reaches
 //     every attached invocation, each applying its own --log-level.
+//   - An answer to a question of the server's is taken only from the
+//     invocation it went to; any other is dropped and logged.
 //   - An invocation that goes away has its requests cancelled on the
 //     server (notifications/cancelled), and the server's questions to it
 //     answered with an error.
+//   - A connection takes one of the maxAttached slots only once it has
+//     spoken; silent ones are bounded apart and let go (accept).
 type Holder struct {
 	s        *Session
 	init     json.RawMessage // the initialize result (2025 revisions)
@@ -80,14 +84,17 @@ type Holder struct {
 	// Log, when set, is told what the holder has to say of its session's
 	// end (its log, beside the server's stderr).
 	Log func(msg string)
-	// maxAttached and firstWait are the bounds of those names (tests
-	// make them small); so is WriteWait, exported for the holder's tests
-	// from outside (commands' test hooks).
+	// maxAttached, maxSilent and firstWait are the bounds of those
+	// names (tests make them small); so is WriteWait, exported for the
+	// holder's tests from outside (commands' test hooks).
 	maxAttached int
+	maxSilent   int
 	firstWait   time.Duration
 	WriteWait   time.Duration
 	// wakes counts the idle loop's wake-ups (a test counts them).
 	wakes atomic.Int64
+	// silent is the connections waiting to be admitted (accept).
+	silent atomic.Pointer[silentConns]
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -131,15 +138,16 @@ type attach struct {
 }
 
 // maxAttached bounds the invocations attached at once: each holds
-// goroutines and buffers. One past it waits in the socket's backlog for
-// a slot (its connect timeout bounds the wait), rather than growing the
-// holder without bound.
+// goroutines and buffers. A connection takes a slot once it has spoken
+// (sent its first byte): one past it waits for a slot (its connect
+// timeout bounds the wait), rather than growing the holder without bound.
 const maxAttached = 256
 
 // firstMessageWait is how long a connection may stay silent before its
-// first message: an invocation sends its handshake at once, and one that
-// sends nothing must not hold a slot for good.
-const firstMessageWait = 30 * time.Second
+// first byte, and then take to send its first message once it has a
+// slot: an invocation sends its handshake at once, and one that sends
+// nothing must hold nothing for long.
+const firstMessageWait = 2 * time.Second
 
 // attachQueue bounds what waits to be written to one invocation: one
 // that stops reading is dropped, not buffered for.
@@ -161,7 +169,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
-		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, firstWait: firstMessageWait, WriteWait: stdinWriteWait}
+		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, maxSilent: maxSilent, firstWait: firstMessageWait, WriteWait: stdinWriteWait}
 	h.gone = h.lostC
 	if s.proc != nil {
 		h.gone = s.proc.Done()
@@ -252,34 +260,7 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 	h.mu.Unlock()
 	served := make(chan struct{})
 	defer close(served)
-	go func() {
-		slots := make(chan struct{}, h.maxAttached)
-		for {
-			select {
-			case slots <- struct{}{}:
-			case <-served:
-				return
-			}
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if err := transport.CheckPeer(c); err != nil {
-				// Told before the connection closes: whoever connected
-				// finds it said once refused.
-				if h.Refused != nil {
-					h.Refused(err)
-				}
-				c.Close()
-				<-slots
-				continue
-			}
-			go func() {
-				defer func() { <-slots }()
-				h.serveConn(c)
-			}()
-		}
-	}()
+	go h.accept(ln, served)
 	var idleC <-chan time.Time
 	var timer *time.Timer
 	if idle > 0 {

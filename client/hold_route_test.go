@@ -17,7 +17,7 @@ import (
 func routedHolder(as ...*attach) *Holder {
 	h := &Holder{calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{},
 		tasks: map[string]*attach{}, conns: map[*attach]bool{}, ping: make(chan struct{}, 1),
-		lists: newHeldLists(1 << 20), maxAttached: maxAttached, firstWait: firstMessageWait}
+		lists: newHeldLists(1 << 20), maxAttached: maxAttached, maxSilent: maxSilent, firstWait: firstMessageWait}
 	for _, a := range as {
 		h.conns[a] = true
 	}
