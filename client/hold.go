@@ -81,8 +81,8 @@ type Holder struct {
 	Refused func(error)
 	// lists is what the holder answers itself (hold_cache.go).
 	lists *heldLists
-	// Log, when set, is told what the holder has to say of its session's
-	// end (its log, beside the server's stderr).
+	// Log, when set, is told what the holder has to say (its session's
+	// end, an answer it dropped): its log, beside the server's stderr.
 	Log func(msg string)
 	// maxAttached, maxSilent and firstWait are the bounds of those
 	// names (tests make them small); so is WriteWait, exported for the
@@ -93,7 +93,8 @@ type Holder struct {
 	WriteWait   time.Duration
 	// wakes counts the idle loop's wake-ups (a test counts them).
 	wakes atomic.Int64
-	// silent is the connections waiting to be admitted (accept).
+	// silent is the connections waiting to be admitted (accept; a test
+	// counts them).
 	silent atomic.Pointer[silentConns]
 }
 
