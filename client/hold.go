@@ -20,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // Holder serves one connected session, to a stdio server or a Streamable
@@ -44,9 +45,13 @@ import (
 //     answers to another's question); a ping it answers itself.
 //   - Every other notification (log messages, list changes) reaches
 //     every attached invocation, each applying its own --log-level.
+//   - An answer to a question of the server's is taken only from the
+//     invocation it went to; any other is dropped and logged.
 //   - An invocation that goes away has its requests cancelled on the
 //     server (notifications/cancelled), and the server's questions to it
 //     answered with an error.
+//   - A connection takes one of the maxAttached slots only once it has
+//     spoken; silent ones are bounded apart and let go (accept).
 type Holder struct {
 	s        *Session
 	init     json.RawMessage // the initialize result (2025 revisions)
@@ -76,17 +81,21 @@ type Holder struct {
 	Refused func(error)
 	// lists is what the holder answers itself (hold_cache.go).
 	lists *heldLists
-	// Log, when set, is told what the holder has to say of its session's
-	// end (its log, beside the server's stderr).
+	// Log, when set, is told what the holder has to say (its session's
+	// end, an answer it dropped): its log, beside the server's stderr.
 	Log func(msg string)
-	// maxAttached and firstWait are the bounds of those names (tests
-	// make them small); so is WriteWait, exported for the holder's tests
-	// from outside (commands' test hooks).
+	// maxAttached, maxSilent and firstWait are the bounds of those
+	// names (tests make them small); so is WriteWait, exported for the
+	// holder's tests from outside (commands' test hooks).
 	maxAttached int
+	maxSilent   int
 	firstWait   time.Duration
 	WriteWait   time.Duration
 	// wakes counts the idle loop's wake-ups (a test counts them).
 	wakes atomic.Int64
+	// silent is the connections waiting to be admitted (accept; a test
+	// counts them).
+	silent atomic.Pointer[silentConns]
 }
 
 // Methods an invocation of mcpc session sends the holder itself.
@@ -130,15 +139,16 @@ type attach struct {
 }
 
 // maxAttached bounds the invocations attached at once: each holds
-// goroutines and buffers. One past it waits in the socket's backlog for
-// a slot (its connect timeout bounds the wait), rather than growing the
-// holder without bound.
+// goroutines and buffers. A connection takes a slot once it has spoken
+// (sent its first byte): one past it waits for a slot (its connect
+// timeout bounds the wait), rather than growing the holder without bound.
 const maxAttached = 256
 
 // firstMessageWait is how long a connection may stay silent before its
-// first message: an invocation sends its handshake at once, and one that
-// sends nothing must not hold a slot for good.
-const firstMessageWait = 30 * time.Second
+// first byte, and then take to send its first message once it has a
+// slot: an invocation sends its handshake at once, and one that sends
+// nothing must hold nothing for long.
+const firstMessageWait = 2 * time.Second
 
 // attachQueue bounds what waits to be written to one invocation: one
 // that stops reading is dropped, not buffered for.
@@ -160,7 +170,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	h := &Holder{s: s, calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{}, tasks: map[string]*attach{},
 		conns: map[*attach]bool{}, last: time.Now(), ping: make(chan struct{}, 1), stop: make(chan struct{}),
-		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, firstWait: firstMessageWait, WriteWait: stdinWriteWait}
+		lostC: make(chan struct{}), lists: newHeldLists(s.maxMessage), maxAttached: maxAttached, maxSilent: maxSilent, firstWait: firstMessageWait, WriteWait: stdinWriteWait}
 	h.gone = h.lostC
 	if s.proc != nil {
 		h.gone = s.proc.Done()
@@ -251,34 +261,7 @@ func (h *Holder) Serve(ctx context.Context, ln net.Listener, idle time.Duration)
 	h.mu.Unlock()
 	served := make(chan struct{})
 	defer close(served)
-	go func() {
-		slots := make(chan struct{}, h.maxAttached)
-		for {
-			select {
-			case slots <- struct{}{}:
-			case <-served:
-				return
-			}
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if err := transport.CheckPeer(c); err != nil {
-				// Told before the connection closes: whoever connected
-				// finds it said once refused.
-				if h.Refused != nil {
-					h.Refused(err)
-				}
-				c.Close()
-				<-slots
-				continue
-			}
-			go func() {
-				defer func() { <-slots }()
-				h.serveConn(c)
-			}()
-		}
-	}()
+	go h.accept(ln, served)
 	var idleC <-chan time.Time
 	var timer *time.Timer
 	if idle > 0 {
@@ -521,17 +504,45 @@ func (h *Holder) fromInvocation(a *attach, msg jsonrpc.Message) {
 		}
 		h.invocationRequest(a, m)
 	case *jsonrpc.Response:
-		// The answer to a question of the server's: from the
-		// invocation asked only.
-		key := transport.IDKey(m.ID)
-		h.mu.Lock()
-		ok := h.asked[key].a == a
-		delete(h.asked, key)
-		h.mu.Unlock()
-		if ok {
-			h.send(context.Background(), m)
-		}
+		h.invocationAnswer(a, m)
 	}
+}
+
+// invocationAnswer passes on an answer to a question of the server's,
+// from the invocation asked only. Another's, with the question's id (a
+// script's mistake, or a client of the same user forging it), is dropped
+// and the question left to the one asked: taken, it would have ended the
+// question, and the real answer would have found none to answer.
+func (h *Holder) invocationAnswer(a *attach, m *jsonrpc.Response) {
+	key := transport.IDKey(m.ID)
+	h.mu.Lock()
+	q, ok := h.asked[key]
+	if q.a == a {
+		delete(h.asked, key)
+	}
+	h.mu.Unlock()
+	switch {
+	case ok && q.a == a:
+		h.send(context.Background(), m)
+	case ok:
+		h.log("an answer to the server's question %s came from an invocation it was not asked of: it was dropped", shownID(m.ID))
+	default:
+		h.log("an answer to %s came, which names no question of the server's in flight: it was dropped", shownID(m.ID))
+	}
+}
+
+// log tells the holder's log (Log) what it has to say.
+func (h *Holder) log(format string, args ...any) {
+	if h.Log != nil {
+		h.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// shownID is a JSON-RPC id as a log line shows it: as JSON, cut short (an
+// invocation's id may be as long as a message).
+func shownID(id jsonrpc.ID) string {
+	b, _ := json.Marshal(id.Raw())
+	return textsafe.Clip(strings.ToValidUTF8(string(b[:min(len(b), 256)]), ""), 80)
 }
 
 func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {

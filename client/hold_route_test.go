@@ -2,11 +2,14 @@ package client
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
 // routedHolder is a holder's routing state without a server: what
@@ -14,7 +17,7 @@ import (
 func routedHolder(as ...*attach) *Holder {
 	h := &Holder{calls: map[string]*route{}, progress: map[string]*route{}, asked: map[string]asked{},
 		tasks: map[string]*attach{}, conns: map[*attach]bool{}, ping: make(chan struct{}, 1),
-		lists: newHeldLists(1 << 20), maxAttached: maxAttached, firstWait: firstMessageWait}
+		lists: newHeldLists(1 << 20), maxAttached: maxAttached, maxSilent: maxSilent, firstWait: firstMessageWait}
 	for _, a := range as {
 		h.conns[a] = true
 	}
@@ -101,5 +104,43 @@ func TestTaskQuestionReachesItsOwner(t *testing.T) {
 		if to != owner || busy != 1 {
 			t.Errorf("%s: askee = %p (owner %p), %d busy", params, to, owner, busy)
 		}
+	}
+}
+
+// An answer to the server's question is taken only from the invocation
+// it was routed to: another's, with the question's id, is dropped and
+// logged, and leaves the question to the one asked.
+func TestAnswerOnlyFromTheAsked(t *testing.T) {
+	asked, other := newAttach(), newAttach()
+	h := routedHolder(asked, other)
+	var logged []string
+	h.Log = func(msg string) { logged = append(logged, msg) }
+	inFlight(h, asked, "h-1", "c-1")
+	q := &jsonrpc.Request{ID: mustID("q-1"), Method: "elicitation/create", Params: json.RawMessage(`{"message":"name?","requestedSchema":{"type":"object"}}`)}
+	h.serverRequest(q)
+	if got := <-asked.out; got.(*jsonrpc.Request).ID != q.ID {
+		t.Fatalf("the invocation asked got %#v", got)
+	}
+
+	// h.s is nil: an answer passed on to the server would panic here.
+	h.fromInvocation(other, &jsonrpc.Response{ID: q.ID, Result: json.RawMessage(`{"action":"decline"}`)})
+	if got := h.asked[transport.IDKey(q.ID)]; got.a != asked {
+		t.Fatalf("another invocation's answer took the question: %#v", h.asked)
+	}
+	h.fromInvocation(other, &jsonrpc.Response{ID: mustID(float64(9)), Result: json.RawMessage(`{}`)})
+	want := []string{
+		`an answer to the server's question "q-1" came from an invocation it was not asked of: it was dropped`,
+		`an answer to 9 came, which names no question of the server's in flight: it was dropped`,
+	}
+	if !slices.Equal(logged, want) {
+		t.Fatalf("logged %q, want %q", logged, want)
+	}
+}
+
+// An id shown in the log is cut short: an invocation's may be as long as
+// a message.
+func TestShownIDBounded(t *testing.T) {
+	if got := shownID(mustID(strings.Repeat("é", 1<<20))); textsafe.Width(got) > 80 || !strings.HasPrefix(got, `"éé`) || !strings.HasSuffix(got, "…") {
+		t.Fatalf("shownID = %q", got)
 	}
 }
