@@ -314,8 +314,11 @@ func serverKey(e *config.Entry, cwd string) string {
 // SessionKey identifies what a session started for e holds: the
 // server's definition (its memo key) and the credential it is reached
 // with (never the credential itself), so that a changed entry is noticed.
-func SessionKey(e *config.Entry, cwd, credentialID string) string {
-	return state.HashKey(serverKey(e, cwd), credentialID)
+// It is the entry's content alone: a user entry run from another working
+// directory is the same entry, not a changed one (a project file's is
+// resolved against its own directory either way).
+func SessionKey(e *config.Entry, credentialID string) string {
+	return state.HashKey(serverKey(e, e.Dir("")), credentialID)
 }
 
 // CredentialParts names, each hashed, what an invocation reaches e with

@@ -52,10 +52,11 @@ func SessionStore(stateDir, runtimeDir string) *state.Sessions {
 
 // EntryIdentity says which entry a session was started for: a
 // configured server's source and name (a changed definition is the same
-// entry, changed), a --stdio server's command line.
-func EntryIdentity(e *config.Entry, name, cwd string) string {
+// entry, changed), an ad-hoc target's command line or URL. Where the
+// invocation runs is no part of it.
+func EntryIdentity(e *config.Entry, name string) string {
 	if e.File == nil {
-		return state.HashKey("stdio", name, SessionKey(e, cwd, ""))
+		return state.HashKey("stdio", name, SessionKey(e, ""))
 	}
 	return state.HashKey("entry", e.SourceName(), name)
 }
@@ -188,7 +189,7 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 	if rec == nil {
 		return nil, nil
 	}
-	if !adhoc && rec.Entry != EntryIdentity(entry, entry.Name, s.Cwd) {
+	if !adhoc && rec.Entry != EntryIdentity(entry, entry.Name) {
 		// Another entry of the name (another file's, a --stdio server's)
 		// is another target: said, since a script that meant the session
 		// would otherwise lose its state without a word.
@@ -205,7 +206,7 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 	if rec.Ended != "" {
 		return nil, SessionEnded(rec.Name, rec.Ended, nil)
 	}
-	if !adhoc && rec.Key != SessionKey(entry, s.Cwd, opts.CredentialID) {
+	if !adhoc && rec.Key != SessionKey(entry, opts.CredentialID) {
 		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
 	}
 	name := rec.Name
@@ -294,5 +295,5 @@ func (s *Sessions) Holds(cfg *config.Config, name string) bool {
 		return false
 	}
 	e, err := cfg.Resolve(name, s.AdHoc)
-	return err == nil && EntryIdentity(e, name, s.Cwd) == rec.Entry
+	return err == nil && EntryIdentity(e, name) == rec.Entry
 }

@@ -61,10 +61,10 @@ func (s *Sessions) entryChanged(loadConfig func() (*config.Config, error), rec *
 		return false
 	}
 	e, err := cfg.Resolve(rec.Server, s.AdHoc)
-	if err != nil || EntryIdentity(e, rec.Name, s.Cwd) != rec.Entry {
+	if err != nil || EntryIdentity(e, rec.Name) != rec.Entry {
 		return false // not the entry it started for, seen from here
 	}
-	return SessionKey(e, s.Cwd, "") != rec.Def
+	return SessionKey(e, "") != rec.Def
 }
 
 // List is every session, each asked how it is.

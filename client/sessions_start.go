@@ -91,7 +91,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 		return nil, false, err
 	}
 	if rec != nil {
-		if rec.Entry != EntryIdentity(entry, name, s.Cwd) {
+		if rec.Entry != EntryIdentity(entry, name) {
 			return nil, false, fail.New(fail.Usage, "stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", name, rec.Server)
 		}
