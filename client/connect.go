@@ -326,7 +326,7 @@ func SessionKey(e *config.Entry, credentialID string) string {
 // reference, never the secret); for a stdio server each "env" value
 // expanded from the invocation's environment (${VAR}) and the envFile's
 // variables; for an HTTP server each header expanded from it (${VAR}) and
-// the bearer token of "bearerTokenEnv". A session started with other
+// the bearer token of "bearerTokenEnv", and each --header. A session started with other
 // parts holds another credential's server, which this invocation must
 // not reach; a literal value is the definition's, whose change only makes
 // the session stale. Values are keyed with memo's per-user secret
@@ -348,6 +348,11 @@ func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(stri
 			if strings.Contains(v, "${") {
 				parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
 			}
+		}
+		// A --header is the invocation's, never the definition's: an
+		// Authorization given on the command line is a credential.
+		for k := range srv.LiteralHeaders() {
+			parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
 		}
 		if srv.BearerTokenEnv != "" {
 			parts["bearerTokenEnv"] = memo.CredentialKey("bearer\x00" + getenv(srv.BearerTokenEnv))

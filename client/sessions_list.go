@@ -39,7 +39,7 @@ func ShownSession(r *state.SessionRecord) SessionShown {
 // SessionListed is one line of mcpc session list.
 type SessionListed struct {
 	SessionShown
-	Status   string `json:"status"` // running, stale, ended, gone
+	Status   string `json:"status"` // running, stale, removed, ended, gone
 	Ended    string `json:"ended,omitempty"`
 	Age      string `json:"age"`
 	IdleLeft string `json:"idleLeft,omitempty"`
@@ -49,22 +49,33 @@ type SessionListed struct {
 	Memory int64 `json:"memory,omitempty"`
 }
 
-// entryChanged reports whether the configured entry rec holds was
-// changed since the session started: it runs the older definition.
-// loadConfig is s.Config, once for every session listed.
-func (s *Sessions) entryChanged(loadConfig func() (*config.Config, error), rec *state.SessionRecord) bool {
-	if rec.Def == "" || rec.Server == stdioServerName {
-		return false // a --stdio server is its command line: never changed
+// entryStatus is what session list says of the configured entry rec
+// holds, when that is not "running": "removed" when the file it came
+// from no longer defines it, "stale" when it was changed since the
+// session started (it runs the older definition). loadConfig is
+// s.Config, once for every session listed.
+func (s *Sessions) entryStatus(loadConfig func() (*config.Config, error), rec *state.SessionRecord) string {
+	if adhocRecord(rec) {
+		return "" // an ad-hoc target is its command line or URL: never changed
 	}
 	cfg, err := loadConfig()
 	if err != nil {
-		return false
+		return ""
+	}
+	if removedFrom(cfg, rec) != nil {
+		return "removed"
+	}
+	if rec.Def == "" {
+		return ""
 	}
 	e, err := cfg.Resolve(rec.Server, s.AdHoc)
 	if err != nil || EntryIdentity(e, rec.Name) != rec.Entry {
-		return false // not the entry it started for, seen from here
+		return "" // not the entry it started for, seen from here
 	}
-	return SessionKey(e, "") != rec.Def
+	if SessionKey(e, "") != rec.Def {
+		return "stale"
+	}
+	return ""
 }
 
 // List is every session, each asked how it is.
@@ -80,8 +91,8 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 			var st HolderStatusResult
 			json.Unmarshal(res, &st)
 			l.Requests, l.IdleLeft, l.Memory = st.Requests, st.IdleLeft, transport.ProcessRSS(rec.PID)
-			if s.entryChanged(loadConfig, rec) {
-				l.Status = "stale"
+			if st := s.entryStatus(loadConfig, rec); st != "" {
+				l.Status = st
 			}
 			if note := StatelessNote(rec); note != "" {
 				textsafe.Note(s.Notes, "%s", note)

@@ -31,6 +31,12 @@ type HolderLine struct {
 	ConnectTimeoutSet bool // --connect-timeout was given: it beats the entry's "timeout"
 	ProbeTimeout      time.Duration
 	MaxMessage        int64
+	// Headers and BearerEnv are --header and --bearer-env: the holder
+	// reaches the server with the invocation's credential, or every use
+	// would be refused as another credential's. They reach it on its
+	// stdin (holderSpec), never on a command line another user can read.
+	Headers   []string
+	BearerEnv string
 }
 
 // Args is the holder's command line (Sessions.HolderArgs): session
@@ -51,6 +57,12 @@ func (l HolderLine) Args(name string, idle time.Duration) []string {
 	}
 	if l.MaxMessage > 0 {
 		args = append(args, "--max-message", strconv.FormatInt(l.MaxMessage, 10))
+	}
+	for _, h := range l.Headers {
+		args = append(args, "--header", h)
+	}
+	if l.BearerEnv != "" {
+		args = append(args, "--bearer-env", l.BearerEnv)
 	}
 	return append(args, name) // a server name never begins with "-"
 }
