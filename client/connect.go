@@ -23,6 +23,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -520,7 +521,7 @@ func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 	if errors.As(err, &foreign) {
 		// The session is not this user's, and has not ended.
 		return &fail.Error{Code: fail.Connection, Err: err,
-			Msg:  fmt.Sprintf("session %s refused: its %s belongs to another user (uid %d), and a session serves only the user who started it", o.Held.Name, foreign.What, foreign.UID),
+			Msg:  fmt.Sprintf("session %s refused: its %s belongs to another user (uid %d), and a session serves only the user who started it", textsafe.Name(o.Held.Name), foreign.What, foreign.UID),
 			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
 	}
 	if err != nil {
@@ -554,7 +555,7 @@ func (s *Session) heldLost(err error) *fail.Error {
 // ended (why) without being stopped.
 func SessionEnded(name, why string, err error) *fail.Error {
 	q := shellwords.Quote(name)
-	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("session %s ended: %s", name, why),
+	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("session %s ended: %s", textsafe.Name(name), why),
 		Hint: fmt.Sprintf("what the server held is lost; start it again with 'mcpc session start %s', or forget it with 'mcpc session stop %s'", q, q)}
 }
 

@@ -94,7 +94,7 @@ func StatelessNote(r *state.SessionRecord) string {
 	if r.Transport != "http" || r.Revision < "2026-07-28" {
 		return ""
 	}
-	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", r.Name, r.Revision)
+	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", textsafe.Name(r.Name), r.Revision)
 }
 
 // holderKilled says why a session ended whose holder is gone without a
@@ -136,7 +136,7 @@ func holderAlive(ctx context.Context, rec *state.SessionRecord) (bool, error) {
 	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && HolderRunning(rec):
 		q := shellwords.Quote(rec.Name)
 		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
-			"session %s's holder (pid %d) does not answer (stopped or hung)", rec.Name, rec.PID)
+			"session %s's holder (pid %d) does not answer (stopped or hung)", textsafe.Name(rec.Name), rec.PID)
 	}
 	return false, nil
 }
@@ -207,7 +207,7 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 		// is another target: said, since a script that meant the session
 		// would otherwise lose its state without a word.
 		if rec.Ended == "" && HolderRunning(rec) {
-			textsafe.Note(s.Notes, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
+			textsafe.Note(s.Notes, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", textsafe.Name(rec.Name))
 		}
 		return nil, nil
 	}
@@ -218,7 +218,7 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 		return nil, SessionEnded(rec.Name, rec.Ended, nil)
 	}
 	if !adhoc && rec.Key != SessionKey(entry, opts.CredentialID) {
-		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
+		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", textsafe.Name(rec.Name), entry.Name)
 	}
 	name := rec.Name
 	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
@@ -282,7 +282,7 @@ func (s *Sessions) SameCredentials(entry *config.Entry, rec *state.SessionRecord
 	slices.Sort(differ)
 	q := shellwords.Quote(rec.Name)
 	return fail.New(fail.Config, "to use this invocation's, stop the session ('mcpc session stop "+q+"') and start it again; --no-session starts a server for this invocation alone",
-		"session %s holds its server with other credentials than this invocation's (%s differ)", rec.Name, strings.Join(differ, ", "))
+		"session %s holds its server with other credentials than this invocation's (%s differ)", textsafe.Name(rec.Name), strings.Join(differ, ", "))
 }
 
 // ended says why a session whose holder went away ended. A holder
@@ -349,7 +349,7 @@ func (s *Sessions) RemovedEntry(cfg *config.Config, name string) error {
 		return nil
 	}
 	return fail.New(fail.Config, "stop the session with 'mcpc session stop "+shellwords.Quote(rec.Name)+"' (its server ends with it)",
-		"unknown server %q: session %s still holds it, but its entry is no longer in %s", name, rec.Name, f.Path)
+		"unknown server %q: session %s still holds it, but its entry is no longer in %s", name, textsafe.Name(rec.Name), f.Path)
 }
 
 // Holds reports whether a live session holds the configured server name

@@ -96,7 +96,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 	// dead holder's socket is cleaned up by one of them.
 	unlock, err := s.Store.Lock(ctx, name)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot lock session %s: %w", name, err)
+		return nil, false, fmt.Errorf("cannot lock session %s: %w", textsafe.Name(name), err)
 	}
 	defer unlock()
 	if rec, err = s.Running(ctx, name); err != nil {
@@ -105,7 +105,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 	if rec != nil {
 		if rec.Entry != EntryIdentity(entry, name) {
 			return nil, false, fail.New(fail.Usage, "stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
-				"session %s is running and holds another target (%s)", name, rec.Server)
+				"session %s is running and holds another target (%s)", textsafe.Name(name), textsafe.Name(rec.Server))
 		}
 		opts, err := c.ConnectOptions(ctx, entry)
 		if err == nil {
@@ -114,7 +114,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 		if err != nil {
 			return nil, false, err
 		}
-		textsafe.Note(s.Notes, "session %s is already running", name)
+		textsafe.Note(s.Notes, "session %s is already running", textsafe.Name(name))
 		return rec, true, nil
 	}
 	if rec, err = s.Start(ctx, name, o.Args, o.Shell); err != nil {
