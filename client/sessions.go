@@ -328,7 +328,7 @@ func removedFrom(cfg *config.Config, rec *state.SessionRecord) *config.File {
 		return nil
 	}
 	for _, f := range cfg.Files {
-		if f.Err == nil && f.Servers[rec.Server] == nil && state.HashKey("entry", f.Path, rec.Server) == rec.Entry {
+		if f.Err == nil && f.Servers[rec.Server] == nil && EntryIdentity(&config.Entry{File: f}, rec.Server) == rec.Entry {
 			return f
 		}
 	}
