@@ -23,6 +23,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -314,8 +315,11 @@ func serverKey(e *config.Entry, cwd string) string {
 // SessionKey identifies what a session started for e holds: the
 // server's definition (its memo key) and the credential it is reached
 // with (never the credential itself), so that a changed entry is noticed.
-func SessionKey(e *config.Entry, cwd, credentialID string) string {
-	return state.HashKey(serverKey(e, cwd), credentialID)
+// It is the entry's content alone: a user entry run from another working
+// directory is the same entry, not a changed one (a project file's is
+// resolved against its own directory either way).
+func SessionKey(e *config.Entry, credentialID string) string {
+	return state.HashKey(serverKey(e, e.Dir("")), credentialID)
 }
 
 // CredentialParts names, each hashed, what an invocation reaches e with
@@ -323,7 +327,7 @@ func SessionKey(e *config.Entry, cwd, credentialID string) string {
 // reference, never the secret); for a stdio server each "env" value
 // expanded from the invocation's environment (${VAR}) and the envFile's
 // variables; for an HTTP server each header expanded from it (${VAR}) and
-// the bearer token of "bearerTokenEnv". A session started with other
+// the bearer token of "bearerTokenEnv", and each --header. A session started with other
 // parts holds another credential's server, which this invocation must
 // not reach; a literal value is the definition's, whose change only makes
 // the session stale. Values are keyed with memo's per-user secret
@@ -345,6 +349,11 @@ func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(stri
 			if strings.Contains(v, "${") {
 				parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
 			}
+		}
+		// A --header is the invocation's, never the definition's: an
+		// Authorization given on the command line is a credential.
+		for k := range srv.LiteralHeaders() {
+			parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
 		}
 		if srv.BearerTokenEnv != "" {
 			parts["bearerTokenEnv"] = memo.CredentialKey("bearer\x00" + getenv(srv.BearerTokenEnv))
@@ -512,7 +521,7 @@ func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 	if errors.As(err, &foreign) {
 		// The session is not this user's, and has not ended.
 		return &fail.Error{Code: fail.Connection, Err: err,
-			Msg:  fmt.Sprintf("session %s refused: its %s belongs to another user (uid %d), and a session serves only the user who started it", o.Held.Name, foreign.What, foreign.UID),
+			Msg:  fmt.Sprintf("session %s refused: its %s belongs to another user (uid %d), and a session serves only the user who started it", textsafe.Name(o.Held.Name), foreign.What, foreign.UID),
 			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
 	}
 	if err != nil {
@@ -546,7 +555,7 @@ func (s *Session) heldLost(err error) *fail.Error {
 // ended (why) without being stopped.
 func SessionEnded(name, why string, err error) *fail.Error {
 	q := shellwords.Quote(name)
-	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("session %s ended: %s", name, why),
+	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("session %s ended: %s", textsafe.Name(name), why),
 		Hint: fmt.Sprintf("what the server held is lost; start it again with 'mcpc session start %s', or forget it with 'mcpc session stop %s'", q, q)}
 }
 

@@ -84,6 +84,11 @@ func (c *Connector[S]) Resolve(server string) (*config.Entry, error) {
 		if e := c.adhocSessionEntry(server); e != nil && fail.CodeOf(err) == fail.Config {
 			return e, nil
 		}
+		if fail.CodeOf(err) == fail.Config && !c.NoSession && c.Sessions != nil {
+			if rerr := c.Sessions.RemovedEntry(cfg, server); rerr != nil {
+				return nil, rerr
+			}
+		}
 		return nil, err
 	}
 	if note := cfg.UntrustedNote(entry.Name); note != "" && entry.File != nil {

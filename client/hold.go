@@ -546,6 +546,12 @@ func shownID(id jsonrpc.ID) string {
 }
 
 func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
+	if m.Method == "initialize" || m.Method == "server/discover" {
+		// An invocation's handshake, answered here, is its first request:
+		// the idle bound counts from it, so that the session is not let go
+		// between it and the call it comes for.
+		h.touch()
+	}
 	switch {
 	case m.Method == "initialize" && h.init != nil:
 		a.send(&jsonrpc.Response{ID: m.ID, Result: h.init})

@@ -2,9 +2,12 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
@@ -57,5 +60,23 @@ func TestHolderIdleWaitsForTheCall(t *testing.T) {
 	// until it ends.
 	if wakes > 2 {
 		t.Fatalf("the idle loop woke %d times while a request ran for 25 idle bounds", wakes)
+	}
+}
+
+// An invocation's handshake, though the holder answers it itself, is a
+// use of the session: the idle bound counts from it, not from the last
+// request passed on, so an idle bound that ran out while no invocation
+// was attached does not end the session under one that just arrived.
+func TestHolderHandshakeCountsAsUse(t *testing.T) {
+	for _, method := range []string{"initialize", "server/discover"} {
+		a := newAttach()
+		h := routedHolder(a)
+		h.init, h.discover = json.RawMessage(`{}`), json.RawMessage(`{}`)
+		long := time.Now().Add(-time.Hour)
+		h.last = long
+		h.invocationRequest(a, &jsonrpc.Request{ID: mustID("c-1"), Method: method, Params: json.RawMessage(`{}`)})
+		if !h.last.After(long) {
+			t.Errorf("%s: the idle bound still counts from an hour ago", method)
+		}
 	}
 }

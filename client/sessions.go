@@ -20,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // Sessions starts, reaches, lists and stops the sessions of one user: a
@@ -52,26 +53,39 @@ func SessionStore(stateDir, runtimeDir string) *state.Sessions {
 
 // EntryIdentity says which entry a session was started for: a
 // configured server's source and name (a changed definition is the same
-// entry, changed), a --stdio server's command line.
-func EntryIdentity(e *config.Entry, name, cwd string) string {
+// entry, changed), an ad-hoc target's command line or URL. Where the
+// invocation runs is no part of it.
+func EntryIdentity(e *config.Entry, name string) string {
 	if e.File == nil {
-		return state.HashKey("stdio", name, SessionKey(e, cwd, ""))
+		return state.HashKey("stdio", name, SessionKey(e, ""))
 	}
 	return state.HashKey("entry", e.SourceName(), name)
 }
 
 // SessionServerName is how a session names what it holds: a configured
-// server's name, or "--stdio" for a command line (which may carry a
-// secret, so it is not repeated).
+// server's name, an ad-hoc URL as messages print it (redacted), or
+// "--stdio" for a command line (which may carry a secret, so it is not
+// repeated).
 func SessionServerName(e *config.Entry) string {
-	if e.File != nil {
+	switch {
+	case e.File != nil:
 		return e.Name
+	case e.Server.URL != "":
+		return urlx.Redact(e.Server.URL)
 	}
 	return "--stdio"
 }
 
 // stdioServerName is SessionServerName of a --stdio server.
-var stdioServerName = SessionServerName(&config.Entry{})
+var stdioServerName = SessionServerName(&config.Entry{Server: &config.Server{}})
+
+// adhocRecord reports whether rec is the session of an ad-hoc target (a
+// --stdio command or a URL, started with --name) rather than of a
+// configured entry: a configured server's name is never a URL (one
+// would be taken for the URL).
+func adhocRecord(rec *state.SessionRecord) bool {
+	return rec.Server == stdioServerName || config.IsURL(rec.Server)
+}
 
 // StatelessNote is said of a session that holds a 2026-07-28 HTTP
 // server: such a server keeps nothing between requests, so the session
@@ -80,7 +94,7 @@ func StatelessNote(r *state.SessionRecord) string {
 	if r.Transport != "http" || r.Revision < "2026-07-28" {
 		return ""
 	}
-	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", r.Name, r.Revision)
+	return fmt.Sprintf("session %s holds a %s HTTP server, which keeps no state between requests: the session saves only start-up work", textsafe.Name(r.Name), r.Revision)
 }
 
 // holderKilled says why a session ended whose holder is gone without a
@@ -122,7 +136,7 @@ func holderAlive(ctx context.Context, rec *state.SessionRecord) (bool, error) {
 	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && HolderRunning(rec):
 		q := shellwords.Quote(rec.Name)
 		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
-			"session %s's holder (pid %d) does not answer (stopped or hung)", rec.Name, rec.PID)
+			"session %s's holder (pid %d) does not answer (stopped or hung)", textsafe.Name(rec.Name), rec.PID)
 	}
 	return false, nil
 }
@@ -163,10 +177,10 @@ func askHolder(ctx context.Context, rec *state.SessionRecord, method string) (js
 }
 
 // AdhocEntry is the entry that stands for a session started with
-// --name and --stdio under name, nil when there is none: such a session
-// is reached by its name.
+// --name for a --stdio command or a URL under name, nil when there is
+// none: such a session is reached by its name.
 func (s *Sessions) AdhocEntry(name string) *config.Entry {
-	if rec := s.Store.Read(name); rec != nil && rec.Server == stdioServerName {
+	if rec := s.Store.Read(name); rec != nil && adhocRecord(rec) {
 		return &config.Entry{Name: name, Server: &config.Server{Command: "--stdio"}}
 	}
 	return nil
@@ -188,25 +202,23 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 	if rec == nil {
 		return nil, nil
 	}
-	if !adhoc && rec.Entry != EntryIdentity(entry, entry.Name, s.Cwd) {
+	if !adhoc && rec.Entry != EntryIdentity(entry, entry.Name) {
 		// Another entry of the name (another file's, a --stdio server's)
 		// is another target: said, since a script that meant the session
 		// would otherwise lose its state without a word.
 		if rec.Ended == "" && HolderRunning(rec) {
-			textsafe.Note(s.Notes, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", rec.Name)
+			textsafe.Note(s.Notes, "session %s holds another server of that name (another config file's or directory's, or a --stdio command): this invocation starts its own", textsafe.Name(rec.Name))
 		}
 		return nil, nil
 	}
-	if !adhoc {
-		if err := s.SameCredentials(entry, rec, opts); err != nil {
-			return nil, err
-		}
+	if err := s.sameCredentials(entry, rec, opts, adhoc); err != nil {
+		return nil, err
 	}
 	if rec.Ended != "" {
 		return nil, SessionEnded(rec.Name, rec.Ended, nil)
 	}
-	if !adhoc && rec.Key != SessionKey(entry, s.Cwd, opts.CredentialID) {
-		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
+	if !adhoc && rec.Key != SessionKey(entry, opts.CredentialID) {
+		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", textsafe.Name(rec.Name), entry.Name)
 	}
 	name := rec.Name
 	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
@@ -215,12 +227,34 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 
 // credentialParts is CredentialParts of entry as opts reach it; nil for
 // a --stdio server (its command line is its identity, and it has no
-// "env").
+// "env"). An ad-hoc URL's are its --header and --bearer-env.
 func (s *Sessions) credentialParts(entry *config.Entry, opts ConnectOptions) (map[string]string, error) {
-	if entry.File == nil {
+	if entry.File == nil && entry.Server.URL == "" {
 		return nil, nil
 	}
 	return CredentialParts(entry, s.Cwd, opts.CredentialID, opts.Getenv, opts.Memo)
+}
+
+// sameCredentials is SameCredentials of the invocation reaching rec; adhoc
+// says entry is AdhocEntry's. An ad-hoc session reached by its name is
+// reached with its own credential, unless the invocation brings one
+// (--header, --bearer-env): that one must be the session's, as a
+// configured entry's must.
+func (s *Sessions) sameCredentials(entry *config.Entry, rec *state.SessionRecord, opts ConnectOptions, adhoc bool) error {
+	if adhoc {
+		if len(s.AdHoc.Headers) == 0 && s.AdHoc.BearerEnv == "" {
+			return nil
+		}
+		target := &config.Entry{Name: rec.Name, Server: &config.Server{}}
+		if config.IsURL(rec.Server) {
+			target.Server.URL = rec.Server
+		}
+		var err error
+		if entry, err = s.AdHoc.Onto(target); err != nil {
+			return err
+		}
+	}
+	return s.SameCredentials(entry, rec, opts)
 }
 
 // SameCredentials refuses an invocation whose credentials are not those
@@ -248,7 +282,7 @@ func (s *Sessions) SameCredentials(entry *config.Entry, rec *state.SessionRecord
 	slices.Sort(differ)
 	q := shellwords.Quote(rec.Name)
 	return fail.New(fail.Config, "to use this invocation's, stop the session ('mcpc session stop "+q+"') and start it again; --no-session starts a server for this invocation alone",
-		"session %s holds its server with other credentials than this invocation's (%s differ)", rec.Name, strings.Join(differ, ", "))
+		"session %s holds its server with other credentials than this invocation's (%s differ)", textsafe.Name(rec.Name), strings.Join(differ, ", "))
 }
 
 // ended says why a session whose holder went away ended. A holder
@@ -285,6 +319,39 @@ func (s *Sessions) ended(name string) string {
 	return rec.Ended
 }
 
+// removedFrom is the config file rec's configured entry came from when
+// cfg reads that file and it no longer defines the entry's name; nil
+// otherwise (an ad-hoc target's session, a file this invocation does not
+// read, an entry still there).
+func removedFrom(cfg *config.Config, rec *state.SessionRecord) *config.File {
+	if adhocRecord(rec) {
+		return nil
+	}
+	for _, f := range cfg.Files {
+		if f.Err == nil && f.Servers[rec.Server] == nil && EntryIdentity(&config.Entry{File: f}, rec.Server) == rec.Entry {
+			return f
+		}
+	}
+	return nil
+}
+
+// RemovedEntry is the error for a server name the configuration does not
+// define while a live session still holds the entry that was removed:
+// "unknown server" alone would hide a server left running. nil when no
+// such session runs.
+func (s *Sessions) RemovedEntry(cfg *config.Config, name string) error {
+	rec := s.Store.Read(name)
+	if rec == nil || rec.Ended != "" || !HolderRunning(rec) {
+		return nil
+	}
+	f := removedFrom(cfg, rec)
+	if f == nil {
+		return nil
+	}
+	return fail.New(fail.Config, "stop the session with 'mcpc session stop "+shellwords.Quote(rec.Name)+"' (its server ends with it)",
+		"unknown server %q: session %s still holds it, but its entry is no longer in %s", name, textsafe.Name(rec.Name), f.Path)
+}
+
 // Holds reports whether a live session holds the configured server name
 // (mcpc list shows it): one whose holder runs and that was started for
 // this entry.
@@ -294,5 +361,5 @@ func (s *Sessions) Holds(cfg *config.Config, name string) bool {
 		return false
 	}
 	e, err := cfg.Resolve(name, s.AdHoc)
-	return err == nil && EntryIdentity(e, name, s.Cwd) == rec.Entry
+	return err == nil && EntryIdentity(e, name) == rec.Entry
 }

@@ -321,8 +321,8 @@ func (s *Sessions) record(sess *Session, h *Holder, o HoldOptions, opts ConnectO
 	rec := &state.SessionRecord{
 		Creds: creds, Name: o.Name, Server: SessionServerName(o.Entry), Transport: heldTransport(sess), Revision: sess.ProtocolVersion(),
 		PID: os.Getpid(), HolderStart: transport.ProcessStart(os.Getpid()), ServerPID: h.ServerPID(), Idle: o.IdleText, Started: s.Now().UTC(),
-		Key: SessionKey(o.Entry, s.Cwd, opts.CredentialID), Entry: EntryIdentity(o.Entry, o.Name, s.Cwd), Socket: s.Store.Socket(o.Name),
-		Def: SessionKey(o.Entry, s.Cwd, ""),
+		Key: SessionKey(o.Entry, opts.CredentialID), Entry: EntryIdentity(o.Entry, o.Name), Socket: s.Store.Socket(o.Name),
+		Def: SessionKey(o.Entry, ""),
 	}
 	if o.Shell != nil {
 		rec.Shell = o.Shell.PID

@@ -48,7 +48,7 @@ func (s *Sessions) KeepAlive(ctx context.Context, entry *config.Entry, probe boo
 	}
 	unlock, err := s.Store.Lock(ctx, name)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot lock session %s: %w", name, err)
+		return nil, false, fmt.Errorf("cannot lock session %s: %w", textsafe.Name(name), err)
 	}
 	defer unlock()
 	rec := s.Store.Read(name)
@@ -69,7 +69,7 @@ func (s *Sessions) KeepAlive(ctx context.Context, entry *config.Entry, probe boo
 		// A holder alive but not answering is ending on its own (idle,
 		// stopped): its session ended as asked, which is no news.
 		if why != "" {
-			textsafe.Note(s.Notes, "session %s ended (%s): starting it again (keepAlive); what the server held is lost", name, textsafe.OneLine(why))
+			textsafe.Note(s.Notes, "session %s ended (%s): starting it again (keepAlive); what the server held is lost", textsafe.Name(name), textsafe.OneLine(why))
 		}
 	}
 	if _, err := s.Start(ctx, name, s.HolderArgs(name, idle), false); err != nil {

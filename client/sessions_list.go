@@ -39,7 +39,7 @@ func ShownSession(r *state.SessionRecord) SessionShown {
 // SessionListed is one line of mcpc session list.
 type SessionListed struct {
 	SessionShown
-	Status   string `json:"status"` // running, stale, ended, gone
+	Status   string `json:"status"` // running, stale, removed, ended, gone
 	Ended    string `json:"ended,omitempty"`
 	Age      string `json:"age"`
 	IdleLeft string `json:"idleLeft,omitempty"`
@@ -49,22 +49,33 @@ type SessionListed struct {
 	Memory int64 `json:"memory,omitempty"`
 }
 
-// entryChanged reports whether the configured entry rec holds was
-// changed since the session started: it runs the older definition.
-// loadConfig is s.Config, once for every session listed.
-func (s *Sessions) entryChanged(loadConfig func() (*config.Config, error), rec *state.SessionRecord) bool {
-	if rec.Def == "" || rec.Server == stdioServerName {
-		return false // a --stdio server is its command line: never changed
+// entryStatus is what session list says of the configured entry rec
+// holds, when that is not "running": "removed" when the file it came
+// from no longer defines it, "stale" when it was changed since the
+// session started (it runs the older definition). loadConfig is
+// s.Config, once for every session listed.
+func (s *Sessions) entryStatus(loadConfig func() (*config.Config, error), rec *state.SessionRecord) string {
+	if adhocRecord(rec) {
+		return "" // an ad-hoc target is its command line or URL: never changed
 	}
 	cfg, err := loadConfig()
 	if err != nil {
-		return false
+		return ""
+	}
+	if removedFrom(cfg, rec) != nil {
+		return "removed"
+	}
+	if rec.Def == "" {
+		return ""
 	}
 	e, err := cfg.Resolve(rec.Server, s.AdHoc)
-	if err != nil || EntryIdentity(e, rec.Name, s.Cwd) != rec.Entry {
-		return false // not the entry it started for, seen from here
+	if err != nil || EntryIdentity(e, rec.Name) != rec.Entry {
+		return "" // not the entry it started for, seen from here
 	}
-	return SessionKey(e, s.Cwd, "") != rec.Def
+	if SessionKey(e, "") != rec.Def {
+		return "stale"
+	}
+	return ""
 }
 
 // List is every session, each asked how it is.
@@ -80,8 +91,8 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 			var st HolderStatusResult
 			json.Unmarshal(res, &st)
 			l.Requests, l.IdleLeft, l.Memory = st.Requests, st.IdleLeft, transport.ProcessRSS(rec.PID)
-			if s.entryChanged(loadConfig, rec) {
-				l.Status = "stale"
+			if st := s.entryStatus(loadConfig, rec); st != "" {
+				l.Status = st
 			}
 			if note := StatelessNote(rec); note != "" {
 				textsafe.Note(s.Notes, "%s", note)
@@ -119,7 +130,7 @@ func (s *Sessions) Stop(ctx context.Context, names []string) error {
 func (s *Sessions) stop(ctx context.Context, name string) error {
 	rec := s.Store.Read(name)
 	if rec == nil {
-		textsafe.Note(s.Notes, "no session %s is running: nothing to stop", name)
+		textsafe.Note(s.Notes, "no session %s is running: nothing to stop", textsafe.Name(name))
 		return nil
 	}
 	if rec.Ended == "" {
@@ -153,7 +164,7 @@ func (s *Sessions) awaitStopped(ctx context.Context, rec *state.SessionRecord) e
 			return ctx.Err()
 		}
 	}
-	return fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s did not end within 30s", rec.Name)
+	return fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s did not end within 30s", textsafe.Name(rec.Name))
 }
 
 // killHung kills rec's holder when it still runs: it neither answered
@@ -167,14 +178,14 @@ func killHung(ctx context.Context, rec *state.SessionRecord) (hung bool, err err
 	}
 	if rec.HolderStart == "" {
 		return true, fail.New(fail.Timeout, fmt.Sprintf("if pid %d is still mcpc's holder, end it with 'kill %d', then run this again", rec.PID, rec.PID),
-			"session %s's holder (pid %d) does not answer and has not ended", rec.Name, rec.PID)
+			"session %s's holder (pid %d) does not answer and has not ended", textsafe.Name(rec.Name), rec.PID)
 	}
 	killHolder(rec.PID)
 	if err := waitGone(ctx, rec, 10*time.Second); err != nil {
 		return true, err
 	}
 	if HolderRunning(rec) {
-		return true, fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s's holder did not end when killed", rec.Name)
+		return true, fail.New(fail.Timeout, fmt.Sprintf("its holder is pid %d", rec.PID), "session %s's holder did not end when killed", textsafe.Name(rec.Name))
 	}
 	return true, nil
 }
@@ -184,7 +195,7 @@ func killHung(ctx context.Context, rec *state.SessionRecord) (hung bool, err err
 func (s *Sessions) forget(ctx context.Context, name string, killed bool) error {
 	unlock, err := s.Store.Lock(ctx, name)
 	if err != nil {
-		return fmt.Errorf("cannot lock session %s: %w", name, err)
+		return fmt.Errorf("cannot lock session %s: %w", textsafe.Name(name), err)
 	}
 	defer unlock()
 	rec := s.Store.Read(name)
@@ -198,10 +209,10 @@ func (s *Sessions) forget(ctx context.Context, name string, killed bool) error {
 	s.Store.RemoveSocket(name)
 	s.Store.Remove(name)
 	if killed {
-		textsafe.Note(s.Notes, "session %s's holder (pid %d) did not answer: it was killed, and its server with it", name, rec.PID)
+		textsafe.Note(s.Notes, "session %s's holder (pid %d) did not answer: it was killed, and its server with it", textsafe.Name(name), rec.PID)
 		return nil
 	}
-	textsafe.Note(s.Notes, "session %s had already ended (%s): forgotten", name, textsafe.OneLine(why))
+	textsafe.Note(s.Notes, "session %s had already ended (%s): forgotten", textsafe.Name(name), textsafe.OneLine(why))
 	return nil
 }
 
@@ -220,23 +231,23 @@ func waitGone(ctx context.Context, rec *state.SessionRecord, d time.Duration) er
 // line's start, stripped of terminal escapes.
 func (s *Sessions) Log(name string, maxBytes int) ([]byte, error) {
 	if s.Store.Read(name) == nil {
-		var names []string
+		var names, shown []string
 		for _, r := range s.Store.List() {
-			names = append(names, r.Name)
+			names, shown = append(names, r.Name), append(shown, textsafe.Name(r.Name))
 		}
 		hint := "no session is running; start one with 'mcpc session start SERVER'"
 		if len(names) > 0 {
-			hint = "sessions: " + strings.Join(names, ", ")
+			hint = "sessions: " + strings.Join(shown, ", ")
 			hint = suggest.Hint(name, names, hint)
 		}
-		return nil, fail.New(fail.Config, hint, "no session %s", name)
+		return nil, fail.New(fail.Config, hint, "no session %s", textsafe.Name(name))
 	}
 	var log []byte
 	for _, path := range []string{s.Store.LogFile(name) + ".1", s.Store.LogFile(name)} {
 		// A file can pass the bound by what one write brought.
 		b, err := fsx.ReadFileNoFollow(path, 2*sessionLogLimit)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("cannot read session %s's log: %w", name, err)
+			return nil, fmt.Errorf("cannot read session %s's log: %w", textsafe.Name(name), err)
 		}
 		log = append(log, b...)
 	}

@@ -31,6 +31,12 @@ type HolderLine struct {
 	ConnectTimeoutSet bool // --connect-timeout was given: it beats the entry's "timeout"
 	ProbeTimeout      time.Duration
 	MaxMessage        int64
+	// Headers and BearerEnv are --header and --bearer-env: the holder
+	// reaches the server with the invocation's credential, or every use
+	// would be refused as another credential's. They reach it on its
+	// stdin (holderSpec), never on a command line another user can read.
+	Headers   []string
+	BearerEnv string
 }
 
 // Args is the holder's command line (Sessions.HolderArgs): session
@@ -51,6 +57,12 @@ func (l HolderLine) Args(name string, idle time.Duration) []string {
 	}
 	if l.MaxMessage > 0 {
 		args = append(args, "--max-message", strconv.FormatInt(l.MaxMessage, 10))
+	}
+	for _, h := range l.Headers {
+		args = append(args, "--header", h)
+	}
+	if l.BearerEnv != "" {
+		args = append(args, "--bearer-env", l.BearerEnv)
 	}
 	return append(args, name) // a server name never begins with "-"
 }
@@ -84,16 +96,16 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 	// dead holder's socket is cleaned up by one of them.
 	unlock, err := s.Store.Lock(ctx, name)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot lock session %s: %w", name, err)
+		return nil, false, fmt.Errorf("cannot lock session %s: %w", textsafe.Name(name), err)
 	}
 	defer unlock()
 	if rec, err = s.Running(ctx, name); err != nil {
 		return nil, false, err
 	}
 	if rec != nil {
-		if rec.Entry != EntryIdentity(entry, name, s.Cwd) {
+		if rec.Entry != EntryIdentity(entry, name) {
 			return nil, false, fail.New(fail.Usage, "stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
-				"session %s is running and holds another target (%s)", name, rec.Server)
+				"session %s is running and holds another target (%s)", textsafe.Name(name), textsafe.Name(rec.Server))
 		}
 		opts, err := c.ConnectOptions(ctx, entry)
 		if err == nil {
@@ -102,7 +114,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 		if err != nil {
 			return nil, false, err
 		}
-		textsafe.Note(s.Notes, "session %s is already running", name)
+		textsafe.Note(s.Notes, "session %s is already running", textsafe.Name(name))
 		return rec, true, nil
 	}
 	if rec, err = s.Start(ctx, name, o.Args, o.Shell); err != nil {

@@ -18,10 +18,11 @@ import (
 // entry's "timeout").
 func TestHolderLineArgs(t *testing.T) {
 	l := HolderLine{Program: "mcpc", ConfigFiles: []string{"flag.json", "env1.json", "env2.json"},
-		Protocol: "2025-06-18", ConnectTimeoutSet: true, ProbeTimeout: 3 * time.Second, MaxMessage: 4096}
+		Protocol: "2025-06-18", ConnectTimeoutSet: true, ProbeTimeout: 3 * time.Second, MaxMessage: 4096,
+		Headers: []string{"Authorization: Bearer x", "X-Team: a"}, BearerEnv: "TOK"}
 	want := []string{"mcpc", "session", "start", "--idle", "15m0s", "--config", "flag.json", "--config", "env1.json",
 		"--config", "env2.json", "--protocol", "2025-06-18", "--connect-timeout", "0s", "--probe-timeout", "3s",
-		"--max-message", "4096", "srv"}
+		"--max-message", "4096", "--header", "Authorization: Bearer x", "--header", "X-Team: a", "--bearer-env", "TOK", "srv"}
 	if got := l.Args("srv", DefaultSessionIdle); !slices.Equal(got, want) {
 		t.Fatalf("Args =\n%q\nwant\n%q", got, want)
 	}

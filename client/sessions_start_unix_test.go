@@ -31,7 +31,7 @@ func TestStartSessionRunning(t *testing.T) {
 	}
 	answering(t, sock)
 	err = c.Sessions.Store.Write(&state.SessionRecord{Name: "mine", Server: stdioServerName, Socket: sock, PID: os.Getpid(),
-		Idle: "0s", Entry: EntryIdentity(entry, "mine", c.Sessions.Cwd)})
+		Idle: "0s", Entry: EntryIdentity(entry, "mine")})
 	if err != nil {
 		t.Fatal(err)
 	}

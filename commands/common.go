@@ -68,7 +68,7 @@ func (st *state) sessions(g *globals) *client.Sessions {
 		Config: g.loadConfig, AdHoc: g.adhoc,
 		HolderArgs: client.HolderLine{Program: st.argv[0], ConfigFiles: g.configFiles, Protocol: g.adhoc.Protocol,
 			ConnectTimeout: g.connectTimeout, ConnectTimeoutSet: g.connectTimeoutSet,
-			ProbeTimeout: g.probeTimeout, MaxMessage: g.maxMessage}.Args,
+			ProbeTimeout: g.probeTimeout, MaxMessage: g.maxMessage, Headers: g.adhoc.Headers, BearerEnv: g.adhoc.BearerEnv}.Args,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -50,7 +51,7 @@ func sessionStartCommand(st *state) *cli.Command {
 		ArgsUsage: "SERVER | --name NAME --stdio 'command args'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "the session's `NAME` (needed for a --stdio server)"},
-			&cli.DurationFlag{Name: "idle", Value: client.DefaultSessionIdle, DefaultText: units.DurationText(client.DefaultSessionIdle), Usage: "end the session after `DURATION` without a request (0: until stopped)"},
+			&cli.DurationFlag{Name: "idle", Value: client.DefaultSessionIdle, DefaultText: units.DurationText(client.DefaultSessionIdle), Usage: "end the session after `DURATION` without a request (1s at least; 0: until stopped)"},
 			&cli.BoolFlag{Name: "shell", Usage: "end the session when the shell that ran this command exits"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -59,8 +60,13 @@ func sessionStartCommand(st *state) *cli.Command {
 				return err
 			}
 			o := client.StartOptions{Name: cmd.String("name"), Idle: cmd.Duration("idle"), Args: st.argv, Shell: cmd.Bool("shell")}
-			if o.Idle < 0 {
+			switch {
+			case o.Idle < 0:
 				return usagef("", "--idle cannot be negative")
+			case o.Idle > 0 && o.Idle < config.MinKeepAlive:
+				floor := units.DurationText(config.MinKeepAlive)
+				return usagef("give --idle "+floor+" or more, or --idle 0 to keep it until stopped",
+					"--idle %s is below the floor of %s: a session must outlast a call", o.Idle, floor)
 			}
 			if o.Server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
 				return err

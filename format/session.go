@@ -32,7 +32,7 @@ func SessionText(s Session, running bool) []byte {
 		ends += fmt.Sprintf(" or when its shell (pid %d) exits", s.Shell)
 	}
 	return fmt.Appendf(nil, "session %s %s: %s (%s, %s), holder pid %d, %s\n",
-		s.Name, what, s.Server, s.Transport, s.Revision, s.PID, ends)
+		textsafe.Name(s.Name), what, textsafe.Name(s.Server), s.Transport, s.Revision, s.PID, ends)
 }
 
 // SessionRow is one line of session list.
@@ -44,11 +44,12 @@ type SessionRow struct {
 	Ended                 string // why it ended, in the holder's words
 }
 
-// SessionsText is session list's text: one tab-separated line a session.
+// SessionsText is session list's text: one tab-separated line a session,
+// its names printed as every message prints them (textsafe.Name).
 func SessionsText(rows []SessionRow) []byte {
 	var b strings.Builder
 	for _, l := range rows {
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\tpid %d\tage %s\trequests %d", l.Name, l.Status, l.Server, l.Revision, l.PID, l.Age, l.Requests)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\tpid %d\tage %s\trequests %d", textsafe.Name(l.Name), l.Status, textsafe.Name(l.Server), l.Revision, l.PID, l.Age, l.Requests)
 		if l.IdleLeft != "" {
 			fmt.Fprintf(&b, "\tidle left %s", l.IdleLeft)
 		}

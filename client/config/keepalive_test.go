@@ -14,6 +14,7 @@ func TestKeepAliveValues(t *testing.T) {
 		`"keepAlive": false`:  0,
 		`"keepAlive": null`:   0,
 		`"keepAlive": "1.5s"`: 1500 * time.Millisecond,
+		`"keepAlive": "1s"`:   MinKeepAlive,
 		`"env": {}`:           0,
 	} {
 		f := ParseFile("f.json", SourceUser, []byte(`{"mcpServers": {"a": {"command": "x", `+in+`}}}`))
@@ -30,11 +31,13 @@ func TestKeepAliveValues(t *testing.T) {
 // every other key's.
 func TestKeepAliveRefused(t *testing.T) {
 	for in, want := range map[string]string{
-		`"keepAlive": "soon"`: `f.json:1:52: server "a": field "keepAlive": invalid keepAlive "soon" (use true, false, or a duration like "10m")`,
-		`"keepAlive": "0s"`:   `f.json:1:52: server "a": field "keepAlive": invalid keepAlive "0s" (use true, false, or a duration like "10m")`,
-		`"keepAlive": "-1m"`:  `f.json:1:52: server "a": field "keepAlive": invalid keepAlive "-1m" (use true, false, or a duration like "10m")`,
-		`"keepAlive": 600`:    `f.json:1:52: server "a": field "keepAlive": invalid keepAlive 600 (use true, false, or a duration like "10m")`,
-		`"keepAlive": {}`:     `f.json:1:52: server "a": field "keepAlive": invalid keepAlive {} (use true, false, or a duration like "10m")`,
+		`"keepAlive": "soon"`:  `f.json:1:52: server "a": field "keepAlive": invalid keepAlive "soon" (use true, false, or a duration like "10m")`,
+		`"keepAlive": "0s"`:    `f.json:1:52: server "a": field "keepAlive": invalid keepAlive "0s" (use true, false, or a duration like "10m")`,
+		`"keepAlive": "-1m"`:   `f.json:1:52: server "a": field "keepAlive": invalid keepAlive "-1m" (use true, false, or a duration like "10m")`,
+		`"keepAlive": "1ms"`:   `f.json:1:52: server "a": field "keepAlive": keepAlive "1ms" is below the floor of 1s: a session must outlast a call (use true, false, or a duration like "10m")`,
+		`"keepAlive": "999ms"`: `f.json:1:52: server "a": field "keepAlive": keepAlive "999ms" is below the floor of 1s: a session must outlast a call (use true, false, or a duration like "10m")`,
+		`"keepAlive": 600`:     `f.json:1:52: server "a": field "keepAlive": invalid keepAlive 600 (use true, false, or a duration like "10m")`,
+		`"keepAlive": {}`:      `f.json:1:52: server "a": field "keepAlive": invalid keepAlive {} (use true, false, or a duration like "10m")`,
 	} {
 		f := ParseFile("f.json", SourceUser, []byte(`{"mcpServers": {"a": {"command": "x", `+in+`}}}`))
 		if fe := fail.As(f.Err); fe == nil || fe.Code != fail.Config || fe.Msg != want {

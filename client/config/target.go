@@ -57,6 +57,14 @@ func (c *Config) Resolve(arg string, a AdHoc) (*Entry, error) {
 			return nil, err
 		}
 	}
+	return a.Onto(e)
+}
+
+// Onto is e with the command line's headers and bearer variable on top:
+// e itself when there are none, an error for a server not reached over
+// HTTP. A session reached by its name takes them too, to compare with
+// what it holds its server with.
+func (a AdHoc) Onto(e *Entry) (*Entry, error) {
 	if len(a.Headers) > 0 || a.BearerEnv != "" {
 		if e.Server.URL == "" {
 			return nil, fail.New(fail.Usage, "", "--header and --bearer-env apply to HTTP servers only")

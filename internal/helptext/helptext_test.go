@@ -54,7 +54,7 @@ func TestValuesFilledIn(t *testing.T) {
 	for name, want := range map[string][]string{
 		"config":   {`bytes or "128MiB"; default 7MiB); an HTTP`, `stdio or HTTP (true: 3m; a duration like "10m"`},
 		"eras":     {`per server "probeTimeout",` + "\n  default 4s) once;"},
-		"sessions": {"without a request (default 9h, 0:"},
+		"sessions": {"without a request (default 9h, at"},
 	} {
 		topic, _ := Find(name)
 		for _, s := range want {
