@@ -175,6 +175,8 @@ flags:
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
                        adds a tool grown-N and tells of the change
+  --tools-only         declare and serve tools only: no resources, templates
+                       or prompts (as server-filesystem and Playwright MCP)
   --drift              serve the next version of the tools, for schema-drift
                        tests: no huge tool, echo's repeat argument required,
                        image titled "PNG images"
@@ -222,6 +224,7 @@ type options struct {
 	deepSchema  int         // --deep-schema N: the deep tool's nesting (stdio)
 	generated   []byte      // their JSON, each followed by a comma
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
+	toolsOnly   bool        // --tools-only: no resources, templates or prompts
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	branchy     bool        // --branchy: toolEnv.branchy
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
@@ -406,6 +409,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.IntVar(&o.manyTools, "tools", 0, "")
 	fs.IntVar(&o.deepSchema, "deep-schema", 0, "")
 	fs.BoolVar(&o.drift, "drift", false, "")
+	fs.BoolVar(&o.toolsOnly, "tools-only", false, "")
 	fs.BoolVar(&o.counter, "counter", false, "")
 	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&o.branchy, "branchy", false, "")
@@ -505,12 +509,15 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.counter {
 		addCounterTool(s)
 	}
+	if opts.tasks != nil {
+		addTaskTools(s)
+	}
+	if opts.toolsOnly {
+		return s
+	}
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)
-	}
-	if opts.tasks != nil {
-		addTaskTools(s)
 	}
 	addResources(s)
 	if opts.skills != nil {
