@@ -136,6 +136,10 @@ flags:
   --forget-file FILE   with --http: when FILE appears, every session so far is
                        forgotten (404 to its Mcp-Session-Id), as a restart
                        forgets them; FILE is removed
+  --host-only NAME     with --http: answer a request whose Host is not NAME
+                       (and the port) 403 "Access is only allowed at
+                       NAME:PORT", with no content type and no challenge,
+                       as Playwright MCP does
   --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
                        (e.g. /moved) is served by the MCP handler itself
   --header-log FILE    with --http: append "METHOD PATH auth=… x-token=…" per request
@@ -199,6 +203,7 @@ type options struct {
 	stderrBytes int    // --stderr-bytes: chatter written to stderr at startup
 	bearer      string // --require-bearer: HTTP requests need this token
 	redirect    string // --redirect: /mcp answers 307 to this target
+	hostOnly    string // --host-only: other Host headers are answered 403
 	refuseFile  string // --refuse-file: while it exists, its status answers
 	forgetFile  string // --forget-file: its appearance forgets the sessions
 	headerLog   string // --header-log: where requests' credentials are recorded
@@ -410,6 +415,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.IntVar(&o.deepSchema, "deep-schema", 0, "")
 	fs.BoolVar(&o.drift, "drift", false, "")
 	fs.BoolVar(&o.toolsOnly, "tools-only", false, "")
+	fs.StringVar(&o.hostOnly, "host-only", "", "")
 	fs.BoolVar(&o.counter, "counter", false, "")
 	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&o.branchy, "branchy", false, "")
@@ -436,7 +442,7 @@ func (o *options) check(tasks bool, args []string) error {
 	case o.fault != "" && !contains(faultModes, o.fault):
 		return fmt.Errorf("unknown --fault %q (want one of %v)", o.fault, faultModes)
 	case o.httpAddr == "" && o.httpOnly():
-		return errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --sse and --sse-endpoint need --http")
+		return errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --host-only, --sse and --sse-endpoint need --http")
 	case o.sse && o.stateless:
 		return errors.New("--sse cannot be combined with --stateless: an HTTP+SSE session lives on its stream")
 	case o.modernOnly && o.legacyMode():
@@ -457,7 +463,7 @@ func (o *options) stdioOnly() bool {
 // httpOnly says whether a flag that needs --http is set.
 func (o *options) httpOnly() bool {
 	return o.urlFile != "" || o.stateless || o.bearer != "" || o.refuseFile != "" || o.forgetFile != "" ||
-		o.redirect != "" || o.headerLog != "" || o.sse || o.sseEndpoint != ""
+		o.redirect != "" || o.headerLog != "" || o.sse || o.sseEndpoint != "" || o.hostOnly != ""
 }
 
 // newServer builds the MCP server with every tool, resource, template and
