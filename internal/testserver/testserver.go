@@ -43,6 +43,7 @@ const (
 	faultHang           = "hang"
 	faultExitOnDiscover = "exit-on-discover"
 	faultSilentDiscover = "silent-discover"
+	faultNoisyDiscover  = "noisy-discover"
 	faultSpawnChild     = "spawn-child"
 	faultSpawnDaemon    = "spawn-daemon"
 	faultOddResultType  = "odd-result-type"
@@ -57,7 +58,7 @@ const (
 )
 
 var faultModes = []string{
-	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
+	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultNoisyDiscover, faultSpawnChild, faultSpawnDaemon,
 	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged, faultFlood,
 	faultHTMLPage, faultEmptyOK, faultNotJSONRPC,
 	faultSSEFields, faultSSEComments, faultSSELongLine,
@@ -102,7 +103,10 @@ flags:
                        method (-32601) and only 2025-11-25 is negotiated
   --page-size N        items per page of list results (default 0: the SDK's 1000)
   --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
-                       silent-discover, spawn-child, spawn-daemon (setsid),
+                       silent-discover, noisy-discover (as the Python SDK
+                       does: a 2025 server that writes a long validation
+                       warning to stderr for server/discover and answers
+                       it -32602; stdio), spawn-child, spawn-daemon (setsid),
                        odd-result-type (tool results carry a resultType no
                        revision defines), never-answer (tool calls are
                        accepted and never answered), wrong-id (tool calls
@@ -536,7 +540,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 // legacyMode reports whether the server should look like a pre-2026 one. The
 // discover faults model old servers too, so they imply it.
 func (o *options) legacyMode() bool {
-	return o.legacy || o.fault == faultExitOnDiscover || o.fault == faultSilentDiscover
+	return o.legacy || o.fault == faultExitOnDiscover || o.fault == faultSilentDiscover || o.fault == faultNoisyDiscover
 }
 
 func serveStdio(ctx context.Context, opts *options, std streams) int {
