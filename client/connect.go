@@ -114,8 +114,11 @@ type Session struct {
 	Label string // how messages name the server
 
 	proc *transport.Process
-	http *transport.HTTP
-	sock *transport.Socket // the holder of a live session, when held
+	// probeGate holds a probing stdio server's stderr until the probe's
+	// outcome is known (connectOnce); nil when nothing probes.
+	probeGate *transport.Gate
+	http      *transport.HTTP
+	sock      *transport.Socket // the holder of a live session, when held
 	// sse says the session speaks the 2024-11-05 HTTP+SSE transport;
 	// foundSSE that auto mode fell back to it, which the memo learns.
 	sse, foundSSE bool
@@ -407,6 +410,7 @@ func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key str
 		po := o
 		if o.ServerStderr != nil && chosen.probes() {
 			po.ServerStderr = gate
+			s.probeGate = gate
 		}
 		err = s.connectStdio(ctx, po, chosen.version)
 		respawn := err != nil && chosen.probes() && s.proc != nil && s.proc.Exited() && !errors.Is(err, context.Canceled)
@@ -503,15 +507,32 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	client := s.newClient(o)
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "server/discover" {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, o.ProbeTimeout)
-				defer cancel()
+			if method != "server/discover" {
+				return next(ctx, method, req)
 			}
-			return next(ctx, method, req)
+			pctx, cancel := context.WithTimeout(ctx, o.ProbeTimeout)
+			defer cancel()
+			res, err := next(pctx, method, req)
+			if err != nil && ctx.Err() == nil {
+				s.probeRefused()
+			}
+			return res, err
 		}
 	})
 	return s.handshake(ctx, o, client, proc.Transport(s.wire.tap, s.maxMessage), protocol)
+}
+
+// probeRefused is told that a stdio server refused the probe (or let it
+// go unanswered), so that the SDK falls back to initialize: what the
+// server wrote on stderr during the handshake is dropped (Gate.Noise),
+// unless --verbose shows everything. Its last lines stay in the failure message of a fallback
+// that fails too (Process.StderrTail), and the era memo keeps the next
+// invocation from probing at all.
+func (s *Session) probeRefused() {
+	if s.probeGate == nil || s.opts.Verbose != nil {
+		return
+	}
+	s.probeGate.Noise()
 }
 
 // connectHeld reaches the server through its session's holder.

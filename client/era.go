@@ -195,6 +195,12 @@ func eraSuspect(err error) bool {
 	return errors.Is(err, mcp.ErrSessionMissing) || fail.CodeOf(err) == fail.ServerExited
 }
 
+// methodNotFound reports whether err is the server's -32601.
+func methodNotFound(err error) bool {
+	rpc := serverError(err)
+	return rpc != nil && rpc.Code == jsonrpc.CodeMethodNotFound
+}
+
 // remember stores the verdict of a probe. A modern server's discover result
 // is kept so the next invocation can replay it instead of asking.
 func (s *Session) remember(verdict string) {
@@ -253,8 +259,19 @@ func reprobe(ctx context.Context, e *config.Entry, o ConnectOptions, key string,
 
 // verify runs a session's first request. When a remembered verdict turns
 // out wrong (the server answers as the other era), the verdict is dropped,
-// the server reached afresh with a probe, and the request run again.
+// the server reached afresh with a probe, and the request run again. A
+// -32601 is no such sign here: the handshake's methods are the ones an
+// era names, and a server that does not implement the request itself
+// (one it did not declare, or one it declared and does not serve) rejects
+// it whatever it speaks, so a probe would only start it again to hear the
+// same.
 func (s *Session) verify(ctx context.Context, op func() error) error {
+	return s.verifyOp(ctx, false, op)
+}
+
+// verifyOp is verify for op, which sends a method an era names (eraMethod:
+// mcpc ping's server/discover), whose -32601 is a sign like any other.
+func (s *Session) verifyOp(ctx context.Context, eraMethod bool, op func() error) error {
 	err := op()
 	if s.verified || !s.era.remembered() {
 		s.verified = s.verified || err == nil
@@ -264,7 +281,7 @@ func (s *Session) verify(ctx context.Context, op func() error) error {
 		s.verified = true
 		return nil
 	}
-	if !s.era.stale(ctx, err) {
+	if !s.era.stale(ctx, err) || methodNotFound(err) && !eraMethod {
 		return err
 	}
 	trace(s.opts, "the first request failed (%s): the remembered verdict may be stale; probing afresh", s.scrub(err))

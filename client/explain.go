@@ -151,8 +151,14 @@ func serverError(err error) *jsonrpc.Error {
 // httpFailure explains an HTTP answer the request could not use.
 func (s *Session) httpFailure(e *transport.HTTPError) *fail.Error {
 	switch {
-	case e.Status() == http.StatusUnauthorized || e.Status() == http.StatusForbidden:
+	case e.Status() == http.StatusUnauthorized:
 		return s.authFailure(e)
+	case e.Status() == http.StatusForbidden && (e.Challenge() || e.Credentials()):
+		// A challenge asks for other credentials (insufficient_scope);
+		// credentials sent and refused are insufficient (RFC 9110).
+		return s.authFailure(e)
+	case e.Status() == http.StatusForbidden:
+		return s.forbidden(e)
 	case e.RPC() != nil:
 		// A 2026-07-28 server explains a refusal with a JSON-RPC error in
 		// the body (-32022, -32020, -32601): that, not the status.
@@ -177,14 +183,42 @@ func (s *Session) authFailure(e *transport.HTTPError) *fail.Error {
 	case e.Status() == http.StatusForbidden && e.Credentials():
 		f.Msg = fmt.Sprintf("%s refused the credentials (HTTP 403)", s.Label)
 	case e.Status() == http.StatusForbidden:
-		// Nothing was sent to refuse: the server forbids the request.
+		// Nothing was sent: the challenge asks for credentials.
 		f.Msg = fmt.Sprintf("%s refused the request (HTTP 403 Forbidden)", s.Label)
 	}
 	// A 403 body says why (a 401's is the challenge's business).
-	if text := e.PlainText(); e.Status() == http.StatusForbidden && text != "" && !strings.HasPrefix(text, "403 ") {
-		f.Msg += ": " + text
+	if e.Status() == http.StatusForbidden {
+		f.Msg += forbiddenWhy(e)
 	}
 	return f
+}
+
+// forbidden explains a 403 that asks for no credentials (no challenge)
+// to a request that carried none: the server refuses the request itself
+// (a DNS-rebinding guard refusing the Host, an origin or address not
+// allowed), which no login or token changes. What it said is the answer.
+func (s *Session) forbidden(e *transport.HTTPError) *fail.Error {
+	hint := "not a login problem: check the URL against the hosts and origins the server accepts"
+	why := forbiddenWhy(e)
+	if why != "" {
+		hint = "not a login problem: the server refuses the request as sent, and its answer says why"
+	}
+	return &fail.Error{Code: fail.HTTPStatus, Err: e, Hint: hint,
+		Msg: fmt.Sprintf("%s refused the request (HTTP 403 Forbidden)%s", s.Label, why)}
+}
+
+// forbiddenWhy is what a 403's body said, as ": text" for a message, ""
+// when it said nothing or only repeated the status. It is the excerpt
+// (one line, escapes stripped, bounded); mcpc's stderr redacts it.
+func forbiddenWhy(e *transport.HTTPError) string {
+	text := e.PlainText()
+	if text == "" && e.RPC() != nil {
+		text = e.RPC().Message
+	}
+	if text == "" || strings.HasPrefix(text, "403 ") {
+		return ""
+	}
+	return ": " + text
 }
 
 func (s *Session) statusFailure(e *transport.HTTPError) *fail.Error {

@@ -136,3 +136,31 @@ func TestExplainRedactsTheMessageEndpoint(t *testing.T) {
 		t.Errorf("got %#v, want %q", f, want)
 	}
 }
+
+// A 403 that asks for no credentials, to a request that sent none, is the
+// server refusing the request (exit 5): its words are the message, one
+// line, escapes stripped, bounded; a body that only repeats the status,
+// or says nothing, leaves the hint to say where to look.
+func TestForbiddenSaysWhy(t *testing.T) {
+	s := &Session{Entry: &config.Entry{Name: "pw", Server: &config.Server{URL: "http://127.0.0.1:8931/mcp"}}, Label: `server "pw"`}
+	long := strings.Repeat("x", 300)
+	for _, c := range []struct{ name, contentType, body, msg, hint string }{
+		{"a bare body", "", "Access is only allowed at localhost:8931",
+			`server "pw" refused the request (HTTP 403 Forbidden): Access is only allowed at localhost:8931`, "its answer says why"},
+		{"text/plain, escapes and lines", "text/plain", "\x1b[31mno\x1b[0m\nentry\r\n",
+			`server "pw" refused the request (HTTP 403 Forbidden): no entry`, "its answer says why"},
+		{"bounded", "", long,
+			`server "pw" refused the request (HTTP 403 Forbidden): ` + long[:200] + "…", "its answer says why"},
+		{"the status again", "text/plain", "403 Forbidden",
+			`server "pw" refused the request (HTTP 403 Forbidden)`, "check the URL against the hosts and origins the server accepts"},
+		{"nothing", "", "",
+			`server "pw" refused the request (HTTP 403 Forbidden)`, "check the URL against the hosts and origins the server accepts"},
+		{"an HTML page", "text/html", "<html>denied</html>",
+			`server "pw" refused the request (HTTP 403 Forbidden)`, "check the URL against the hosts and origins the server accepts"},
+	} {
+		f := s.httpFailure(transport.Answered(403, c.contentType, []byte(c.body)))
+		if f.Code != fail.HTTPStatus || f.Msg != c.msg || !strings.HasPrefix(f.Hint, "not a login problem: ") || !strings.HasSuffix(f.Hint, c.hint) {
+			t.Errorf("%s: got %s %q (hint %q), want http_status %q (hint ending %q)", c.name, f.Code, f.Msg, f.Hint, c.msg, c.hint)
+		}
+	}
+}

@@ -41,3 +41,20 @@ func ListKindWords() []string {
 	}
 	return words
 }
+
+// Declared reports whether capabilities caps declare the list a word
+// names: a scripting client does not ask a server for what it did not
+// declare (the answer would be -32601, a rejection for nothing). caps nil
+// (no capabilities at all, which the spec does not allow) declares
+// nothing either way, so every list is asked for, as before.
+func Declared(caps *mcp.ServerCapabilities, word string) bool {
+	k, ok := ListKindOf(word)
+	return !ok || caps == nil || k.Offered(caps)
+}
+
+// Undeclared is what a list the server does not declare holds: no items,
+// under the key a server's answer would have.
+func Undeclared(word string) []byte {
+	k, _ := ListKindOf(word)
+	return []byte(`{"` + k.Key + `":[]}`)
+}

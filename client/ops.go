@@ -23,6 +23,9 @@ import (
 // not offer them; so are the tools the entry's filter hides.
 func (s *Session) ListTools(ctx context.Context, only ...string) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
+	if !s.Declares("tools") {
+		return nil, nil
+	}
 	if len(only) > 0 {
 		defer s.keepOnly(func(_, name string) bool { return slices.Contains(only, name) })()
 	}
@@ -81,9 +84,13 @@ func (s *Session) keepOnly(keep func(method, name string) bool) func() {
 // ListRaw fetches every page of a list (tools, resources, templates,
 // prompts) and returns it as the server sent it, pages joined: the first
 // page's fields in their order, the items of every page, no nextCursor.
-// App-only tools are left out, and those the entry's filter hides.
+// App-only tools are left out, and those the entry's filter hides. A list
+// the server does not declare is empty, and not asked for.
 func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, error) {
 	k, _ := ListKindOf(kind)
+	if !s.Declares(kind) {
+		return Undeclared(kind), nil
+	}
 	var pages []json.RawMessage
 	// mcpc reads the raw pages: the SDK need decode none of the items.
 	defer s.keepOnly(func(string, string) bool { return false })()
@@ -115,6 +122,19 @@ func (s *Session) ListRaw(ctx context.Context, kind string) (json.RawMessage, er
 	return listpages.Join(pages, k.Key, func(t gjson.Result) bool {
 		return listpages.AppOnly(t) || s.toolFilter(t.Get("name").String()) != ""
 	}), nil
+}
+
+// Declares reports whether the server declares the list a word names
+// (Declared, from its handshake's capabilities).
+func (s *Session) Declares(word string) bool {
+	if s.CS == nil {
+		return true
+	}
+	var caps *mcp.ServerCapabilities
+	if r := s.CS.InitializeResult(); r != nil {
+		caps = r.Capabilities
+	}
+	return Declared(caps, word)
 }
 
 // drain runs a pagination iterator to the end: the wire keeps each page as
@@ -241,7 +261,7 @@ func (s *Session) rawRequest(ctx context.Context, method, what string, send func
 // 2026-07-28 server has no ping (-32601), so there server/discover, sent
 // beside the SDK and the era memo so that the server itself answers.
 func (s *Session) Ping(ctx context.Context) (rtt time.Duration, err error) {
-	err = s.verify(ctx, func() error {
+	err = s.verifyOp(ctx, s.modern(), func() error {
 		start := time.Now()
 		var err error
 		if s.modern() {

@@ -141,11 +141,25 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 		return err
 	}
 	defer closeFn()
+	if caps := sess.initializeResult().Capabilities; !client.Declared(caps, what) {
+		// An empty list, as the server has none to give: not its
+		// rejection of a request mcpc need not have sent.
+		textsafe.Note(rio.stderr, "%s", undeclaredNote(sess.label(), what))
+	}
 	raw, err := sess.ListRaw(ctx, what)
 	if err != nil {
 		return err
 	}
 	return rio.printRaw(format.ListKind(what), raw)
+}
+
+// undeclaredNote says that the server named label declares no list of the
+// kind what (a word of client.ListKinds).
+func undeclaredNote(label, what string) string {
+	if what == "templates" {
+		return label + " declares no resources, so no resource templates"
+	}
+	return label + " declares no " + what
 }
 
 // runDescribe shows one tool, prompt or resource template: in text, what a

@@ -34,6 +34,7 @@ type HTTPError struct {
 	json        bool           // the body is JSON
 	rpc         *jsonrpc.Error // the JSON-RPC error in the body, if any
 	credentials bool           // the request carried an Authorization header
+	challenge   bool           // the answer carried a WWW-Authenticate challenge
 }
 
 func (e *HTTPError) Error() string {
@@ -83,9 +84,15 @@ func (e *HTTPError) RPC() *jsonrpc.Error { return e.rpc }
 // Credentials says the request carried an Authorization header.
 func (e *HTTPError) Credentials() bool { return e.credentials }
 
-// PlainText is what a text/plain body said, the way messages quote it.
+// Challenge says the answer carried a WWW-Authenticate challenge: the
+// server asks for credentials, or for other ones.
+func (e *HTTPError) Challenge() bool { return e.challenge }
+
+// PlainText is what a text body said, the way messages quote it: a
+// text/plain body, or one that names no content type and is not JSON (a
+// server's bare res.end("why"): Node sends it without one).
 func (e *HTTPError) PlainText() string {
-	if e.contentType != "text/plain" {
+	if e.contentType != "text/plain" && (e.contentType != "" || e.json) {
 		return ""
 	}
 	return e.excerpt
@@ -106,6 +113,7 @@ func newHTTPError(req *http.Request, resp *http.Response, data []byte) *HTTPErro
 		empty:       len(bytes.TrimSpace(data)) == 0,
 		json:        json.Valid(data),
 		credentials: req.Header.Get("Authorization") != "",
+		challenge:   resp.Header.Get("WWW-Authenticate") != "",
 	}
 	// Whatever the content type, as the SDK does: some servers send their
 	// JSON-RPC errors as text/plain.

@@ -21,6 +21,7 @@ type Gate struct {
 	dropped int64 // bytes past GateHold, not held
 	decided bool
 	drop    bool
+	noise   bool // what is held is dropped, even on Release
 }
 
 func (g *Gate) Write(p []byte) (int, error) {
@@ -49,6 +50,19 @@ func (g *Gate) Release() (dropped int64) {
 
 func (g *Gate) Discard() { g.decide(true) }
 
+// Noise says that what the gate holds so far is the probe's noise, not
+// start-up news: the server refused the probe (a Python server writes a
+// 94-line validation warning first) and the fallback to initialize will
+// answer for it. Release drops what it held then, and passes on only what
+// comes after. The server wrote its warning before its answer, but on
+// another pipe: the fallback's round trip, before Release, is what gives
+// the warning the time to arrive here.
+func (g *Gate) Noise() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.noise = true
+}
+
 func (g *Gate) decide(drop bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -56,6 +70,9 @@ func (g *Gate) decide(drop bool) {
 		return
 	}
 	g.decided, g.drop = true, drop
+	if g.noise {
+		g.buf, g.dropped = nil, 0
+	}
 	if !drop && g.out != nil && len(g.buf) > 0 {
 		if g.dropped > 0 && g.buf[len(g.buf)-1] != '\n' {
 			g.buf = append(g.buf, '\n') // the cut line ends where it was cut

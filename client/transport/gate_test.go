@@ -30,3 +30,21 @@ func TestGateCountsWhatItDrops(t *testing.T) {
 		t.Error("an empty gate dropped something")
 	}
 }
+
+// What a Gate held when told it is the probe's noise is dropped on the
+// release, over-size part and all (no cut to speak of); what comes after
+// still passes, and what comes before the decision too is noise.
+func TestGateDropsNoise(t *testing.T) {
+	var out bytes.Buffer
+	g := NewGate(&out)
+	g.Write([]byte(strings.Repeat("w", GateHold) + "arning\n"))
+	g.Noise()
+	g.Write([]byte("late warning\n"))
+	if dropped := g.Release(); dropped != 0 || out.Len() != 0 {
+		t.Errorf("released %q, %d dropped; want nothing of the noise", out.String(), dropped)
+	}
+	g.Write([]byte("after\n"))
+	if out.String() != "after\n" {
+		t.Errorf("after the release: %q", out.String())
+	}
+}

@@ -123,21 +123,32 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if req.Method != methodDiscover || !req.IsCall() {
 			return msg, nil
 		}
-		switch {
-		case c.t.opts.fault == faultExitOnDiscover:
-			fmt.Fprintln(c.t.stderr, exitOnDiscoverNotice)
-			os.Exit(1)
-		case c.t.opts.fault == faultSilentDiscover:
-			continue // never answered
-		case c.t.opts.legacy:
-			resp := &jsonrpc.Response{ID: req.ID, Error: methodNotFound(req.Method)}
-			if err := c.Write(ctx, resp); err != nil {
-				return nil, err
-			}
-			continue
+		if handled, err := c.discover(ctx, req); err != nil || !handled {
+			return msg, err
 		}
-		return msg, nil
 	}
+}
+
+// discover answers a server/discover call as a legacy server or the fault
+// would (exit, silence, a noisy refusal, -32601); false leaves it to the
+// SDK.
+func (c *faultConn) discover(ctx context.Context, req *jsonrpc.Request) (bool, error) {
+	var resp *jsonrpc.Response
+	switch {
+	case c.t.opts.fault == faultExitOnDiscover:
+		fmt.Fprintln(c.t.stderr, exitOnDiscoverNotice)
+		os.Exit(1)
+	case c.t.opts.fault == faultSilentDiscover:
+		return true, nil // never answered
+	case c.t.opts.fault == faultNoisyDiscover:
+		io.WriteString(c.t.stderr, noisyDiscoverWarning())
+		resp = &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid request parameters"}}
+	case c.t.opts.legacy:
+		resp = &jsonrpc.Response{ID: req.ID, Error: methodNotFound(req.Method)}
+	default:
+		return false, nil
+	}
+	return true, c.Write(ctx, resp)
 }
 
 // answerCall misbehaves on a tool call, below the SDK, for the faults
@@ -355,4 +366,20 @@ func peekMessage(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, bool)
 func isCall(m jsonrpc.Message, method string) bool {
 	req, ok := m.(*jsonrpc.Request)
 	return ok && req.IsCall() && req.Method == method
+}
+
+// noisyDiscoverWarning is what the official Python SDK (1.x) logs for a
+// request whose method it does not know, server/discover among them: its
+// request union fails to validate, one error per request type it knows,
+// before it answers -32602 (noisy-discover).
+func noisyDiscoverWarning() string {
+	var b strings.Builder
+	b.WriteString("WARNING:root:Failed to validate request: 31 validation errors for ClientRequest\n")
+	for _, m := range []string{"PingRequest", "InitializeRequest", "CompleteRequest", "SetLevelRequest", "GetPromptRequest",
+		"ListPromptsRequest", "ListResourcesRequest", "ListResourceTemplatesRequest", "ReadResourceRequest", "SubscribeRequest",
+		"UnsubscribeRequest", "CallToolRequest", "ListToolsRequest"} {
+		fmt.Fprintf(&b, "%s.method\n  Input should be '%s' [type=literal_error, input_value='server/discover', input_type=str]\n", m, m)
+		b.WriteString("    For further information visit https://errors.pydantic.dev/2.11/v/literal_error\n")
+	}
+	return b.String()
 }

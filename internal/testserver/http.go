@@ -91,6 +91,9 @@ func httpHandler(opts *options, std streams, stop chan struct{}) http.Handler {
 	if opts.refuseFile != "" || opts.forgetFile != "" {
 		h = turnAway(opts.refuseFile, opts.forgetFile, h)
 	}
+	if opts.hostOnly != "" {
+		h = hostOnly(opts.hostOnly, h)
+	}
 	switch {
 	case opts.redirect == "":
 		mux.Handle("/mcp", h)
@@ -189,6 +192,24 @@ func turnAway(refuseFile, forgetFile string, next http.Handler) http.Handler {
 		if gone {
 			io.Copy(io.Discard, r.Body)
 			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostOnly answers a request whose Host is not name (with the port it was
+// sent to) as Playwright MCP does: 403, the reason as a bare body with no
+// content type (Node's res.end), and no challenge: no credentials would
+// change it.
+func hostOnly(name string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := net.SplitHostPort(r.Host)
+		if allowed := net.JoinHostPort(name, port); r.Host != allowed {
+			io.Copy(io.Discard, r.Body)
+			w.Header()["Content-Type"] = nil // no sniffed text/plain
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, "Access is only allowed at "+allowed)
 			return
 		}
 		next.ServeHTTP(w, r)

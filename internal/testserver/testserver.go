@@ -43,6 +43,7 @@ const (
 	faultHang           = "hang"
 	faultExitOnDiscover = "exit-on-discover"
 	faultSilentDiscover = "silent-discover"
+	faultNoisyDiscover  = "noisy-discover"
 	faultSpawnChild     = "spawn-child"
 	faultSpawnDaemon    = "spawn-daemon"
 	faultOddResultType  = "odd-result-type"
@@ -57,7 +58,7 @@ const (
 )
 
 var faultModes = []string{
-	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultSpawnChild, faultSpawnDaemon,
+	faultCrash, faultGarbage, faultHang, faultExitOnDiscover, faultSilentDiscover, faultNoisyDiscover, faultSpawnChild, faultSpawnDaemon,
 	faultOddResultType, faultNeverAnswer, faultWrongID, faultDeep, faultWedged, faultFlood,
 	faultHTMLPage, faultEmptyOK, faultNotJSONRPC,
 	faultSSEFields, faultSSEComments, faultSSELongLine,
@@ -102,7 +103,10 @@ flags:
                        method (-32601) and only 2025-11-25 is negotiated
   --page-size N        items per page of list results (default 0: the SDK's 1000)
   --fault MODE         misbehave: crash, garbage, hang, exit-on-discover,
-                       silent-discover, spawn-child, spawn-daemon (setsid),
+                       silent-discover, noisy-discover (as the Python SDK
+                       does: a 2025 server that writes a long validation
+                       warning to stderr for server/discover and answers
+                       it -32602; stdio), spawn-child, spawn-daemon (setsid),
                        odd-result-type (tool results carry a resultType no
                        revision defines), never-answer (tool calls are
                        accepted and never answered), wrong-id (tool calls
@@ -136,6 +140,10 @@ flags:
   --forget-file FILE   with --http: when FILE appears, every session so far is
                        forgotten (404 to its Mcp-Session-Id), as a restart
                        forgets them; FILE is removed
+  --host-only NAME     with --http: answer a request whose Host is not NAME
+                       (and the port) 403 "Access is only allowed at
+                       NAME:PORT", with no content type and no challenge,
+                       as Playwright MCP does
   --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
                        (e.g. /moved) is served by the MCP handler itself
   --header-log FILE    with --http: append "METHOD PATH auth=… x-token=…" per request
@@ -175,6 +183,8 @@ flags:
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
                        adds a tool grown-N and tells of the change
+  --tools-only         declare and serve tools only: no resources, templates
+                       or prompts (as server-filesystem and Playwright MCP)
   --drift              serve the next version of the tools, for schema-drift
                        tests: no huge tool, echo's repeat argument required,
                        image titled "PNG images"
@@ -197,6 +207,7 @@ type options struct {
 	stderrBytes int    // --stderr-bytes: chatter written to stderr at startup
 	bearer      string // --require-bearer: HTTP requests need this token
 	redirect    string // --redirect: /mcp answers 307 to this target
+	hostOnly    string // --host-only: other Host headers are answered 403
 	refuseFile  string // --refuse-file: while it exists, its status answers
 	forgetFile  string // --forget-file: its appearance forgets the sessions
 	headerLog   string // --header-log: where requests' credentials are recorded
@@ -222,6 +233,7 @@ type options struct {
 	deepSchema  int         // --deep-schema N: the deep tool's nesting (stdio)
 	generated   []byte      // their JSON, each followed by a comma
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
+	toolsOnly   bool        // --tools-only: no resources, templates or prompts
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	branchy     bool        // --branchy: toolEnv.branchy
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
@@ -406,6 +418,8 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.IntVar(&o.manyTools, "tools", 0, "")
 	fs.IntVar(&o.deepSchema, "deep-schema", 0, "")
 	fs.BoolVar(&o.drift, "drift", false, "")
+	fs.BoolVar(&o.toolsOnly, "tools-only", false, "")
+	fs.StringVar(&o.hostOnly, "host-only", "", "")
 	fs.BoolVar(&o.counter, "counter", false, "")
 	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&o.branchy, "branchy", false, "")
@@ -432,7 +446,7 @@ func (o *options) check(tasks bool, args []string) error {
 	case o.fault != "" && !contains(faultModes, o.fault):
 		return fmt.Errorf("unknown --fault %q (want one of %v)", o.fault, faultModes)
 	case o.httpAddr == "" && o.httpOnly():
-		return errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --sse and --sse-endpoint need --http")
+		return errors.New("--url-file, --stateless, --require-bearer, --refuse-file, --forget-file, --redirect, --header-log, --host-only, --sse and --sse-endpoint need --http")
 	case o.sse && o.stateless:
 		return errors.New("--sse cannot be combined with --stateless: an HTTP+SSE session lives on its stream")
 	case o.modernOnly && o.legacyMode():
@@ -453,7 +467,7 @@ func (o *options) stdioOnly() bool {
 // httpOnly says whether a flag that needs --http is set.
 func (o *options) httpOnly() bool {
 	return o.urlFile != "" || o.stateless || o.bearer != "" || o.refuseFile != "" || o.forgetFile != "" ||
-		o.redirect != "" || o.headerLog != "" || o.sse || o.sseEndpoint != ""
+		o.redirect != "" || o.headerLog != "" || o.sse || o.sseEndpoint != "" || o.hostOnly != ""
 }
 
 // newServer builds the MCP server with every tool, resource, template and
@@ -505,12 +519,15 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.counter {
 		addCounterTool(s)
 	}
+	if opts.tasks != nil {
+		addTaskTools(s)
+	}
+	if opts.toolsOnly {
+		return s
+	}
 	if opts.ask {
 		addInputTools(s)
 		addInputPrompts(s)
-	}
-	if opts.tasks != nil {
-		addTaskTools(s)
 	}
 	addResources(s)
 	if opts.skills != nil {
@@ -523,7 +540,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 // legacyMode reports whether the server should look like a pre-2026 one. The
 // discover faults model old servers too, so they imply it.
 func (o *options) legacyMode() bool {
-	return o.legacy || o.fault == faultExitOnDiscover || o.fault == faultSilentDiscover
+	return o.legacy || o.fault == faultExitOnDiscover || o.fault == faultSilentDiscover || o.fault == faultNoisyDiscover
 }
 
 func serveStdio(ctx context.Context, opts *options, std streams) int {

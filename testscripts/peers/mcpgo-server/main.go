@@ -8,7 +8,7 @@
 // a tool error), a text resource and a prompt with an argument, on one of
 // the three transports mcp-go serves:
 //
-//	mcpgo-server [--request-log FILE]                       stdio
+//	mcpgo-server [--request-log FILE] [--tools-only]        stdio
 //	mcpgo-server --transport http --url-file FILE [...]    Streamable HTTP, endpoint /mcp
 //	mcpgo-server --transport sse --url-file FILE [...]     the 2024-11-05 HTTP+SSE transport, GET /sse
 //
@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:0", "with http or sse: where to listen")
 	urlFile := fs.String("url-file", "", "with http or sse: write the server's URL here once listening")
 	requestLog := fs.String("request-log", "", "append one line per JSON-RPC message received")
+	toolsOnly := fs.Bool("tools-only", false, "declare and serve tools only: no resources, no prompts")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	log := &messageLog{path: *requestLog}
-	s := newServer()
+	s := newServer(*toolsOnly)
 	switch *transport {
 	case "stdio":
 		if *urlFile != "" {
@@ -84,13 +85,15 @@ func run(ctx context.Context, args []string) error {
 	}
 }
 
-func newServer() *server.MCPServer {
-	s := server.NewMCPServer("mcpgo-fixture", "1.0.0",
-		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
-		server.WithPromptCapabilities(false),
-		server.WithInstructions("mark3labs/mcp-go fixture for mcpc tests."),
-	)
+// newServer is the fixture's server; toolsOnly leaves out the resource
+// and the prompt and their capabilities, as many servers written elsewhere
+// declare tools alone (server-filesystem, Playwright MCP, ...).
+func newServer(toolsOnly bool) *server.MCPServer {
+	opts := []server.ServerOption{server.WithToolCapabilities(false), server.WithInstructions("mark3labs/mcp-go fixture for mcpc tests.")}
+	if !toolsOnly {
+		opts = append(opts, server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false))
+	}
+	s := server.NewMCPServer("mcpgo-fixture", "1.0.0", opts...)
 	s.AddTool(mcp.NewTool("echo",
 		mcp.WithDescription("Echoes the text back"),
 		mcp.WithString("text", mcp.Required(), mcp.Description("What to echo")),
@@ -111,6 +114,9 @@ func newServer() *server.MCPServer {
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError("the fail tool always fails"), nil
 	})
+	if toolsOnly {
+		return s
+	}
 	s.AddResource(mcp.NewResource("mcpgo://fixture/greeting", "greeting",
 		mcp.WithResourceDescription("A fixed greeting"),
 		mcp.WithMIMEType("text/plain"),
