@@ -89,8 +89,8 @@ type Held struct {
 	// a --stdio session names only the session, so it cannot tell.
 	Key string
 	// Ended says why the session ended, once the holder is gone ("":
-	// not known).
-	Ended func() string
+	// not known), and whether its holder is alive after all.
+	Ended func(ctx context.Context) (why string, alive bool)
 }
 
 // Transports are what --transport may pin.
@@ -516,23 +516,35 @@ func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
 	}
 	if err != nil {
-		return s.heldLost(err)
+		return s.heldLost(ctx, err)
 	}
 	s.sock = sock
 	return s.handshake(ctx, o, s.newClient(o), sock.Transport(s.wire.tap, s.maxMessage), o.Held.Revision)
 }
 
 // heldLost explains a session whose holder went away: the session's
-// state is gone with it, which is said, never papered over.
-func (s *Session) heldLost(err error) *fail.Error {
+// state is gone with it, which is said, never papered over. Finding out
+// why is bounded by ctx: an invocation whose own bound passed (--timeout,
+// Ctrl-C) says that, at once, and asks the holder nothing.
+func (s *Session) heldLost(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	h := s.opts.Held
 	why := ""
 	if h.Ended != nil {
 		// The holder records why before it lets go of its invocations;
-		// one killed outright is found out once its pid is gone.
-		for i := 0; i < 300 && why == ""; i++ {
-			if why = h.Ended(); why == "" {
-				time.Sleep(10 * time.Millisecond)
+		// one killed outright is found out once its pid is gone. One
+		// alive after all did not end the session: nothing to wait for.
+		for deadline := time.Now().Add(3 * time.Second); why == "" && time.Now().Before(deadline); {
+			var alive bool
+			if why, alive = h.Ended(ctx); why != "" || alive {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(10 * time.Millisecond):
 			}
 		}
 	}

@@ -210,7 +210,7 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 	}
 	name := rec.Name
 	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
-		Ended: func() string { return s.ended(name) }}, nil
+		Ended: func(ctx context.Context) (string, bool) { return s.ended(ctx, name) }}, nil
 }
 
 // credentialParts is CredentialParts of entry as opts reach it; nil for
@@ -251,38 +251,40 @@ func (s *Sessions) SameCredentials(entry *config.Entry, rec *state.SessionRecord
 		"session %s holds its server with other credentials than this invocation's (%s differ)", rec.Name, strings.Join(differ, ", "))
 }
 
-// ended says why a session whose holder went away ended. A holder
-// killed outright said nothing and left its socket: that is found, said
-// in its record and the socket removed, under the lock.
-func (s *Sessions) ended(name string) string {
+// ended says why a session whose holder went away ended, and whether
+// its holder is alive after all (it answers: the session did not end). A
+// holder killed outright said nothing and left its socket: that is
+// found, said in its record and the socket removed, under the lock. ctx
+// bounds the look (the invocation's --timeout).
+func (s *Sessions) ended(ctx context.Context, name string) (why string, alive bool) {
 	ss := s.Store
 	rec := ss.Read(name)
 	switch {
 	case rec == nil:
-		return "it was stopped"
+		return "it was stopped", false
 	case rec.Ended != "":
-		return rec.Ended
+		return rec.Ended, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	unlock, err := ss.Lock(ctx, name)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer unlock()
 	if rec = ss.Read(name); rec == nil {
-		return "it was stopped"
+		return "it was stopped", false
 	}
 	if alive, _ := holderAlive(ctx, rec); rec.Ended != "" || alive {
-		return rec.Ended
+		return rec.Ended, alive
 	}
 	if HolderRunning(rec) {
-		return "" // ending on its own: it says why
+		return "", false // ending on its own: it says why
 	}
 	rec.Ended = holderKilled(rec.PID)
 	ss.Write(rec)
 	ss.RemoveSocket(name)
-	return rec.Ended
+	return rec.Ended, false
 }
 
 // Holds reports whether a live session holds the configured server name

@@ -238,6 +238,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"locked-keyring":    cmdLockedKeyring,
 			"lock-keyring":      cmdLockKeyring,
 			"hung-keyring":      cmdHungKeyring,
+			"holdconns":         cmdHoldConns,
+			"sockspy":           cmdSockSpy,
 		},
 	}
 }
