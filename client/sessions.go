@@ -3,10 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,29 +100,24 @@ func HolderRunning(rec *state.SessionRecord) bool {
 	return processAlive(rec.PID)
 }
 
-// holderProbeWait bounds the answer to holderAlive's question. The
-// holder answers it itself, at once, whatever its server is doing.
+// holderProbeWait bounds the answer to a holder's own question (its
+// status, an invocation's handshake). The holder answers it itself, at
+// once, whatever its server is doing: one silent that long is looked at
+// (holderSilence).
 const holderProbeWait = 2 * time.Second
 
-// holderAlive reports whether the holder of rec answers on its socket. A
-// socket that takes the connection is not enough: a stopped (SIGSTOP) or
-// hung holder's does too (the kernel's backlog). One that runs and gets
-// no answer within holderProbeWait is an error (exit 6) that names it and
-// how to end it: it must not be taken for a live session, nor have a
-// second holder started beside it.
+// holderAlive reports whether the holder of rec is live (lookHolder): it
+// answers, or it is busy. A socket that takes the connection is not
+// enough: a stopped (SIGSTOP) or hung holder's does too (the kernel's
+// backlog). One that runs without answering or being busy is an error
+// (exit 5) that names it and how to end it: it must not be taken for a
+// live session, nor have a second holder started beside it.
 func holderAlive(ctx context.Context, rec *state.SessionRecord) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, holderProbeWait)
-	defer cancel()
-	_, err := askHolder(ctx, rec, HolderStatus)
-	switch {
-	case err == nil:
-		return true, nil
-	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && HolderRunning(rec):
-		q := shellwords.Quote(rec.Name)
-		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
-			"session %s's holder (pid %d) does not answer (stopped or hung)", rec.Name, rec.PID)
+	l := lookHolder(ctx, rec)
+	if l.hung {
+		return false, hungHolder(rec, l.why)
 	}
-	return false, nil
+	return l.status == StatusRunning || l.status == StatusBusy, nil
 }
 
 // askHolder sends the holder of rec one request of its own and returns
@@ -209,8 +202,9 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", rec.Name, entry.Name)
 	}
 	name := rec.Name
-	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
-		Ended: func(ctx context.Context) (string, bool) { return s.ended(ctx, name) }}, nil
+	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key, PID: rec.PID,
+		Ended:   func(ctx context.Context) (string, bool) { return s.ended(ctx, name) },
+		Silence: heldSilence(rec)}, nil
 }
 
 // credentialParts is CredentialParts of entry as opts reach it; nil for
@@ -252,10 +246,10 @@ func (s *Sessions) SameCredentials(entry *config.Entry, rec *state.SessionRecord
 }
 
 // ended says why a session whose holder went away ended, and whether
-// its holder is alive after all (it answers: the session did not end). A
-// holder killed outright said nothing and left its socket: that is
-// found, said in its record and the socket removed, under the lock. ctx
-// bounds the look (the invocation's --timeout).
+// its holder is alive after all (it answers, or is busy: the session did
+// not end). A holder killed outright said nothing and left its socket:
+// that is found, said in its record and the socket removed, under the
+// lock. ctx bounds the look (the invocation's --timeout).
 func (s *Sessions) ended(ctx context.Context, name string) (why string, alive bool) {
 	ss := s.Store
 	rec := ss.Read(name)
