@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -83,6 +84,7 @@ type ConnectOptions struct {
 // Held is a live session's holder, as an invocation reaches it.
 type Held struct {
 	Name     string // the session's, for messages
+	PID      int    // the holder's
 	Socket   string
 	Revision string // the revision the holder negotiated: no probe
 	// Key identifies what the holder holds (client.SessionKey): results
@@ -90,8 +92,11 @@ type Held struct {
 	// a --stdio session names only the session, so it cannot tell.
 	Key string
 	// Ended says why the session ended, once the holder is gone ("":
-	// not known).
-	Ended func() string
+	// not known), and whether its holder is alive after all.
+	Ended func(ctx context.Context) (why string, alive bool)
+	// Silence says why the holder, running, has not answered the
+	// handshake, and the failure that names it hung.
+	Silence func() (silence, *fail.Error)
 }
 
 // Transports are what --transport may pin.
@@ -535,7 +540,11 @@ func (s *Session) probeRefused() {
 	s.probeGate.Noise()
 }
 
-// connectHeld reaches the server through its session's holder.
+// connectHeld reaches the server through its session's holder. The
+// holder answers the handshake itself, at once: one that has said
+// nothing within holderProbeWait is looked at (watchHolder), and one
+// stopped or hung is said to be, rather than waited for until
+// --connect-timeout and the server blamed.
 func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 	sock, err := transport.DialSocket(ctx, o.Held.Socket)
 	var foreign *transport.ForeignSocketError
@@ -546,23 +555,110 @@ func (s *Session) connectHeld(ctx context.Context, o ConnectOptions) error {
 			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
 	}
 	if err != nil {
-		return s.heldLost(err)
+		return s.heldLost(ctx, err)
 	}
 	s.sock = sock
-	return s.handshake(ctx, o, s.newClient(o), sock.Transport(s.wire.tap, s.maxMessage), o.Held.Revision)
+	hctx, hung := context.WithCancelCause(ctx)
+	defer hung(nil)
+	busy := s.watchHolder(hctx, hung, sock)
+	err = s.handshake(hctx, o, s.newClient(o), sock.Transport(s.wire.tap, s.maxMessage), o.Held.Revision)
+	if f := fail.As(context.Cause(hctx)); err != nil && f != nil && ctx.Err() == nil {
+		return f
+	}
+	if fail.CodeOf(err) == fail.ConnectTimeout && !answered(sock) {
+		return s.heldTimeout(busy.Load())
+	}
+	return err
+}
+
+// watchHolder looks at the holder each holderProbeWait that sock has not
+// been answered on: a stopped holder ends the handshake (hung's cause)
+// at the first look, one that took the connection and says nothing at
+// the second (a loaded machine may hold a holder up for a moment; it
+// does not hold it for two); a busy one is waited for, within
+// --connect-timeout, and reported busy (the flag returned) if that ends.
+func (s *Session) watchHolder(ctx context.Context, hung context.CancelCauseFunc, sock *transport.Socket) *atomic.Bool {
+	busy := new(atomic.Bool)
+	look := s.opts.Held.Silence
+	if look == nil {
+		return busy
+	}
+	go func() {
+		t := time.NewTimer(holderProbeWait)
+		defer t.Stop()
+		silent := false
+		for {
+			select {
+			case <-sock.Answered():
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			q, f := look()
+			busy.Store(q == silenceBusy)
+			if q == silenceStopped || q == silenceHung && silent {
+				hung(f)
+				return
+			}
+			silent = q == silenceHung
+			t.Reset(holderProbeWait)
+		}
+	}()
+	return busy
+}
+
+// answered reports whether the holder has sent anything on sock.
+func answered(sock *transport.Socket) bool {
+	select {
+	case <-sock.Answered():
+		return true
+	default:
+		return false
+	}
+}
+
+// heldTimeout is the failure of a handshake the holder never answered
+// within --connect-timeout: the holder's, not the server's (which it
+// answers for). A stopped one is said to be, whatever the bound.
+func (s *Session) heldTimeout(busy bool) error {
+	h, t := s.opts.Held, s.opts.ConnectTimeout
+	if h.Silence != nil {
+		if q, f := h.Silence(); q == silenceStopped {
+			return f
+		}
+	}
+	if busy {
+		return fail.New(fail.ConnectTimeout, fmt.Sprintf("its attached invocations hold every slot; raise --connect-timeout (now %s) to wait longer for one", t),
+			"session %s's holder (pid %d) is busy: it did not take this invocation within %s", h.Name, h.PID, t)
+	}
+	return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s)", t),
+		"session %s's holder (pid %d) did not answer the handshake within %s", h.Name, h.PID, t)
 }
 
 // heldLost explains a session whose holder went away: the session's
-// state is gone with it, which is said, never papered over.
-func (s *Session) heldLost(err error) *fail.Error {
+// state is gone with it, which is said, never papered over. Finding out
+// why is bounded by ctx: an invocation whose own bound passed (--timeout,
+// Ctrl-C) says that, at once, and asks the holder nothing.
+func (s *Session) heldLost(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	h := s.opts.Held
 	why := ""
 	if h.Ended != nil {
 		// The holder records why before it lets go of its invocations;
-		// one killed outright is found out once its pid is gone.
-		for i := 0; i < 300 && why == ""; i++ {
-			if why = h.Ended(); why == "" {
-				time.Sleep(10 * time.Millisecond)
+		// one killed outright is found out once its pid is gone. One
+		// alive after all did not end the session: nothing to wait for.
+		for deadline := time.Now().Add(3 * time.Second); why == "" && time.Now().Before(deadline); {
+			var alive bool
+			if why, alive = h.Ended(ctx); why != "" || alive {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(10 * time.Millisecond):
 			}
 		}
 	}

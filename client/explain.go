@@ -121,7 +121,7 @@ func (s *Session) cause(ctx context.Context, what string, err error) error {
 		return f
 	}
 	if s.sock != nil {
-		return s.heldLost(err)
+		return s.heldLost(ctx, err)
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {

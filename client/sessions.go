@@ -3,10 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,29 +114,24 @@ func HolderRunning(rec *state.SessionRecord) bool {
 	return processAlive(rec.PID)
 }
 
-// holderProbeWait bounds the answer to holderAlive's question. The
-// holder answers it itself, at once, whatever its server is doing.
+// holderProbeWait bounds the answer to a holder's own question (its
+// status, an invocation's handshake). The holder answers it itself, at
+// once, whatever its server is doing: one silent that long is looked at
+// (holderSilence).
 const holderProbeWait = 2 * time.Second
 
-// holderAlive reports whether the holder of rec answers on its socket. A
-// socket that takes the connection is not enough: a stopped (SIGSTOP) or
-// hung holder's does too (the kernel's backlog). One that runs and gets
-// no answer within holderProbeWait is an error (exit 6) that names it and
-// how to end it: it must not be taken for a live session, nor have a
-// second holder started beside it.
+// holderAlive reports whether the holder of rec is live (lookHolder): it
+// answers, or it is busy. A socket that takes the connection is not
+// enough: a stopped (SIGSTOP) or hung holder's does too (the kernel's
+// backlog). One that runs without answering or being busy is an error
+// (exit 5) that names it and how to end it: it must not be taken for a
+// live session, nor have a second holder started beside it.
 func holderAlive(ctx context.Context, rec *state.SessionRecord) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, holderProbeWait)
-	defer cancel()
-	_, err := askHolder(ctx, rec, HolderStatus)
-	switch {
-	case err == nil:
-		return true, nil
-	case (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && HolderRunning(rec):
-		q := shellwords.Quote(rec.Name)
-		return false, fail.New(fail.Timeout, "end it with 'mcpc session stop "+q+"' (its server ends with it), then start it again",
-			"session %s's holder (pid %d) does not answer (stopped or hung)", textsafe.Name(rec.Name), rec.PID)
+	l := lookHolder(ctx, rec)
+	if l.hung {
+		return false, hungHolder(rec, l.why)
 	}
-	return false, nil
+	return l.status == StatusRunning || l.status == StatusBusy, nil
 }
 
 // askHolder sends the holder of rec one request of its own and returns
@@ -221,8 +214,9 @@ func (s *Sessions) Held(ctx context.Context, entry *config.Entry, opts ConnectOp
 		textsafe.Note(s.Notes, "session %s runs the definition of %q it was started with; to use the changed one, stop the session and start it again", textsafe.Name(rec.Name), entry.Name)
 	}
 	name := rec.Name
-	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key,
-		Ended: func() string { return s.ended(name) }}, nil
+	return &Held{Name: name, Socket: rec.Socket, Revision: rec.Revision, Key: rec.Key, PID: rec.PID,
+		Ended:   func(ctx context.Context) (string, bool) { return s.ended(ctx, name) },
+		Silence: heldSilence(rec)}, nil
 }
 
 // credentialParts is CredentialParts of entry as opts reach it; nil for
@@ -285,38 +279,40 @@ func (s *Sessions) SameCredentials(entry *config.Entry, rec *state.SessionRecord
 		"session %s holds its server with other credentials than this invocation's (%s differ)", textsafe.Name(rec.Name), strings.Join(differ, ", "))
 }
 
-// ended says why a session whose holder went away ended. A holder
-// killed outright said nothing and left its socket: that is found, said
-// in its record and the socket removed, under the lock.
-func (s *Sessions) ended(name string) string {
+// ended says why a session whose holder went away ended, and whether
+// its holder is alive after all (it answers, or is busy: the session did
+// not end). A holder killed outright said nothing and left its socket:
+// that is found, said in its record and the socket removed, under the
+// lock. ctx bounds the look (the invocation's --timeout).
+func (s *Sessions) ended(ctx context.Context, name string) (why string, alive bool) {
 	ss := s.Store
 	rec := ss.Read(name)
 	switch {
 	case rec == nil:
-		return "it was stopped"
+		return "it was stopped", false
 	case rec.Ended != "":
-		return rec.Ended
+		return rec.Ended, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	unlock, err := ss.Lock(ctx, name)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer unlock()
 	if rec = ss.Read(name); rec == nil {
-		return "it was stopped"
+		return "it was stopped", false
 	}
 	if alive, _ := holderAlive(ctx, rec); rec.Ended != "" || alive {
-		return rec.Ended
+		return rec.Ended, alive
 	}
 	if HolderRunning(rec) {
-		return "" // ending on its own: it says why
+		return "", false // ending on its own: it says why
 	}
 	rec.Ended = holderKilled(rec.PID)
 	ss.Write(rec)
 	ss.RemoveSocket(name)
-	return rec.Ended
+	return rec.Ended, false
 }
 
 // removedFrom is the config file rec's configured entry came from when

@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,7 +38,7 @@ func ShownSession(r *state.SessionRecord) SessionShown {
 // SessionListed is one line of mcpc session list.
 type SessionListed struct {
 	SessionShown
-	Status   string `json:"status"` // running, stale, removed, ended, gone
+	Status   string `json:"status"` // running, stale, removed, ended, gone, busy, not answering, other user (sessions_status.go)
 	Ended    string `json:"ended,omitempty"`
 	Age      string `json:"age"`
 	IdleLeft string `json:"idleLeft,omitempty"`
@@ -63,7 +62,7 @@ func (s *Sessions) entryStatus(loadConfig func() (*config.Config, error), rec *s
 		return ""
 	}
 	if removedFrom(cfg, rec) != nil {
-		return "removed"
+		return StatusRemoved
 	}
 	if rec.Def == "" {
 		return ""
@@ -73,7 +72,7 @@ func (s *Sessions) entryStatus(loadConfig func() (*config.Config, error), rec *s
 		return "" // not the entry it started for, seen from here
 	}
 	if SessionKey(e, "") != rec.Def {
-		return "stale"
+		return StatusStale
 	}
 	return ""
 }
@@ -86,10 +85,9 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 		l := SessionListed{SessionShown: ShownSession(rec), Status: "running", Ended: rec.Ended,
 			Age: s.Now().Sub(rec.Started).Round(time.Second).String()}
 		if rec.Ended != "" {
-			l.Status = "ended"
-		} else if res, err := askHolder(ctx, rec, HolderStatus); err == nil {
-			var st HolderStatusResult
-			json.Unmarshal(res, &st)
+			l.Status = StatusEnded
+		} else if look := lookHolder(ctx, rec); look.status == StatusRunning {
+			st := look.res
 			l.Requests, l.IdleLeft, l.Memory = st.Requests, st.IdleLeft, transport.ProcessRSS(rec.PID)
 			if st := s.entryStatus(loadConfig, rec); st != "" {
 				l.Status = st
@@ -98,7 +96,8 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 				textsafe.Note(s.Notes, "%s", note)
 			}
 		} else {
-			l.Status = "gone"
+			l.Status = look.status
+			s.noteLook(rec, look)
 		}
 		out = append(out, l)
 	}

@@ -240,6 +240,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"hung-keyring":      cmdHungKeyring,
 			"forge":             cmdForge,
 			"silent":            cmdSilent,
+			"holdconns":         cmdHoldConns,
+			"sockspy":           cmdSockSpy,
 		},
 	}
 }

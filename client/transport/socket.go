@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,10 @@ type Socket struct {
 	conn net.Conn
 	in   *lineChecker
 	out  *watchWriter
+	// answered is closed once the holder has sent anything: it took the
+	// connection and serves it.
+	answered     chan struct{}
+	answeredOnce sync.Once
 }
 
 // DialUnix connects to the Unix socket at path.
@@ -66,8 +71,8 @@ func DialSocket(ctx context.Context, path string) (*Socket, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Socket{conn: conn}
-	s.in = &lineChecker{r: bufio.NewReaderSize(conn, 64<<10), c: conn, limit: DefaultMaxMessage}
+	s := &Socket{conn: conn, answered: make(chan struct{})}
+	s.in = &lineChecker{r: bufio.NewReaderSize(firstRead{conn, s}, 64<<10), c: conn, limit: DefaultMaxMessage}
 	s.out = &watchWriter{w: conn, seen: make(chan struct{})}
 	return s, nil
 }
@@ -84,6 +89,26 @@ func (s *Socket) CancelSent() <-chan struct{} { return s.out.seen }
 
 // Close ends the connection.
 func (s *Socket) Close() error { return s.conn.Close() }
+
+// Answered is closed once the holder has sent anything on the
+// connection: the holder answers an invocation's handshake itself, at
+// once, so one that has sent nothing a while after it was asked has not
+// taken the connection, or does not serve it.
+func (s *Socket) Answered() <-chan struct{} { return s.answered }
+
+// firstRead tells its socket of the first bytes read.
+type firstRead struct {
+	r io.Reader
+	s *Socket
+}
+
+func (f firstRead) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 {
+		f.s.answeredOnce.Do(func() { close(f.s.answered) })
+	}
+	return n, err
+}
 
 // ListenSocket listens at path, a name in a private directory where no
 // socket is (a stale one is removed, under the session's lock, before).

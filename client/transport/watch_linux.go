@@ -47,6 +47,14 @@ func ProcessExited(pid int) bool {
 	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
 }
 
+// ProcessStopped reports whether process pid is stopped: by a signal
+// (SIGSTOP, a terminal's SIGTSTP) or a debugger. Such a process keeps
+// its sockets, whose connections then wait for good.
+func ProcessStopped(pid int) bool {
+	f := procStat(pid)
+	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
+}
+
 // ProcessRSS is the resident memory of process pid in bytes, 0 when it
 // cannot be read.
 func ProcessRSS(pid int) int64 {

@@ -19,6 +19,9 @@ func ProcessExited(int) bool { return false }
 // ProcessRSS is Linux only (/proc).
 func ProcessRSS(int) int64 { return 0 }
 
+// ProcessStopped is Linux only (/proc): elsewhere a stopped process is not told apart.
+func ProcessStopped(int) bool { return false }
+
 // WatchProcess returns a channel closed once process pid has exited. It
 // polls: without /proc a pid reused within the poll's interval is taken
 // for the process watched.

@@ -12,6 +12,9 @@ func ProcessStart(int) string { return "" }
 // ProcessRSS is Linux only (/proc).
 func ProcessRSS(int) int64 { return 0 }
 
+// ProcessStopped is Linux only (/proc).
+func ProcessStopped(int) bool { return false }
+
 // WatchProcess returns a channel closed once process pid has exited:
 // finding it opens a handle to it, which its exit signals.
 func WatchProcess(ctx context.Context, pid int, _ string) <-chan struct{} {
