@@ -109,6 +109,21 @@ type HolderStatusResult struct {
 	Requests int64  `json:"requests"` // requests passed on to the server
 	IdleLeft string `json:"idleLeft"` // until the idle bound ends it; "" without one
 	Attached int    `json:"attached"` // invocations attached now (this one among them)
+	// Busy says every slot is taken: the question was answered while it
+	// waited for one (lobby), and an invocation's waits too.
+	Busy bool `json:"busy,omitempty"`
+}
+
+// status is the holder's answer to HolderStatus.
+func (h *Holder) status(busy bool) json.RawMessage {
+	h.mu.Lock()
+	st := HolderStatusResult{Requests: h.served, Attached: len(h.conns), Busy: busy}
+	if h.idle > 0 {
+		st.IdleLeft = max(h.idle-time.Since(h.last), 0).Round(time.Second).String()
+	}
+	h.mu.Unlock()
+	res, _ := json.Marshal(st)
+	return res
 }
 
 // route is where the answer to one request goes.
@@ -569,14 +584,7 @@ func (h *Holder) invocationRequest(a *attach, m *jsonrpc.Request) {
 	case h.answerHeld(a, m):
 		return
 	case m.Method == HolderStatus:
-		h.mu.Lock()
-		st := HolderStatusResult{Requests: h.served, Attached: len(h.conns)}
-		if h.idle > 0 {
-			st.IdleLeft = max(h.idle-time.Since(h.last), 0).Round(time.Second).String()
-		}
-		h.mu.Unlock()
-		res, _ := json.Marshal(st)
-		a.send(&jsonrpc.Response{ID: m.ID, Result: res})
+		a.send(&jsonrpc.Response{ID: m.ID, Result: h.status(false)})
 		return
 	}
 	h.mu.Lock()

@@ -1,11 +1,14 @@
 package client
 
 import (
+	"bytes"
 	"container/list"
 	"errors"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
@@ -82,7 +85,23 @@ func (h *Holder) admit(c net.Conn, e *silentConn, silent *silentConns, slots cha
 	select {
 	case slots <- struct{}{}:
 		took = true
-	case <-served:
+	default:
+		// Every slot is taken. A status question is answered here, so
+		// that a full holder is told from a hung one (session list, an
+		// invocation whose handshake waits); anything else waits for
+		// a slot with what was read of it.
+		var status bool
+		if first, status = h.lobby(c, first[:n]); status {
+			silent.admitted()
+			c.Close()
+			return
+		}
+		n = len(first)
+		select {
+		case slots <- struct{}{}:
+			took = true
+		case <-served:
+		}
 	}
 	silent.admitted()
 	if took {
@@ -215,4 +234,41 @@ func (c *spokenConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
+}
+
+// lobbyLine bounds what the lobby reads of a waiting connection's first
+// line: a status question is some 70 bytes; a longer line is none, and
+// waits for its slot as it is.
+const lobbyLine = 512
+
+// lobby reads the first line of c, which has sent got and waits for a
+// slot, up to lobbyLine and within firstWait; when it is a HolderStatus
+// request it answers it (busy) and reports true. Otherwise it returns
+// what it read, to be read again once c is served.
+func (h *Holder) lobby(c net.Conn, got []byte) ([]byte, bool) {
+	line := append(make([]byte, 0, lobbyLine), got...)
+	c.SetReadDeadline(time.Now().Add(h.firstWait))
+	for !bytes.Contains(line, []byte("\n")) && len(line) < lobbyLine {
+		n, err := c.Read(line[len(line):lobbyLine])
+		line = line[:len(line)+n]
+		if err != nil {
+			break
+		}
+	}
+	c.SetReadDeadline(time.Time{})
+	end := bytes.IndexByte(line, '\n')
+	if end < 0 {
+		return line, false
+	}
+	msg, err := jsonrpc.DecodeMessage(line[:end])
+	req, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok || req.Method != HolderStatus || !req.ID.IsValid() {
+		return line, false
+	}
+	out, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: h.status(true)})
+	if err == nil {
+		c.SetWriteDeadline(time.Now().Add(h.firstWait))
+		c.Write(append(out, '\n'))
+	}
+	return nil, true
 }

@@ -97,6 +97,10 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 			}
 		} else {
 			l.Status = look.status
+			if look.status == StatusBusy && look.res.Busy {
+				// Its lobby answered: what it serves is known.
+				l.Requests, l.IdleLeft, l.Memory = look.res.Requests, look.res.IdleLeft, transport.ProcessRSS(rec.PID)
+			}
 			s.noteLook(rec, look)
 		}
 		out = append(out, l)

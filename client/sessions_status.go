@@ -58,16 +58,25 @@ func (q silence) String() string {
 // with connections waiting in its socket's backlog has not taken them
 // (it takes one when an attached invocation leaves); one that runs with
 // none waiting took the connection and did not answer.
+//
+// A holder whose slots are all taken has taken the connection too (it
+// waits apart for a slot): its lobby answers a status question at once,
+// busy, where a hung holder answers nothing.
 func holderSilence(rec *state.SessionRecord) silence {
 	if transport.ProcessStopped(rec.PID) {
 		return silenceStopped
 	}
 	n, ok := transport.SocketBacklog(rec.Socket)
-	switch {
-	case !ok:
-		return silenceUnknown
-	case n > 0:
+	if ok && n > 0 {
 		return silenceBusy
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), holderProbeWait/2)
+	defer cancel()
+	if _, err := askHolder(ctx, rec, HolderStatus); err == nil {
+		return silenceBusy // it answers, so it lives: what it serves keeps it
+	}
+	if !ok {
+		return silenceUnknown
 	}
 	return silenceHung
 }
@@ -104,6 +113,9 @@ func lookHolder(ctx context.Context, rec *state.SessionRecord) holderLook {
 	case err == nil:
 		l := holderLook{status: StatusRunning}
 		json.Unmarshal(res, &l.res)
+		if l.res.Busy {
+			l.status, l.why = StatusBusy, "every slot is taken by attached invocations"
+		}
 		return l
 	case errors.As(err, &foreign):
 		return holderLook{status: StatusOtherUser, why: foreign.Error()}

@@ -3,16 +3,20 @@
 package testscripts
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
@@ -35,7 +39,9 @@ func socketAt(ts *testscript.TestScript, glob string) string {
 // each sent LINE (a request that stays in flight: the connection is an
 // attached invocation the holder serves) or nothing, and keep them open
 // until holdconns close or the script's end. A session's holder serves
-// so many at once: the script sees what a full one looks like.
+// so many at once: the script sees what a full one looks like. With
+// LINE it returns once the holder says it serves them all (its status
+// counts N attached, or every slot taken), within 30s.
 func cmdHoldConns(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("usage: holdconns N GLOB [LINE] | holdconns close")
@@ -76,6 +82,47 @@ func cmdHoldConns(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 		}
 	}
+	if len(args) == 3 {
+		awaitAttached(ts, path, n)
+	}
+}
+
+// awaitAttached asks the holder at path for its status until it serves
+// n attached invocations (or says it is full), within 30s.
+func awaitAttached(ts *testscript.TestScript, path string, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if st, err := holderStatus(ctx, path); err == nil && (st.Busy || st.Attached >= n) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("holdconns: the holder at %s did not serve %d invocations within 30s", path, n)
+}
+
+// holderStatus asks the holder at path its status on a connection of its
+// own.
+func holderStatus(ctx context.Context, path string) (client.HolderStatusResult, error) {
+	var st client.HolderStatusResult
+	c, err := transport.DialUnix(ctx, path)
+	if err != nil {
+		return st, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(c, `{"jsonrpc":"2.0","id":1,"method":"`+client.HolderStatus+`","params":{}}`+"\n"); err != nil {
+		return st, err
+	}
+	line, err := bufio.NewReader(c).ReadBytes('\n')
+	if err != nil {
+		return st, err
+	}
+	var res struct {
+		Result client.HolderStatusResult `json:"result"`
+	}
+	err = json.Unmarshal(line, &res)
+	return res.Result, err
 }
 
 // sockspy GLOB LOG: stand in front of the socket GLOB names, passing
