@@ -79,6 +79,8 @@ type Holder struct {
 	// Log, when set, is told what the holder has to say of its session's
 	// end (its log, beside the server's stderr).
 	Log func(msg string)
+	// Name is the session's, for what the holder says of it.
+	Name string
 	// maxAttached and firstWait are the bounds of those names (tests
 	// make them small); so is WriteWait, exported for the holder's tests
 	// from outside (commands' test hooks).
@@ -175,6 +177,7 @@ func NewHolder(s *Session) (*Holder, error) {
 		h.discover = d[len(d)-1] // replayed from the era memo
 	}
 	s.wire.tap.Divert(h.fromServer)
+	s.wire.tap.Unreadable(h.unreadable)
 	h.watchCapabilities()
 	h.listen()
 	return h, nil
@@ -330,6 +333,10 @@ func (h *Holder) serverEnd() string {
 	}
 	if h.s.proc == nil {
 		return h.lost
+	}
+	if pe := h.s.proc.ProtocolError(); pe != nil {
+		h.framingBroken(pe)
+		return pe.Error() + "; " + resyncEnd
 	}
 	msg := "server " + h.s.proc.ExitStatus()
 	if !strings.HasPrefix(h.s.proc.ExitStatus(), "killed") {
