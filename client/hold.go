@@ -129,6 +129,10 @@ type attach struct {
 	ids  map[string]string // the invocation's ids (IDKey) to the holder's
 	// queued counts messages sent and not yet written (see flush).
 	queued atomic.Int64
+	// notes counts the droppable notifications queued; dropped those
+	// dropped since the last note of it (hold_drop.go).
+	notes   atomic.Int64
+	dropped dropCount
 }
 
 // maxAttached bounds the invocations attached at once: each holds
@@ -143,8 +147,13 @@ const maxAttached = 256
 const firstMessageWait = 30 * time.Second
 
 // attachQueue bounds what waits to be written to one invocation: one
-// that stops reading is dropped, not buffered for.
+// that stops reading is dropped, not buffered for. Log messages and
+// progress take at most attachNotes of it (hold_drop.go).
 const attachQueue = 1024
+
+// attachWriteWait bounds how long a write to an invocation may make no
+// progress: one that reads nothing for that long is let go.
+const attachWriteWait = 30 * time.Second
 
 // stdinWriteWait bounds one write to a stdio server's stdin. A server that
 // stops reading it fills the pipe; the writes of every invocation would
@@ -381,20 +390,6 @@ func (a *attach) close() {
 	})
 }
 
-// send queues msg for the invocation; one that does not read its queue
-// is dropped.
-func (a *attach) send(msg jsonrpc.Message) {
-	a.queued.Add(1)
-	select {
-	case a.out <- msg:
-	case <-a.done:
-		a.queued.Add(-1)
-	default:
-		a.queued.Add(-1)
-		a.close()
-	}
-}
-
 // flush waits up to d for what was sent to be written: the answer to a
 // stop request reaches its invocation before the holder lets go.
 func (a *attach) flush(d time.Duration) {
@@ -411,10 +406,15 @@ func (a *attach) writeLoop() {
 	for {
 		select {
 		case msg := <-a.out:
-			data, err := jsonrpc.EncodeMessage(msg)
-			if err == nil {
-				a.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-				_, err = a.conn.Write(append(data, '\n'))
+			err := a.write(msg)
+			if droppable(msg) {
+				a.notes.Add(-1)
+			}
+			if err == nil && len(a.out) == 0 {
+				// All written: what was dropped since is told now.
+				if note := a.dropped.take(); note != nil {
+					err = a.write(note)
+				}
 			}
 			a.queued.Add(-1)
 			if err != nil {
@@ -425,6 +425,24 @@ func (a *attach) writeLoop() {
 			return
 		}
 	}
+}
+
+// write writes msg to the invocation, within attachWriteWait of progress
+// for each part: a large answer to a slow reader is not cut off.
+func (a *attach) write(msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	for p := append(data, '\n'); len(p) > 0; {
+		a.conn.SetWriteDeadline(time.Now().Add(attachWriteWait))
+		n, err := a.conn.Write(p[:min(len(p), 64<<10)])
+		if err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
 }
 
 // serveConn reads one invocation's messages until it goes away.
@@ -734,6 +752,9 @@ func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
 func (h *Holder) serverNotification(m *jsonrpc.Request) {
 	if h.lists.notified(m) {
 		return
+	}
+	if m.Method == HolderDropped {
+		return // the holder's own note: a server does not speak for it
 	}
 	switch m.Method {
 	case "notifications/progress":
