@@ -187,6 +187,7 @@ func NewHolder(s *Session) (*Holder, error) {
 	}
 	s.wire.tap.Divert(h.fromServer)
 	s.wire.tap.Unreadable(h.unreadable)
+	h.watchFraming()
 	h.watchCapabilities()
 	h.listen()
 	return h, nil

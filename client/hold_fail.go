@@ -208,6 +208,23 @@ func (h *Holder) framingBroken(pe *transport.ProtocolError) {
 	}
 }
 
+// watchFraming ends the session once a stdio server's stdout broke the
+// framing, rather than at the server's exit: a server that goes on
+// running after its line that is not JSON (the SDK's connection is
+// closed, so nothing it writes is read) would keep every call waiting.
+func (h *Holder) watchFraming() {
+	if h.s.proc == nil || h.s.CS == nil {
+		return
+	}
+	go func() {
+		h.s.CS.Wait() // the connection ended: the holder's own close, or a read that failed
+		if pe := h.s.proc.ProtocolError(); pe != nil {
+			h.framingBroken(pe)
+			h.end(pe.Error() + "; " + resyncEnd)
+		}
+	}()
+}
+
 // sessionName is how the holder's messages name its session.
 func (h *Holder) sessionName() string {
 	if h.Name == "" {
