@@ -344,9 +344,8 @@ func (h *Holder) serverEnd() string {
 	if h.s.proc == nil {
 		return h.lost
 	}
-	if pe := h.s.proc.ProtocolError(); pe != nil {
-		h.framingBroken(pe)
-		return pe.Error() + "; " + resyncEnd
+	if why := h.framingBroken(); why != "" {
+		return why
 	}
 	msg := "server " + h.s.proc.ExitStatus()
 	if !strings.HasPrefix(h.s.proc.ExitStatus(), "killed") {

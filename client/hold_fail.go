@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // A request the holder could not deliver (an HTTP server's 401, 403 or
@@ -146,11 +147,10 @@ func knownCode(code fail.Code) bool {
 // the one-shot's words and that the session goes on. A line that is not
 // JSON breaks stdio's framing: what follows may be the rest of a message
 // as well as a message, and which request it answered cannot be told, so
-// no reader can resynchronise. The session ends there, and each request
+// no reader can resynchronise; nor can it after a line over the limit
+// that goes on past transport.UnframedSpan times it without its end (a
+// server writing without end). The session ends there, and each request
 // in flight fails with the one-shot's words and the session's end.
-
-// resyncEnd is why a line that is not JSON ends a session.
-const resyncEnd = "a stdio stream cannot be resynchronised after it"
 
 // unreadable fails the request whose answer could not be read (err: the
 // limit it broke; id: the message's, as JSON text), keeping the session.
@@ -191,11 +191,29 @@ func (h *Holder) limitExplained(err error) *fail.Error {
 	return h.s.limitExplained(err, "the session's limit is set when it starts: stop it and start it again with")
 }
 
-// framingBroken fails every request in flight: the server wrote pe, a
-// line that is not JSON, and the session ends.
-func (h *Holder) framingBroken(pe *transport.ProtocolError) {
-	f := h.s.protocolFailure(pe)
-	f.Msg += fmt.Sprintf("; %s ended: a stdio stream cannot be resynchronised after a line that is not JSON", h.sessionName())
+// framingBroken says why the session ends when the server broke stdio's
+// framing ("" when it did not): a line that is not JSON, or one over the
+// size limit that went on past transport.UnframedSpan times it without
+// its end. Each request in flight then fails with the one-shot's words
+// and the session's end.
+func (h *Holder) framingBroken() (why string) {
+	if h.s.proc == nil {
+		return ""
+	}
+	var f *fail.Error
+	var how string
+	if pe := h.s.proc.ProtocolError(); pe != nil {
+		f, how = h.s.protocolFailure(pe), "a stdio stream cannot be resynchronised after a line that is not JSON"
+		why = pe.Error() + "; a stdio stream cannot be resynchronised after it"
+	} else if h.s.wire.tap.LimitErr() == transport.ErrUnframed {
+		f = h.limitExplained(transport.ErrTooLarge)
+		how = fmt.Sprintf("the line went on past %d times the limit without its end, and a stdio stream cannot be resynchronised after that", transport.UnframedSpan)
+		why = fmt.Sprintf("the server wrote a line over the %s limit that went on past %d times it without its end; a stdio stream cannot be resynchronised after it",
+			units.SizeText(h.s.maxMessage), transport.UnframedSpan)
+	} else {
+		return ""
+	}
+	f.Msg += fmt.Sprintf("; %s ended: %s", h.sessionName(), how)
 	h.mu.Lock()
 	routes := make([]*route, 0, len(h.calls))
 	for hid, r := range h.calls {
@@ -206,21 +224,21 @@ func (h *Holder) framingBroken(pe *transport.ProtocolError) {
 	for _, r := range routes {
 		r.a.send(&jsonrpc.Response{ID: r.id, Error: verdictError(f)})
 	}
+	return why
 }
 
 // watchFraming ends the session once a stdio server's stdout broke the
 // framing, rather than at the server's exit: a server that goes on
-// running after its line that is not JSON (the SDK's connection is
-// closed, so nothing it writes is read) would keep every call waiting.
+// running after it (the SDK's connection is closed, so nothing it writes
+// is read) would keep every call waiting.
 func (h *Holder) watchFraming() {
 	if h.s.proc == nil || h.s.CS == nil {
 		return
 	}
 	go func() {
 		h.s.CS.Wait() // the connection ended: the holder's own close, or a read that failed
-		if pe := h.s.proc.ProtocolError(); pe != nil {
-			h.framingBroken(pe)
-			h.end(pe.Error() + "; " + resyncEnd)
+		if why := h.framingBroken(); why != "" {
+			h.end(why)
 		}
 	}()
 }

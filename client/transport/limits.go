@@ -27,11 +27,21 @@ var (
 	ErrTooDeep  = fmt.Errorf("a message from the server is nested more than %d levels deep", MaxDepth)
 )
 
+// ErrUnframed is a stdio line over the size limit that a holder's tap
+// (Unreadable) read on for UnframedSpan times the limit without finding
+// its end: a line that long cannot be told from a stream that lost its
+// framing (a server that writes without end), so the connection ends.
+var ErrUnframed = fmt.Errorf("a line from the server went on past %d times the size limit without its end", UnframedSpan)
+
+// UnframedSpan is how many times the size limit a holder reads of a line
+// over it, looking for its end, before it gives up (ErrUnframed).
+const UnframedSpan = 4
+
 // OverLimit records the first message over a limit (see LimitErr). A
 // holder's tap (Unreadable) records none over the size or depth limit:
 // the request it answered fails, and the connection goes on.
 func (t *Tap) OverLimit(err error) {
-	if err != ErrFlood && t.dropping() {
+	if (err == ErrTooLarge || err == ErrTooDeep) && t.dropping() {
 		t.trace("%v: dropped", err)
 		return
 	}

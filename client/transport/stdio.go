@@ -369,7 +369,8 @@ func (l *lineChecker) readLine() ([]byte, error) {
 // tooLarge is the error for a line over the limit, of which read (nil:
 // nothing) and chunk were read, and err the last read's: ErrTooLarge, or
 // when drops, errDropped once the rest of the line is read and dropped
-// (its id found on the way).
+// (its id found on the way); ErrUnframed when the rest goes on past
+// UnframedSpan times the limit.
 func (l *lineChecker) tooLarge(read *blockbuf.Buf, chunk []byte, err error) error {
 	if l.drops == nil || !l.drops() {
 		l.tell(ErrTooLarge)
@@ -380,9 +381,16 @@ func (l *lineChecker) tooLarge(read *blockbuf.Buf, chunk []byte, err error) erro
 		read.WriteTo(&id)
 		read.Reset() // what is left of the line is not kept
 	}
-	for id.Write(chunk); err == bufio.ErrBufferFull; id.Write(chunk) {
+	span := int64(l.limit) * UnframedSpan
+	for n := int64(len(chunk)); err == bufio.ErrBufferFull; n += int64(len(chunk)) {
+		if n > span {
+			l.tell(ErrUnframed)
+			return ErrUnframed
+		}
+		id.Write(chunk)
 		chunk, err = l.r.ReadSlice('\n')
 	}
+	id.Write(chunk)
 	if err != nil {
 		return err // the stream ended within the line
 	}

@@ -151,6 +151,9 @@ func (c *faultConn) answerCall(req *jsonrpc.Request) bool {
 	switch c.callFault(req) {
 	case callNotJSON:
 		line = notJSONAnswer
+	case callEndless:
+		go c.writeEndless(id)
+		return true
 	case faultNeverAnswer:
 		return true
 	case faultFlood:
@@ -185,9 +188,29 @@ const (
 	notJSONAnswer = "Traceback (most recent call last): this is not JSON"
 )
 
+// callEndless is the endless tool's fault (--call-faults): an answer
+// whose line never ends, written until stdout is closed.
+const callEndless = "endless"
+
+// writeEndless writes the start of the answer to id, then text without
+// end; it holds stdout, so nothing else is written meanwhile.
+func (c *faultConn) writeEndless(id []byte) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if _, err := io.WriteString(c.t.out, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"`); err != nil {
+		return
+	}
+	chunk := strings.Repeat("x", 64<<10)
+	for {
+		if _, err := io.WriteString(c.t.out, chunk); err != nil {
+			return
+		}
+	}
+}
+
 // callFault is the fault that answers req, a tool call: --fault's, or
 // with --call-faults the one the tool's name asks for (not-json,
-// too-deep), so that one call misbehaves and the next is answered.
+// too-deep, endless), so that one call misbehaves and the next is answered.
 func (c *faultConn) callFault(req *jsonrpc.Request) string {
 	if !c.t.opts.callFaults {
 		return c.t.opts.fault
@@ -197,8 +220,8 @@ func (c *faultConn) callFault(req *jsonrpc.Request) string {
 	}
 	json.Unmarshal(req.Params, &p)
 	switch p.Name {
-	case callNotJSON:
-		return callNotJSON
+	case callNotJSON, callEndless:
+		return p.Name
 	case "too-deep":
 		return faultDeep
 	}
@@ -208,7 +231,7 @@ func (c *faultConn) callFault(req *jsonrpc.Request) string {
 // addFaultTools lists the tools --call-faults answers below the SDK (the
 // handlers never run): a call must be listed to be made.
 func addFaultTools(s *mcp.Server) {
-	for _, name := range []string{"not-json", "too-deep"} {
+	for _, name := range []string{callNotJSON, "too-deep", callEndless} {
 		mcp.AddTool(s, &mcp.Tool{Name: name, Description: "Answered with a fault, below the SDK (--call-faults)."},
 			func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
 				return textResult(""), nil, nil

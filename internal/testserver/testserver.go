@@ -224,7 +224,7 @@ type options struct {
 	drift       bool        // --drift: the tools changed (toolEnv.drift)
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	branchy     bool        // --branchy: toolEnv.branchy
-	callFaults  bool        // --call-faults: the tools not-json and too-deep (faults.go)
+	callFaults  bool        // --call-faults: the tools not-json, too-deep and endless (faults.go)
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 
