@@ -338,9 +338,7 @@ func (s *Session) procFailure() *fail.Error {
 		return nil
 	}
 	if pe := s.proc.ProtocolError(); pe != nil {
-		return &fail.Error{Code: fail.Protocol, Err: pe,
-			Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, strings.TrimPrefix(pe.Error(), "the server ")),
-			Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
+		return s.protocolFailure(pe)
 	}
 	// Give the exit a moment to be noticed: a crash usually shows up as a
 	// closed pipe a little before Wait returns.
@@ -355,6 +353,13 @@ func (s *Session) procFailure() *fail.Error {
 		e.Hint = "run the server command by hand to see why it stops"
 	}
 	return e
+}
+
+// protocolFailure explains a stdio server's line that is not JSON.
+func (s *Session) protocolFailure(pe *transport.ProtocolError) *fail.Error {
+	return &fail.Error{Code: fail.Protocol, Err: pe,
+		Msg:  fmt.Sprintf("%s broke the protocol: %s", s.Label, strings.TrimPrefix(pe.Error(), "the server ")),
+		Hint: "a stdio server must write only JSON-RPC messages to stdout; its logs belong on stderr"}
 }
 
 // quotedURL matches a URL as Go's HTTP client quotes it in an error;

@@ -84,6 +84,8 @@ type Holder struct {
 	// Log, when set, is told what the holder has to say (its session's
 	// end, an answer it dropped): its log, beside the server's stderr.
 	Log func(msg string)
+	// Name is the session's, for what the holder says of it.
+	Name string
 	// maxAttached, maxSilent and firstWait are the bounds of those
 	// names (tests make them small); so is WriteWait, exported for the
 	// holder's tests from outside (commands' test hooks).
@@ -151,6 +153,10 @@ type attach struct {
 	ids  map[string]string // the invocation's ids (IDKey) to the holder's
 	// queued counts messages sent and not yet written (see flush).
 	queued atomic.Int64
+	// notes counts the droppable notifications queued; dropped those
+	// dropped since the last note of it (hold_drop.go).
+	notes   atomic.Int64
+	dropped dropCount
 }
 
 // maxAttached bounds the invocations attached at once: each holds
@@ -166,8 +172,13 @@ const maxAttached = 256
 const firstMessageWait = 2 * time.Second
 
 // attachQueue bounds what waits to be written to one invocation: one
-// that stops reading is dropped, not buffered for.
+// that stops reading is dropped, not buffered for. Log messages and
+// progress take at most attachNotes of it (hold_drop.go).
 const attachQueue = 1024
+
+// attachWriteWait bounds how long a write to an invocation may make no
+// progress: one that reads nothing for that long is let go.
+const attachWriteWait = 30 * time.Second
 
 // stdinWriteWait bounds one write to a stdio server's stdin. A server that
 // stops reading it fills the pipe; the writes of every invocation would
@@ -200,6 +211,8 @@ func NewHolder(s *Session) (*Holder, error) {
 		h.discover = d[len(d)-1] // replayed from the era memo
 	}
 	s.wire.tap.Divert(h.fromServer)
+	s.wire.tap.Unreadable(h.unreadable)
+	h.watchFraming()
 	h.watchCapabilities()
 	h.listen()
 	return h, nil
@@ -329,6 +342,9 @@ func (h *Holder) serverEnd() string {
 	if h.s.proc == nil {
 		return h.lost
 	}
+	if why := h.framingBroken(); why != "" {
+		return why
+	}
 	msg := "server " + h.s.proc.ExitStatus()
 	if !strings.HasPrefix(h.s.proc.ExitStatus(), "killed") {
 		msg = "server exited with " + h.s.proc.ExitStatus()
@@ -372,20 +388,6 @@ func (a *attach) close() {
 	})
 }
 
-// send queues msg for the invocation; one that does not read its queue
-// is dropped.
-func (a *attach) send(msg jsonrpc.Message) {
-	a.queued.Add(1)
-	select {
-	case a.out <- msg:
-	case <-a.done:
-		a.queued.Add(-1)
-	default:
-		a.queued.Add(-1)
-		a.close()
-	}
-}
-
 // flush waits up to d for what was sent to be written: the answer to a
 // stop request reaches its invocation before the holder lets go.
 func (a *attach) flush(d time.Duration) {
@@ -402,10 +404,15 @@ func (a *attach) writeLoop() {
 	for {
 		select {
 		case msg := <-a.out:
-			data, err := jsonrpc.EncodeMessage(msg)
-			if err == nil {
-				a.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-				_, err = a.conn.Write(append(data, '\n'))
+			err := a.write(msg)
+			if droppable(msg) {
+				a.notes.Add(-1)
+			}
+			if err == nil && len(a.out) == 0 {
+				// All written: what was dropped since is told now.
+				if note := a.dropped.take(); note != nil {
+					err = a.write(note)
+				}
 			}
 			a.queued.Add(-1)
 			if err != nil {
@@ -416,6 +423,24 @@ func (a *attach) writeLoop() {
 			return
 		}
 	}
+}
+
+// write writes msg to the invocation, within attachWriteWait of progress
+// for each part: a large answer to a slow reader is not cut off.
+func (a *attach) write(msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	for p := append(data, '\n'); len(p) > 0; {
+		a.conn.SetWriteDeadline(time.Now().Add(attachWriteWait))
+		n, err := a.conn.Write(p[:min(len(p), 64<<10)])
+		if err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
 }
 
 // serveConn reads one invocation's messages until it goes away.
@@ -752,6 +777,9 @@ func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
 func (h *Holder) serverNotification(m *jsonrpc.Request) {
 	if h.lists.notified(m) {
 		return
+	}
+	if m.Method == HolderDropped {
+		return // the holder's own note: a server does not speak for it
 	}
 	switch m.Method {
 	case "notifications/progress":

@@ -3,13 +3,17 @@ package client
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // A request the holder could not deliver (an HTTP server's 401, 403 or
@@ -134,4 +138,115 @@ func knownCode(code fail.Code) bool {
 		}
 	}
 	return false
+}
+
+// A fault in one call stays in that call (mcpc help sessions). A message
+// of the server's that is framed but cannot be read (over the session's
+// --max-message, nested deeper than transport.MaxDepth) is read to its
+// end and dropped (Tap.Unreadable): the request it answered fails with
+// the one-shot's words and that the session goes on. A line that is not
+// JSON breaks stdio's framing: what follows may be the rest of a message
+// as well as a message, and which request it answered cannot be told, so
+// no reader can resynchronise; nor can it after a line over the limit
+// that goes on past transport.UnframedSpan times it without its end (a
+// server writing without end). The session ends there, and each request
+// in flight fails with the one-shot's words and the session's end.
+
+// unreadable fails the request whose answer could not be read (err: the
+// limit it broke; id: the message's, as JSON text), keeping the session.
+func (h *Holder) unreadable(err error, id json.RawMessage) {
+	var key string
+	json.Unmarshal(id, &key)
+	f := h.limitExplained(err)
+	h.mu.Lock()
+	r := h.calls[key]
+	if r != nil {
+		h.forget(key, r)
+		h.last = time.Now()
+	}
+	h.mu.Unlock()
+	if r == nil {
+		// A notification, or a request of the server's: nobody waits
+		// for it by an id of the holder's.
+		if h.Log != nil {
+			h.Log(f.Msg + ": it answered no request in flight and was dropped")
+		}
+		return
+	}
+	h.lists.answered(key, &jsonrpc.Response{Error: f})
+	h.dropped(r, f)
+}
+
+// dropped fails r, whose answer broke a limit (f says which), keeping
+// the session: on stdio the message was read to its end and dropped, on
+// HTTP its body or stream was.
+func (h *Holder) dropped(r *route, f *fail.Error) {
+	f.Msg += fmt.Sprintf("; %s dropped it and goes on", h.sessionName())
+	r.a.send(&jsonrpc.Response{ID: r.id, Error: verdictError(f)})
+}
+
+// limitExplained is the one-shot's words for err, the limit a message
+// broke, with the way to raise a session's.
+func (h *Holder) limitExplained(err error) *fail.Error {
+	return h.s.limitExplained(err, "the session's limit is set when it starts: stop it and start it again with")
+}
+
+// framingBroken says why the session ends when the server broke stdio's
+// framing ("" when it did not): a line that is not JSON, or one over the
+// size limit that went on past transport.UnframedSpan times it without
+// its end. Each request in flight then fails with the one-shot's words
+// and the session's end.
+func (h *Holder) framingBroken() (why string) {
+	if h.s.proc == nil {
+		return ""
+	}
+	var f *fail.Error
+	var how string
+	if pe := h.s.proc.ProtocolError(); pe != nil {
+		f, how = h.s.protocolFailure(pe), "a stdio stream cannot be resynchronised after a line that is not JSON"
+		why = pe.Error() + "; a stdio stream cannot be resynchronised after it"
+	} else if h.s.wire.tap.LimitErr() == transport.ErrUnframed {
+		f = h.limitExplained(transport.ErrTooLarge)
+		how = fmt.Sprintf("the line went on past %d times the limit without its end, and a stdio stream cannot be resynchronised after that", transport.UnframedSpan)
+		why = fmt.Sprintf("the server wrote a line over the %s limit that went on past %d times it without its end; a stdio stream cannot be resynchronised after it",
+			units.SizeText(h.s.maxMessage), transport.UnframedSpan)
+	} else {
+		return ""
+	}
+	f.Msg += fmt.Sprintf("; %s ended: %s", h.sessionName(), how)
+	h.mu.Lock()
+	routes := make([]*route, 0, len(h.calls))
+	for hid, r := range h.calls {
+		routes = append(routes, r)
+		h.forget(hid, r)
+	}
+	h.mu.Unlock()
+	for _, r := range routes {
+		r.a.send(&jsonrpc.Response{ID: r.id, Error: verdictError(f)})
+	}
+	return why
+}
+
+// watchFraming ends the session once a stdio server's stdout broke the
+// framing, rather than at the server's exit: a server that goes on
+// running after it (the SDK's connection is closed, so nothing it writes
+// is read) would keep every call waiting.
+func (h *Holder) watchFraming() {
+	if h.s.proc == nil || h.s.CS == nil {
+		return
+	}
+	go func() {
+		h.s.CS.Wait() // the connection ended: the holder's own close, or a read that failed
+		if why := h.framingBroken(); why != "" {
+			h.end(why)
+		}
+	}()
+}
+
+// sessionName is how the holder's messages name its session.
+func (h *Holder) sessionName() string {
+	if h.Name == "" {
+		return "the session"
+	}
+	return "session " + h.Name
 }

@@ -104,6 +104,10 @@ func (h *Holder) relayFailed(hid string, err error) {
 	if r == nil {
 		return
 	}
+	if errors.Is(err, transport.ErrTooLarge) || errors.Is(err, transport.ErrTooDeep) {
+		h.dropped(r, h.limitExplained(limitOf(err))) // the session goes on
+		return
+	}
 	var he *transport.HTTPError
 	if errors.As(err, &he) && he.Status() == http.StatusNotFound && h.s.sessionID() != "" {
 		h.end(fmt.Sprintf("%s no longer knows the session (HTTP 404): the server restarted or let it expire", h.s.Label))
@@ -130,3 +134,11 @@ func (h *Holder) end(why string) {
 // streamCancels says a request is cancelled by closing its stream, not
 // by notifications/cancelled: a 2026-07-28 HTTP server's way.
 func (h *Holder) streamCancels() bool { return h.s.http != nil && h.s.modern() }
+
+// limitOf is the limit err says a message broke.
+func limitOf(err error) error {
+	if errors.Is(err, transport.ErrTooDeep) {
+		return transport.ErrTooDeep
+	}
+	return transport.ErrTooLarge
+}

@@ -171,6 +171,10 @@ func (s *Session) newClient(o ConnectOptions) *mcp.Client {
 				return false
 			}
 			s.showLog(&p)
+		case method == HolderDropped && s.sock != nil:
+			if n := droppedShown(params, s.input.level(), o.Progress != nil); n > 0 {
+				s.input.note(fmt.Sprintf("session %s dropped %d of the server's notifications to this invocation: it read them more slowly than the server sent them", s.opts.Held.Name, n))
+			}
 		}
 		return true // a notification nothing would show
 	}

@@ -28,7 +28,12 @@ func messageLimit(e *config.Entry, o ConnectOptions) int64 {
 // limitFailure explains a message over a limit, if one arrived: the
 // connection ends there, which the SDK reports as a closed connection.
 func (s *Session) limitFailure() *fail.Error {
-	err := s.wire.tap.LimitErr()
+	return s.limitExplained(s.wire.tap.LimitErr(), "raise the limit with")
+}
+
+// limitExplained explains err, the limit a message broke (nil: none);
+// raise leads the hint's way to raise the size limit.
+func (s *Session) limitExplained(err error, raise string) *fail.Error {
 	switch err {
 	case transport.ErrTooLarge:
 		var hint string
@@ -36,7 +41,7 @@ func (s *Session) limitFailure() *fail.Error {
 			// Nothing raises it: never suggest a size ParseSize refuses.
 			hint = fmt.Sprintf("%s is the largest limit mcpc accepts (a message is held in memory whole)", units.SizeText(MaxMaxMessage))
 		} else {
-			hint = fmt.Sprintf("raise the limit with --max-message SIZE (e.g. --max-message %s)", units.SizeText(min(2*s.maxMessage, MaxMaxMessage)))
+			hint = fmt.Sprintf("%s --max-message SIZE (e.g. --max-message %s)", raise, units.SizeText(min(2*s.maxMessage, MaxMaxMessage)))
 			if s.Entry.File != nil {
 				hint += fmt.Sprintf(", or with \"maxMessage\" for %q in %s", s.Entry.Name, s.Entry.File.Path)
 			}

@@ -306,6 +306,7 @@ func (s *Sessions) holder(sess *Session, o HoldOptions, log io.Writer) (*Holder,
 	}
 	h.Refused = func(err error) { textsafe.Note(log, "the session refused a connection: %v", err) }
 	h.Log = func(msg string) { textsafe.Note(log, "%s", msg) }
+	h.Name = o.Name
 	if o.WriteWait > 0 {
 		h.WriteWait = o.WriteWait
 	}

@@ -160,8 +160,15 @@ func (s *Sessions) stop(ctx context.Context, name string) error {
 // server and remove its record.
 func (s *Sessions) awaitStopped(ctx context.Context, rec *state.SessionRecord) error {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if s.Store.Read(rec.Name) == nil && !HolderRunning(rec) {
+		cur := s.Store.Read(rec.Name)
+		if cur == nil && !HolderRunning(rec) {
 			return nil
+		}
+		if cur != nil && cur.PID == rec.PID && cur.Ended != "" && !HolderRunning(rec) {
+			// It was ending on its own (its server gone, or a fault
+			// that ends a session) as it was told to stop: its record
+			// says why, and stays for the next command to say it.
+			return s.forget(ctx, rec.Name, false)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -120,7 +120,7 @@ func (w *wire) Skip(line []byte) bool {
 	}
 	m := rawmsg.Parse(line)
 	params, ok := m.Notification(line)
-	if !ok || m.Method.Str != "notifications/message" && m.Method.Str != "notifications/progress" || !w.deliver(m.Method.Str, params) {
+	if !ok || !slices.Contains(delivered, m.Method.Str) || !w.deliver(m.Method.Str, params) {
 		return false
 	}
 	if w.activity != nil {
@@ -128,6 +128,9 @@ func (w *wire) Skip(line []byte) bool {
 	}
 	return true
 }
+
+// delivered are the notifications Skip hands to deliver.
+var delivered = []string{"notifications/message", "notifications/progress", HolderDropped}
 
 // Verbose is --verbose's line writer, nil when it is off.
 func (w *wire) Verbose() func(line string) { return w.verbose }
@@ -239,6 +242,9 @@ func (w *wire) Incoming(msg jsonrpc.Message) {
 			w.memo.Invalidate(w.serverKey, prefix)
 		}
 		w.trace("← %s", m.Method)
+		if m.Method == HolderDropped && w.deliver != nil {
+			w.deliver(m.Method, m.Params) // not skipped under --verbose
+		}
 	case *jsonrpc.Response:
 		w.mu.Lock()
 		p, ok := w.pending[transport.IDKey(m.ID)]

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -26,14 +27,50 @@ var (
 	ErrTooDeep  = fmt.Errorf("a message from the server is nested more than %d levels deep", MaxDepth)
 )
 
-// OverLimit records the first message over a limit (see LimitErr).
+// ErrUnframed is a stdio line over the size limit that a holder's tap
+// (Unreadable) read on for UnframedSpan times the limit without finding
+// its end: a line that long cannot be told from a stream that lost its
+// framing (a server that writes without end), so the connection ends.
+var ErrUnframed = fmt.Errorf("a line from the server went on past %d times the size limit without its end", UnframedSpan)
+
+// UnframedSpan is how many times the size limit a holder reads of a line
+// over it, looking for its end, before it gives up (ErrUnframed).
+const UnframedSpan = 4
+
+// OverLimit records the first message over a limit (see LimitErr). A
+// holder's tap (Unreadable) records none over the size or depth limit:
+// the request it answered fails, and the connection goes on.
 func (t *Tap) OverLimit(err error) {
+	if (err == ErrTooLarge || err == ErrTooDeep) && t.dropping() {
+		t.trace("%v: dropped", err)
+		return
+	}
 	t.mu.Lock()
 	if t.limitErr == nil {
 		t.limitErr = err
 	}
 	t.mu.Unlock()
 	t.trace("%v: the session ends", err)
+}
+
+// Unreadable hands each message from the server that is framed but
+// cannot be read (over the size limit, nested more than MaxDepth) to f,
+// with the limit it broke (ErrTooLarge, ErrTooDeep) and its top-level id
+// as JSON text (nil: none found), in place of ending the connection: on
+// stdio such a line is read to its end and dropped, and the next is
+// read. A session's holder keeps its session this way and fails only the
+// request the message answered; without it the connection ends at the
+// first (LimitErr), as a one-shot's does. A line that is not JSON is no
+// such message: stdio's framing is then broken, and the connection ends.
+func (t *Tap) Unreadable(f func(err error, id json.RawMessage)) { t.unreadable.Store(&f) }
+
+func (t *Tap) dropping() bool { return t.unreadable.Load() != nil }
+
+func (t *Tap) dropped(err error, id json.RawMessage) {
+	t.trace("%v: dropped", err)
+	if f := t.unreadable.Load(); f != nil {
+		(*f)(err, id)
+	}
 }
 
 // Bound lowers the size limit on messages from the server to n bytes

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/internal/blockbuf"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Grace periods for stopping a stdio server: first its stdin is closed (the
@@ -235,7 +236,18 @@ type lineChecker struct {
 	bound  func(int64) int64   // the tap's limit: a Bound in force lowers limit
 	mu     sync.Mutex
 	bad    *ProtocolError
+
+	// drops, when set, says whether a line that is framed but cannot be
+	// read (over the limit, too deep) is read to its end and dropped, and
+	// given to dropped, in place of the end of the connection
+	// (Tap.Unreadable).
+	drops   func() bool
+	dropped func(err error, id json.RawMessage)
 }
+
+// errDropped is a line that could not be read and was dropped (drop):
+// the reader goes on to the next.
+var errDropped = errors.New("a message that could not be read was dropped")
 
 // next returns the next line that is not blank, without its newline and
 // surrounding space, after the wire's frame. A short line is the reader's
@@ -244,12 +256,18 @@ type lineChecker struct {
 func (l *lineChecker) next() ([]byte, error) {
 	for {
 		line, err := l.readLine()
+		if err == errDropped {
+			continue
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			if l.frame != nil && l.framed(len(t)) {
 				// The wire may keep the message and hand the SDK a
 				// stub; it is shown only valid JSON.
 				if !json.Valid(t) {
-					return nil, l.notJSON(t)
+					if err := l.notJSON(t); err != errDropped {
+						return nil, err
+					}
+					continue
 				}
 				if len(t) <= l.r.Size() {
 					t = bytes.Clone(t) // the wire may keep it; the buffer is reused
@@ -302,6 +320,12 @@ func (l *lineChecker) decode(line []byte) ([]jsonrpc.Message, error) {
 // or what the server wrote, kept for the explanation.
 func (l *lineChecker) notJSON(t []byte) error {
 	if tooDeep(t) {
+		if l.drops != nil && l.drops() {
+			var id rawmsg.IDScanner
+			id.Write(t)
+			l.dropped(ErrTooDeep, id.ID())
+			return errDropped
+		}
 		l.tell(ErrTooDeep)
 		return ErrTooDeep
 	}
@@ -325,16 +349,14 @@ func (l *lineChecker) readLine() ([]byte, error) {
 	chunk, err := l.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
 		if len(chunk) > limit {
-			l.tell(ErrTooLarge)
-			return nil, ErrTooLarge
+			return nil, l.tooLarge(nil, chunk, err)
 		}
 		return chunk, err
 	}
 	var line blockbuf.Buf
 	for {
 		if line.Len()+len(chunk) > limit {
-			l.tell(ErrTooLarge)
-			return nil, ErrTooLarge
+			return nil, l.tooLarge(&line, chunk, err)
 		}
 		line.Write(chunk)
 		if err != bufio.ErrBufferFull {
@@ -342,6 +364,38 @@ func (l *lineChecker) readLine() ([]byte, error) {
 		}
 		chunk, err = l.r.ReadSlice('\n')
 	}
+}
+
+// tooLarge is the error for a line over the limit, of which read (nil:
+// nothing) and chunk were read, and err the last read's: ErrTooLarge, or
+// when drops, errDropped once the rest of the line is read and dropped
+// (its id found on the way); ErrUnframed when the rest goes on past
+// UnframedSpan times the limit.
+func (l *lineChecker) tooLarge(read *blockbuf.Buf, chunk []byte, err error) error {
+	if l.drops == nil || !l.drops() {
+		l.tell(ErrTooLarge)
+		return ErrTooLarge
+	}
+	var id rawmsg.IDScanner
+	if read != nil {
+		read.WriteTo(&id)
+		read.Reset() // what is left of the line is not kept
+	}
+	span := int64(l.limit) * UnframedSpan
+	for n := int64(len(chunk)); err == bufio.ErrBufferFull; n += int64(len(chunk)) {
+		if n > span {
+			l.tell(ErrUnframed)
+			return ErrUnframed
+		}
+		id.Write(chunk)
+		chunk, err = l.r.ReadSlice('\n')
+	}
+	id.Write(chunk)
+	if err != nil {
+		return err // the stream ended within the line
+	}
+	l.dropped(ErrTooLarge, id.ID())
+	return errDropped
 }
 
 func (l *lineChecker) tell(err error) {

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -59,7 +60,8 @@ type Tap struct {
 	frameAll atomic.Bool  // see FrameAll
 	bound    atomic.Int64 // see Bound; 0: none
 
-	diverter atomic.Pointer[func(jsonrpc.Message) bool] // see Divert
+	diverter   atomic.Pointer[func(jsonrpc.Message) bool]          // see Divert
+	unreadable atomic.Pointer[func(err error, id json.RawMessage)] // see Unreadable
 }
 
 // Divert hands every message from the server to route before the SDK

@@ -23,6 +23,7 @@ func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
 func lineTransport(in *lineChecker, out io.WriteCloser, tap *Tap, limit int64) mcp.Transport {
 	in.frame, in.framed, in.over, in.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
 	in.bound = tap.limit
+	in.drops, in.dropped = tap.dropping, tap.dropped
 	return &wireTransport{inner: &stdioTransport{in: in, out: out, skip: tap.skip}, tap: tap}
 }
 
@@ -64,7 +65,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if c.t.skip != nil && c.t.skip(line) {
 			continue
 		}
-		if c.queue, err = c.t.in.decode(line); err != nil {
+		if c.queue, err = c.t.in.decode(line); err == errDropped {
+			continue
+		} else if err != nil {
 			return nil, err
 		}
 	}

@@ -159,7 +159,12 @@ func (c *faultConn) answerCall(req *jsonrpc.Request) bool {
 		return false
 	}
 	var line string
-	switch c.t.opts.fault {
+	switch c.callFault(req) {
+	case callNotJSON:
+		line = notJSONAnswer
+	case callEndless:
+		go c.writeEndless(id)
+		return true
 	case faultNeverAnswer:
 		return true
 	case faultFlood:
@@ -174,8 +179,10 @@ func (c *faultConn) answerCall(req *jsonrpc.Request) bool {
 	case faultWrongID:
 		line = `{"jsonrpc":"2.0","id":"not-` + strings.Trim(string(id), `"`) + `","result":{"content":[]}}`
 	case faultDeep:
-		line = `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[],"deep":` +
-			strings.Repeat("[", deepNesting) + strings.Repeat("]", deepNesting) + `}}`
+		// The id last, as the TypeScript SDK writes it: a reader that
+		// looks for it must read past what nests.
+		line = `{"jsonrpc":"2.0","result":{"content":[],"deep":` +
+			strings.Repeat("[", deepNesting) + strings.Repeat("]", deepNesting) + `},"id":` + string(id) + `}`
 	default:
 		return false
 	}
@@ -183,6 +190,64 @@ func (c *faultConn) answerCall(req *jsonrpc.Request) bool {
 	defer c.writeMu.Unlock()
 	io.WriteString(c.t.out, line+"\n")
 	return true
+}
+
+// callNotJSON is the not-json tool's fault (--call-faults): notJSONAnswer,
+// a line that is not JSON, in place of its answer.
+const (
+	callNotJSON   = "not-json"
+	notJSONAnswer = "Traceback (most recent call last): this is not JSON"
+)
+
+// callEndless is the endless tool's fault (--call-faults): an answer
+// whose line never ends, written until stdout is closed.
+const callEndless = "endless"
+
+// writeEndless writes the start of the answer to id, then text without
+// end; it holds stdout, so nothing else is written meanwhile.
+func (c *faultConn) writeEndless(id []byte) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if _, err := io.WriteString(c.t.out, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"`); err != nil {
+		return
+	}
+	chunk := strings.Repeat("x", 64<<10)
+	for {
+		if _, err := io.WriteString(c.t.out, chunk); err != nil {
+			return
+		}
+	}
+}
+
+// callFault is the fault that answers req, a tool call: --fault's, or
+// with --call-faults the one the tool's name asks for (not-json,
+// too-deep, endless), so that one call misbehaves and the next is answered.
+func (c *faultConn) callFault(req *jsonrpc.Request) string {
+	if !c.t.opts.callFaults {
+		return c.t.opts.fault
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(req.Params, &p)
+	switch p.Name {
+	case callNotJSON, callEndless:
+		return p.Name
+	case "too-deep":
+		return faultDeep
+	}
+	return c.t.opts.fault
+}
+
+// addFaultTools lists the tools --call-faults answers below the SDK (the
+// handlers never run): a call must be listed to be made.
+func addFaultTools(s *mcp.Server) {
+	for _, name := range []string{callNotJSON, "too-deep", callEndless} {
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: "Answered with a fault, below the SDK (--call-faults)."},
+			func(context.Context, *mcp.CallToolRequest, noIn) (*mcp.CallToolResult, any, error) {
+				return textResult(""), nil, nil
+			})
+	}
 }
 
 // faultHandler applies the same faults in front of the SDK's Streamable HTTP

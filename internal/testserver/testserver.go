@@ -236,6 +236,7 @@ type options struct {
 	toolsOnly   bool        // --tools-only: no resources, templates or prompts
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	branchy     bool        // --branchy: toolEnv.branchy
+	callFaults  bool        // --call-faults: the tools not-json, too-deep and endless (faults.go)
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
 
@@ -423,6 +424,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.BoolVar(&o.counter, "counter", false, "")
 	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&o.branchy, "branchy", false, "")
+	fs.BoolVar(&o.callFaults, "call-faults", false, "")
 	x.tasks = fs.Bool("tasks", false, "")
 	x.skills = fs.Bool("skills", false, "")
 	x.noDirRead = fs.Bool("no-directory-read", false, "")
@@ -440,7 +442,7 @@ func (o *options) check(tasks bool, args []string) error {
 	case o.notifyKind != notifyLog && o.notifyKind != notifyProgress:
 		return fmt.Errorf("unknown --notify-kind %q (want log or progress)", o.notifyKind)
 	case o.stdioOnly() && o.httpAddr != "":
-		return errors.New("--notify, --tools, --deep-schema and --completion-flood work only over stdio")
+		return errors.New("--notify, --tools, --deep-schema, --completion-flood and --call-faults work only over stdio")
 	case o.pageSize < 0:
 		return fmt.Errorf("--page-size must not be negative, got %d", o.pageSize)
 	case o.fault != "" && !contains(faultModes, o.fault):
@@ -461,7 +463,7 @@ func (o *options) check(tasks bool, args []string) error {
 
 // stdioOnly says whether a flag that works only over stdio is set.
 func (o *options) stdioOnly() bool {
-	return o.notify > 0 || o.manyTools > 0 || o.deepSchema > 0 || o.completionFlood > 0
+	return o.notify > 0 || o.manyTools > 0 || o.deepSchema > 0 || o.completionFlood > 0 || o.callFaults
 }
 
 // httpOnly says whether a flag that needs --http is set.
@@ -518,6 +520,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	}
 	if opts.counter {
 		addCounterTool(s)
+	}
+	if opts.callFaults {
+		addFaultTools(s)
 	}
 	if opts.tasks != nil {
 		addTaskTools(s)
