@@ -630,10 +630,10 @@ func (s *Session) heldTimeout(busy bool) error {
 	}
 	if busy {
 		return fail.New(fail.ConnectTimeout, fmt.Sprintf("its attached invocations hold every slot; raise --connect-timeout (now %s) to wait longer for one", t),
-			"session %s's holder (pid %d) is busy: it did not take this invocation within %s", h.Name, h.PID, t)
+			"session %s's holder (pid %d) is busy: it did not take this invocation within %s", textsafe.Name(h.Name), h.PID, t)
 	}
 	return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s)", t),
-		"session %s's holder (pid %d) did not answer the handshake within %s", h.Name, h.PID, t)
+		"session %s's holder (pid %d) did not answer the handshake within %s", textsafe.Name(h.Name), h.PID, t)
 }
 
 // heldLost explains a session whose holder went away: the session's

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -248,5 +249,5 @@ func (h *Holder) sessionName() string {
 	if h.Name == "" {
 		return "the session"
 	}
-	return "session " + h.Name
+	return "session " + textsafe.Name(h.Name)
 }
