@@ -93,12 +93,25 @@ func safeName(name string) bool {
 	return true
 }
 
+// id is session name's file name in the store. It is one to one: a safe
+// name is itself, any other the hash of it behind "_", which no safe name
+// begins with (a session named after another's hashed directory is hashed
+// in turn), and lock files live apart in lockDir, which no id is, so that
+// no name's directory is another's lock ("db.lock" and "db"). Records of
+// unsafe names written by the former layout ("h-" and 16 digits, which a
+// safe name could take) are not looked for: those were --stdio sessions
+// with an odd --name, which a restart makes again.
 func (s *Sessions) id(name string) string {
 	if safeName(name) {
 		return name
 	}
-	return "h-" + HashKey(name)[:16]
+	return "_" + HashKey(name)
 }
+
+// lockDir holds the sessions' lock files: beside the directories, not in
+// them (Remove takes a directory, and a waiter would hold the removed
+// lock's inode), and named so that no id is it.
+const lockDir = "_locks"
 
 // Dir is the private directory of the session name: its record and its
 // server's log.
@@ -134,7 +147,7 @@ func (s *Sessions) RemoveSocket(name string) { os.Remove(s.Socket(name)) }
 // after a dead holder happen under it, so that two of them never
 // interleave.
 func (s *Sessions) Lock(ctx context.Context, name string) (unlock func(), err error) {
-	return fsx.Lock(ctx, filepath.Join(s.dir, s.id(name)+".lock"))
+	return fsx.Lock(ctx, filepath.Join(s.dir, lockDir, s.id(name)+".lock"))
 }
 
 // Read returns the record of session name, or nil.

@@ -1,7 +1,10 @@
 package state
 
 import (
+	"context"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,8 +43,8 @@ func TestSafeName(t *testing.T) {
 	if got := s.id("pw"); got != "pw" {
 		t.Errorf("id(pw) = %q", got)
 	}
-	if got := s.id("a/b"); !strings.HasPrefix(got, "h-") || len(got) != 18 {
-		t.Errorf("id(a/b) = %q, want h- and 16 hex digits", got)
+	if got := s.id("a/b"); !strings.HasPrefix(got, "_") || len(got) != 33 {
+		t.Errorf("id(a/b) = %q, want _ and 32 hex digits", got)
 	}
 }
 
@@ -55,4 +58,49 @@ func FuzzSafeName(f *testing.F) {
 			t.Errorf("safeName(%q) = %v, the regexp says %v", name, got, want)
 		}
 	})
+}
+
+// TestSessionPathsApart: no two names share a directory, a lock file or a
+// socket, whichever name takes the other's file name (a hashed directory's,
+// a lock file's), and a record written under one is not read under the
+// other.
+func TestSessionPathsApart(t *testing.T) {
+	s := NewSessions(t.TempDir(), "")
+	hashed := s.id("../x")
+	names := []string{"../x", hashed, "h-" + HashKey("../x")[:16], "db", "db.lock", lockDir, "x/../db"}
+	seen := map[string]string{}
+	for _, n := range names {
+		for _, p := range []string{s.Dir(n), filepath.Join(s.dir, lockDir, s.id(n)+".lock"), s.Socket(n)} {
+			if other, ok := seen[p]; ok && other != n {
+				t.Errorf("%q and %q share %s", n, other, p)
+			}
+			seen[p] = n
+		}
+		if filepath.Dir(s.Dir(n)) != s.dir {
+			t.Errorf("Dir(%q) = %s, not a directory of the store", n, s.Dir(n))
+		}
+	}
+	for _, n := range names {
+		if err := s.Write(&SessionRecord{Name: n, PID: 1}); err != nil {
+			t.Fatal(err)
+		}
+		unlock, err := s.Lock(context.Background(), n)
+		if err != nil {
+			t.Fatalf("Lock(%q): %v", n, err)
+		}
+		unlock()
+	}
+	var listed []string
+	for _, r := range s.List() {
+		listed = append(listed, r.Name)
+	}
+	want := slices.Clone(names)
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Errorf("List = %q, want %q", listed, want)
+	}
+	s.Remove("../x")
+	if s.Read(hashed) == nil || s.Read("../x") != nil {
+		t.Errorf("removing ../x removed %q's record too, or kept its own", hashed)
+	}
 }
