@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/suggest"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -106,12 +107,32 @@ func (s *Sessions) Stop(ctx context.Context, names []string) error {
 			return nil
 		}
 	}
+	// Every session is checked before any is stopped: a refusal changes
+	// nothing.
+	for _, name := range names {
+		if err := s.ownSession(name); err != nil {
+			return err
+		}
+	}
 	for _, name := range names {
 		if err := s.stop(ctx, name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownSession refuses a session whose directory belongs to another user
+// (root pointed at another user's state directory): its holder and server
+// are that user's, and mcpc changes only the sessions of the user it runs
+// as (fsx.IsUser), root included, as the holder serves no other.
+func (s *Sessions) ownSession(name string) error {
+	uid, ok := s.Store.Owner(name)
+	if !ok || fsx.IsUser(uid) {
+		return nil
+	}
+	return fail.New(fail.Connection, "nothing was changed; stop it as that user (mcpc session stop "+shellwords.Quote(name)+")",
+		"session %s belongs to another user (uid %d): mcpc stops only the sessions of the user it runs as", name, uid)
 }
 
 // stop ends one session and returns once its holder, and so its server,

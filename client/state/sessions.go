@@ -117,6 +117,16 @@ const lockDir = "_locks"
 // server's log.
 func (s *Sessions) Dir(name string) string { return filepath.Join(s.dir, s.id(name)) }
 
+// Owner is the uid that owns session name's directory; false when it has
+// none or the system gives none (fsx.Owner).
+func (s *Sessions) Owner(name string) (int, bool) {
+	st, err := os.Lstat(s.Dir(name))
+	if err != nil {
+		return 0, false
+	}
+	return fsx.Owner(st)
+}
+
 // LogFile is where the session's server writes its stderr.
 func (s *Sessions) LogFile(name string) string { return filepath.Join(s.Dir(name), "server.log") }
 
