@@ -29,10 +29,14 @@ import (
 
 // ConnectOptions are the per-invocation settings for reaching a server.
 type ConnectOptions struct {
-	Getenv         func(string) string
-	Environ        []string  // environment a stdio server inherits
-	Cwd            string    // working directory of mcpc
-	ServerStderr   io.Writer // where a stdio server's stderr goes; nil hides it
+	Getenv       func(string) string
+	Environ      []string  // environment a stdio server inherits
+	Cwd          string    // working directory of mcpc
+	ServerStderr io.Writer // where a stdio server's stderr goes; nil hides it
+	// GuardGroup starts a stdio server with a guard of its process group
+	// (transport.Process.Guard): a holder's, which outlives invocations
+	// and may be killed outright.
+	GuardGroup     bool
 	ConnectTimeout time.Duration
 	ProbeTimeout   time.Duration // bound of the server/discover probe (0: default)
 	MaxMessage     int64         // bytes in one message from the server (0: the entry's, or DefaultMaxMessage)
@@ -489,6 +493,12 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 			return fail.New(fail.Connection, hint, "cannot start %s: command %q not found on PATH", s.Label, srv.Command)
 		}
 		return fail.Wrap(fail.Connection, err, hint, "cannot start %s", s.Label)
+	}
+	if o.GuardGroup {
+		if err := proc.Guard(); err != nil {
+			proc.Stop()
+			return fail.Wrap(fail.Internal, err, "", "cannot start the guard of %s's process group", s.Label)
+		}
 	}
 	s.proc = proc
 	client := s.newClient(o)

@@ -250,7 +250,8 @@ func (s *Sessions) Hold(ctx context.Context, o HoldOptions) error {
 	// on a one-shot's stderr.
 	redw := redaction.NewWriter(logw, o.Secrets)
 	defer redw.Close()
-	opts.ServerStderr, opts.Input = redw, HolderInput()
+	// The held server's group ends with the holder, killed outright too.
+	opts.ServerStderr, opts.Input, opts.GuardGroup = redw, HolderInput(), true
 	sess, err := Connect(ctx, o.Entry, opts)
 	if err != nil {
 		return err
@@ -326,6 +327,9 @@ func (s *Sessions) record(sess *Session, h *Holder, o HoldOptions, opts ConnectO
 	}
 	if o.Shell != nil {
 		rec.Shell = o.Shell.PID
+	}
+	if sess.proc != nil {
+		rec.ServerGroup, rec.ServerStart = sess.proc.Group(), transport.ProcessStart(rec.ServerPID)
 	}
 	if err := s.Store.Write(rec); err != nil {
 		return nil, fmt.Errorf("cannot write the session's record: %w", err)

@@ -216,6 +216,11 @@ func (s *Sessions) forget(ctx context.Context, name string, killed bool) error {
 	if why == "" {
 		why = fmt.Sprintf("its holder (pid %d) was gone", rec.PID)
 	}
+	// The guard stops what the server started once the holder is gone;
+	// a guard that could not (killed too) leaves it to this.
+	if transport.EndGroup(rec.ServerGroup, rec.ServerStart) {
+		textsafe.Note(s.Notes, "session %s's server had left processes running (process group %d): they were stopped", name, rec.ServerGroup)
+	}
 	s.Store.RemoveSocket(name)
 	s.Store.Remove(name)
 	if killed {

@@ -27,6 +27,11 @@ type SessionRecord struct {
 	// unknown): a pid reused by another process is not taken for it.
 	HolderStart string `json:"holderStart,omitempty"`
 	ServerPID   int    `json:"serverPid,omitempty"`
+	// ServerGroup is a stdio server's process group, and ServerStart its
+	// leader's start (transport.ProcessStart): what the server started
+	// is stopped by the group once the holder is gone (transport.EndGroup).
+	ServerGroup int    `json:"serverGroup,omitempty"`
+	ServerStart string `json:"serverStart,omitempty"`
 	// Idle is how long the holder waits without a request before it
 	// ends ("0": until stopped).
 	Idle    string    `json:"idle"`
