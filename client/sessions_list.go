@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -95,18 +96,28 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 	return out
 }
 
-// Stop ends the sessions names (every session when there are none), and
-// returns once their holders, and so their servers, are gone.
+// Stop ends the sessions names (every session when there are none, and
+// every holder of the store no record names: stopStrays), and returns
+// once their holders, and so their servers, are gone.
 func (s *Sessions) Stop(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		for _, r := range s.Store.List() {
 			names = append(names, r.Name)
 		}
-		if len(names) == 0 {
-			textsafe.Note(s.Notes, "no session is running: nothing to stop")
-			return nil
+		if err := s.stopNames(ctx, names); err != nil {
+			return err
 		}
+		strays, err := s.stopStrays(ctx)
+		if len(names) == 0 && strays == 0 && err == nil {
+			textsafe.Note(s.Notes, "no session is running: nothing to stop")
+		}
+		return err
 	}
+	return s.stopNames(ctx, names)
+}
+
+// stopNames ends the sessions names.
+func (s *Sessions) stopNames(ctx context.Context, names []string) error {
 	// Every session is checked before any is stopped: a refusal changes
 	// nothing.
 	for _, name := range names {
@@ -120,6 +131,29 @@ func (s *Sessions) Stop(ctx context.Context, names []string) error {
 		}
 	}
 	return nil
+}
+
+// stopStrays stops the holders of this store that no record names (their
+// record removed, or replaced by another holder's), found by process
+// (holderTag; Linux): reachable by no command, they would run, with their
+// servers, for good. Each is asked to end as SIGTERM asks (its server is
+// stopped on the way out), and killed if it does not.
+func (s *Sessions) stopStrays(ctx context.Context) (int, error) {
+	found := transport.FindProcesses(HolderCommand, s.holderTag())
+	for _, p := range found {
+		rec := &state.SessionRecord{PID: p.PID, HolderStart: p.Start}
+		if proc, err := os.FindProcess(p.PID); err == nil && HolderRunning(rec) {
+			stopHolder(proc)
+		}
+		if err := waitGone(ctx, rec, 10*time.Second); err != nil {
+			return 0, err
+		}
+		if _, err := killHung(ctx, rec); err != nil {
+			return 0, err
+		}
+		textsafe.Note(s.Notes, "a session's holder (pid %d) had no record (removed?): it was stopped, and its server with it", p.PID)
+	}
+	return len(found), nil
 }
 
 // ownSession refuses a session whose directory belongs to another user

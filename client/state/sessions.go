@@ -118,6 +118,10 @@ func (s *Sessions) id(name string) string {
 // lock's inode), and named so that no id is it.
 const lockDir = "_locks"
 
+// Root is the store's directory: it names the store (the holders of
+// its sessions carry it, Sessions.HolderTag).
+func (s *Sessions) Root() string { return s.dir }
+
 // Dir is the private directory of the session name: its record and its
 // server's log.
 func (s *Sessions) Dir(name string) string { return filepath.Join(s.dir, s.id(name)) }
