@@ -78,18 +78,22 @@ func NewSessions(stateDir, runDir string) *Sessions {
 }
 
 // safeName says whether a session name is used as a file name as it is
-// (^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$); others are named by their hash. A
-// loop, not a regexp: compiled at package level the regexp was 861 of the
-// allocations of every invocation's start-up, and compiled on first use it
-// was 2 % of the CPU of a call through a session, which asks on every call.
+// (^[a-z0-9][a-z0-9._-]{0,63}$, not ending in a dot, not a Windows
+// device name); others are named by their hash. Upper case is hashed
+// because macOS's and Windows' file systems fold case ("DB" would be
+// "db"'s directory), and Windows drops a final dot and takes "nul" or
+// "com1.x" for a device. A loop, not a regexp: compiled at package level
+// the regexp was 861 of the allocations of every invocation's start-up,
+// and compiled on first use it was 2 % of the CPU of a call through a
+// session, which asks on every call.
 func safeName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
+	if len(name) == 0 || len(name) > 64 || name[len(name)-1] == '.' || deviceName(name) {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
 		case i > 0 && (c == '.' || c == '_' || c == '-'):
 		default:
 			return false
@@ -98,14 +102,27 @@ func safeName(name string) bool {
 	return true
 }
 
+// deviceName reports whether name, up to its first dot, is one Windows
+// keeps for a device (con, prn, aux, nul, com0-9, lpt0-9) in any case.
+func deviceName(name string) bool {
+	base, _, _ := strings.Cut(strings.ToLower(name), ".")
+	switch {
+	case base == "con" || base == "prn" || base == "aux" || base == "nul":
+		return true
+	case len(base) == 4 && (base[:3] == "com" || base[:3] == "lpt"):
+		return '0' <= base[3] && base[3] <= '9'
+	}
+	return false
+}
+
 // id is session name's file name in the store. It is one to one: a safe
 // name is itself, any other the hash of it behind "_", which no safe name
 // begins with (a session named after another's hashed directory is hashed
 // in turn), and lock files live apart in lockDir, which no id is, so that
-// no name's directory is another's lock ("db.lock" and "db"). Records of
-// unsafe names written by the former layout ("h-" and 16 digits, which a
-// safe name could take) are not looked for: those were --stdio sessions
-// with an odd --name, which a restart makes again.
+// no name's directory is another's lock ("db.lock" and "db"). Records
+// that the former layout kept under another file name (a name with upper
+// case, or unsafe: "h-" and 16 digits, which a safe name could take) are
+// not looked for: a session started before is started again.
 func (s *Sessions) id(name string) string {
 	if safeName(name) {
 		return name

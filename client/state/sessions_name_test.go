@@ -9,8 +9,14 @@ import (
 	"testing"
 )
 
-// nameRE is the rule safeName keeps, written as the regexp it replaced.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// nameRE is the rule safeName keeps, written as regexps: the characters,
+// and what Windows would take for a device or trim.
+var (
+	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	deviceRE = regexp.MustCompile(`(?i)^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)|\.$`)
+)
+
+func ruleOf(name string) bool { return nameRE.MatchString(name) && !deviceRE.MatchString(name) }
 
 func TestSafeName(t *testing.T) {
 	for _, c := range []struct {
@@ -19,7 +25,14 @@ func TestSafeName(t *testing.T) {
 	}{
 		{"pw", true},
 		{"a", true},
-		{"A.b_c-9", true},
+		{"a.b_c-9", true},
+		{"A.b_c-9", false},
+		{"DB", false},
+		{"db.", false},
+		{"nul", false},
+		{"com1.x", false},
+		{"console", true},
+		{"com10", true},
 		{strings.Repeat("x", 64), true},
 		{strings.Repeat("x", 65), false},
 		{"", false},
@@ -35,7 +48,7 @@ func TestSafeName(t *testing.T) {
 		if got := safeName(c.name); got != c.want {
 			t.Errorf("safeName(%q) = %v, want %v", c.name, got, c.want)
 		}
-		if got := nameRE.MatchString(c.name); got != c.want {
+		if got := ruleOf(c.name); got != c.want {
 			t.Errorf("the rule's regexp on %q = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -54,7 +67,7 @@ func FuzzSafeName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if got, want := safeName(name), nameRE.MatchString(name); got != want {
+		if got, want := safeName(name), ruleOf(name); got != want {
 			t.Errorf("safeName(%q) = %v, the regexp says %v", name, got, want)
 		}
 	})
@@ -62,19 +75,20 @@ func FuzzSafeName(f *testing.F) {
 
 // TestSessionPathsApart: no two names share a directory, a lock file or a
 // socket, whichever name takes the other's file name (a hashed directory's,
-// a lock file's), and a record written under one is not read under the
-// other.
+// a lock file's), on a file system that folds case too, and a record
+// written under one is not read under the other.
 func TestSessionPathsApart(t *testing.T) {
 	s := NewSessions(t.TempDir(), "")
 	hashed := s.id("../x")
-	names := []string{"../x", hashed, "h-" + HashKey("../x")[:16], "db", "db.lock", lockDir, "x/../db"}
+	names := []string{"../x", hashed, "h-" + HashKey("../x")[:16], "db", "db.lock", lockDir, "x/../db", "DB", "Db", "db.", "NUL"}
 	seen := map[string]string{}
 	for _, n := range names {
 		for _, p := range []string{s.Dir(n), filepath.Join(s.dir, lockDir, s.id(n)+".lock"), s.Socket(n)} {
-			if other, ok := seen[p]; ok && other != n {
+			folded := strings.TrimRight(strings.ToLower(p), ".")
+			if other, ok := seen[folded]; ok && other != n {
 				t.Errorf("%q and %q share %s", n, other, p)
 			}
-			seen[p] = n
+			seen[folded] = n
 		}
 		if filepath.Dir(s.Dir(n)) != s.dir {
 			t.Errorf("Dir(%q) = %s, not a directory of the store", n, s.Dir(n))
