@@ -87,7 +87,7 @@ func NewSessions(stateDir, runDir string) *Sessions {
 // and compiled on first use it was 2 % of the CPU of a call through a
 // session, which asks on every call.
 func safeName(name string) bool {
-	if len(name) == 0 || len(name) > 64 || name[len(name)-1] == '.' || deviceName(name) {
+	if len(name) == 0 || len(name) > 64 || name[len(name)-1] == '.' {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -99,13 +99,13 @@ func safeName(name string) bool {
 			return false
 		}
 	}
-	return true
+	return !deviceName(name)
 }
 
-// deviceName reports whether name, up to its first dot, is one Windows
-// keeps for a device (con, prn, aux, nul, com0-9, lpt0-9) in any case.
+// deviceName reports whether the lower-case name, up to its first dot,
+// is one Windows keeps for a device (con, prn, aux, nul, com0-9, lpt0-9).
 func deviceName(name string) bool {
-	base, _, _ := strings.Cut(strings.ToLower(name), ".")
+	base, _, _ := strings.Cut(name, ".")
 	switch {
 	case base == "con" || base == "prn" || base == "aux" || base == "nul":
 		return true
