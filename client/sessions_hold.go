@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -151,7 +152,13 @@ const holderTagKey = "MCPC_HOLDER_STORE"
 // holderTag is the environment entry of this store's holders (the last
 // of its name wins, over one the starter inherited): session stop --all
 // finds by it a holder that no record names any more.
-func (s *Sessions) holderTag() string { return holderTagKey + "=" + s.Store.Root() }
+func (s *Sessions) holderTag() string {
+	root := s.Store.Root()
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs // the same from every working directory
+	}
+	return holderTagKey + "=" + root
+}
 
 // awaitReport reads the report of the holder p on out.
 func awaitReport(ctx context.Context, p *os.Process, out io.Reader) (*HolderReport, error) {
