@@ -29,14 +29,10 @@ import (
 
 // ConnectOptions are the per-invocation settings for reaching a server.
 type ConnectOptions struct {
-	Getenv       func(string) string
-	Environ      []string  // environment a stdio server inherits
-	Cwd          string    // working directory of mcpc
-	ServerStderr io.Writer // where a stdio server's stderr goes; nil hides it
-	// GuardGroup starts a stdio server with a guard of its process group
-	// (transport.Process.Guard): a holder's, which outlives invocations
-	// and may be killed outright.
-	GuardGroup     bool
+	Getenv         func(string) string
+	Environ        []string  // environment a stdio server inherits
+	Cwd            string    // working directory of mcpc
+	ServerStderr   io.Writer // where a stdio server's stderr goes; nil hides it
 	ConnectTimeout time.Duration
 	ProbeTimeout   time.Duration // bound of the server/discover probe (0: default)
 	MaxMessage     int64         // bytes in one message from the server (0: the entry's, or DefaultMaxMessage)
@@ -81,6 +77,10 @@ type ConnectOptions struct {
 	// Held, when set, reaches the server through the holder of a live
 	// session (mcpc session) instead of starting it.
 	Held *Held
+	// GuardGroup starts a stdio server with a guard of its process group
+	// (transport.Process.Guard): a holder's, which outlives invocations
+	// and may be killed outright.
+	GuardGroup bool
 }
 
 // Held is a live session's holder, as an invocation reaches it.
