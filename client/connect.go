@@ -79,6 +79,10 @@ type ConnectOptions struct {
 	// Held, when set, reaches the server through the holder of a live
 	// session (mcpc session) instead of starting it.
 	Held *Held
+	// GuardGroup starts a stdio server with a guard of its process group
+	// (transport.Process.Guard): a holder's, which outlives invocations
+	// and may be killed outright.
+	GuardGroup bool
 }
 
 // Held is a live session's holder, as an invocation reaches it.
@@ -507,6 +511,12 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 			return fail.New(fail.Connection, hint, "cannot start %s: command %q not found on PATH", s.Label, srv.Command)
 		}
 		return fail.Wrap(fail.Connection, err, hint, "cannot start %s", s.Label)
+	}
+	if o.GuardGroup {
+		if err := proc.Guard(); err != nil {
+			proc.Stop()
+			return fail.Wrap(fail.Internal, err, "", "cannot start the guard of %s's process group", s.Label)
+		}
 	}
 	s.proc = proc
 	client := s.newClient(o)

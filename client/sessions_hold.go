@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -123,7 +124,7 @@ func (s *Sessions) Spawn(ctx context.Context, args []string, shell bool) (*Holde
 	}
 	cmd := exec.Command(exe, HolderCommand)
 	cmd.Dir = s.Cwd
-	cmd.Env = s.Environ()
+	cmd.Env = append(s.Environ(), s.holderTag())
 	cmd.SysProcAttr = holderAttr()
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -142,6 +143,21 @@ func (s *Sessions) Spawn(ctx context.Context, args []string, shell bool) (*Holde
 	in.Write(spec)
 	in.Close()
 	return awaitReport(ctx, cmd.Process, out)
+}
+
+// holderTagKey is the environment variable that tells a holder's
+// process from others: its value is the store whose session it holds.
+const holderTagKey = "MCPC_HOLDER_STORE"
+
+// holderTag is the environment entry of this store's holders (the last
+// of its name wins, over one the starter inherited): session stop --all
+// finds by it a holder that no record names any more.
+func (s *Sessions) holderTag() string {
+	root := s.Store.Root()
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs // the same from every working directory
+	}
+	return holderTagKey + "=" + root
 }
 
 // awaitReport reads the report of the holder p on out.
@@ -250,7 +266,8 @@ func (s *Sessions) Hold(ctx context.Context, o HoldOptions) error {
 	// on a one-shot's stderr.
 	redw := redaction.NewWriter(logw, o.Secrets)
 	defer redw.Close()
-	opts.ServerStderr, opts.Input = redw, HolderInput()
+	// The held server's group ends with the holder, killed outright too.
+	opts.ServerStderr, opts.Input, opts.GuardGroup = redw, HolderInput(), true
 	sess, err := Connect(ctx, o.Entry, opts)
 	if err != nil {
 		return err
@@ -270,10 +287,16 @@ func (s *Sessions) Hold(ctx context.Context, o HoldOptions) error {
 		return err
 	}
 	o.Report(HolderReport{Record: rec})
-	ended, _ := h.Serve(ctx, ln, o.Idle)
-	if ended != "" {
+	sctx, unwatch := whileSocket(ctx, rec.Socket)
+	ended, _ := h.Serve(sctx, ln, o.Idle)
+	if ended == "" && errors.Is(context.Cause(sctx), errSocketGone) {
+		ended = errSocketGone.Error()
+	}
+	unwatch()
+	if cur := s.Store.Read(rec.Name); ended != "" && cur != nil && cur.PID == rec.PID {
 		// Said before the socket closes and the invocations attached are
 		// let go: they, and any that finds the socket closed, name it.
+		// A record another holder has written since is left alone.
 		rec.Ended = ended
 		s.Store.Write(rec)
 	}
@@ -282,6 +305,26 @@ func (s *Sessions) Hold(ctx context.Context, o HoldOptions) error {
 	sess.Close()
 	s.release(rec, ended)
 	return nil
+}
+
+// errSocketGone ends a session whose socket's file was removed (or
+// replaced) while it ran: nothing could reach it any more, a stop
+// included, and it would run unreachable for good.
+var errSocketGone = errors.New("its socket was removed while it ran, so nothing could reach it: it ended, and its server with it")
+
+// whileSocket is ctx, ended with errSocketGone once the socket at path is
+// gone (transport.WatchSocket), until unwatch.
+func whileSocket(ctx context.Context, path string) (_ context.Context, unwatch func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	gone := transport.WatchSocket(ctx, path)
+	go func() {
+		select {
+		case <-gone:
+			cancel(errSocketGone)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // holder is the Holder of sess, logging to log.
@@ -327,6 +370,9 @@ func (s *Sessions) record(sess *Session, h *Holder, o HoldOptions, opts ConnectO
 	}
 	if o.Shell != nil {
 		rec.Shell = o.Shell.PID
+	}
+	if sess.proc != nil {
+		rec.ServerGroup, rec.ServerStart = sess.proc.Group(), transport.ProcessStart(rec.ServerPID)
 	}
 	if err := s.Store.Write(rec); err != nil {
 		return nil, fmt.Errorf("cannot write the session's record: %w", err)

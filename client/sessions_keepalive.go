@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -82,6 +83,10 @@ func (s *Sessions) KeepAlive(ctx context.Context, entry *config.Entry, probe boo
 // once the session's lock is the caller's and no live holder has it:
 // its former record and socket go first. It returns the holder's record.
 func (s *Sessions) Start(ctx context.Context, name string, args []string, shell bool) (*state.SessionRecord, error) {
+	if old := s.Store.Read(name); old != nil && !HolderRunning(old) {
+		// What a dead holder's guard could not stop goes with its record.
+		transport.EndGroup(old.ServerGroup, old.ServerStart)
+	}
 	s.Store.Remove(name)
 	if _, err := s.Store.PrepareSocket(name); err != nil {
 		return nil, fmt.Errorf("cannot prepare the session's socket: %w", err)

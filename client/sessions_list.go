@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/suggest"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -108,16 +110,33 @@ func (s *Sessions) List(ctx context.Context) []SessionListed {
 	return out
 }
 
-// Stop ends the sessions names (every session when there are none), and
-// returns once their holders, and so their servers, are gone.
+// Stop ends the sessions names (every session when there are none, and
+// every holder of the store no record names: stopStrays), and returns
+// once their holders, and so their servers, are gone.
 func (s *Sessions) Stop(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		for _, r := range s.Store.List() {
 			names = append(names, r.Name)
 		}
-		if len(names) == 0 {
+		if err := s.stopNames(ctx, names); err != nil {
+			return err
+		}
+		strays, err := s.stopStrays(ctx)
+		if len(names) == 0 && strays == 0 && err == nil {
 			textsafe.Note(s.Notes, "no session is running: nothing to stop")
-			return nil
+		}
+		return err
+	}
+	return s.stopNames(ctx, names)
+}
+
+// stopNames ends the sessions names.
+func (s *Sessions) stopNames(ctx context.Context, names []string) error {
+	// Every session is checked before any is stopped: a refusal changes
+	// nothing.
+	for _, name := range names {
+		if err := s.ownSession(name); err != nil {
+			return err
 		}
 	}
 	for _, name := range names {
@@ -126,6 +145,42 @@ func (s *Sessions) Stop(ctx context.Context, names []string) error {
 		}
 	}
 	return nil
+}
+
+// stopStrays stops the holders of this store that no record names (their
+// record removed, or replaced by another holder's), found by process
+// (holderTag; Linux): reachable by no command, they would run, with their
+// servers, for good. Each is asked to end as SIGTERM asks (its server is
+// stopped on the way out), and killed if it does not.
+func (s *Sessions) stopStrays(ctx context.Context) (int, error) {
+	found := transport.FindProcesses(HolderCommand, s.holderTag())
+	for _, p := range found {
+		rec := &state.SessionRecord{PID: p.PID, HolderStart: p.Start}
+		if proc, err := os.FindProcess(p.PID); err == nil && HolderRunning(rec) {
+			stopHolder(proc)
+		}
+		if err := waitGone(ctx, rec, 10*time.Second); err != nil {
+			return 0, err
+		}
+		if _, err := killHung(ctx, rec); err != nil {
+			return 0, err
+		}
+		textsafe.Note(s.Notes, "a session's holder (pid %d) had no record (removed?): it was stopped, and its server with it", p.PID)
+	}
+	return len(found), nil
+}
+
+// ownSession refuses a session whose directory belongs to another user
+// (root pointed at another user's state directory): its holder and server
+// are that user's, and mcpc changes only the sessions of the user it runs
+// as (fsx.IsUser), root included, as the holder serves no other.
+func (s *Sessions) ownSession(name string) error {
+	uid, ok := s.Store.Owner(name)
+	if !ok || fsx.IsUser(uid) {
+		return nil
+	}
+	return fail.New(fail.Connection, "nothing was changed; stop it as that user (mcpc session stop "+shellwords.Quote(name)+")",
+		"session %s belongs to another user (uid %d): mcpc stops only the sessions of the user it runs as", name, uid)
 }
 
 // stop ends one session and returns once its holder, and so its server,
@@ -215,6 +270,11 @@ func (s *Sessions) forget(ctx context.Context, name string, killed bool) error {
 	why := rec.Ended
 	if why == "" {
 		why = fmt.Sprintf("its holder (pid %d) was gone", rec.PID)
+	}
+	// The guard stops what the server started once the holder is gone;
+	// a guard that could not (killed too) leaves it to this.
+	if transport.EndGroup(rec.ServerGroup, rec.ServerStart) {
+		textsafe.Note(s.Notes, "session %s's server had left processes running (process group %d): they were stopped", name, rec.ServerGroup)
 	}
 	s.Store.RemoveSocket(name)
 	s.Store.Remove(name)

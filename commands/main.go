@@ -127,6 +127,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if versionOnly(args, env.Getenv) {
 		return report.Print(env.Stderr, printVersion(env.Stdout), false)
 	}
+	// A session's guard (transport.Process.Guard) is mcpc only in name:
+	// it reads its pipe and stops a process group, and must die of the
+	// signals that end a plain process.
+	if transport.Guarding(args) {
+		return transport.RunGuard(env.Stdin, args)
+	}
 	if env.notify != nil {
 		env.notify()
 	}

@@ -27,6 +27,11 @@ type SessionRecord struct {
 	// unknown): a pid reused by another process is not taken for it.
 	HolderStart string `json:"holderStart,omitempty"`
 	ServerPID   int    `json:"serverPid,omitempty"`
+	// ServerGroup is a stdio server's process group, and ServerStart its
+	// leader's start (transport.ProcessStart): what the server started
+	// is stopped by the group once the holder is gone (transport.EndGroup).
+	ServerGroup int    `json:"serverGroup,omitempty"`
+	ServerStart string `json:"serverStart,omitempty"`
 	// Idle is how long the holder waits without a request before it
 	// ends ("0": until stopped).
 	Idle    string    `json:"idle"`
@@ -73,36 +78,80 @@ func NewSessions(stateDir, runDir string) *Sessions {
 }
 
 // safeName says whether a session name is used as a file name as it is
-// (^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$); others are named by their hash. A
-// loop, not a regexp: compiled at package level the regexp was 861 of the
-// allocations of every invocation's start-up, and compiled on first use it
-// was 2 % of the CPU of a call through a session, which asks on every call.
+// (^[a-z0-9][a-z0-9._-]{0,63}$, not ending in a dot, not a Windows
+// device name); others are named by their hash. Upper case is hashed
+// because macOS's and Windows' file systems fold case ("DB" would be
+// "db"'s directory), and Windows drops a final dot and takes "nul" or
+// "com1.x" for a device. A loop, not a regexp: compiled at package level
+// the regexp was 861 of the allocations of every invocation's start-up,
+// and compiled on first use it was 2 % of the CPU of a call through a
+// session, which asks on every call.
 func safeName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
+	if len(name) == 0 || len(name) > 64 || name[len(name)-1] == '.' {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
 		case i > 0 && (c == '.' || c == '_' || c == '-'):
 		default:
 			return false
 		}
 	}
-	return true
+	return !deviceName(name)
 }
 
+// deviceName reports whether the lower-case name, up to its first dot,
+// is one Windows keeps for a device (con, prn, aux, nul, com0-9, lpt0-9).
+func deviceName(name string) bool {
+	base, _, _ := strings.Cut(name, ".")
+	switch {
+	case base == "con" || base == "prn" || base == "aux" || base == "nul":
+		return true
+	case len(base) == 4 && (base[:3] == "com" || base[:3] == "lpt"):
+		return '0' <= base[3] && base[3] <= '9'
+	}
+	return false
+}
+
+// id is session name's file name in the store. It is one to one: a safe
+// name is itself, any other the hash of it behind "_", which no safe name
+// begins with (a session named after another's hashed directory is hashed
+// in turn), and lock files live apart in lockDir, which no id is, so that
+// no name's directory is another's lock ("db.lock" and "db"). Records
+// that the former layout kept under another file name (a name with upper
+// case, or unsafe: "h-" and 16 digits, which a safe name could take) are
+// not looked for: a session started before is started again.
 func (s *Sessions) id(name string) string {
 	if safeName(name) {
 		return name
 	}
-	return "h-" + HashKey(name)[:16]
+	return "_" + HashKey(name)
 }
+
+// lockDir holds the sessions' lock files: beside the directories, not in
+// them (Remove takes a directory, and a waiter would hold the removed
+// lock's inode), and named so that no id is it.
+const lockDir = "_locks"
+
+// Root is the store's directory: it names the store (the holders of
+// its sessions carry it, Sessions.HolderTag).
+func (s *Sessions) Root() string { return s.dir }
 
 // Dir is the private directory of the session name: its record and its
 // server's log.
 func (s *Sessions) Dir(name string) string { return filepath.Join(s.dir, s.id(name)) }
+
+// Owner is the uid that owns session name's directory; false when it has
+// none or the system gives none (fsx.Owner).
+func (s *Sessions) Owner(name string) (int, bool) {
+	st, err := os.Lstat(s.Dir(name))
+	if err != nil {
+		return 0, false
+	}
+	return fsx.Owner(st)
+}
 
 // LogFile is where the session's server writes its stderr.
 func (s *Sessions) LogFile(name string) string { return filepath.Join(s.Dir(name), "server.log") }
@@ -134,7 +183,7 @@ func (s *Sessions) RemoveSocket(name string) { os.Remove(s.Socket(name)) }
 // after a dead holder happen under it, so that two of them never
 // interleave.
 func (s *Sessions) Lock(ctx context.Context, name string) (unlock func(), err error) {
-	return fsx.Lock(ctx, filepath.Join(s.dir, s.id(name)+".lock"))
+	return fsx.Lock(ctx, filepath.Join(s.dir, lockDir, s.id(name)+".lock"))
 }
 
 // Read returns the record of session name, or nil.

@@ -75,6 +75,9 @@ func children() []int {
 	running := map[int]bool{}
 	for p := range live.m {
 		running[p.cmd.Process.Pid] = true
+		if p.guard != nil {
+			running[p.guard.Process.Pid] = true // its guard, which is no orphan
+		}
 	}
 	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int

@@ -1,12 +1,14 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -107,3 +109,33 @@ func FuzzMessageReader(f *testing.F) {
 }
 
 func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o700) }
+
+// TestWatchSocket: the watch ends once the socket's file is removed, or
+// another file takes its place, and not while it stays.
+func TestWatchSocket(t *testing.T) {
+	for _, replace := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "s.sock")
+		ln, err := ListenSocket(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		gone := WatchSocket(ctx, path)
+		if !replace && WaitFor(gone, socketCheck*3/2) {
+			t.Fatal("the watch ended while the socket was there")
+		}
+		os.Remove(path)
+		if replace {
+			ln2, err := ListenSocket(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln2.Close()
+		}
+		if !WaitFor(gone, 30*time.Second) {
+			t.Fatalf("the watch did not end once the socket was removed (replaced: %v)", replace)
+		}
+	}
+}

@@ -45,6 +45,10 @@ type Process struct {
 	// written to the server: the SDK sends it from a goroutine, and tearing
 	// the server down before it is written would hide the cancellation.
 	cancelSent chan struct{}
+	// guard is the group's guard (Guard), guardIn the pipe it watches;
+	// guard is set under live.mu, which children reads it under.
+	guard   *exec.Cmd
+	guardIn io.Closer
 
 	stopOnce sync.Once
 }
@@ -169,6 +173,7 @@ func (p *Process) stopGraces(stdinGrace, termGrace time.Duration) {
 		}
 		// The leader is gone; what it started may not be.
 		p.tree.release(termGrace)
+		p.unguard()
 		// Daemonized descendants left the group; as subreaper mcpc
 		// inherited them. (Other servers still running are not orphans.)
 		live.remove(p)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -122,4 +123,19 @@ func pollProcess(ctx context.Context, pid int, start string, gone chan struct{})
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// groupLive reports whether a process of group pgid runs: its zombies,
+// which answer a signal until they are reaped (by whatever adopted them,
+// perhaps never), do not count.
+func groupLive(pgid int) bool {
+	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
+	want := strconv.Itoa(pgid)
+	for _, e := range entries {
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e)))
+		if f := procStat(pid); len(f) > 2 && f[2] == want && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }

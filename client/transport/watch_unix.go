@@ -16,6 +16,10 @@ func ProcessStart(int) string { return "" }
 // stands.
 func ProcessExited(int) bool { return false }
 
+// groupLive reports whether a process of group pgid answers a signal:
+// without /proc its zombies count too.
+func groupLive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
+
 // ProcessRSS is Linux only (/proc).
 func ProcessRSS(int) int64 { return 0 }
 
