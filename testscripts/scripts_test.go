@@ -926,9 +926,17 @@ func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 // tabcomplete [-enter] SHELL LINE FILE: start an interactive SHELL (bash,
 // zsh or fish) in tmux with mcpc's completion script loaded, type LINE,
 // press TAB (twice in bash, which lists on the second), and write the
-// screen below the prompt, once it is still, to FILE. With -enter, Enter
-// is pressed after that, and FILE gets the screen once what the line ran
-// has ended: the completed line is run as the shell reads it.
+// screen below the prompt, once the shell is done with the keys, to FILE.
+// With -enter, Enter is pressed after that, and FILE gets the screen once
+// what the line ran has ended and the next prompt is up: the completed line
+// is run as the shell reads it.
+//
+// Each wait is for a definite event, never for a screen that looks still:
+// the shell sets the pane's title (an escape tmux reads in order with what
+// was drawn before it) when it shows a prompt, and when it reads a marker
+// key (C-]) sent after the keys to wait for. A marker is read only once
+// the keys before it were handled; a second one, sent once the first was
+// seen, is written after any redraw the first key caused.
 func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 	enter := len(args) > 0 && args[0] == "-enter"
 	if enter {
@@ -945,56 +953,48 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	dir := ts.MkAbs(".shell-" + shell)
 	ts.Check(os.MkdirAll(dir, 0o755))
-	var argv []string
-	switch shell {
-	case "bash":
-		rc := filepath.Join(dir, "bashrc")
-		ts.Check(os.WriteFile(rc, []byte("PS1='$ '\nsource <(mcpc completion bash)\n"), 0o644))
-		argv = []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
-	case "zsh":
-		ts.Check(os.WriteFile(filepath.Join(dir, ".zshrc"), []byte(
-			"PS1='$ '\nautoload -Uz compinit\ncompinit -u -D\nsource <(mcpc completion zsh)\n"), 0o644))
-		argv = []string{"env", "ZDOTDIR=" + dir, "zsh", "-i"}
-	case "fish":
-		argv = []string{"fish", "--no-config", "-i", "-C",
-			"set -g fish_greeting ''; function fish_prompt; echo -n '$ '; end; mcpc completion fish | source"}
-	default:
-		ts.Fatalf("tabcomplete: unknown shell %q", shell)
-	}
 	sock := filepath.Join(dir, "tmux.sock")
 	tmux := tmuxAt(ts, sock)
-	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, argv...)...)
+	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, tabShell(ts, shell, dir)...)...)
 	ts.Defer(func() {
 		cmd := exec.Command("tmux", "-S", sock, "kill-server")
 		cmd.Run()
 	})
 	screen := func() string { return tmux("capture-pane", "-p") }
-	waitFor := func(ok func(string) bool, what string) string {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			s := screen()
-			if ok(s) {
-				return s
-			}
+	waitFor := func(ok func() bool, what string) {
+		deadline := time.Now().Add(60 * time.Second)
+		for !ok() {
 			if time.Now().After(deadline) {
-				ts.Fatalf("%s: timed out waiting for %s; screen:\n%s", shell, what, s)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	waitFor(func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "$") }, "the prompt")
-	// A TAB has been answered once no mcpc started by the shell is left
-	// (a lookup starts a server, which takes a moment on a busy machine).
-	tag := ts.Getenv("MCPC_TEST_TAG")
-	answered := func() {
-		time.Sleep(100 * time.Millisecond)
-		deadline := time.Now().Add(20 * time.Second)
-		for slices.ContainsFunc(tagged(tag), func(p process) bool { return p.name == "mcpc" }) {
-			if time.Now().After(deadline) {
-				ts.Fatalf("%s: mcpc __complete still running after 20s", shell)
+				ts.Fatalf("%s: timed out after 60s waiting for %s; screen:\n%s", shell, what, screen())
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+	title := func(want string) func() bool {
+		return func() bool { return strings.TrimSpace(tmux("display-message", "-p", "#{pane_title}")) == want }
+	}
+	// The prompt is up: its title was set, and "$" drawn after it.
+	prompted := func() bool {
+		return title("prompt")() && strings.HasSuffix(strings.TrimSpace(screen()), "$")
+	}
+	marked := func() {
+		for range 2 {
+			tmux("select-pane", "-T", "waiting")
+			tmux("send-keys", "C-]")
+			waitFor(title("mark"), "the marker key to be read")
+		}
+	}
+	waitFor(prompted, "the prompt")
+	// A TAB has been answered once no mcpc started by the shell is left
+	// (a lookup starts a server, which takes a moment on a busy machine):
+	// the marker is sent after that too, as a key typed ahead of a
+	// completion can change what zsh lists.
+	tag := ts.Getenv("MCPC_TEST_TAG")
+	answered := func() {
+		time.Sleep(100 * time.Millisecond)
+		waitFor(func() bool {
+			return !slices.ContainsFunc(tagged(tag), func(p process) bool { return p.name == "mcpc" })
+		}, "mcpc __complete to end")
 	}
 	tmux("send-keys", "-l", line)
 	tmux("send-keys", "Tab")
@@ -1003,30 +1003,49 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 		tmux("send-keys", "Tab")
 		answered()
 	}
-	// Then the screen is done when it has stopped changing for a moment.
-	settled := func() string {
-		last, since := "", time.Now()
-		return waitFor(func(s string) bool {
-			if s != last {
-				last, since = s, time.Now()
-				return false
-			}
-			return time.Since(since) > 300*time.Millisecond
-		}, "the screen to settle")
-	}
-	final := settled()
+	marked()
 	if enter {
+		tmux("select-pane", "-T", "waiting")
 		tmux("send-keys", "Enter")
-		answered()
-		final = settled()
+		waitFor(prompted, "the line to run and the next prompt")
+		marked()
 	}
 	var lines []string
-	for _, l := range strings.Split(final, "\n") {
+	for _, l := range strings.Split(screen(), "\n") {
 		if l = strings.TrimRight(l, " "); l != "" {
 			lines = append(lines, l)
 		}
 	}
 	ts.Check(os.WriteFile(outFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// tabShell writes SHELL's start-up files under dir and returns the command
+// line that starts it: the prompt "$ ", mcpc's completion loaded, the
+// pane's title set to "prompt" before each prompt and to "mark" when C-]
+// is read (tabcomplete waits for these).
+func tabShell(ts *testscript.TestScript, shell, dir string) []string {
+	switch shell {
+	case "bash":
+		rc := filepath.Join(dir, "bashrc")
+		ts.Check(os.WriteFile(rc, []byte("PS1='$ '\nPROMPT_COMMAND='printf \"\\e]2;prompt\\a\"'\n"+
+			"bind -x '\"\\C-]\": printf \"\\e]2;mark\\a\"'\nsource <(mcpc completion bash)\n"), 0o644))
+		return []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
+	case "zsh":
+		ts.Check(os.WriteFile(filepath.Join(dir, ".zshrc"), []byte("PS1='$ '\nprecmd() { printf '\\e]2;prompt\\a' }\n"+
+			"mark() { printf '\\e]2;mark\\a' }\nzle -N mark\nbindkey '^]' mark\n"+
+			"autoload -Uz compinit\ncompinit -u -D\nsource <(mcpc completion zsh)\n"), 0o644))
+		return []string{"env", "ZDOTDIR=" + dir, "zsh", "-i"}
+	case "fish":
+		// fish reads what fish_prompt prints to measure it: the title
+		// goes straight to the terminal, from the event before it; and
+		// fish's own title is off.
+		return []string{"fish", "--no-config", "-i", "-C",
+			"set -g fish_greeting ''; function fish_title; end; function fish_prompt; echo -n '$ '; end; " +
+				"function __mcpc_prompted --on-event fish_prompt; printf '\\e]2;prompt\\a' >/dev/tty; end; " +
+				"bind \\c] 'printf \"\\e]2;mark\\a\"'; mcpc completion fish | source"}
+	}
+	ts.Fatalf("tabcomplete: unknown shell %q", shell)
+	return nil
 }
 
 // ttyrun COMMAND FILE: run the shell COMMAND on a terminal (tmux, 100x10)
