@@ -49,12 +49,43 @@ var binDir string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "mcpc-bin-")
+	// A run that was killed (go test's -timeout panics, and no deferred
+	// cleanup runs) left its directory behind: the next run removes it.
+	sweepRuns()
+	root, err := newRunDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir = dir
+	binDir = filepath.Join(root, "bin")
+	if os.Getenv(hangChildEnv) == "" {
+		if err := buildBinaries(binDir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	// What the suite starts outside a script (test servers, peers, the
+	// keyring) gets a home and a temporary directory of its own, as each
+	// script has $WORK: after the suite nothing may be left in them.
+	if err := suiteDirs(root); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	stopKeyring := startKeyring()
+	code := m.Run()
+	stopKeyring()
+	if f := flag.Lookup("testwork"); f == nil || f.Value.String() != "true" {
+		if left := leftovers(root); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "files left outside the scripts' own directories after the suite:\n  %s\n", strings.Join(left, "\n  "))
+			code = 1
+		}
+	}
+	os.RemoveAll(root)
+	os.Exit(code)
+}
+
+// buildBinaries builds the real mcpc and the test server binaries into dir.
+func buildBinaries(dir string) error {
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
 		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server",
@@ -64,13 +95,11 @@ func TestMain(m *testing.M) {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mcpc:", err)
-		os.Exit(1)
+		return fmt.Errorf("building mcpc: %v", err)
 	}
 	// The test server is called "testserver" in scripts.
 	if err := os.Rename(filepath.Join(dir, "mcpc-testserver"), filepath.Join(dir, "testserver")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	// mcpc-testhooks is mcpc with the test hooks (creds/testhooks_on.go)
 	// compiled in, for the few scripts that stop it at a chosen point; the
@@ -79,63 +108,43 @@ func TestMain(m *testing.M) {
 	hooks.Env = build.Env
 	hooks.Stdout, hooks.Stderr = os.Stderr, os.Stderr
 	if err := hooks.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mcpc-testhooks:", err)
-		os.Exit(1)
+		return fmt.Errorf("building mcpc-testhooks: %v", err)
 	}
-	// What the suite starts outside a script (test servers, peers, the
-	// keyring) gets a home and a temporary directory of its own, as each
-	// script has $WORK: after the suite nothing may be left in them.
-	suite, err := suiteDirs()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	stopKeyring := startKeyring()
-	code := m.Run()
-	stopKeyring()
-	os.RemoveAll(dir)
-	if f := flag.Lookup("testwork"); f == nil || f.Value.String() != "true" {
-		if left := leftovers(suite); len(left) > 0 {
-			fmt.Fprintf(os.Stderr, "files left outside the scripts' own directories after the suite:\n  %s\n", strings.Join(left, "\n  "))
-			code = 1
-		}
-	}
-	os.RemoveAll(suite)
-	os.Exit(code)
+	return nil
 }
 
 // suiteDirs points HOME, the XDG directories and TMPDIR of this process
-// (and so of everything it starts) into a new directory, which it returns.
-// The scripts' own directories ($WORK) are made in its TMPDIR.
-func suiteDirs() (string, error) {
-	suite, err := os.MkdirTemp("", "mcpc-suite-")
-	if err != nil {
-		return "", err
-	}
-	home := filepath.Join(suite, "home")
+// (and so of everything it starts) into root/home and root/tmp. The
+// scripts' own directories ($WORK) are made in its TMPDIR.
+func suiteDirs(root string) error {
+	home := filepath.Join(root, "home")
 	for k, v := range map[string]string{
 		"HOME":            home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
-		"TMPDIR":          filepath.Join(suite, "tmp"),
+		"TMPDIR":          filepath.Join(root, "tmp"),
 	} {
 		if err := os.MkdirAll(v, 0o700); err != nil {
-			return "", err
+			return err
 		}
 		os.Setenv(k, v)
 	}
-	return suite, nil
+	return nil
 }
 
-// leftovers lists the files under dir (directories the suite made to start
-// with do not count).
-func leftovers(dir string) []string {
+// leftovers lists the files under the run's home and tmp (directories the
+// suite made to start with do not count).
+func leftovers(root string) []string {
 	var left []string
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, path)
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || path == filepath.Join(root, runLock):
+		case d.IsDir() && path == binDir:
+			return fs.SkipDir
+		case !d.IsDir():
+			rel, _ := filepath.Rel(root, path)
 			left = append(left, rel)
 		}
 		return nil
