@@ -110,7 +110,12 @@ func buildBinaries(dir string) error {
 	if err := hooks.Run(); err != nil {
 		return fmt.Errorf("building mcpc-testhooks: %v", err)
 	}
-	return nil
+	// hooks/mcpc is the test build under mcpc's name: a script that moves
+	// its clock runs it (cmdClock).
+	if err := os.Mkdir(filepath.Join(dir, "hooks"), 0o755); err != nil {
+		return err
+	}
+	return os.Symlink(filepath.Join("..", "mcpc-testhooks"), filepath.Join(dir, "hooks", "mcpc"))
 }
 
 // suiteDirs points HOME, the XDG directories and TMPDIR of this process
@@ -182,6 +187,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("TESTSERVER", filepath.Join(binDir, "testserver"))
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", keyringBus)
+			env.Setenv("MCPC_TEST_CLOCK", filepath.Join(work, clockFile))
 			for k, v := range peers {
 				env.Setenv(k, v)
 			}
@@ -212,6 +218,7 @@ func params(t *testing.T, dir string) testscript.Params {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"run":               cmdRun,
+			"clock":             cmdClock,
 			"serve":             cmdServe,
 			"serve-everything":  cmdServeEverything,
 			"serve-ts":          cmdServeTS,
@@ -613,7 +620,7 @@ func stopOnDefer(ts *testscript.TestScript, cmd *exec.Cmd) {
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR", "DBUS_SESSION_BUS_ADDRESS",
-		"MCPC_TEST_PAUSE_BEFORE_REFRESH"} {
+		"MCPC_TEST_PAUSE_BEFORE_REFRESH", "MCPC_TEST_CLOCK"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
