@@ -50,8 +50,8 @@ import (
 type oauthServer struct {
 	base     string
 	now      func() time.Time // the script's clock (cmdClock)
-	codeTTL  int // seconds an access token from the code grant lives
-	refTTL   int // seconds a refreshed access token lives
+	codeTTL  int              // seconds an access token from the code grant lives
+	refTTL   int              // seconds a refreshed access token lives
 	refDelay time.Duration
 	hang     bool   // the first refresh request never gets an answer
 	ccSecret string // client_credentials: cc-client's secret
