@@ -954,12 +954,12 @@ func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 // the keys before it were handled; a second one, sent once the first was
 // seen, is written after any redraw the first key caused.
 func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
-	enter := len(args) > 0 && args[0] == "-enter"
-	if enter {
-		args = args[1:]
+	var enter, slow bool
+	for ; len(args) > 0 && (args[0] == "-enter" || args[0] == "-slow"); args = args[1:] {
+		enter, slow = enter || args[0] == "-enter", slow || args[0] == "-slow"
 	}
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: tabcomplete [-enter] SHELL LINE FILE")
+	if neg || len(args) != 3 || slow && args[0] != "bash" {
+		ts.Fatalf("usage: tabcomplete [-enter] [-slow] SHELL LINE FILE (-slow: bash only)")
 	}
 	shell, line, outFile := args[0], args[1], ts.MkAbs(args[2])
 	for _, prog := range []string{"tmux", shell} {
@@ -971,7 +971,7 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(dir, 0o755))
 	sock := filepath.Join(dir, "tmux.sock")
 	tmux := tmuxAt(ts, sock)
-	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, tabShell(ts, shell, dir)...)...)
+	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, tabShell(ts, shell, dir, slow)...)...)
 	ts.Defer(func() {
 		cmd := exec.Command("tmux", "-S", sock, "kill-server")
 		cmd.Run()
@@ -1038,13 +1038,18 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 // tabShell writes SHELL's start-up files under dir and returns the command
 // line that starts it: the prompt "$ ", mcpc's completion loaded, the
 // pane's title set to "prompt" before each prompt and to "mark" when C-]
-// is read (tabcomplete waits for these).
-func tabShell(ts *testscript.TestScript, shell, dir string) []string {
+// is read (tabcomplete waits for these). slow (bash): the shell takes a
+// second before it asks mcpc for completions, as a loaded machine's can.
+func tabShell(ts *testscript.TestScript, shell, dir string, slow bool) []string {
 	switch shell {
 	case "bash":
 		rc := filepath.Join(dir, "bashrc")
+		slower := ""
+		if slow {
+			slower = "eval \"$(declare -f _mcpc | sed '1s/_mcpc/_mcpc_now/')\"\n_mcpc() { sleep 1; _mcpc_now \"$@\"; }\n"
+		}
 		ts.Check(os.WriteFile(rc, []byte("PS1='$ '\nPROMPT_COMMAND='printf \"\\e]2;prompt\\a\"'\n"+
-			"bind -x '\"\\C-]\": printf \"\\e]2;mark\\a\"'\nsource <(mcpc completion bash)\n"), 0o644))
+			"bind -x '\"\\C-]\": printf \"\\e]2;mark\\a\"'\nsource <(mcpc completion bash)\n"+slower), 0o644))
 		return []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
 	case "zsh":
 		ts.Check(os.WriteFile(filepath.Join(dir, ".zshrc"), []byte("PS1='$ '\nprecmd() { printf '\\e]2;prompt\\a' }\n"+
