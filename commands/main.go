@@ -79,7 +79,7 @@ func OSEnv() Env {
 		Getenv:      os.Getenv,
 		Environ:     os.Environ,
 		Getwd:       os.Getwd,
-		Now:         time.Now,
+		Now:         clock,
 		Signals:     sig,
 		notify:      func() { signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP) },
 	}

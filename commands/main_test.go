@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
@@ -142,9 +146,7 @@ func TestVersionShortcut(t *testing.T) {
 	if code := Main(context.Background(), []string{"mcpc", "--version=true"}, e); code != 0 || long.String() != short.String() {
 		t.Errorf("--version=true: exit %d, %q; the shortcut printed %q", code, long, short)
 	}
-	// A variable a root flag reads is still checked (urfave/cli reads it
-	// from the process environment).
-	t.Setenv("MCPC_TIMEOUT", "soon")
+	// A variable a root flag reads is still checked.
 	e, out, errOut := env(map[string]string{"MCPC_TIMEOUT": "soon"})
 	if code := Main(context.Background(), []string{"mcpc", "--version"}, e); code != 2 || out.Len() != 0 ||
 		!strings.HasPrefix(errOut.String(), `mcpc: error: MCPC_TIMEOUT="soon" is not a duration`) {
@@ -253,5 +255,33 @@ func TestListAsksAFailingKeyringOnce(t *testing.T) {
 		"c     http       active  -                    " + cfg + "\n"
 	if stdout.String() != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout.String(), want)
+	}
+}
+
+// TestEnvOnlyThroughEnv: the variables a flag reads come from the
+// invocation's Env, never from the process's environment, so a variable
+// in the shell that runs the tests changes nothing (MCPC_TIMEOUT=soon there
+// failed a dozen tests of this package), and one in Env is read.
+func TestEnvOnlyThroughEnv(t *testing.T) {
+	t.Setenv("MCPC_TIMEOUT", "soon")
+	f := &fakeServer{tools: echoTools(), runs: map[string]fakeRun{"echo": {run: &tasks.ToolRun{Result: result("hi", false)}}}}
+	if code, stdout, stderr := runFake(t, f, "", "call", "--stdio", "fake", "echo", "text=x"); code != 0 || stdout == "" || stderr != "" {
+		t.Errorf("with MCPC_TIMEOUT=soon in the process only: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		env  string
+		want time.Duration
+	}{{"", 0}, {"90s", 90 * time.Second}} {
+		vars := map[string]string{"MCPC_TIMEOUT": tc.env}
+		e := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(k string) string { return vars[k] }}
+		root := newRoot(&state{env: e})
+		var got time.Duration
+		root.Action = func(_ context.Context, cmd *cli.Command) error {
+			got = cmd.Duration("timeout")
+			return nil
+		}
+		if err := root.Run(context.Background(), []string{"mcpc"}); err != nil || got != tc.want {
+			t.Errorf("Env MCPC_TIMEOUT=%q: --timeout %v (%v), want %v", tc.env, got, err, tc.want)
+		}
 	}
 }

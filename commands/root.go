@@ -114,7 +114,7 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
 			return usagef("run 'mcpc --help' for usage", "%s", err)
 		},
-		Flags: append(globalFlags(),
+		Flags: append(globalFlags(st.env.Getenv),
 			&cli.BoolFlag{Name: "version", Local: true, Usage: "print the version, commit, Go version and MCP revisions"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Bool("version") {
@@ -152,14 +152,17 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 	return root
 }
 
-func globalFlags() []cli.Flag {
+// globalFlags are the shared flags; a flag an environment variable sets
+// reads it through getenv (the invocation's Env), never from the process:
+// a variable in the shell that runs a test must not reach the test.
+func globalFlags(getenv func(string) string) []cli.Flag {
 	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print JSON (the default when stdout is not a terminal)"},
 		&cli.BoolFlag{Name: "text", Category: catOutput, Usage: "print text (the default on a terminal)"},
 		&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Category: catOutput, Usage: "select part of the JSON result with a gjson `PATH`"},
 		&cli.IntFlag{Name: "max-bytes", Category: catOutput, Value: format.DefaultMaxBytes, Usage: "print at most `N` bytes inline; the full result goes to a file (0: no limit)"},
 		&cli.IntFlag{Name: "max-lines", Category: catOutput, Value: format.DefaultMaxLines, Usage: "print at most `N` lines inline (0: no limit)"},
-		&cli.DurationFlag{Name: "timeout", Category: catConnection, Sources: cli.EnvVars("MCPC_TIMEOUT"), Usage: "limit the whole invocation to `DURATION` (0: no limit)"},
+		&cli.DurationFlag{Name: "timeout", Category: catConnection, Sources: envVars(getenv, "MCPC_TIMEOUT"), Usage: "limit the whole invocation to `DURATION` (0: no limit)"},
 		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, DefaultText: units.DurationText(client.DefaultConnectTimeout), Usage: "limit server start-up and handshake to `DURATION`"},
 		&cli.StringSliceFlag{Name: "config", Category: catConnection, TakesFile: true, Usage: "read servers from `FILE` too (repeatable; also MCPC_CONFIG)"},
 		&cli.StringFlag{Name: "stdio", Category: catConnection, Usage: "run the server `COMMAND` (split like a shell would, never run by one)"},
@@ -177,6 +180,32 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "strict", Category: catOutput, Usage: "fail (exit 5) when structuredContent does not match the tool's outputSchema; with mcpc diff, exit 1 on any change"},
 	}, inputFlags()...)
 }
+
+// envVars is cli.EnvVars read through getenv. An empty value is no value,
+// as checkRootEnv takes it.
+func envVars(getenv func(string) string, keys ...string) cli.ValueSourceChain {
+	var c cli.ValueSourceChain
+	for _, k := range keys {
+		c.Chain = append(c.Chain, envSource{key: k, getenv: getenv})
+	}
+	return c
+}
+
+// envSource is one variable of envVars; as cli.EnvVar's, it is an
+// environment variable to help and GetEnvVars (cli.EnvValueSource).
+type envSource struct {
+	key    string
+	getenv func(string) string
+}
+
+func (e envSource) Lookup() (string, bool) {
+	v := e.getenv(e.key)
+	return v, v != ""
+}
+func (e envSource) IsFromEnv() bool  { return true }
+func (e envSource) Key() string      { return e.key }
+func (e envSource) String() string   { return fmt.Sprintf("environment variable %q", e.key) }
+func (e envSource) GoString() string { return fmt.Sprintf("envSource{key:%q}", e.key) }
 
 // readGlobals validates the shared flags before any I/O happens.
 func (st *state) readGlobals(cmd *cli.Command) (*globals, error) {

@@ -8,3 +8,10 @@ import "time"
 // server that stops reading end its session in seconds, not the
 // released binary's 30s.
 var holderWriteWait time.Duration
+
+// clock is the invocation's clock (Env.Now): what it says a token's age,
+// a login's expiry and a record's time are. A test build replaces it with
+// one the test harness advances (testhooks_on.go), so that scripts see
+// tokens expire without waiting for them; the released binary's is the
+// system's.
+var clock = time.Now

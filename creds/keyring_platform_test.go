@@ -1,6 +1,7 @@
 package creds
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -17,10 +18,6 @@ import (
 // own, and its OSStore never returns the noStore. The platform files
 // cannot run here; this reads what each build would compile.
 func TestOSStorePerPlatform(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to list the files of other platforms' builds: %v", err)
-	}
 	for _, c := range []struct {
 		goos, goarch, cgo, file string
 		// always: OSStore never returns the noStore (Linux does,
@@ -36,25 +33,67 @@ func TestOSStorePerPlatform(t *testing.T) {
 		{"freebsd", "amd64", "0", "keyring_other.go", false},
 	} {
 		name := c.goos + "/" + c.goarch + " CGO_ENABLED=" + c.cgo
-		cmd := exec.Command(goTool, "list", "-f", "{{.GoFiles}}", ".")
-		cmd.Env = append(os.Environ(), "GOOS="+c.goos, "GOARCH="+c.goarch, "CGO_ENABLED="+c.cgo)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: go list: %v\n%s", name, err, out)
-		}
-		var providers []string
-		for _, f := range strings.Fields(strings.Trim(strings.TrimSpace(string(out)), "[]")) {
-			if body := osStoreBody(t, f); body != "" {
-				providers = append(providers, f)
-				if c.always && strings.Contains(body, "noStore{") {
-					t.Errorf("%s: OSStore in %s is no keyring", name, f)
-				}
-			}
-		}
+		providers := osStoreFiles(t, name, c.always, "GOOS="+c.goos, "GOARCH="+c.goarch, "CGO_ENABLED="+c.cgo)
 		if len(providers) != 1 || providers[0] != c.file {
 			t.Errorf("%s: OSStore comes from %v, want %s", name, providers, c.file)
 		}
 	}
+}
+
+// TestOSStorePerPlatformColdCache: with a module cache to fill, go list
+// says "go: downloading ..." on stderr, which is no file of the package
+// (the test read stdout and stderr as one, and failed on a fresh machine).
+// The cache is filled from the warm one, through a file proxy: no network.
+func TestOSStorePerPlatformColdCache(t *testing.T) {
+	warm, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOMODCACHE: %v", err)
+	}
+	download := filepath.Join(strings.TrimSpace(string(warm)), "cache", "download")
+	if _, err := os.Stat(download); err != nil {
+		t.Skipf("no module download cache to fill a cold one from: %v", err)
+	}
+	// -modcacherw: the cache's files can be removed with the test's
+	// directory.
+	providers := osStoreFiles(t, "a cold module cache", false, "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0",
+		"GOMODCACHE="+t.TempDir(), "GOPROXY=file://"+filepath.ToSlash(download), "GOFLAGS=-modcacherw")
+	if len(providers) != 1 || providers[0] != "secretservice_linux.go" {
+		t.Errorf("a cold module cache: OSStore comes from %v, want secretservice_linux.go", providers)
+	}
+}
+
+// osStoreFiles lists the files of this package's build under env that
+// provide OSStore, from go list's JSON on stdout; its stderr (progress,
+// downloads) only explains a failure. always: such a file must not
+// return the noStore.
+func osStoreFiles(t *testing.T, name string, always bool, env ...string) []string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the files of other platforms' builds: %v", err)
+	}
+	cmd := exec.Command(goTool, "list", "-json=GoFiles", ".")
+	cmd.Env = append(os.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: go list: %v\n%s", name, err, stderr.String())
+	}
+	var pkg struct{ GoFiles []string }
+	if err := json.Unmarshal(out, &pkg); err != nil {
+		t.Fatalf("%s: go list -json: %v\n%s", name, err, out)
+	}
+	var providers []string
+	for _, f := range pkg.GoFiles {
+		if body := osStoreBody(t, f); body != "" {
+			providers = append(providers, f)
+			if always && strings.Contains(body, "noStore{") {
+				t.Errorf("%s: OSStore in %s is no keyring", name, f)
+			}
+		}
+	}
+	return providers
 }
 
 // osStoreBody is the source of the package-level func OSStore in file, or

@@ -53,6 +53,7 @@ func startKeyring() func() {
 	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
 	cmd.Env = []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_RUNTIME_DIR=" + home, "PATH=" + os.Getenv("PATH")}
 	cmd.Dir = home
+	dieWithUs(cmd)
 	out, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()
@@ -134,9 +135,10 @@ func cmdLockedKeyring(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(filepath.Join(data, "keyrings"), 0o700))
 	// Not the script's environment: these daemons must not carry its
 	// process tag, and they are stopped below.
-	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_RUNTIME_DIR=" + home, "PATH=" + os.Getenv("PATH")}
+	env := append([]string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_RUNTIME_DIR=" + home, "PATH=" + os.Getenv("PATH")}, daemonEnv()...)
 	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
 	bus.Env, bus.Dir = env, home
+	dieWithUs(bus)
 	out, err := bus.StdoutPipe()
 	ts.Check(err)
 	ts.Check(bus.Start())

@@ -121,7 +121,7 @@ func (s *oauthServer) jwtBearer(w http.ResponseWriter, r *http.Request) (string,
 			Resource string `json:"resource"`
 		}
 		_, err := jwt.ParseWithClaims(assertion, &c, func(*jwt.Token) (any, error) { return &s.keys.idp.PublicKey, nil },
-			jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(s.base), jwt.WithIssuer(s.idpIssuer()), jwt.WithExpirationRequired())
+			jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(s.base), jwt.WithIssuer(s.idpIssuer()), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now))
 		if err != nil || c.ClientID != entClient || c.Resource != s.base+"/mcp" {
 			refuse(w, 400, "invalid_grant", "the ID-JAG is not for this client and resource")
 			return "", false
@@ -177,8 +177,8 @@ func (s *oauthServer) mintID(nonce string) string {
 	s.mu.Lock()
 	bad := s.idpBad
 	s.mu.Unlock()
-	c := jwt.MapClaims{"iss": s.idpIssuer(), "sub": "user@example.com", "aud": idpClient, "iat": time.Now().Unix(),
-		"exp": time.Now().Add(time.Duration(s.idpTTL) * time.Second).Unix()}
+	c := jwt.MapClaims{"iss": s.idpIssuer(), "sub": "user@example.com", "aud": idpClient, "iat": s.now().Unix(),
+		"exp": s.now().Add(time.Duration(s.idpTTL) * time.Second).Unix()}
 	if nonce != "" {
 		c["nonce"] = nonce
 	}
@@ -263,7 +263,7 @@ func (s *oauthServer) idpToken(w http.ResponseWriter, r *http.Request) {
 	}
 	var c jwt.RegisteredClaims
 	if _, err := jwt.ParseWithClaims(f.Get("subject_token"), &c, func(*jwt.Token) (any, error) { return &s.keys.idp.PublicKey, nil },
-		jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(idpClient), jwt.WithIssuer(s.idpIssuer()), jwt.WithExpirationRequired()); err != nil {
+		jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(idpClient), jwt.WithIssuer(s.idpIssuer()), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now)); err != nil {
 		refuse(w, 400, "invalid_grant", "the ID token is not valid for "+idpClient)
 		return
 	}

@@ -49,8 +49,9 @@ import (
 // so scripts can check that none reaches mcpc's output.
 type oauthServer struct {
 	base     string
-	codeTTL  int // seconds an access token from the code grant lives
-	refTTL   int // seconds a refreshed access token lives
+	now      func() time.Time // the script's clock (cmdClock)
+	codeTTL  int              // seconds an access token from the code grant lives
+	refTTL   int              // seconds a refreshed access token lives
 	refDelay time.Duration
 	hang     bool   // the first refresh request never gets an answer
 	ccSecret string // client_credentials: cc-client's secret
@@ -126,6 +127,8 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("oauth-server", flag.ContinueOnError)
 	s := &oauthServer{clients: map[string][]string{}, revoked: map[string]bool{}, codes: map[string]authCode{}, access: map[string]grant{}, refresh: map[string]string{}, counts: map[string]int{},
 		rtJkt: map[string]string{}, jtis: map[string]bool{}, nonces: map[string]int{}, lastRTBy: map[string]string{}}
+	clk := ts.Getenv("MCPC_TEST_CLOCK")
+	s.now = func() time.Time { return time.Now().Add(clockAhead(clk)) }
 	fs.BoolVar(&s.dpop, "dpop", false, "")
 	fs.BoolVar(&s.dpopBearer, "dpop-bearer", false, "")
 	fs.StringVar(&s.dpopNonce, "dpop-nonce", "", "")
@@ -299,7 +302,7 @@ func (s *oauthServer) protect(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if !ok || time.Now().After(g.expiry) {
+		if !ok || s.now().After(g.expiry) {
 			ch := fmt.Sprintf(`%s resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`, chScheme, s.base)
 			if tok != "" {
 				ch += `, error="invalid_token"`
@@ -472,7 +475,7 @@ func (s *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	if !s.early || s.issued > 0 {
-		s.access[at] = grant{time.Now().Add(time.Duration(ttl) * time.Second), scope, jkt}
+		s.access[at] = grant{s.now().Add(time.Duration(ttl) * time.Second), scope, jkt}
 	}
 	s.issued++
 	s.refresh[rt] = scope
@@ -516,7 +519,7 @@ func (s *oauthServer) checkProof(r *http.Request, htu, tok, where string) (strin
 		xb, _ := base64.RawURLEncoding.DecodeString(x)
 		yb, _ := base64.RawURLEncoding.DecodeString(y)
 		return ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, xb...), yb...))
-	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuedAt())
+	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now))
 	if err != nil || !parsed.Valid {
 		return "", fmt.Sprintf("the proof does not verify: %v", err)
 	}
@@ -529,7 +532,7 @@ func (s *oauthServer) checkProof(r *http.Request, htu, tok, where string) (strin
 		return "", "htm is " + str("htm")
 	case str("htu") != htu:
 		return "", "htu is " + str("htu")
-	case time.Since(time.Unix(int64(iat), 0)).Abs() > 5*time.Minute:
+	case s.now().Sub(time.Unix(int64(iat), 0)).Abs() > 5*time.Minute:
 		return "", "iat is not now"
 	case tok == "" && claims["ath"] != nil:
 		return "", "a token request's proof has an ath"
@@ -591,7 +594,7 @@ func (s *oauthServer) clientAuthenticated(r *http.Request) bool {
 	tok, err := jwt.ParseWithClaims(r.PostForm.Get("client_assertion"), &jwt.RegisteredClaims{},
 		func(*jwt.Token) (any, error) { return s.ccKey, nil },
 		jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(s.base), jwt.WithIssuer("cc-client"),
-		jwt.WithSubject("cc-client"), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+		jwt.WithSubject("cc-client"), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(s.now))
 	return err == nil && tok.Valid
 }
 

@@ -49,12 +49,43 @@ var binDir string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "mcpc-bin-")
+	// A run that was killed (go test's -timeout panics, and no deferred
+	// cleanup runs) left its directory behind: the next run removes it.
+	sweepRuns()
+	root, err := newRunDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir = dir
+	binDir = filepath.Join(root, "bin")
+	if os.Getenv(hangChildEnv) == "" {
+		if err := buildBinaries(binDir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	// What the suite starts outside a script (test servers, peers, the
+	// keyring) gets a home and a temporary directory of its own, as each
+	// script has $WORK: after the suite nothing may be left in them.
+	if err := suiteDirs(root); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	stopKeyring := startKeyring()
+	code := m.Run()
+	stopKeyring()
+	if f := flag.Lookup("testwork"); f == nil || f.Value.String() != "true" {
+		if left := leftovers(root); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "files left outside the scripts' own directories after the suite:\n  %s\n", strings.Join(left, "\n  "))
+			code = 1
+		}
+	}
+	os.RemoveAll(root)
+	os.Exit(code)
+}
+
+// buildBinaries builds the real mcpc and the test server binaries into dir.
+func buildBinaries(dir string) error {
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
 		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server",
@@ -64,13 +95,11 @@ func TestMain(m *testing.M) {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mcpc:", err)
-		os.Exit(1)
+		return fmt.Errorf("building mcpc: %v", err)
 	}
 	// The test server is called "testserver" in scripts.
 	if err := os.Rename(filepath.Join(dir, "mcpc-testserver"), filepath.Join(dir, "testserver")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	// mcpc-testhooks is mcpc with the test hooks (creds/testhooks_on.go)
 	// compiled in, for the few scripts that stop it at a chosen point; the
@@ -79,63 +108,48 @@ func TestMain(m *testing.M) {
 	hooks.Env = build.Env
 	hooks.Stdout, hooks.Stderr = os.Stderr, os.Stderr
 	if err := hooks.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mcpc-testhooks:", err)
-		os.Exit(1)
+		return fmt.Errorf("building mcpc-testhooks: %v", err)
 	}
-	// What the suite starts outside a script (test servers, peers, the
-	// keyring) gets a home and a temporary directory of its own, as each
-	// script has $WORK: after the suite nothing may be left in them.
-	suite, err := suiteDirs()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	// hooks/mcpc is the test build under mcpc's name: a script that moves
+	// its clock runs it (cmdClock).
+	if err := os.Mkdir(filepath.Join(dir, "hooks"), 0o755); err != nil {
+		return err
 	}
-	stopKeyring := startKeyring()
-	code := m.Run()
-	stopKeyring()
-	os.RemoveAll(dir)
-	if f := flag.Lookup("testwork"); f == nil || f.Value.String() != "true" {
-		if left := leftovers(suite); len(left) > 0 {
-			fmt.Fprintf(os.Stderr, "files left outside the scripts' own directories after the suite:\n  %s\n", strings.Join(left, "\n  "))
-			code = 1
-		}
-	}
-	os.RemoveAll(suite)
-	os.Exit(code)
+	return os.Symlink(filepath.Join("..", "mcpc-testhooks"), filepath.Join(dir, "hooks", "mcpc"))
 }
 
 // suiteDirs points HOME, the XDG directories and TMPDIR of this process
-// (and so of everything it starts) into a new directory, which it returns.
-// The scripts' own directories ($WORK) are made in its TMPDIR.
-func suiteDirs() (string, error) {
-	suite, err := os.MkdirTemp("", "mcpc-suite-")
-	if err != nil {
-		return "", err
-	}
-	home := filepath.Join(suite, "home")
+// (and so of everything it starts) into root/home and root/tmp. The
+// scripts' own directories ($WORK) are made in its TMPDIR.
+func suiteDirs(root string) error {
+	home := filepath.Join(root, "home")
 	for k, v := range map[string]string{
 		"HOME":            home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
-		"TMPDIR":          filepath.Join(suite, "tmp"),
+		"TMPDIR":          filepath.Join(root, "tmp"),
 	} {
 		if err := os.MkdirAll(v, 0o700); err != nil {
-			return "", err
+			return err
 		}
 		os.Setenv(k, v)
 	}
-	return suite, nil
+	return nil
 }
 
-// leftovers lists the files under dir (directories the suite made to start
-// with do not count).
-func leftovers(dir string) []string {
+// leftovers lists the files under the run's home and tmp (directories the
+// suite made to start with do not count).
+func leftovers(root string) []string {
 	var left []string
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, path)
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || path == filepath.Join(root, runLock):
+		case d.IsDir() && path == binDir:
+			return fs.SkipDir
+		case !d.IsDir():
+			rel, _ := filepath.Rel(root, path)
 			left = append(left, rel)
 		}
 		return nil
@@ -173,6 +187,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("TESTSERVER", filepath.Join(binDir, "testserver"))
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", keyringBus)
+			env.Setenv("MCPC_TEST_CLOCK", filepath.Join(work, clockFile))
 			for k, v := range peers {
 				env.Setenv(k, v)
 			}
@@ -203,6 +218,7 @@ func params(t *testing.T, dir string) testscript.Params {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"run":               cmdRun,
+			"clock":             cmdClock,
 			"serve":             cmdServe,
 			"serve-everything":  cmdServeEverything,
 			"serve-ts":          cmdServeTS,
@@ -608,7 +624,7 @@ func stopOnDefer(ts *testscript.TestScript, cmd *exec.Cmd) {
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MCPC_TEST_TAG", "TMPDIR", "DBUS_SESSION_BUS_ADDRESS",
-		"MCPC_TEST_PAUSE_BEFORE_REFRESH"} {
+		"MCPC_TEST_PAUSE_BEFORE_REFRESH", "MCPC_TEST_CLOCK"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
@@ -930,16 +946,24 @@ func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 // tabcomplete [-enter] SHELL LINE FILE: start an interactive SHELL (bash,
 // zsh or fish) in tmux with mcpc's completion script loaded, type LINE,
 // press TAB (twice in bash, which lists on the second), and write the
-// screen below the prompt, once it is still, to FILE. With -enter, Enter
-// is pressed after that, and FILE gets the screen once what the line ran
-// has ended: the completed line is run as the shell reads it.
+// screen below the prompt, once the shell is done with the keys, to FILE.
+// With -enter, Enter is pressed after that, and FILE gets the screen once
+// what the line ran has ended and the next prompt is up: the completed line
+// is run as the shell reads it.
+//
+// Each wait is for a definite event, never for a screen that looks still:
+// the shell sets the pane's title (an escape tmux reads in order with what
+// was drawn before it) when it shows a prompt, and when it reads a marker
+// key (C-]) sent after the keys to wait for. A marker is read only once
+// the keys before it were handled; a second one, sent once the first was
+// seen, is written after any redraw the first key caused.
 func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
-	enter := len(args) > 0 && args[0] == "-enter"
-	if enter {
-		args = args[1:]
+	var enter, slow bool
+	for ; len(args) > 0 && (args[0] == "-enter" || args[0] == "-slow"); args = args[1:] {
+		enter, slow = enter || args[0] == "-enter", slow || args[0] == "-slow"
 	}
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: tabcomplete [-enter] SHELL LINE FILE")
+	if neg || len(args) != 3 || slow && args[0] != "bash" {
+		ts.Fatalf("usage: tabcomplete [-enter] [-slow] SHELL LINE FILE (-slow: bash only)")
 	}
 	shell, line, outFile := args[0], args[1], ts.MkAbs(args[2])
 	for _, prog := range []string{"tmux", shell} {
@@ -949,56 +973,48 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	dir := ts.MkAbs(".shell-" + shell)
 	ts.Check(os.MkdirAll(dir, 0o755))
-	var argv []string
-	switch shell {
-	case "bash":
-		rc := filepath.Join(dir, "bashrc")
-		ts.Check(os.WriteFile(rc, []byte("PS1='$ '\nsource <(mcpc completion bash)\n"), 0o644))
-		argv = []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
-	case "zsh":
-		ts.Check(os.WriteFile(filepath.Join(dir, ".zshrc"), []byte(
-			"PS1='$ '\nautoload -Uz compinit\ncompinit -u -D\nsource <(mcpc completion zsh)\n"), 0o644))
-		argv = []string{"env", "ZDOTDIR=" + dir, "zsh", "-i"}
-	case "fish":
-		argv = []string{"fish", "--no-config", "-i", "-C",
-			"set -g fish_greeting ''; function fish_prompt; echo -n '$ '; end; mcpc completion fish | source"}
-	default:
-		ts.Fatalf("tabcomplete: unknown shell %q", shell)
-	}
 	sock := filepath.Join(dir, "tmux.sock")
 	tmux := tmuxAt(ts, sock)
-	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, argv...)...)
+	tmux(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", ts.MkAbs(".")}, tabShell(ts, shell, dir, slow)...)...)
 	ts.Defer(func() {
 		cmd := exec.Command("tmux", "-S", sock, "kill-server")
 		cmd.Run()
 	})
 	screen := func() string { return tmux("capture-pane", "-p") }
-	waitFor := func(ok func(string) bool, what string) string {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			s := screen()
-			if ok(s) {
-				return s
-			}
+	waitFor := func(ok func() bool, what string) {
+		deadline := time.Now().Add(60 * time.Second)
+		for !ok() {
 			if time.Now().After(deadline) {
-				ts.Fatalf("%s: timed out waiting for %s; screen:\n%s", shell, what, s)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	waitFor(func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "$") }, "the prompt")
-	// A TAB has been answered once no mcpc started by the shell is left
-	// (a lookup starts a server, which takes a moment on a busy machine).
-	tag := ts.Getenv("MCPC_TEST_TAG")
-	answered := func() {
-		time.Sleep(100 * time.Millisecond)
-		deadline := time.Now().Add(20 * time.Second)
-		for slices.ContainsFunc(tagged(tag), func(p process) bool { return p.name == "mcpc" }) {
-			if time.Now().After(deadline) {
-				ts.Fatalf("%s: mcpc __complete still running after 20s", shell)
+				ts.Fatalf("%s: timed out after 60s waiting for %s; screen:\n%s", shell, what, screen())
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+	title := func(want string) func() bool {
+		return func() bool { return strings.TrimSpace(tmux("display-message", "-p", "#{pane_title}")) == want }
+	}
+	// The prompt is up: its title was set, and "$" drawn after it.
+	prompted := func() bool {
+		return title("prompt")() && strings.HasSuffix(strings.TrimSpace(screen()), "$")
+	}
+	marked := func() {
+		for range 2 {
+			tmux("select-pane", "-T", "waiting")
+			tmux("send-keys", "C-]")
+			waitFor(title("mark"), "the marker key to be read")
+		}
+	}
+	waitFor(prompted, "the prompt")
+	// A TAB has been answered once no mcpc started by the shell is left
+	// (a lookup starts a server, which takes a moment on a busy machine):
+	// the marker is sent after that too, as a key typed ahead of a
+	// completion can change what zsh lists.
+	tag := ts.Getenv("MCPC_TEST_TAG")
+	answered := func() {
+		time.Sleep(100 * time.Millisecond)
+		waitFor(func() bool {
+			return !slices.ContainsFunc(tagged(tag), func(p process) bool { return p.name == "mcpc" })
+		}, "mcpc __complete to end")
 	}
 	tmux("send-keys", "-l", line)
 	tmux("send-keys", "Tab")
@@ -1007,30 +1023,54 @@ func cmdTabComplete(ts *testscript.TestScript, neg bool, args []string) {
 		tmux("send-keys", "Tab")
 		answered()
 	}
-	// Then the screen is done when it has stopped changing for a moment.
-	settled := func() string {
-		last, since := "", time.Now()
-		return waitFor(func(s string) bool {
-			if s != last {
-				last, since = s, time.Now()
-				return false
-			}
-			return time.Since(since) > 300*time.Millisecond
-		}, "the screen to settle")
-	}
-	final := settled()
+	marked()
 	if enter {
+		tmux("select-pane", "-T", "waiting")
 		tmux("send-keys", "Enter")
-		answered()
-		final = settled()
+		waitFor(prompted, "the line to run and the next prompt")
+		marked()
 	}
 	var lines []string
-	for _, l := range strings.Split(final, "\n") {
+	for _, l := range strings.Split(screen(), "\n") {
 		if l = strings.TrimRight(l, " "); l != "" {
 			lines = append(lines, l)
 		}
 	}
 	ts.Check(os.WriteFile(outFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// tabShell writes SHELL's start-up files under dir and returns the command
+// line that starts it: the prompt "$ ", mcpc's completion loaded, the
+// pane's title set to "prompt" before each prompt and to "mark" when C-]
+// is read (tabcomplete waits for these). slow (bash): the shell takes a
+// second before it asks mcpc for completions, as a loaded machine's can.
+func tabShell(ts *testscript.TestScript, shell, dir string, slow bool) []string {
+	switch shell {
+	case "bash":
+		rc := filepath.Join(dir, "bashrc")
+		slower := ""
+		if slow {
+			slower = "eval \"$(declare -f _mcpc | sed '1s/_mcpc/_mcpc_now/')\"\n_mcpc() { sleep 1; _mcpc_now \"$@\"; }\n"
+		}
+		ts.Check(os.WriteFile(rc, []byte("PS1='$ '\nPROMPT_COMMAND='printf \"\\e]2;prompt\\a\"'\n"+
+			"bind -x '\"\\C-]\": printf \"\\e]2;mark\\a\"'\nsource <(mcpc completion bash)\n"+slower), 0o644))
+		return []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
+	case "zsh":
+		ts.Check(os.WriteFile(filepath.Join(dir, ".zshrc"), []byte("PS1='$ '\nprecmd() { printf '\\e]2;prompt\\a' }\n"+
+			"mark() { printf '\\e]2;mark\\a' }\nzle -N mark\nbindkey '^]' mark\n"+
+			"autoload -Uz compinit\ncompinit -u -D\nsource <(mcpc completion zsh)\n"), 0o644))
+		return []string{"env", "ZDOTDIR=" + dir, "zsh", "-i"}
+	case "fish":
+		// fish reads what fish_prompt prints to measure it: the title
+		// goes straight to the terminal, from the event before it; and
+		// fish's own title is off.
+		return []string{"fish", "--no-config", "-i", "-C",
+			"set -g fish_greeting ''; function fish_title; end; function fish_prompt; echo -n '$ '; end; " +
+				"function __mcpc_prompted --on-event fish_prompt; printf '\\e]2;prompt\\a' >/dev/tty; end; " +
+				"bind \\c] 'printf \"\\e]2;mark\\a\"'; mcpc completion fish | source"}
+	}
+	ts.Fatalf("tabcomplete: unknown shell %q", shell)
+	return nil
 }
 
 // ttyrun COMMAND FILE: run the shell COMMAND on a terminal (tmux, 100x10)
