@@ -576,10 +576,21 @@ func (s *Session) ListHint() string {
 }
 
 // releaseStderr passes on the stderr a server wrote while its era was
-// decided, and says how much of it the gate could not hold: a cut that
-// nobody mentions looks like a server that said nothing more.
+// decided, and says how much of it the gate could not hold, between its
+// start and its last lines: a cut that nobody mentions looks like a
+// server that said nothing more.
 func releaseStderr(gate *transport.Gate, o ConnectOptions) {
-	if n := gate.Release(); n > 0 && o.Input != nil && o.Input.Note != nil {
-		o.Input.Note(fmt.Sprintf("the server's stderr during start-up was cut at %s: %d bytes more were dropped", units.SizeText(transport.GateHold), n))
-	}
+	gate.Release(func(n int64, lines int) {
+		if o.Input == nil || o.Input.Note == nil {
+			return
+		}
+		msg := fmt.Sprintf("the server's stderr during start-up was cut at %s: %d bytes more were dropped", units.SizeText(transport.GateHold), n)
+		switch {
+		case lines == 1:
+			msg += " before its last line, which follows"
+		case lines > 1:
+			msg += fmt.Sprintf(" before its last %d lines, which follow", lines)
+		}
+		o.Input.Note(msg)
+	})
 }

@@ -251,6 +251,9 @@ func (s *Sessions) Hold(ctx context.Context, o HoldOptions) error {
 	redw := redaction.NewWriter(logw, o.Secrets)
 	defer redw.Close()
 	opts.ServerStderr, opts.Input = redw, HolderInput()
+	// The start-up's cut is said where its stderr went, as a one-shot
+	// says it on its own.
+	opts.Input.Note = logw.note(redw)
 	sess, err := Connect(ctx, o.Entry, opts)
 	if err != nil {
 		return err
@@ -403,6 +406,12 @@ func (l *sessionLog) Write(p []byte) (int, error) {
 	n, err := l.f.Write(p)
 	l.n += int64(n)
 	return n, err
+}
+
+// note is how a note about the server's stderr goes into the log:
+// through w (the log's redacting writer), after what it holds.
+func (l *sessionLog) note(w io.Writer) func(string) {
+	return func(msg string) { textsafe.Note(w, "%s", textsafe.OneLine(msg)) }
 }
 
 func (l *sessionLog) Close() error {
