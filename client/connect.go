@@ -59,6 +59,11 @@ type ConnectOptions struct {
 	// (every tools/call carries a progress token).
 	Progress func(*mcp.ProgressNotificationParams)
 	Input    *Input // answers to what the server asks; nil offers nothing
+	// StartUp, when set, shows a stdio server's start on a terminal's
+	// live line while it is waited for (startUp).
+	StartUp *StartUp
+	// stderrLine is given the server's stderr lines while it starts.
+	stderrLine func(string)
 	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
 	// or a login in progress); see package creds.
 	OAuthHandler auth.OAuthHandler
@@ -247,6 +252,8 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 	if t := o.Transport; t != "" && t != "auto" && e.Server.URL == "" {
 		return nil, fail.New(fail.Usage, "leave it out for a stdio server", "--transport %s applies to HTTP servers only", t)
 	}
+	o, stop := o.startUp(e)
+	defer stop()
 	key := serverKey(e, o.Cwd)
 	if o.Held != nil {
 		if o.Held.Key != "" {
@@ -479,7 +486,11 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	if strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
 		argv[0] = filepath.Join(s.Entry.Dir(o.Cwd), argv[0])
 	}
-	proc, err := transport.StartProcess(argv, env, dir, o.ServerStderr)
+	stderr := o.ServerStderr
+	if o.stderrLine != nil {
+		stderr = &lastLine{w: stderr, show: o.stderrLine}
+	}
+	proc, err := transport.StartProcess(argv, env, dir, stderr)
 	if err != nil {
 		hint := "check \"command\" in " + s.Entry.SourceName()
 		if s.Entry.File == nil {
