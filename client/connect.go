@@ -61,6 +61,11 @@ type ConnectOptions struct {
 	// (every tools/call carries a progress token).
 	Progress func(*mcp.ProgressNotificationParams)
 	Input    *Input // answers to what the server asks; nil offers nothing
+	// StartUp, when set, shows a stdio server's start on a terminal's
+	// live line while it is waited for (startUp).
+	StartUp *StartUp
+	// stderrLine is given the server's stderr lines while it starts.
+	stderrLine func(string)
 	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
 	// or a login in progress); see package creds.
 	OAuthHandler auth.OAuthHandler
@@ -260,6 +265,8 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Session, 
 	if t := o.Transport; t != "" && t != "auto" && e.Server.URL == "" {
 		return nil, fail.New(fail.Usage, "leave it out for a stdio server", "--transport %s applies to HTTP servers only", t)
 	}
+	o, stop := o.startUp(e)
+	defer stop()
 	key := serverKey(e, o.Cwd)
 	if o.Held != nil {
 		if o.Held.Key != "" {
@@ -501,7 +508,11 @@ func (s *Session) connectStdio(ctx context.Context, o ConnectOptions, protocol s
 	if strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
 		argv[0] = filepath.Join(s.Entry.Dir(o.Cwd), argv[0])
 	}
-	proc, err := transport.StartProcess(argv, env, dir, o.ServerStderr)
+	stderr := o.ServerStderr
+	if o.stderrLine != nil {
+		stderr = &lastLine{w: stderr, show: o.stderrLine}
+	}
+	proc, err := transport.StartProcess(argv, env, dir, stderr)
 	if err != nil {
 		hint := "check \"command\" in " + s.Entry.SourceName()
 		if s.Entry.File == nil {
@@ -712,10 +723,21 @@ func (s *Session) ListHint() string {
 }
 
 // releaseStderr passes on the stderr a server wrote while its era was
-// decided, and says how much of it the gate could not hold: a cut that
-// nobody mentions looks like a server that said nothing more.
+// decided, and says how much of it the gate could not hold, between its
+// start and its last lines: a cut that nobody mentions looks like a
+// server that said nothing more.
 func releaseStderr(gate *transport.Gate, o ConnectOptions) {
-	if n := gate.Release(); n > 0 && o.Input != nil && o.Input.Note != nil {
-		o.Input.Note(fmt.Sprintf("the server's stderr during start-up was cut at %s: %d bytes more were dropped", units.SizeText(transport.GateHold), n))
-	}
+	gate.Release(func(n int64, lines int) {
+		if o.Input == nil || o.Input.Note == nil {
+			return
+		}
+		msg := fmt.Sprintf("the server's stderr during start-up was cut at %s: %d bytes more were dropped", units.SizeText(transport.GateHold), n)
+		switch {
+		case lines == 1:
+			msg += " before its last line, which follows"
+		case lines > 1:
+			msg += fmt.Sprintf(" before its last %d lines, which follow", lines)
+		}
+		o.Input.Note(msg)
+	})
 }

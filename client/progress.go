@@ -42,12 +42,16 @@ type ProgressTerm struct {
 	Now    func() time.Time
 }
 
+// live says a live line can be drawn: a terminal that understands
+// cursor control.
+func (t ProgressTerm) live() bool { return t.TTY && t.Getenv("TERM") != "dumb" }
+
 // Start begins showing progress for one request; stop ends the display
 // and clears the live line, before the result is printed. On a terminal
 // that understands cursor control it is one live line; elsewhere, only
 // when asked for (--progress), one line per notification.
 func (d *ProgressDisplay) Start(t ProgressTerm, asked bool) (stop func()) {
-	live := t.TTY && t.Getenv("TERM") != "dumb"
+	live := t.live()
 	if !live && !asked {
 		return func() {}
 	}

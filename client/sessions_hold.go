@@ -268,6 +268,9 @@ func (s *Sessions) Hold(ctx context.Context, o HoldOptions) error {
 	defer redw.Close()
 	// The held server's group ends with the holder, killed outright too.
 	opts.ServerStderr, opts.Input, opts.GuardGroup = redw, HolderInput(), true
+	// The start-up's cut is said where its stderr went, as a one-shot
+	// says it on its own.
+	opts.Input.Note = logw.note(redw)
 	sess, err := Connect(ctx, o.Entry, opts)
 	if err != nil {
 		return err
@@ -450,6 +453,12 @@ func (l *sessionLog) Write(p []byte) (int, error) {
 	n, err := l.f.Write(p)
 	l.n += int64(n)
 	return n, err
+}
+
+// note is how a note about the server's stderr goes into the log:
+// through w (the log's redacting writer), after what it holds.
+func (l *sessionLog) note(w io.Writer) func(string) {
+	return func(msg string) { textsafe.Note(w, "%s", textsafe.OneLine(msg)) }
 }
 
 func (l *sessionLog) Close() error {

@@ -117,7 +117,10 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 		textsafe.Note(s.Notes, "session %s is already running", textsafe.Name(name))
 		return rec, true, nil
 	}
-	if rec, err = s.Start(ctx, name, o.Args, o.Shell); err != nil {
+	stop := c.showSessionStart(entry, name)
+	rec, err = s.Start(ctx, name, o.Args, o.Shell)
+	stop()
+	if err != nil {
 		return nil, false, err
 	}
 	if note := StatelessNote(rec); note != "" {

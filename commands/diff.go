@@ -1,18 +1,23 @@
 package commands
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"math"
 	"os"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/blockbuf"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // errDrift ends a diff that found a breaking change (or, with --strict,
@@ -30,8 +35,9 @@ type diffOptions struct {
 	cwd      string   // where a snapshot file's relative name starts
 	// strict: any change fails the diff (exit 1), not only a breaking one.
 	strict bool
-	// structured: the changes are printed as JSON (or --query of it).
-	structured bool
+	// structured: the changes are printed as JSON (or --query of it);
+	// whole: --query reads all of it, or no bound cuts it.
+	structured, whole bool
 }
 
 const diffArgsUsage = "SERVER SNAPSHOT | OLD NEW | SNAPSHOT (with --stdio or --)"
@@ -82,7 +88,8 @@ exit 1. A file that is not a snapshot is exit 2.`,
 			if err != nil {
 				return err
 			}
-			o.cwd, o.strict, o.structured = g.cwd, g.strict, g.structured()
+			o.cwd, o.strict, o.structured, o.whole = g.cwd, g.strict, g.structured(),
+				g.query != "" || g.maxBytes == math.MaxInt && g.maxLines == math.MaxInt
 			return runDiff(ctx, st.runIO(g), o)
 		}),
 	}
@@ -140,35 +147,109 @@ func runDiff(ctx context.Context, rio runIO, o diffOptions) error {
 	if err != nil {
 		return err
 	}
-	changes, err := schemadiff.Diff(ctx, before, after)
+	out := newChangeList(rio, o.structured, o.whole)
+	sum, err := schemadiff.DiffEach(ctx, before, after, out.add)
 	if err != nil {
-		return err // the invocation ended: --timeout, Ctrl-C
+		return err // the invocation ended (--timeout, Ctrl-C), or stdout did
 	}
-	if changes == nil {
-		changes = []schemadiff.Change{}
-	}
-	for _, c := range changes {
-		if note := c.Note(); note != "" {
-			textsafe.Note(rio.stderr, "%s", note)
-		}
-	}
-	if err := printChanges(rio, o.structured, changes); err != nil {
+	if err := out.print(); err != nil {
 		return err
 	}
-	if schemadiff.Fails(changes, o.strict) {
+	if sum.Fails(o.strict) {
 		return errDrift
 	}
 	return nil
 }
 
-// printChanges prints the list as JSON (or --query of it), or as lines.
-func printChanges(rio runIO, structured bool, changes []schemadiff.Change) error {
-	if structured {
-		return rio.print(format.KindGeneric, changes)
+// changeList prints a comparison's changes as they are found: as lines,
+// written as they come; as JSON, gathered encoded (a few hundred
+// thousand would take many times their size as values, and then again
+// encoded), each note said as its change is found.
+type changeList struct {
+	rio        runIO
+	structured bool
+	// whole: a --query reads the whole list, or it is printed whole
+	// (--max-bytes 0 --max-lines 0). Else a list past what an
+	// overflow file keeps is shown only as far as --max-bytes prints it,
+	// so past that cap it is counted, not gathered.
+	whole   bool
+	text    *bufio.Writer
+	json    blockbuf.Buf
+	enc     *json.Encoder // to json
+	n, left int           // changes found; those past the cap, not gathered
+	cut     bool          // past the cap: changes are counted
+}
+
+// printedMore is what printing adds to a change's compact JSON at the
+// least: its indent and the line ends of its six keys and braces.
+const printedMore = 40
+
+func newChangeList(rio runIO, structured, whole bool) *changeList {
+	l := &changeList{rio: rio, structured: structured, whole: whole}
+	l.enc = json.NewEncoder(&l.json)
+	l.enc.SetEscapeHTML(false)
+	if !structured {
+		l.text = bufio.NewWriterSize(writeFn(rio.write), 64<<10)
 	}
-	if len(changes) == 0 {
-		textsafe.Note(rio.stderr, "no changes")
-		return nil
+	return l
+}
+
+func (l *changeList) add(changes []schemadiff.Change) error {
+	for _, c := range changes {
+		if note := c.Note(); note != "" {
+			textsafe.Note(l.rio.stderr, "%s", note)
+		}
+		l.n++
+		switch {
+		case !l.structured:
+			if _, err := l.text.WriteString(schemadiff.Line(c)); err != nil {
+				return err // stdout's reader went away: the comparison ends
+			}
+		case l.cut:
+			l.left++
+		default:
+			l.json.WriteByte(',')
+			// No HTML escaping, as the printer's: "<" stays "<".
+			if err := l.enc.Encode(c); err != nil {
+				return err
+			}
+			// Printed, each change takes at least printedMore bytes more
+			// than here: once that is past the cap, no overflow file can
+			// hold the list, and what --max-bytes shows of it is here.
+			l.cut = !l.whole && l.json.Len()+printedMore*(l.n-l.left) > format.DefaultOverflowCap
+		}
 	}
-	return rio.write(schemadiff.Lines(changes))
+	return nil
+}
+
+// print ends the list: the JSON list (or --query of it) printed, the
+// lines flushed, or the note that there were none.
+func (l *changeList) print() error {
+	if !l.structured {
+		if l.n == 0 {
+			textsafe.Note(l.rio.stderr, "no changes")
+			return nil
+		}
+		return l.text.Flush()
+	}
+	if l.left > 0 {
+		textsafe.Note(l.rio.stderr, "%d of %d changes are in the list: past the %s an overflow file keeps, the rest were counted, not kept; --text prints every change, --query selects some",
+			l.n-l.left, l.n, units.SizeText(format.DefaultOverflowCap))
+	}
+	doc := l.json.Bytes()
+	if len(doc) == 0 {
+		return l.rio.printRaw(format.KindGeneric, []byte("[]"))
+	}
+	doc[0] = '[' // the first member's comma
+	return l.rio.printRaw(format.KindGeneric, append(doc, ']'))
+}
+
+// writeFn is runIO.write as an io.Writer.
+type writeFn func([]byte) error
+
+func (f writeFn) Write(p []byte) (int, error) {
+	if err := f(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

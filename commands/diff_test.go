@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,8 @@ func TestRunDiffFiles(t *testing.T) {
 		{name: "same", new: "old.json", stderr: "mcpc: note: no changes\n"},
 		{name: "same, JSON", new: "old.json", json: true, stdout: "[]"},
 		{name: "a title changed", new: "titled.json", stdout: "compatible: tool a: title changed\n"},
+		{name: "a title changed, JSON", new: "titled.json", json: true,
+			stdout: `[{"kind":"compatible","object":"tool a","path":"","change":"title-changed","old":"A","new":"A2"}]`},
 		{name: "a title changed, strict", new: "titled.json", strict: true, stdout: "compatible: tool a: title changed\n", drift: true},
 		{name: "a tool removed", new: "gone.json", stdout: "breaking: tool b: removed\n", drift: true},
 	} {
@@ -45,9 +48,10 @@ func TestRunDiffFiles(t *testing.T) {
 		rio := runIO{
 			stderr: &stderr,
 			write:  func(b []byte) error { stdout.Write(b); return nil },
-			print: func(_ format.Kind, v any) error {
-				b, err := json.Marshal(v)
-				stdout.Write(b)
+			printRaw: func(_ format.Kind, b []byte) error {
+				var c bytes.Buffer
+				err := json.Compact(&c, b)
+				stdout.Write(c.Bytes())
 				return err
 			},
 			open: func(context.Context, string) (session, func(), error) {

@@ -88,8 +88,7 @@ func (st *state) runIO(g *globals) runIO {
 		resolve:   conn.Resolve,
 		openEntry: conn.OpenEntry,
 		progress: func(asked bool) func() {
-			return st.progress.Start(client.ProgressTerm{Stderr: st.env.Stderr, TTY: st.env.StderrTTY,
-				Getenv: st.env.Getenv, Width: st.env.StderrWidth, Now: st.env.Now}, asked)
+			return st.progress.Start(progressTerm(st.env), asked)
 		},
 		taskStatus: st.progress.TaskStatus,
 		openTasks: func(ctx context.Context, entry *config.Entry, id string) (taskSession, error) {
@@ -101,6 +100,11 @@ func (st *state) runIO(g *globals) runIO {
 		},
 		each: conn.Each,
 	}
+}
+
+// progressTerm is env's stderr, as progress is shown on it.
+func progressTerm(env Env) client.ProgressTerm {
+	return client.ProgressTerm{Stderr: env.Stderr, TTY: env.StderrTTY, Getenv: env.Getenv, Width: env.StderrWidth, Now: env.Now}
 }
 
 // structured says the output is mcpc's JSON (--json, or stdout not a

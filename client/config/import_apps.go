@@ -48,7 +48,7 @@ var carried = sync.OnceValue(jsonKeys[rawEntry])
 // Code's servers, or Claude Code's projects[DIR].mcpServers for local
 // scope), each at its line.
 func parseJSONApp(f *ImportFile, data []byte) error {
-	if err := checkShape(f.Path, data, false); err != nil {
+	if err := checkImportShape(f.Path, data, false); err != nil {
 		return err
 	}
 	data = stripJSONC(data)
@@ -86,6 +86,9 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 	for _, m := range servers.members {
 		e := &ImportEntry{Name: m.key, Line: at.at(m.keyStart)}
 		f.Entries = append(f.Entries, e)
+		if e.Name, e.Skip = importName(m.key); e.Skip != "" {
+			continue
+		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(data[m.valStart:m.valEnd], &fields); err != nil {
 			e.Skip = "the entry is not an object"
@@ -108,6 +111,21 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// maxNameShown is how much of a name too long for a server is shown.
+const maxNameShown = 40
+
+// importName is the name an app gave an entry, and why it is skipped
+// when no server can have it: a name past validName's 128 bytes is shown
+// cut (a megabyte of it in a note and in the JSON outcome would say
+// nothing more), with its length, and the others go on.
+func importName(key string) (name, skip string) {
+	if len(key) <= maxServerName {
+		return key, ""
+	}
+	// A rune cut in two is dropped, not shown as a broken byte.
+	return strings.ToValidUTF8(key[:maxNameShown], "") + "…", fmt.Sprintf("a name of %d bytes: a server's name is at most %d", len(key), maxServerName)
 }
 
 // localProject is the object of the project f names in Claude Code's
@@ -297,7 +315,7 @@ func parseCodex(f *ImportFile, data []byte) error {
 	var doc struct {
 		Servers map[string]toml.Primitive `toml:"mcp_servers"`
 	}
-	if err := checkShape(f.Path, data, true); err != nil {
+	if err := checkImportShape(f.Path, data, true); err != nil {
 		return err
 	}
 	md, err := toml.Decode(string(data), &doc)
@@ -319,6 +337,9 @@ func parseCodex(f *ImportFile, data []byte) error {
 	for _, name := range names {
 		e := &ImportEntry{Name: name, Line: lineOf[name]}
 		f.Entries = append(f.Entries, e)
+		if e.Name, e.Skip = importName(name); e.Skip != "" {
+			continue
+		}
 		var c codexServer
 		if err := md.PrimitiveDecode(doc.Servers[name], &c); err != nil {
 			e.Skip = strings.TrimPrefix(err.Error(), "toml: ")

@@ -23,7 +23,22 @@ const (
 // their syntax has them, so brackets in them do not count, and it is no
 // parser: what it lets through the decoder still judges.
 func checkShape(path string, data []byte, isTOML bool) error {
-	s := &shapeScan{path: path, data: data, isTOML: isTOML, lineStart: true, valueAt: -1}
+	return scanShape(&shapeScan{path: path, data: data, isTOML: isTOML, maxKey: MaxKeyBytes})
+}
+
+// checkImportShape is checkShape for another app's file, where a long
+// key that names a server (a member of "mcpServers", at depth 2, or 4
+// under Claude Code's projects; a Codex [mcp_servers.NAME] header) is let
+// through: that entry is skipped by its name (importName), not the whole
+// file with it. Every other key, and the nesting, are bounded as
+// checkShape bounds them.
+func checkImportShape(path string, data []byte, isTOML bool) error {
+	return scanShape(&shapeScan{path: path, data: data, isTOML: isTOML, maxKey: MaxKeyBytes, names: true})
+}
+
+func scanShape(s *shapeScan) error {
+	data := s.data
+	s.lineStart, s.valueAt = true, -1
 	for i := 0; i < len(data); {
 		next, err := s.step(i)
 		if err != nil || next < 0 {
@@ -39,6 +54,8 @@ type shapeScan struct {
 	path   string
 	data   []byte
 	isTOML bool
+	maxKey int  // bytes of one key
+	names  bool // a server's name is not bounded (checkImportShape)
 	depth  int
 	seg    int // TOML: where the current key (or value) began
 	dots   int // TOML: the dots in it
@@ -61,7 +78,7 @@ func (s *shapeScan) step(i int) (int, error) {
 		return i + 1, err
 	}
 	// A separator: a TOML key (or a table's name) ends at it.
-	if s.isTOML && (c == '=' || c == ']' && s.header) && i-s.seg > MaxKeyBytes {
+	if s.isTOML && (c == '=' || c == ']' && s.header) && s.longKey(s.seg, i) {
 		return 0, s.fail(s.seg, "a key of more than %d bytes", MaxKeyBytes)
 	}
 	if c == ']' && s.depth == 0 {
@@ -115,7 +132,7 @@ func (s *shapeScan) token(i int, first bool) (bool, error) {
 		}
 		return false, nil
 	case !s.isTOML && c == ':':
-		if s.valueAt >= 0 && i-s.valueAt > MaxKeyBytes {
+		if s.valueAt >= 0 && s.longKey(s.valueAt, i) {
 			return false, s.fail(s.valueAt, "a key of more than %d bytes", MaxKeyBytes)
 		}
 	case c == ' ' || c == '\t' || c == '\r':
@@ -124,6 +141,14 @@ func (s *shapeScan) token(i int, first bool) (bool, error) {
 		return false, nil // a bare key or a value goes on
 	}
 	return true, nil
+}
+
+// longKey says whether the key from start to end passes the bound.
+func (s *shapeScan) longKey(start, end int) bool {
+	if s.names && (s.isTOML && s.header && s.dots == 1 || !s.isTOML && (s.depth == 2 || s.depth == 4)) {
+		return false
+	}
+	return end-start > s.maxKey
 }
 
 // fail is the located error for a shape no config file needs.

@@ -22,12 +22,12 @@ var hostileShapes = []struct {
 		"f:1:253: a dotted key of more than 64 parts; no config file needs that: fix or remove the file"},
 	{"long key", AppCodex, "[mcp_servers.a]\ncommand = \"x\"\n" + strings.Repeat("k", 2<<20) + " = 1\n",
 		"f:3:1: a key of more than 1024 bytes; no config file needs that: fix or remove the file"},
-	{"long quoted header", AppCodex, "[mcp_servers.\"" + strings.Repeat("k", 2<<20) + "\"]\n",
+	{"long quoted header", AppCodex, "[mcp_servers.a.\"" + strings.Repeat("k", 2<<20) + "\"]\n",
 		"f:1:2: a key of more than 1024 bytes; no config file needs that: fix or remove the file"},
 	{"deep JSON", AppClaudeCode, `{"mcpServers": {"a": {"args": ` + strings.Repeat("[", 500000) + strings.Repeat("]", 500000) + "}}}",
 		"f:1:92: nested more than 64 levels deep; no config file needs that: fix or remove the file"},
-	{"long JSON key", AppCursor, `{"mcpServers": {"` + strings.Repeat("k", 2<<20) + `": {}}}`,
-		"f:1:17: a key of more than 1024 bytes; no config file needs that: fix or remove the file"},
+	{"long JSON key", AppCursor, `{"mcpServers": {"a": {"` + strings.Repeat("k", 2<<20) + `": 1}}}`,
+		"f:1:23: a key of more than 1024 bytes; no config file needs that: fix or remove the file"},
 }
 
 // TestImportHostileShapes: each is refused at its place, naming the limit,
@@ -52,6 +52,34 @@ func TestImportHostileShapes(t *testing.T) {
 	f := ParseFile("f", SourceProject, []byte(hostileShapes[6].data))
 	if f.Err == nil || f.Err.Error() != hostileShapes[6].want {
 		t.Fatalf("ParseFile: %v", f.Err)
+	}
+}
+
+// TestImportLongName: a server's name of 2 MiB skips that entry, named
+// by its first 40 bytes and its length, not the file: the others are
+// read. Its cost is linear in the file (the decoders copy the name a few
+// times), not refused as a hostile shape is.
+func TestImportLongName(t *testing.T) {
+	long := strings.Repeat("k", 2<<20)
+	for _, tc := range []struct{ app, data string }{
+		{AppCursor, `{"mcpServers": {"good": {"command": "x"}, "` + long + `": {"command": "x"}}}`},
+		{AppCodex, "[mcp_servers.good]\ncommand = \"x\"\n[mcp_servers.\"" + long + "\"]\ncommand = \"x\"\n"},
+	} {
+		var f *ImportFile
+		n := memtest.Allocated(func() { f = ParseImport(ImportSource{App: tc.app, Path: "f"}, []byte(tc.data)) })
+		if f.Err != nil || len(f.Entries) != 2 {
+			t.Fatalf("%s: %v, %d entries; want 2", tc.app, f.Err, len(f.Entries))
+		}
+		if e := f.Entries[0]; e.Name != "good" || e.Skip != "" {
+			t.Errorf("%s: first entry %q skipped: %s", tc.app, e.Name, e.Skip)
+		}
+		want := strings.Repeat("k", 40) + "…"
+		if e := f.Entries[1]; e.Name != want || e.Skip != "a name of 2097152 bytes: a server's name is at most 128" {
+			t.Errorf("%s: long entry %q: %q", tc.app, e.Name, e.Skip)
+		}
+		if limit := uint64(20*len(tc.data)) + 1<<20; n > limit {
+			t.Errorf("%s: allocated %d bytes for a %d-byte file (limit %d)", tc.app, n, len(tc.data), limit)
+		}
 	}
 }
 

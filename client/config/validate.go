@@ -17,10 +17,13 @@ import (
 // Validation of one server definition: names, ${VAR} interpolation and the
 // URL rules. Parsing (config.go) locates a problem; these say what it is.
 
+// maxServerName is the most bytes a server's name has.
+const maxServerName = 128
+
 // validName accepts server names of at most 128 letters, digits, '_', '.'
 // and '-', not starting with '-'.
 func validName(s string) bool {
-	if s == "" || len(s) > 128 || s[0] == '-' {
+	if s == "" || len(s) > maxServerName || s[0] == '-' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -67,30 +69,28 @@ func read(ctx context.Context, s Session, f File, limit int64) (Fetched, error) 
 	if err != nil {
 		return Fetched{}, err
 	}
-	var res struct {
-		Contents []json.RawMessage `json:"contents"`
+	// The answer is read where it lies: decoded into values, a 15 MiB
+	// file was held three times over before its first check. What the
+	// SDK decoded of it is garbage by now: collected first, its memory
+	// holds the file's bytes (left to the collector's pace, a 15 MiB
+	// SKILL.md peaked at 62 or 77 MiB, by when it ran; now at 62).
+	if len(raw) > largeRead {
+		runtime.GC()
 	}
-	json.Unmarshal(raw, &res)
-	type item struct {
-		URI  string  `json:"uri"`
-		Text *string `json:"text"`
-		Blob *string `json:"blob"`
-	}
-	var pick json.RawMessage
-	var it item
-	for _, c := range res.Contents {
-		var x item
-		if json.Unmarshal(c, &x) == nil && (x.URI == f.URI || len(res.Contents) == 1) {
-			pick, it = c, x
+	contents := rawmsg.View(raw).Get("contents").Array()
+	var it gjson.Result
+	for _, c := range contents {
+		if c.IsObject() && (c.Get("uri").Str == f.URI || len(contents) == 1) {
+			it = c
 			break
 		}
 	}
-	got := Fetched{File: f, Content: pick}
-	switch {
-	case it.Text != nil:
-		got.Data = []byte(*it.Text)
-	case it.Blob != nil:
-		if got.Data, err = base64.StdEncoding.DecodeString(*it.Blob); err != nil {
+	got := Fetched{File: f, Content: rawmsg.Within(raw, it)}
+	switch text, blob := it.Get("text"), it.Get("blob"); {
+	case text.Type == gjson.String:
+		got.Data = rawmsg.StringBytes(raw, text)
+	case blob.Type == gjson.String:
+		if got.Data, err = base64.StdEncoding.DecodeString(blob.Str); err != nil {
 			return got, fail.New(fail.Protocol, "", "%s sent %s as a blob that is not base64", s.Label(), f.URI)
 		}
 	default:
@@ -98,6 +98,10 @@ func read(ctx context.Context, s Session, f File, limit int64) (Fetched, error) 
 	}
 	return got, nil
 }
+
+// largeRead is the answer past which read collects the SDK's copies of
+// it before its own: below it, a collection costs more than it saves.
+const largeRead = 4 << 20
 
 // mismatch is the failure of a file that is not what the entry promised.
 func mismatch(label string, e *Entry, f File, format string, args ...any) error {

@@ -16,18 +16,52 @@ func TestGateCountsWhatItDrops(t *testing.T) {
 		g.Write([]byte(line))
 	}
 	held := 3 * GateHold / len(line) * len(line)
-	if dropped := g.Release(); dropped != int64(held-GateHold) {
-		t.Errorf("dropped %d, want %d", dropped, held-GateHold)
+	var dropped int64
+	lines := -1
+	g.Release(func(n int64, l int) { dropped, lines = n, l; out.WriteString("NOTE\n") })
+	tail := GateTail / len(line) * len(line) // the whole lines that fit
+	if dropped != int64(held-GateHold-tail) || lines != tail/len(line) {
+		t.Errorf("dropped %d before %d lines, want %d before %d", dropped, lines, held-GateHold-tail, tail/len(line))
 	}
-	if out.Len() != GateHold+1 || !bytes.HasSuffix(out.Bytes(), []byte("x\n")) {
-		t.Errorf("passed on %d bytes ending %q, want %d ending with the cut line ended", out.Len(), out.Bytes()[out.Len()-2:], GateHold+1)
+	if out.Len() != GateHold+1+5+tail || !bytes.Contains(out.Bytes(), []byte("x\nNOTE\nxxx")) || !bytes.HasSuffix(out.Bytes(), []byte("x\n")) {
+		t.Errorf("passed on %d bytes, want %d: the start, the cut line ended, the note, the last lines", out.Len(), GateHold+1+5+tail)
 	}
 	g.Write([]byte("after\n"))
 	if !bytes.HasSuffix(out.Bytes(), []byte("x\nafter\n")) {
 		t.Errorf("after the release: %q", out.Bytes()[out.Len()-10:])
 	}
-	if g := NewGate(&out); g.Release() != 0 {
-		t.Error("an empty gate dropped something")
+	NewGate(&out).Release(func(int64, int) { t.Error("an empty gate dropped something") })
+}
+
+// One line past GateHold (a 3 MiB line): its start, the cut said, and
+// none of its end (the tail holds no line's start); the lines after it
+// are the last lines.
+func TestGateOneLongLine(t *testing.T) {
+	var out bytes.Buffer
+	g := NewGate(&out)
+	g.Write(bytes.Repeat([]byte("y"), 3*GateHold))
+	var dropped int64
+	g.Release(func(n int64, l int) {
+		dropped = n
+		if l != 0 {
+			t.Errorf("%d last lines, want none", l)
+		}
+	})
+	if dropped != 2*GateHold || out.Len() != GateHold+1 {
+		t.Errorf("dropped %d, passed %d", dropped, out.Len())
+	}
+	out.Reset()
+	g = NewGate(&out)
+	g.Write(bytes.Repeat([]byte("y"), 3*GateHold))
+	g.Write([]byte("\nlast words\n"))
+	g.Release(func(n int64, l int) {
+		dropped = n
+		if l != 1 {
+			t.Errorf("%d last lines, want 1", l)
+		}
+	})
+	if dropped != 2*GateHold+1 || !bytes.HasSuffix(out.Bytes(), []byte("yyy\nlast words\n")) {
+		t.Errorf("dropped %d, passed ...%q", dropped, out.Bytes()[out.Len()-20:])
 	}
 }
 
@@ -40,8 +74,10 @@ func TestGateDropsNoise(t *testing.T) {
 	g.Write([]byte(strings.Repeat("w", GateHold) + "arning\n"))
 	g.Noise()
 	g.Write([]byte("late warning\n"))
-	if dropped := g.Release(); dropped != 0 || out.Len() != 0 {
-		t.Errorf("released %q, %d dropped; want nothing of the noise", out.String(), dropped)
+	noted := false
+	g.Release(func(int64, int) { noted = true })
+	if noted || out.Len() != 0 {
+		t.Errorf("released %q, a cut noted: %v; want nothing of the noise", out.String(), noted)
 	}
 	g.Write([]byte("after\n"))
 	if out.String() != "after\n" {

@@ -5,6 +5,7 @@
 package rawmsg
 
 import (
+	"bytes"
 	"strings"
 	"unsafe"
 
@@ -37,6 +38,17 @@ func Within(data []byte, r gjson.Result) []byte {
 		return data[i : i+len(r.Raw) : i+len(r.Raw)]
 	}
 	return nil
+}
+
+// StringBytes is the value of r, a string of View(data), as bytes with no
+// copy of its own: where it lies in data when it has no escapes, else the
+// string gjson unescaped it into (which nothing else holds). The bytes
+// must not be changed.
+func StringBytes(data []byte, r gjson.Result) []byte {
+	if in := Within(data, r); len(in) >= 2 && bytes.IndexByte(in, '\\') < 0 {
+		return in[1 : len(in)-1 : len(in)-1]
+	}
+	return unsafe.Slice(unsafe.StringData(r.Str), len(r.Str))
 }
 
 // Parse makes one pass over the top level of data (valid JSON); nothing is

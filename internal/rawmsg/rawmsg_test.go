@@ -75,3 +75,17 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestStringBytes: a string with no escapes is its bytes where it lies in
+// the message; one with escapes, its unescaped value.
+func TestStringBytes(t *testing.T) {
+	data := []byte(`{"a": "plain text", "b": "two\nlines"}`)
+	v := View(data)
+	a := StringBytes(data, v.Get("a"))
+	if string(a) != "plain text" || &a[0] != &data[7] {
+		t.Errorf("a: %q, not where it lies", a)
+	}
+	if b := StringBytes(data, v.Get("b")); string(b) != "two\nlines" {
+		t.Errorf("b: %q", b)
+	}
+}

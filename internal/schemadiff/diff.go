@@ -157,14 +157,52 @@ const Budget = 1 << 20
 // prompts, then templates, each by name, each object's changes by path.
 // It stops with ctx's cause when ctx ends.
 func Diff(ctx context.Context, old, new *Snapshot) ([]Change, error) {
-	d := &differ{ctx: ctx}
+	var all []Change
+	if _, err := DiffEach(ctx, old, new, func(c []Change) error { all = append(all, c...); return nil }); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// Summary is what a comparison found, of changes not held.
+type Summary struct {
+	Changes  int
+	Breaking bool // one of them is breaking
+}
+
+// Fails says whether the comparison fails: one breaking change does, and
+// with strict any change.
+func (s Summary) Fails(strict bool) bool { return s.Breaking || strict && s.Changes > 0 }
+
+// DiffEach is Diff giving each object's changes to each as they are found,
+// in Diff's order, and holding none: a list of hundreds of thousands is
+// written (or counted) as it comes, not held whole first. An error from
+// each ends the comparison with it.
+func DiffEach(ctx context.Context, old, new *Snapshot, each func([]Change) error) (Summary, error) {
+	d := &differ{ctx: ctx, each: each}
 	diffNamed(d, "tool", old.Tools, new.Tools, func(t Tool) string { return t.Name }, d.tool)
 	diffNamed(d, "prompt", old.Prompts, new.Prompts, func(p Prompt) string { return p.Name }, d.prompt)
 	diffNamed(d, "template", old.ResourceTemplates, new.ResourceTemplates, func(t Template) string { return t.URITemplate }, d.template)
 	if d.err != nil {
-		return nil, d.err
+		return Summary{}, d.err
 	}
-	return d.changes, nil
+	return d.sum, nil
+}
+
+// found hands the object's changes, once sorted, to d.each, and forgets
+// them.
+func (d *differ) found() {
+	if len(d.changes) == 0 {
+		return
+	}
+	d.sum.Changes += len(d.changes)
+	for _, c := range d.changes {
+		d.sum.Breaking = d.sum.Breaking || c.Kind == Breaking
+	}
+	if err := d.each(d.changes); err != nil && d.err == nil {
+		d.err = err
+	}
+	d.changes = d.changes[:0]
 }
 
 // diffNamed pairs the objects of a kind by name: a name only in old is
@@ -189,7 +227,6 @@ func diffNamed[T any](d *differ, kind string, old, new []T, name func(T) string,
 			return
 		}
 		d.object = kind + " " + k
-		start := len(d.changes)
 		o, inOld := om[k]
 		n, inNew := nm[k]
 		switch {
@@ -201,15 +238,18 @@ func diffNamed[T any](d *differ, kind string, old, new []T, name func(T) string,
 			same(o, n)
 		}
 		// Within an object, by path; the walk's order within a path.
-		slices.SortStableFunc(d.changes[start:], func(a, b Change) int { return cmp.Compare(a.Path, b.Path) })
+		slices.SortStableFunc(d.changes, func(a, b Change) int { return cmp.Compare(a.Path, b.Path) })
+		d.found()
 	}
 }
 
 // differ collects the changes of one comparison.
 type differ struct {
 	ctx     context.Context
-	err     error // ctx's cause, once it ended
-	changes []Change
+	err     error    // ctx's cause, once it ended
+	changes []Change // the current object's
+	each    func([]Change) error
+	sum     Summary
 	object  string
 	// stack is the (old, new) schema locations being compared, so that a
 	// $ref cycle is walked once; budget bounds the work a hostile schema
