@@ -47,11 +47,20 @@ func BatchCall(ctx context.Context, s ToolCaller, tools []*mcp.Tool, c toolschem
 	if run == nil || run.Result == nil {
 		return nil, err
 	}
-	var strictErr error
-	if err == nil {
-		strictErr = toolschema.CheckOutput(ctx, notes, strict, tool, run.Result)
+	return run.Result, CallVerdict(ctx, notes, strict, tool, run.Result, err)
+}
+
+// CallVerdict finishes a call that has a result, the one way for mcpc
+// call and each --batch line: the result is checked against the tool's
+// outputSchema (a warning on notes, or under strict a failure), a failed
+// task's result too, and the exit status's error is ResultVerdict's. The
+// end of ctx during the check is its cause.
+func CallVerdict(ctx context.Context, notes io.Writer, strict bool, tool *mcp.Tool, raw []byte, taskErr error) error {
+	strictErr := toolschema.CheckOutput(ctx, notes, strict, tool, raw)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
-	return run.Result, ResultVerdict(run.Result, err, strictErr)
+	return ResultVerdict(raw, taskErr, strictErr)
 }
 
 // EndsBatch says a call's failure ends its --batch: the connection is

@@ -18,6 +18,7 @@ import (
 // arguments.
 type oneTool struct {
 	result string
+	err    error // what the run returns with its result (a failed task's)
 	args   map[string]any
 }
 
@@ -32,7 +33,7 @@ func (o *oneTool) FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error) {
 
 func (o *oneTool) RunTool(_ context.Context, _ string, args map[string]any, _ tasks.Options) (*tasks.ToolRun, error) {
 	o.args = args
-	return &tasks.ToolRun{Result: json.RawMessage(o.result)}, nil
+	return &tasks.ToolRun{Result: json.RawMessage(o.result)}, o.err
 }
 
 // A --batch line's call: no arguments are an empty object, a result that
@@ -66,6 +67,25 @@ func TestBatchCall(t *testing.T) {
 		if c.tool == "t" && (s.args == nil || len(s.args) != 0) {
 			t.Errorf("arguments %#v, want an empty object", s.args)
 		}
+	}
+}
+
+// A task that failed with a result that misses its outputSchema: mcpc
+// call and a --batch line finish it the one way (CallVerdict), a warning
+// and the task's failure as the verdict. The batch's line did not warn.
+func TestFailedTaskResultChecked(t *testing.T) {
+	tool := &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"},
+		OutputSchema: map[string]any{"type": "object", "required": []any{"n"}}}
+	failed := &fail.Error{Code: fail.TaskFailed, Msg: "task t-1 failed"}
+	s := &oneTool{result: `{"content":[],"structuredContent":{}}`, err: failed}
+	var notes strings.Builder
+	_, err := BatchCall(context.Background(), s, []*mcp.Tool{tool}, toolschema.Call{Tool: "t"}, false, false, &notes)
+	if !errors.Is(err, failed) || !strings.HasPrefix(notes.String(), "mcpc: warning: structuredContent does not match the outputSchema of tool \"t\"") {
+		t.Errorf("--batch: %v, notes %q", err, notes.String())
+	}
+	var direct strings.Builder
+	if err := CallVerdict(context.Background(), &direct, false, tool, json.RawMessage(s.result), failed); !errors.Is(err, failed) || direct.String() != notes.String() {
+		t.Errorf("mcpc call: %v, notes %q; --batch's %q", err, direct.String(), notes.String())
 	}
 }
 

@@ -159,12 +159,12 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 // status's error: taskErr (a task that failed with a result), the
 // outputSchema check (a failure under strict), or the tool's isError.
 func printToolResult(ctx context.Context, rio runIO, strict bool, tool *mcp.Tool, raw []byte, taskErr error) error {
-	strictErr := toolschema.CheckOutput(ctx, rio.stderr, strict, tool, raw)
+	verdict := client.CallVerdict(ctx, rio.stderr, strict, tool, raw, taskErr)
 	if ctx.Err() != nil {
-		return context.Cause(ctx) // the invocation ended during the check
+		return verdict // the invocation ended during the check
 	}
 	if err := rio.printRaw(format.KindCallTool, raw); err != nil {
 		return err
 	}
-	return client.ResultVerdict(raw, taskErr, strictErr)
+	return verdict
 }
