@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -171,6 +172,8 @@ func cmdOAuthServer(ts *testscript.TestScript, neg bool, args []string) {
 		s.ccKey = &key.PublicKey
 	}
 	srv := httptest.NewUnstartedServer(mux)
+	srv.Listener.Close()
+	srv.Listener = issuerListener(ts)
 	s.closed = make(chan struct{})
 	srv.Start()
 	ts.Defer(func() { close(s.closed); srv.Close() })
@@ -1023,4 +1026,27 @@ func scriptPath(ts *testscript.TestScript, prog string) string {
 		}
 	}
 	return prog
+}
+
+// issuerPorts are the ports an oauth-server of this run has listened on.
+var issuerPorts sync.Map // int → true
+
+// issuerListener listens on a loopback port no oauth-server of this run
+// has had. The scripts share one keyring, and mcpc keeps a client
+// registration by its issuer (http://127.0.0.1:PORT) and a login by its
+// endpoint: a port the kernel hands out again would give one script the
+// registration another script's server made (its server answers
+// "unknown client", and the login waits for a callback that never
+// comes).
+func issuerListener(ts *testscript.TestScript) net.Listener {
+	for range 1000 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		if _, used := issuerPorts.LoadOrStore(ln.Addr().(*net.TCPAddr).Port, true); !used {
+			return ln
+		}
+		ln.Close()
+	}
+	ts.Fatalf("oauth-server: no loopback port unused in this run after 1000 tries")
+	return nil
 }
