@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -21,6 +22,9 @@ import (
 type StartUp struct {
 	Display *ProgressDisplay
 	Term    ProgressTerm
+	// Secrets are redacted from the server's line before it is cut to
+	// fit (nil: none).
+	Secrets *redaction.Set
 }
 
 // begin shows what (then the elapsed time) on the live line; status adds
@@ -32,18 +36,24 @@ func (u *StartUp) begin(what string) (status func(string), stop func()) {
 		if stopped.Load() {
 			return // the line is another request's now
 		}
-		msg := what
-		if line = textsafe.OneLine(line); line != "" {
-			// Cut, so that the elapsed time after it stays in view.
-			msg += ": " + textsafe.Clip(line, shownLine)
-		}
-		u.Display.Notify(&mcp.ProgressNotificationParams{Message: msg})
+		u.Display.Notify(&mcp.ProgressNotificationParams{Message: u.shown(what, line)})
 	}
 	status("")
 	return status, func() {
 		stopped.Store(true)
 		end()
 	}
+}
+
+// shown is the live line's message: what, then the server's line cut to
+// fit, so that the elapsed time after it stays in view. The line is
+// redacted before the cut: a secret cut short would no longer be one the
+// redacting stderr knows.
+func (u *StartUp) shown(what, line string) string {
+	if line = textsafe.OneLine(u.Secrets.String(line)); line != "" {
+		return what + ": " + textsafe.Clip(line, shownLine)
+	}
+	return what
 }
 
 // shownLine is the most columns of the server's line on the live line.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 )
 
 // TestLastLine: each write's last whole line is shown, however the lines
@@ -22,5 +24,21 @@ func TestLastLine(t *testing.T) {
 	}
 	if out.Len() != len("downloading 1\nloading 2\nalmost there\n   \n")+2001 {
 		t.Errorf("passed on %d bytes", out.Len())
+	}
+}
+
+// A secret in the server's line is redacted before the line is cut to fit
+// the live line: cut first, its start would be no secret the redacting
+// stderr knows.
+func TestStartUpLineRedactedBeforeCut(t *testing.T) {
+	secret := "sk-live-" + strings.Repeat("abcdef", 10)
+	secrets := redaction.NewSet()
+	secrets.Add(secret)
+	u := &StartUp{Secrets: secrets}
+	if got, want := u.shown("starting the server", "using key "+secret+" now"), "starting the server: using key <redacted> now"; got != want {
+		t.Errorf("shown %q, want %q", got, want)
+	}
+	if got := (&StartUp{}).shown("starting", "\x1b[31m"+strings.Repeat("x", 80)); got != "starting: "+strings.Repeat("x", shownLine-1)+"…" {
+		t.Errorf("shown %q", got)
 	}
 }

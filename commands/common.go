@@ -108,7 +108,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		TraceMeta:      client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
 		Progress:       st.progress.Notify,
 		Input:          g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
-		StartUp:        &client.StartUp{Display: st.progress, Term: progressTerm(st.env)},
+		StartUp:        &client.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
 	}
 }
 
