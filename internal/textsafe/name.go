@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Name is how mcpc prints a name it did not choose (a session's, a
@@ -15,7 +16,9 @@ import (
 // and changes nothing around it. It is the one printer of such names:
 // tables and messages alike.
 func Name(s string) string {
-	if s != "" && !strings.ContainsFunc(s, needsQuote) {
+	// Invalid UTF-8 is quoted too: a lone byte reads as U+FFFD, which
+	// passes as printable, and a raw 0x9b is a C1 CSI to a terminal.
+	if s != "" && utf8.ValidString(s) && !strings.ContainsFunc(s, needsQuote) {
 		return s
 	}
 	return strconv.Quote(s)

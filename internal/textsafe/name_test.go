@@ -19,6 +19,7 @@ func TestName(t *testing.T) {
 		"my db":              `"my db"`,
 		`say "hi"`:           `"say \"hi\""`,
 		"a\tb":               `"a\tb"`,
+		"a\x9b[31mb":         `"a\x9b[31mb"`, // invalid UTF-8: a raw C1 CSI byte
 	} {
 		got := Name(in)
 		if got != want {
