@@ -161,7 +161,7 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 func printToolResult(ctx context.Context, rio runIO, strict bool, tool *mcp.Tool, raw []byte, taskErr error) error {
 	verdict := client.CallVerdict(ctx, rio.stderr, strict, tool, raw, taskErr)
 	if ctx.Err() != nil {
-		return verdict // the invocation ended during the check
+		return context.Cause(ctx) // the invocation ended during the check
 	}
 	if err := rio.printRaw(format.KindCallTool, raw); err != nil {
 		return err
