@@ -525,7 +525,12 @@ func (h *Holder) forget(hid string, r *route) {
 		h.last = time.Now()
 		h.wake()
 	}
-	delete(r.a.ids, transport.IDKey(r.id))
+	// Only if the id is still this request's: an invocation that sent
+	// two requests with one id has the later one there, which must stay
+	// cancellable (and be forgotten when it is answered).
+	if key := transport.IDKey(r.id); r.a.ids[key] == hid {
+		delete(r.a.ids, key)
+	}
 	if r.htok != "" {
 		delete(h.progress, r.htok)
 	}

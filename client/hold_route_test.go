@@ -144,3 +144,23 @@ func TestShownIDBounded(t *testing.T) {
 		t.Fatalf("shownID = %q", got)
 	}
 }
+
+// Two requests of one invocation with one id: the answer to the first
+// leaves the second's mapping (it stays cancellable, and is forgotten
+// when answered in turn), rather than deleting it with its own.
+func TestForgetKeepsALaterRequestOfTheSameID(t *testing.T) {
+	a := newAttach()
+	h := routedHolder(a)
+	key := transport.IDKey(mustID("dup"))
+	first, second := &route{a: a, id: mustID("dup")}, &route{a: a, id: mustID("dup")}
+	h.calls["h-1"], a.ids[key] = first, "h-1"
+	h.calls["h-2"], a.ids[key] = second, "h-2"
+	h.forget("h-1", first)
+	if a.ids[key] != "h-2" {
+		t.Fatalf("after the first was answered, the id maps to %q, want h-2", a.ids[key])
+	}
+	h.forget("h-2", second)
+	if _, ok := a.ids[key]; ok || len(h.calls) != 0 {
+		t.Errorf("after both: ids %v, calls %v", a.ids, h.calls)
+	}
+}
