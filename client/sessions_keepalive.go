@@ -85,7 +85,7 @@ func (s *Sessions) KeepAlive(ctx context.Context, entry *config.Entry, probe boo
 func (s *Sessions) Start(ctx context.Context, name string, args []string, shell bool) (*state.SessionRecord, error) {
 	if old := s.Store.Read(name); old != nil && !HolderRunning(old) {
 		// What a dead holder's guard could not stop goes with its record.
-		transport.EndGroup(old.ServerGroup, old.ServerStart)
+		transport.EndRecordedGroup(old.ServerGroup, old.ServerStart)
 	}
 	s.Store.Remove(name)
 	if _, err := s.Store.PrepareSocket(name); err != nil {

@@ -153,7 +153,16 @@ func (s *Sessions) stopNames(ctx context.Context, names []string) error {
 // servers, for good. Each is asked to end as SIGTERM asks (its server is
 // stopped on the way out), and killed if it does not.
 func (s *Sessions) stopStrays(ctx context.Context) (int, error) {
-	found := transport.FindProcesses(HolderCommand, s.holderTag())
+	var stray []transport.Found
+	for _, p := range transport.FindProcesses(HolderCommand, s.holderTag()) {
+		// Looked up again, now: a holder a concurrent session start
+		// launched may have written its record since the records were
+		// listed, and is no stray.
+		if !s.recorded(p.PID) {
+			stray = append(stray, p)
+		}
+	}
+	found := stray
 	for _, p := range found {
 		rec := &state.SessionRecord{PID: p.PID, HolderStart: p.Start}
 		if proc, err := os.FindProcess(p.PID); err == nil && HolderRunning(rec) {
@@ -168,6 +177,16 @@ func (s *Sessions) stopStrays(ctx context.Context) (int, error) {
 		textsafe.Note(s.Notes, "a session's holder (pid %d) had no record (removed?): it was stopped, and its server with it", p.PID)
 	}
 	return len(found), nil
+}
+
+// recorded reports whether a session's record names holder pid.
+func (s *Sessions) recorded(pid int) bool {
+	for _, rec := range s.Store.List() {
+		if rec.PID == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // ownSession refuses a session whose directory belongs to another user
@@ -273,8 +292,8 @@ func (s *Sessions) forget(ctx context.Context, name string, killed bool) error {
 	}
 	// The guard stops what the server started once the holder is gone;
 	// a guard that could not (killed too) leaves it to this.
-	if transport.EndGroup(rec.ServerGroup, rec.ServerStart) {
-		textsafe.Note(s.Notes, "session %s's server had left processes running (process group %d): they were stopped", name, rec.ServerGroup)
+	if transport.EndRecordedGroup(rec.ServerGroup, rec.ServerStart) {
+		textsafe.Note(s.Notes, "session %s's server had left processes running (process group %d): they were stopped", textsafe.Name(name), rec.ServerGroup)
 	}
 	s.Store.RemoveSocket(name)
 	s.Store.Remove(name)

@@ -26,6 +26,11 @@ func TestEndGroup(t *testing.T) {
 	if EndGroup(pid, "1") {
 		t.Fatal("EndGroup signalled a group whose leader started at another time")
 	}
+	// A record without the leader's start (a system that cannot tell)
+	// names a number that may be anyone's by now: nothing is signalled.
+	if EndRecordedGroup(pid, "") {
+		t.Fatal("EndRecordedGroup signalled a group its record could not prove")
+	}
 	if WaitFor(done, 0) {
 		t.Fatal("the process of another start ended")
 	}

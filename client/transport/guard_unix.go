@@ -98,6 +98,17 @@ func EndGroup(pgid int, leaderStart string) bool {
 	for deadline := time.Now().Add(termGrace); time.Now().Before(deadline) && groupLive(pgid); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	if start := ProcessStart(pgid); groupLive(pgid) && (start == "" || start == leaderStart) {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 	return true
+}
+
+// EndRecordedGroup is EndGroup for a group a record names, found after
+// its holder is gone (session stop, a new start): only where the
+// leader's start was recorded (Linux), since a record can outlive its
+// group for days, and a number from a system that cannot tell its
+// processes apart (ProcessStart "") might be anyone's by then.
+func EndRecordedGroup(pgid int, leaderStart string) bool {
+	return leaderStart != "" && EndGroup(pgid, leaderStart)
 }

@@ -23,3 +23,6 @@ func RunGuard(io.Reader, []string) int { return 2 }
 
 // EndGroup has nothing to stop on Windows: the Job object took the tree.
 func EndGroup(int, string) bool { return false }
+
+// EndRecordedGroup has nothing to stop on Windows either.
+func EndRecordedGroup(int, string) bool { return false }
