@@ -30,9 +30,15 @@ func newRunDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(filepath.Join(root, runLock), os.O_CREATE|os.O_RDWR, 0o600)
+	// Locked under another name, then named: another run's sweep finds
+	// no lock to take before it is held (a directory without one is no
+	// run's).
+	f, err := os.OpenFile(filepath.Join(root, runLock+".new"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err == nil {
+		err = os.Rename(filepath.Join(root, runLock+".new"), filepath.Join(root, runLock))
 	}
 	if err != nil {
 		os.RemoveAll(root)
