@@ -4,18 +4,20 @@ package testscripts
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
 // holderSocket is the socket of the session whose record is at the
@@ -33,21 +35,6 @@ func holderSocket(ts *testscript.TestScript, rec string) string {
 	return r.Socket
 }
 
-// dialHolderSocket connects to the Unix socket at path. A path longer
-// than a socket address holds (a script's deep $WORK) is reached through
-// its directory's descriptor, as mcpc itself reaches it on Linux.
-func dialHolderSocket(path string) (net.Conn, error) {
-	if len(path) <= 103 {
-		return net.Dial("unix", path)
-	}
-	dir, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Close()
-	return net.Dial("unix", fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path)))
-}
-
 // forge RECORD ID [GOFILE]: a raw client of the session whose record is
 // RECORD answers a question the server asked another invocation. It
 // attaches (a status request, answered); with GOFILE it creates it (the
@@ -60,7 +47,7 @@ func cmdForge(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
 		ts.Fatalf("usage: forge RECORD ID [GOFILE]")
 	}
-	c, err := dialHolderSocket(holderSocket(ts, args[0]))
+	c, err := transport.DialUnix(context.Background(), holderSocket(ts, args[0]))
 	ts.Check(err)
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(60 * time.Second)) // a hang guard
@@ -136,7 +123,7 @@ func cmdSilent(ts *testscript.TestScript, neg bool, args []string) {
 		silentConns.Delete(ts)
 	})
 	for range n {
-		c, err := dialHolderSocket(path)
+		c, err := transport.DialUnix(context.Background(), path)
 		ts.Check(err)
 		s.conns = append(s.conns, c)
 		s.open.Add(1)
