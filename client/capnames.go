@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -51,11 +52,11 @@ func CapabilityNames(c *mcp.ServerCapabilities) []string {
 		add("logging")
 	}
 	// The 2026-07-28 tasks extension is the tasks capability of that era.
-	if _, ok := c.Extensions[TaskExtension]; ok {
+	if _, ok := c.Extensions[conn.TaskExtension]; ok {
 		add("tasks")
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Extensions)) {
-		if name != TaskExtension {
+		if name != conn.TaskExtension {
 			add(name)
 		}
 	}

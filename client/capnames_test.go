@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -14,7 +15,7 @@ func TestCapabilityNames(t *testing.T) {
 		Resources:    &mcp.ResourceCapabilities{Subscribe: true},
 		Prompts:      &mcp.PromptCapabilities{},
 		Completions:  &mcp.CompletionCapabilities{},
-		Extensions:   map[string]any{"b/ext": map[string]any{}, TaskExtension: map[string]any{}, "a/ext\x1b]0;t\x07": nil},
+		Extensions:   map[string]any{"b/ext": map[string]any{}, conn.TaskExtension: map[string]any{}, "a/ext\x1b]0;t\x07": nil},
 		Experimental: map[string]any{"x": true},
 	}
 	want := []string{"resources (subscribe)", "prompts", "completions", "tasks", "a/ext\x1b]0;t\x07", "b/ext", "x (experimental)"}

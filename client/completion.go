@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/state"
 )
 
@@ -49,7 +50,7 @@ func (c Completion) Tasks(server string) []*state.TaskRecord {
 	if err != nil || e.Server.URL == "" {
 		return nil
 	}
-	return RememberedTasks(e, state.NewMemo(o.Dirs.State, o.Dirs.Cache), c.Cwd)
+	return conn.RememberedTasks(e, state.NewMemo(o.Dirs.State, o.Dirs.Cache), c.Cwd)
 }
 
 // MaxMessage bounds each message from the configured server name when a

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/units"
@@ -44,8 +45,8 @@ func (f ConnectFlags) Check() (idle time.Duration, maxMessage int64, err error) 
 	if p := f.Protocol; p != "" && !slices.Contains(config.Protocols, p) {
 		return 0, 0, fail.New(fail.Usage, "", "--protocol must be one of %s, not %q", strings.Join(config.Protocols, ", "), p)
 	}
-	if t := f.Transport; t != "" && !slices.Contains(Transports, t) {
-		return 0, 0, fail.New(fail.Usage, "", "--transport must be one of %s, not %q", strings.Join(Transports, ", "), t)
+	if t := f.Transport; t != "" && !slices.Contains(conn.Transports, t) {
+		return 0, 0, fail.New(fail.Usage, "", "--transport must be one of %s, not %q", strings.Join(conn.Transports, ", "), t)
 	}
 	return idle, maxMessage, nil
 }

@@ -7,6 +7,9 @@ import (
 	"io"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/credentials"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -45,10 +48,10 @@ type Connector[S Ender] struct {
 	Trace func(string)
 	// Options are the settings from the flags for reaching entry, before
 	// its credential.
-	Options     func(entry *config.Entry) ConnectOptions
-	Credentials Credentials
-	Sessions    *Sessions
-	Dial        func(ctx context.Context, e *config.Entry, o ConnectOptions) (S, error)
+	Options     func(entry *config.Entry) conn.ConnectOptions
+	Credentials credentials.Credentials
+	Sessions    *sessions.Sessions
+	Dial        func(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (S, error)
 	// Interrupt is the context cause that means the user interrupted:
 	// the close function then lets the cancellation reach the server.
 	Interrupt error
@@ -118,7 +121,7 @@ func (c *Connector[S]) adhocSessionEntry(server string) *config.Entry {
 
 // ConnectOptions are the settings for reaching entry's server with its
 // stored credential: Options, then the OAuth handler.
-func (c *Connector[S]) ConnectOptions(ctx context.Context, entry *config.Entry) (ConnectOptions, error) {
+func (c *Connector[S]) ConnectOptions(ctx context.Context, entry *config.Entry) (conn.ConnectOptions, error) {
 	opts := c.Options(entry)
 	err := c.Credentials.Apply(ctx, entry, &opts)
 	return opts, err
@@ -168,7 +171,7 @@ func (c *Connector[S]) OpenEntry(ctx context.Context, entry *config.Entry) (S, f
 
 // held is the live session of entry to use, nil when there is none or
 // NoSession.
-func (c *Connector[S]) held(ctx context.Context, entry *config.Entry, opts ConnectOptions) (*Held, error) {
+func (c *Connector[S]) held(ctx context.Context, entry *config.Entry, opts conn.ConnectOptions) (*conn.Held, error) {
 	if c.NoSession {
 		return nil, nil
 	}
@@ -179,7 +182,7 @@ func (c *Connector[S]) held(ctx context.Context, entry *config.Entry, opts Conne
 // keepAlive entry's session: one that ended between keepAlive's look and
 // the connect (its holder or server killed just then) is started again,
 // with the note, and reached; any other failure stands.
-func (c *Connector[S]) reconnectKeptAlive(ctx context.Context, entry *config.Entry, opts ConnectOptions, err error) (S, error) {
+func (c *Connector[S]) reconnectKeptAlive(ctx context.Context, entry *config.Entry, opts conn.ConnectOptions, err error) (S, error) {
 	var zero S
 	if _, started, kerr := c.Sessions.KeepAlive(ctx, entry, true); kerr != nil || !started {
 		return zero, cmp.Or(kerr, err)

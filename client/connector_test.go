@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -23,17 +24,17 @@ var errTestInterrupt = errors.New("interrupted")
 
 // testConnector reaches a --stdio server through a fake Dial that
 // records the options it was given.
-func testConnector(t *testing.T, cfg *config.Config, dialed *[]ConnectOptions) *Connector[*fakeConn] {
+func testConnector(t *testing.T, cfg *config.Config, dialed *[]conn.ConnectOptions) *Connector[*fakeConn] {
 	t.Helper()
 	sessions, _ := testSessions(t)
 	return &Connector[*fakeConn]{
 		Config:       func() (*config.Config, error) { return cfg, nil },
 		ServerStderr: "hide",
 		Stderr:       new(bytes.Buffer),
-		Options:      func(*config.Entry) ConnectOptions { return ConnectOptions{Version: "test"} },
+		Options:      func(*config.Entry) conn.ConnectOptions { return conn.ConnectOptions{Version: "test"} },
 		Sessions:     sessions,
 		Interrupt:    errTestInterrupt,
-		Dial: func(_ context.Context, e *config.Entry, o ConnectOptions) (*fakeConn, error) {
+		Dial: func(_ context.Context, e *config.Entry, o conn.ConnectOptions) (*fakeConn, error) {
 			*dialed = append(*dialed, o)
 			return &fakeConn{}, nil
 		},
@@ -41,7 +42,7 @@ func testConnector(t *testing.T, cfg *config.Config, dialed *[]ConnectOptions) *
 }
 
 func TestConnectorOpenDialsWithOptionsAndEnds(t *testing.T) {
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	c := testConnector(t, &config.Config{Servers: map[string]*config.Entry{}}, &dialed)
 	c.AdHoc = config.AdHoc{Stdio: "srv --flag"}
 	conn, closeFn, err := c.Open(context.Background(), "")
@@ -58,7 +59,7 @@ func TestConnectorOpenDialsWithOptionsAndEnds(t *testing.T) {
 }
 
 func TestConnectorCloseAfterInterruptSaysSo(t *testing.T) {
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	c := testConnector(t, &config.Config{}, &dialed)
 	c.AdHoc = config.AdHoc{Stdio: "srv"}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -74,7 +75,7 @@ func TestConnectorCloseAfterInterruptSaysSo(t *testing.T) {
 }
 
 func TestConnectorRefusesNoFilterForAProjectServer(t *testing.T) {
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	proj := &config.File{Path: ".mcp.json", Source: config.SourceProject}
 	entry := &config.Entry{Name: "p", Server: &config.Server{Command: "srv"}, File: proj}
 	c := testConnector(t, &config.Config{Servers: map[string]*config.Entry{"p": entry}}, &dialed)
@@ -92,7 +93,7 @@ func TestConnectorRefusesNoFilterForAProjectServer(t *testing.T) {
 }
 
 func TestConnectorResolveFailureDialsNothing(t *testing.T) {
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	c := testConnector(t, &config.Config{Servers: map[string]*config.Entry{}}, &dialed)
 	c.NoSession = true // no --stdio session stands for the name either
 	_, _, err := c.Open(context.Background(), "nosuch")
@@ -102,10 +103,10 @@ func TestConnectorResolveFailureDialsNothing(t *testing.T) {
 }
 
 func TestConnectorDialFailureStands(t *testing.T) {
-	c := testConnector(t, &config.Config{}, new([]ConnectOptions))
+	c := testConnector(t, &config.Config{}, new([]conn.ConnectOptions))
 	c.AdHoc = config.AdHoc{Stdio: "srv"}
 	refused := fail.New(fail.Connection, "", "cannot start srv")
-	c.Dial = func(context.Context, *config.Entry, ConnectOptions) (*fakeConn, error) { return nil, refused }
+	c.Dial = func(context.Context, *config.Entry, conn.ConnectOptions) (*fakeConn, error) { return nil, refused }
 	conn, closeFn, err := c.Open(context.Background(), "")
 	if !errors.Is(err, refused) || conn != nil || closeFn != nil {
 		t.Fatalf("got %v, %v, %v", conn, closeFn != nil, err)

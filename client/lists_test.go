@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/credentials"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 )
@@ -166,8 +168,8 @@ func TestServerListRows(t *testing.T) {
 			"b": {Name: "b", Server: user.Servers["b"], File: user}, "off": {Name: "off", Server: local.Servers["off"], File: local}}}
 	var told []string
 	l := ServerList{
-		Credentials: Credentials{Getenv: func(string) string { return "" }},
-		Sessions:    &Sessions{Store: SessionStore(t.TempDir(), "")},
+		Credentials: credentials.Credentials{Getenv: func(string) string { return "" }},
+		Sessions:    &sessions.Sessions{Store: sessions.SessionStore(t.TempDir(), "")},
 		Entry: func(srv *config.Server, loaded bool) {
 			told = append(told, srv.Command+srv.URL+map[bool]string{true: "", false: " (not loaded)"}[loaded])
 		},

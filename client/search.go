@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
@@ -40,7 +41,7 @@ func Search(ctx context.Context, l Lister, caps *mcp.ServerCapabilities, server 
 	var found []Match
 	var errs []error
 	for _, word := range searchKinds {
-		k, _ := ListKindOf(word)
+		k, _ := conn.ListKindOf(word)
 		if caps == nil || !k.Offered(caps) {
 			continue
 		}
@@ -75,7 +76,7 @@ var snapshotKinds = []string{"tools", "prompts", "templates"}
 func Snapshot(ctx context.Context, l Lister, caps *mcp.ServerCapabilities, label string) (*schemadiff.Snapshot, error) {
 	lists := map[string][]byte{}
 	for _, word := range snapshotKinds {
-		if k, _ := ListKindOf(word); caps != nil && !k.Offered(caps) {
+		if k, _ := conn.ListKindOf(word); caps != nil && !k.Offered(caps) {
 			continue
 		}
 		raw, err := l.ListRaw(ctx, word)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/credentials"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/creds"
 )
@@ -46,8 +48,8 @@ func newServerRow(memo *state.Memo, name string, f *config.File, trusted, active
 // credentials (its auth state) and the sessions (whether one holds it).
 type ServerList struct {
 	Memo        *state.Memo
-	Credentials Credentials
-	Sessions    *Sessions
+	Credentials credentials.Credentials
+	Sessions    *sessions.Sessions
 	// Entry is told of each listed entry, in precedence order, loaded
 	// when its file is used (an untrusted project file's are not), so that
 	// the caller can say what it does not use of it.

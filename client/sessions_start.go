@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/holdwire"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
@@ -103,7 +106,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 		return nil, false, err
 	}
 	if rec != nil {
-		if rec.Entry != EntryIdentity(entry, name) {
+		if rec.Entry != sessions.EntryIdentity(entry, name) {
 			return nil, false, fail.New(fail.Usage, "stop it first ('mcpc session stop "+shellwords.Quote(name)+"'), or choose another --name",
 				"session %s is running and holds another target (%s)", textsafe.Name(name), textsafe.Name(rec.Server))
 		}
@@ -123,7 +126,7 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 	if err != nil {
 		return nil, false, err
 	}
-	if note := StatelessNote(rec); note != "" {
+	if note := sessions.StatelessNote(rec); note != "" {
 		textsafe.Note(s.Notes, "%s", note)
 	}
 	return rec, false, nil
@@ -135,28 +138,28 @@ func (c *Connector[S]) StartSession(ctx context.Context, o StartOptions) (rec *s
 // which also tells it the shell a --shell session ends with. The starter
 // waits for a report: a failure before the holder serves is reported
 // too, as failure words it for an exit status.
-func (c *Connector[S]) HoldSession(ctx context.Context, o StartOptions, to io.Writer, h HoldOptions, failure func(error) *fail.Error) (err error) {
+func (c *Connector[S]) HoldSession(ctx context.Context, o StartOptions, to io.Writer, h sessions.HoldOptions, failure func(error) *fail.Error) (err error) {
 	reported := false
 	h.Idle, h.Secrets = o.Idle, c.Secrets
-	h.Report = func(rep HolderReport) {
+	h.Report = func(rep sessions.HolderReport) {
 		reported = true
-		ReportToStarter(to, h.Secrets, rep)
+		sessions.ReportToStarter(to, h.Secrets, rep)
 	}
 	defer func() {
 		if err != nil && !reported {
-			h.Report(HolderReport{Error: heldFailure(failure(err))})
+			h.Report(sessions.HolderReport{Error: holdwire.FailureOf(failure(err))})
 		}
 	}()
 	if h.Entry, h.Name, err = c.sessionTarget(o.Server, o.Name); err != nil {
 		return err
 	}
-	if ho, ok := to.(*HolderOut); ok && o.Shell {
+	if ho, ok := to.(*sessions.HolderOut); ok && o.Shell {
 		h.Shell = ho.Shell
 	}
 	if o.Shell && h.Shell == nil {
 		return fail.New(fail.Internal, "", "the holder was not told which shell it ends with")
 	}
-	h.Connect = func(ctx context.Context) (ConnectOptions, error) {
+	h.Connect = func(ctx context.Context) (conn.ConnectOptions, error) {
 		return c.ConnectOptions(ctx, h.Entry)
 	}
 	return c.Sessions.Hold(ctx, h)

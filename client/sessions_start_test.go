@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -35,17 +37,17 @@ func TestHolderLineArgs(t *testing.T) {
 // TestHolderArgs: only the holder's own command line is read from in; a
 // holder started by hand, with no spec, is refused as a usage error.
 func TestHolderArgs(t *testing.T) {
-	args, out, err := HolderArgs([]string{"mcpc", "list"}, strings.NewReader("unread"), new(bytes.Buffer))
+	args, out, err := sessions.HolderArgs([]string{"mcpc", "list"}, strings.NewReader("unread"), new(bytes.Buffer))
 	if err != nil || out != nil || !slices.Equal(args, []string{"mcpc", "list"}) {
 		t.Fatalf("HolderArgs(list) = %q, %v, %v; want the args as they are and no writer", args, out, err)
 	}
 	spec := `{"args":["mcpc","session","start","srv"],"shell":{"pid":7,"start":"s"}}`
-	args, out, err = HolderArgs([]string{"mcpc", HolderCommand}, strings.NewReader(spec), new(bytes.Buffer))
-	ho, _ := out.(*HolderOut)
+	args, out, err = sessions.HolderArgs([]string{"mcpc", sessions.HolderCommand}, strings.NewReader(spec), new(bytes.Buffer))
+	ho, _ := out.(*sessions.HolderOut)
 	if err != nil || ho == nil || ho.Shell.PID != 7 || !slices.Equal(args, []string{"mcpc", "session", "start", "srv"}) {
 		t.Fatalf("HolderArgs(holder) = %q, %#v, %v", args, out, err)
 	}
-	_, out, err = HolderArgs([]string{"mcpc", HolderCommand}, strings.NewReader(""), new(bytes.Buffer))
+	_, out, err = sessions.HolderArgs([]string{"mcpc", sessions.HolderCommand}, strings.NewReader(""), new(bytes.Buffer))
 	if want := "__holder is mcpc's own: it is started by mcpc session start"; out != nil || fail.CodeOf(err) != fail.Usage || err.Error() != want {
 		t.Fatalf("HolderArgs(no spec) = %v, %v; want a usage error %q", out, err, want)
 	}
@@ -57,7 +59,7 @@ func TestHolderArgs(t *testing.T) {
 func TestSessionTarget(t *testing.T) {
 	file := &config.File{Path: "mcp.json", Source: config.SourceUser}
 	cfg := &config.Config{Servers: map[string]*config.Entry{"srv": {Name: "srv", Server: &config.Server{Command: "s"}, File: file}}}
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	c := testConnector(t, cfg, &dialed)
 	if e, name, err := c.sessionTarget("srv", ""); err != nil || name != "srv" || e.Name != "srv" {
 		t.Fatalf("sessionTarget(srv) = %v, %q, %v", e, name, err)
@@ -85,11 +87,11 @@ func TestSessionTarget(t *testing.T) {
 // serves tells its starter, which waits for a report, with the code and
 // hint of the failure as failure words it.
 func TestHoldSessionReportsEarlyFailure(t *testing.T) {
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	c := testConnector(t, &config.Config{Servers: map[string]*config.Entry{}}, &dialed)
 	c.AdHoc = config.AdHoc{Stdio: "cmd"}
 	var to bytes.Buffer
-	err := c.HoldSession(context.Background(), StartOptions{Name: "s", Shell: true}, &to, HoldOptions{}, fail.As)
+	err := c.HoldSession(context.Background(), StartOptions{Name: "s", Shell: true}, &to, sessions.HoldOptions{}, fail.As)
 	if want := "the holder was not told which shell it ends with"; err == nil || err.Error() != want {
 		t.Fatalf("HoldSession = %v, want %q", err, want)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
@@ -18,7 +20,7 @@ import (
 // running, with a note; for another target it is refused (exit 2),
 // naming what it holds and how to free the name.
 func TestStartSessionRunning(t *testing.T) {
-	var dialed []ConnectOptions
+	var dialed []conn.ConnectOptions
 	c := testConnector(t, &config.Config{Servers: map[string]*config.Entry{}}, &dialed)
 	c.AdHoc = config.AdHoc{Stdio: "cmd arg"}
 	entry, err := c.Resolve("")
@@ -30,8 +32,8 @@ func TestStartSessionRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	answering(t, sock)
-	err = c.Sessions.Store.Write(&state.SessionRecord{Name: "mine", Server: stdioServerName, Socket: sock, PID: os.Getpid(),
-		Idle: "0s", Entry: EntryIdentity(entry, "mine")})
+	err = c.Sessions.Store.Write(&state.SessionRecord{Name: "mine", Server: sessions.SessionServerName(&config.Entry{Server: &config.Server{}}), Socket: sock, PID: os.Getpid(),
+		Idle: "0s", Entry: sessions.EntryIdentity(entry, "mine")})
 	if err != nil {
 		t.Fatal(err)
 	}

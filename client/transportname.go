@@ -2,6 +2,7 @@ package client
 
 import (
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/state"
 )
 
@@ -16,7 +17,7 @@ func TransportName(m *state.Memo, srv *config.Server) string {
 		return pin
 	}
 	if m != nil {
-		if rec := m.Era(serverKey(&config.Entry{Server: srv}, "")); rec != nil && rec.Transport == state.TransportSSE {
+		if rec := m.Era(conn.ServerKey(&config.Entry{Server: srv}, "")); rec != nil && rec.Transport == state.TransportSSE {
 			return "sse"
 		}
 	}

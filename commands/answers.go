@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -21,8 +23,8 @@ func inputFlags() []cli.Flag {
 			Usage: "answers as a JSON object: inline, @`FILE`, or - (stdin); --answer wins"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Category: catInput,
 			Usage: "accept what the server asks, taking each unanswered field's default"},
-		&cli.StringFlag{Name: "log-level", Category: catInput, Value: client.DefaultLogLevel,
-			Usage: "show server log messages at `LEVEL` or above: " + strings.Join(client.LogLevels, ", ")},
+		&cli.StringFlag{Name: "log-level", Category: catInput, Value: conn.DefaultLogLevel,
+			Usage: "show server log messages at `LEVEL` or above: " + strings.Join(conn.LogLevels, ", ")},
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
@@ -130,7 +132,7 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 	}
 	if o.detach && entry.Server.URL == "" {
 		// Refused before a stdio server is started for nothing.
-		return client.ErrDetachStdio
+		return conn.ErrDetachStdio
 	}
 	sess, tools, closeFn, err := client.OpenTools(ctx, rio.openEntry, entry, o.tool)
 	if err != nil {

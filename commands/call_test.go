@@ -8,9 +8,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -136,7 +137,7 @@ func TestRunCall(t *testing.T) {
 		// stdout's (session_logs.txtar saw exit 0 and nothing printed).
 		name: "a session that ended mid-call, its socket's EPIPE in the chain: exit 5, not stdout's reader gone",
 		args: []string{"call", "--stdio", "fake", "echo", "text=x"},
-		runs: map[string]fakeRun{"echo": {err: client.SessionEnded("counter", "server killed by signal killed",
+		runs: map[string]fakeRun{"echo": {err: conn.SessionEnded("counter", "server killed by signal killed",
 			&net.OpError{Op: "write", Net: "unix", Err: os.NewSyscallError("write", syscall.EPIPE)})}},
 		code: 5,
 		stderr: "mcpc: error: session counter ended: server killed by signal killed\n" +

@@ -5,6 +5,10 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/sessions"
+
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -51,8 +55,8 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 		NoFilter: g.noFilter, NoSession: g.noSession,
 		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,
 		Stderr: st.env.Stderr, Secrets: st.secrets, Trace: g.trace(st.env.Stderr),
-		Options:     func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
-		Credentials: credentials(st.env, g, st.secrets),
+		Options:     func(e *config.Entry) conn.ConnectOptions { return st.sessionOptions(g, e) },
+		Credentials: credentialsOf(st.env, g, st.secrets),
 		Sessions:    st.sessions(g),
 		Dial:        st.dial().connect,
 		Interrupt:   errInterrupted,
@@ -61,9 +65,9 @@ func (st *state) connector(g *globals) *client.Connector[session] {
 
 // sessions is the sessions as the invocation g sees them; a keepAlive
 // entry's holder is started with g's flags that decide its entry.
-func (st *state) sessions(g *globals) *client.Sessions {
-	return &client.Sessions{
-		Store: client.SessionStore(g.dirs.State, st.env.Getenv("XDG_RUNTIME_DIR")),
+func (st *state) sessions(g *globals) *sessions.Sessions {
+	return &sessions.Sessions{
+		Store: sessions.SessionStore(g.dirs.State, st.env.Getenv("XDG_RUNTIME_DIR")),
 		Cwd:   g.cwd, Environ: st.env.Environ, Notes: st.env.Stderr, Now: st.env.Now,
 		Config: g.loadConfig, AdHoc: g.adhoc,
 		HolderArgs: client.HolderLine{Program: st.argv[0], ConfigFiles: g.configFiles, Protocol: g.adhoc.Protocol,
@@ -80,16 +84,16 @@ func (st *state) dial() connector {
 	return clientConnector{}
 }
 
-// sessionOptions is the one builder of client.ConnectOptions from the
+// sessionOptions is the one builder of conn.ConnectOptions from the
 // flags, for every command that connects; login overrides only what a
 // login must.
-func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectOptions {
+func (st *state) sessionOptions(g *globals, entry *config.Entry) conn.ConnectOptions {
 	connectTimeout := g.connectTimeout
 	if t := time.Duration(entry.Server.Timeout); t > 0 && !g.connectTimeoutSet {
 		connectTimeout = t
 	}
-	credentials(st.env, g, st.secrets).RegisterEntrySecrets(entry, g.cwd)
-	return client.ConnectOptions{
+	credentialsOf(st.env, g, st.secrets).RegisterEntrySecrets(entry, g.cwd)
+	return conn.ConnectOptions{
 		Getenv:         st.env.Getenv,
 		Environ:        st.env.Environ(),
 		Cwd:            g.cwd,
@@ -108,7 +112,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) client.ConnectO
 		TraceMeta:      client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
 		Progress:       st.progress.Notify,
 		Input:          g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
-		StartUp:        &client.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
+		StartUp:        &conn.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
 	}
 }
 

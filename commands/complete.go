@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -20,7 +22,7 @@ import (
 
 // completeMaxMessage bounds each message from a server asked for a
 // completion (the one --max-message bound, set lower): a completion answer
-// holds at most client.MaxCompletionValues values, and a list worth
+// holds at most conn.MaxCompletionValues values, and a list worth
 // offering on TAB is far smaller, so a server that answers with more is
 // not read to the end.
 const completeMaxMessage = 4 << 20
@@ -41,7 +43,7 @@ remembers on that server (read from the state directory).
 
 What a server offers is typed as words and nothing more: each quoted for
 the shell (by mcpc for bash and PowerShell; zsh and fish quote what they
-insert), so that no value runs or expands on the line; at most ` + strconv.Itoa(client.MaxCompletionValues) + `
+insert), so that no value runs or expands on the line; at most ` + strconv.Itoa(conn.MaxCompletionValues) + `
 values, a note on stderr saying when there are more; a value that is not
 one printable line or holds a credential mcpc sent (a server echoing its
 token), and a word that would start with "-", are left out; a server's
@@ -114,7 +116,7 @@ func (c *completer) Topics() []completions.Candidate {
 	return completions.Words(helptext.Names(), "topic")
 }
 
-func (c *completer) ListKinds() []string { return client.ListKindWords() }
+func (c *completer) ListKinds() []string { return conn.ListKindWords() }
 
 // Open reaches a configured server (never a URL) with its stderr hidden,
 // each message bounded by completeMaxMessage.

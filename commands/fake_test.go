@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/skills"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
@@ -50,7 +51,7 @@ type fakeServer struct {
 	connectErrs map[string]error
 
 	// What was asked.
-	connects []client.ConnectOptions
+	connects []conn.ConnectOptions
 	calls    []fakeCall
 	closed   int
 	ended    int // EndSettledSessions
@@ -84,7 +85,7 @@ type fakeCall struct {
 // from several goroutines. (A package variable: tests copy fakeServers.)
 var fakeMu sync.Mutex
 
-func (f *fakeServer) connect(_ context.Context, e *config.Entry, o client.ConnectOptions) (session, error) {
+func (f *fakeServer) connect(_ context.Context, e *config.Entry, o conn.ConnectOptions) (session, error) {
 	fakeMu.Lock()
 	defer fakeMu.Unlock()
 	f.connects = append(f.connects, o)
@@ -97,7 +98,7 @@ func (f *fakeServer) connect(_ context.Context, e *config.Entry, o client.Connec
 	return &fakeSession{f: f, name: fmt.Sprintf("server %q", e.Name)}, nil
 }
 
-func (f *fakeServer) openTasks(_ context.Context, _ *config.Entry, o client.ConnectOptions, _ string) (taskSession, error) {
+func (f *fakeServer) openTasks(_ context.Context, _ *config.Entry, o conn.ConnectOptions, _ string) (taskSession, error) {
 	f.connects = append(f.connects, o)
 	if f.connectErr != nil {
 		return nil, f.connectErr

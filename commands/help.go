@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
@@ -20,7 +22,7 @@ func helpValues() helptext.Values {
 		MaxMessage: units.SizeText(transport.DefaultMaxMessage),
 		KeepAlive:  units.DurationText(config.DefaultKeepAlive),
 		// The defaults of --probe-timeout and session start --idle.
-		ProbeTimeout: units.DurationText(client.DefaultProbeTimeout),
+		ProbeTimeout: units.DurationText(conn.DefaultProbeTimeout),
 		SessionIdle:  units.DurationText(client.DefaultSessionIdle),
 	}
 }

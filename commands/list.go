@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
@@ -89,7 +91,7 @@ exit-codes').`,
 			switch {
 			case o.server == "" && !g.adhoc.IsStdio():
 				return runServerList(ctx, rio, g.loadConfig, client.ServerList{Memo: g.memo(),
-					Credentials: credentials(st.env, g, st.secrets), Sessions: st.sessions(g),
+					Credentials: credentialsOf(st.env, g, st.secrets), Sessions: st.sessions(g),
 					Entry: func(srv *config.Server, loaded bool) { entryNotes(st.env.Stderr, g.trace(st.env.Stderr), srv, loaded) }})
 			case o.name != "":
 				// A description's example names the server as this
@@ -118,7 +120,7 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 		return o, err
 	}
 	o.server = server
-	if len(rest) > 0 && slices.Contains(client.ListKindWords(), rest[0]) {
+	if len(rest) > 0 && slices.Contains(conn.ListKindWords(), rest[0]) {
 		o.kind, rest = rest[0], rest[1:]
 	}
 	if len(rest) > 0 {
@@ -141,7 +143,7 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 		return err
 	}
 	defer closeFn()
-	if caps := sess.initializeResult().Capabilities; !client.Declared(caps, what) {
+	if caps := sess.initializeResult().Capabilities; !conn.Declared(caps, what) {
 		// An empty list, as the server has none to give: not its
 		// rejection of a request mcpc need not have sent.
 		textsafe.Note(rio.stderr, "%s", undeclaredNote(sess.label(), what))
@@ -154,7 +156,7 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 }
 
 // undeclaredNote says that the server named label declares no list of the
-// kind what (a word of client.ListKinds).
+// kind what (a word of conn.ListKinds).
 func undeclaredNote(label, what string) string {
 	if what == "templates" {
 		return label + " declares no resources, so no resource templates"
@@ -188,7 +190,7 @@ func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
 		_, err := sess.FindTool(tools, o.name)
 		return err
 	}
-	k, _ := client.ListKindOf(o.kind)
+	k, _ := conn.ListKindOf(o.kind)
 	return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
 }
 

@@ -5,9 +5,12 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/credentials"
+
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/termui"
@@ -29,9 +32,9 @@ type loginOptions struct {
 // (sessionOptions builds every command's settings from the flags).
 type loginIO struct {
 	runIO
-	creds          client.Credentials
-	sessionOptions func(*config.Entry) client.ConnectOptions
-	connect        func(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error)
+	creds          credentials.Credentials
+	sessionOptions func(*config.Entry) conn.ConnectOptions
+	connect        func(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (session, error)
 }
 
 type loginResult struct {
@@ -52,7 +55,7 @@ the address the browser was sent to can be pasted on stdin instead. The
 tokens go to the OS keyring (no plaintext fallback); every later command
 uses them, refreshing them when needed. For an enterprise server without
 "idTokenEnv" or "idTokenFile", the login is at its identity provider
-(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + units.DurationText(client.DefaultLoginTimeout) + `).`,
+(OpenID Connect) and keeps the ID token. Bounded by --timeout (default ` + units.DurationText(credentials.DefaultLoginTimeout) + `).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "paste", Usage: "also accept the redirect URL pasted on stdin (for remote shells)"},
 		},
@@ -67,7 +70,7 @@ uses them, refreshing them when needed. For an enterprise server without
 			}
 			if g.timeout == 0 {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, client.DefaultLoginTimeout)
+				ctx, cancel = context.WithTimeout(ctx, credentials.DefaultLoginTimeout)
 				defer cancel()
 			}
 			return runLogin(ctx, st.loginIO(g), o)
@@ -93,7 +96,7 @@ func loginTarget(rio runIO, server, verb string) (*config.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e, client.CheckLoginTarget(e, verb)
+	return e, credentials.CheckLoginTarget(e, verb)
 }
 
 // runLogin logs in to the server and prints the login.
@@ -102,12 +105,12 @@ func runLogin(ctx context.Context, lio loginIO, o loginOptions) error {
 	if err != nil {
 		return err
 	}
-	rec, err := lio.creds.Login(ctx, e, client.LoginSteps{
+	rec, err := lio.creds.Login(ctx, e, credentials.LoginSteps{
 		ShowLink: func(link string) { termui.ShowLink(lio.stderr, o.jsonLink, link) },
 		Note:     func(msg string) { textsafe.Note(lio.stderr, "%s", msg) },
 		Paste:    o.paste,
-		Options:  func() client.ConnectOptions { return lio.sessionOptions(e) },
-		Connect: func(ctx context.Context, opts client.ConnectOptions) error {
+		Options:  func() conn.ConnectOptions { return lio.sessionOptions(e) },
+		Connect: func(ctx context.Context, opts conn.ConnectOptions) error {
 			sess, err := lio.connect(ctx, e, opts)
 			if err == nil {
 				sess.Close()

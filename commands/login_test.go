@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/credentials"
+
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/format"
@@ -49,7 +50,7 @@ func TestLoginConnectOptions(t *testing.T) {
 	// What login overrides: its bound is the login's (--timeout, default
 	// 5m), not --connect-timeout; the token comes from the login in
 	// progress; no memo and no input.
-	if c.ConnectTimeout != 9*time.Second || l.ConnectTimeout <= 9*time.Second || l.ConnectTimeout > client.DefaultLoginTimeout {
+	if c.ConnectTimeout != 9*time.Second || l.ConnectTimeout <= 9*time.Second || l.ConnectTimeout > credentials.DefaultLoginTimeout {
 		t.Errorf("ConnectTimeout: call %v, login %v; want 9s and the login's bound", c.ConnectTimeout, l.ConnectTimeout)
 	}
 	if l.OAuthHandler == nil || l.Memo != nil || l.Input != nil {
@@ -97,7 +98,7 @@ func TestRunLogout(t *testing.T) {
 				},
 				resolve: func(server string) (*config.Entry, error) { return entries[server], nil },
 			},
-			creds: client.Credentials{Store: creds.NewMemStore(), LockDir: t.TempDir()},
+			creds: credentials.Credentials{Store: creds.NewMemStore(), LockDir: t.TempDir()},
 		}
 		msg := ""
 		if err := runLogout(context.Background(), lio, c.server); err != nil {

@@ -10,7 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
@@ -163,7 +164,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
 	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder,
-		progress: new(client.ProgressDisplay)}
+		progress: new(conn.ProgressDisplay)}
 	root := newRoot(st)
 	// Whether a failure is reported as JSON is decided here, once, as the
 	// flag parser will read --json: flag errors come before any action,

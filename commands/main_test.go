@@ -14,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/credentials"
+
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
@@ -185,13 +188,13 @@ func TestHelpDefaultsMatchConstants(t *testing.T) {
 		parse func(string) (any, error)
 		want  any
 	}{
-		{"--help", `--connect-timeout DURATION .*\(default: ([^)]+)\)`, dur, client.DefaultConnectTimeout},
-		{"--help", `--probe-timeout DURATION .*\(default: ([^)]+)\)`, dur, client.DefaultProbeTimeout},
+		{"--help", `--connect-timeout DURATION .*\(default: ([^)]+)\)`, dur, conn.DefaultConnectTimeout},
+		{"--help", `--probe-timeout DURATION .*\(default: ([^)]+)\)`, dur, conn.DefaultProbeTimeout},
 		{"--help", `--idle-timeout DURATION .*\(default: ([^)]+), none when --timeout is given\)`, dur, transport.DefaultIdleTimeout},
 		{"--help", `--max-message SIZE .*; default ([^;]+);`, size, int64(transport.DefaultMaxMessage)},
 		{"--help", `--max-bytes N .*\(default: (\d+)\)`, num, format.DefaultMaxBytes},
 		{"--help", `--max-lines N .*\(default: (\d+)\)`, num, format.DefaultMaxLines},
-		{"login", `Bounded by --timeout \(default ([^)]+)\)`, dur, client.DefaultLoginTimeout},
+		{"login", `Bounded by --timeout \(default ([^)]+)\)`, dur, credentials.DefaultLoginTimeout},
 		{"help", `"maxMessage" \(the largest\s+message accepted from the server, bytes or "128MiB"; default ([^)]+)\)`, size, int64(transport.DefaultMaxMessage)},
 	} {
 		m := regexp.MustCompile(tc.re).FindStringSubmatch(help[tc.help])

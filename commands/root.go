@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -24,7 +26,7 @@ type state struct {
 	env      Env
 	dashArgs []string
 	// progress shows the progress of the request being run, if any.
-	progress *client.ProgressDisplay
+	progress *conn.ProgressDisplay
 	// secrets are what the invocation sends that stderr must not show.
 	secrets *redaction.Set
 	// argv is the command line as given (a session's holder is started
@@ -68,7 +70,7 @@ type globals struct {
 	// noSession bypasses a live session (--no-session).
 	noSession bool
 	// reprobe is set by mcpc reconnect: the era is probed afresh, what was
-	// remembered about the server forgotten (client.ConnectOptions.Reprobe).
+	// remembered about the server forgotten (conn.ConnectOptions.Reprobe).
 	reprobe bool
 }
 
@@ -163,7 +165,7 @@ func globalFlags(getenv func(string) string) []cli.Flag {
 		&cli.IntFlag{Name: "max-bytes", Category: catOutput, Value: format.DefaultMaxBytes, Usage: "print at most `N` bytes inline; the full result goes to a file (0: no limit)"},
 		&cli.IntFlag{Name: "max-lines", Category: catOutput, Value: format.DefaultMaxLines, Usage: "print at most `N` lines inline (0: no limit)"},
 		&cli.DurationFlag{Name: "timeout", Category: catConnection, Sources: envVars(getenv, "MCPC_TIMEOUT"), Usage: "limit the whole invocation to `DURATION` (0: no limit)"},
-		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: client.DefaultConnectTimeout, DefaultText: units.DurationText(client.DefaultConnectTimeout), Usage: "limit server start-up and handshake to `DURATION`"},
+		&cli.DurationFlag{Name: "connect-timeout", Category: catConnection, Value: conn.DefaultConnectTimeout, DefaultText: units.DurationText(conn.DefaultConnectTimeout), Usage: "limit server start-up and handshake to `DURATION`"},
 		&cli.StringSliceFlag{Name: "config", Category: catConnection, TakesFile: true, Usage: "read servers from `FILE` too (repeatable; also MCPC_CONFIG)"},
 		&cli.StringFlag{Name: "stdio", Category: catConnection, Usage: "run the server `COMMAND` (split like a shell would, never run by one)"},
 		&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Category: catConnection, Usage: "send an HTTP `HEADER` written as 'Name: value' (repeatable)"},
@@ -171,7 +173,7 @@ func globalFlags(getenv func(string) string) []cli.Flag {
 		&cli.StringFlag{Name: "protocol", Category: catConnection, Usage: "protocol `VERSION`: auto, 2026-07-28, 2025-11-25 or 2025-06-18"},
 		&cli.StringFlag{Name: "transport", Category: catConnection, Usage: "an HTTP server's `TRANSPORT`: auto (Streamable HTTP, falling back to HTTP+SSE), http or sse (per server: \"type\")"},
 		&cli.StringFlag{Name: "server-stderr", Category: catConnection, Value: "show", Usage: "a stdio server's stderr: show, hide, or append to `FILE`"},
-		&cli.DurationFlag{Name: "probe-timeout", DefaultText: units.DurationText(client.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
+		&cli.DurationFlag{Name: "probe-timeout", DefaultText: units.DurationText(conn.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
 		&cli.DurationFlag{Name: "idle-timeout", DefaultText: units.DurationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
 		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(transport.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
 		&cli.BoolFlag{Name: "no-session", Category: catConnection, Usage: "start the server for this invocation even when a session holds it"},

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -48,7 +50,7 @@ type runIO struct {
 	progress func(asked bool) (stop func())
 	// taskStatus shows a task's status message on the progress line.
 	taskStatus func(*tasks.Task)
-	// openTasks reaches entry's detached tasks (client.OpenTasks), id's
+	// openTasks reaches entry's detached tasks (conn.OpenTasks), id's
 	// session among them.
 	openTasks func(ctx context.Context, entry *config.Entry, id string) (taskSession, error)
 	// each reaches several servers, at most parallel at once.
@@ -103,8 +105,8 @@ func (st *state) runIO(g *globals) runIO {
 }
 
 // progressTerm is env's stderr, as progress is shown on it.
-func progressTerm(env Env) client.ProgressTerm {
-	return client.ProgressTerm{Stderr: env.Stderr, TTY: env.StderrTTY, Getenv: env.Getenv, Width: env.StderrWidth, Now: env.Now}
+func progressTerm(env Env) conn.ProgressTerm {
+	return conn.ProgressTerm{Stderr: env.Stderr, TTY: env.StderrTTY, Getenv: env.Getenv, Width: env.StderrWidth, Now: env.Now}
 }
 
 // structured says the output is mcpc's JSON (--json, or stdout not a
@@ -127,7 +129,7 @@ func takeSnapshot(ctx context.Context, rio runIO, server string) (*schemadiff.Sn
 
 // loginIO is the invocation's.
 func (st *state) loginIO(g *globals) loginIO {
-	return loginIO{runIO: st.runIO(g), creds: credentials(st.env, g, st.secrets),
-		sessionOptions: func(e *config.Entry) client.ConnectOptions { return st.sessionOptions(g, e) },
+	return loginIO{runIO: st.runIO(g), creds: credentialsOf(st.env, g, st.secrets),
+		sessionOptions: func(e *config.Entry) conn.ConnectOptions { return st.sessionOptions(g, e) },
 		connect:        st.dial().connect}
 }

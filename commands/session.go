@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/skills"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
@@ -15,7 +16,7 @@ import (
 )
 
 // session is what the commands use of a connection to a server: the
-// methods of *client.Session they call, and no more. It is the seam under
+// methods of *conn.Conn they call, and no more. It is the seam under
 // the commands (gh injects its HTTP client the same way): the run
 // functions have unit tests over a fake session, and the scripts run the
 // real one end to end.
@@ -34,11 +35,11 @@ type session interface {
 	ListHint() string
 	// Ping times one round trip: ping, or server/discover on 2026-07-28.
 	Ping(ctx context.Context) (time.Duration, error)
-	// End closes as the invocation ends (client.Session.End); Close
+	// End closes as the invocation ends (conn.Conn.End); Close
 	// closes politely.
 	End(ctx context.Context, interrupted bool)
 	Close()
-	// label and initializeResult read what client.Session keeps in
+	// label and initializeResult read what conn.Conn keeps in
 	// fields: how messages name the server, and its handshake's answer.
 	label() string
 	initializeResult() *mcp.InitializeResult
@@ -47,7 +48,7 @@ type session interface {
 }
 
 // taskSession is what mcpc task uses of a connection opened for detached
-// tasks (client.OpenTasks: no handshake, the remembered session).
+// tasks (conn.OpenTasks: no handshake, the remembered session).
 type taskSession interface {
 	GetTask(ctx context.Context, id string) (*tasks.Task, error)
 	FollowTask(ctx context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error)
@@ -63,31 +64,31 @@ type taskSession interface {
 // connector reaches servers: the client package in a real invocation, a
 // fake in unit tests (Env.connector).
 type connector interface {
-	connect(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error)
-	openTasks(ctx context.Context, e *config.Entry, o client.ConnectOptions, id string) (taskSession, error)
+	connect(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (session, error)
+	openTasks(ctx context.Context, e *config.Entry, o conn.ConnectOptions, id string) (taskSession, error)
 }
 
 // clientConnector is the real connector.
 type clientConnector struct{}
 
-func (clientConnector) connect(ctx context.Context, e *config.Entry, o client.ConnectOptions) (session, error) {
-	s, err := client.Connect(ctx, e, o)
+func (clientConnector) connect(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (session, error) {
+	s, err := conn.Connect(ctx, e, o)
 	if err != nil {
-		return nil, err // an untyped nil: a nil *client.Session would not compare equal to nil
+		return nil, err // an untyped nil: a nil *conn.Conn would not compare equal to nil
 	}
 	return clientSession{s}, nil
 }
 
-func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o client.ConnectOptions, id string) (taskSession, error) {
-	s, err := client.OpenTasks(ctx, e, o, id)
+func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o conn.ConnectOptions, id string) (taskSession, error) {
+	s, err := conn.OpenTasks(ctx, e, o, id)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// clientSession is a *client.Session as a session.
-type clientSession struct{ *client.Session }
+// clientSession is a *conn.Conn as a session.
+type clientSession struct{ *conn.Conn }
 
 func (s clientSession) label() string                           { return s.Label }
 func (s clientSession) initializeResult() *mcp.InitializeResult { return s.CS.InitializeResult() }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/sessions"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
@@ -73,7 +75,7 @@ func sessionStartCommand(st *state) *cli.Command {
 			}
 			if st.holder != nil {
 				// The holder lives until its session ends: no --timeout.
-				h := client.HoldOptions{IdleText: units.DurationText(o.Idle), WriteWait: holderWriteWait}
+				h := sessions.HoldOptions{IdleText: units.DurationText(o.Idle), WriteWait: holderWriteWait}
 				return st.connector(g).HoldSession(ctx, o, st.holder, h, fail.From)
 			}
 			ctx, cancel := g.withTimeout(ctx)
@@ -132,14 +134,14 @@ func runSessionStart(ctx context.Context, rio runIO, conn *client.Connector[sess
 		return err
 	}
 	if structured {
-		return rio.print(format.KindGeneric, client.ShownSession(rec))
+		return rio.print(format.KindGeneric, sessions.ShownSession(rec))
 	}
-	return rio.write(format.SessionText(format.Session(client.ShownSession(rec)), running))
+	return rio.write(format.SessionText(format.Session(sessions.ShownSession(rec)), running))
 }
 
-// holderArgs is client.HolderArgs over env: a holder has no stdin or stdout of its own.
+// holderArgs is sessions.HolderArgs over env: a holder has no stdin or stdout of its own.
 func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
-	args, out, err := client.HolderArgs(args, env.Stdin, env.Stdout)
+	args, out, err := sessions.HolderArgs(args, env.Stdin, env.Stdout)
 	if out != nil {
 		env.Stdout, env.Stdin, env.StdoutTTY = io.Discard, strings.NewReader(""), false
 	}
@@ -147,7 +149,7 @@ func holderArgs(env *Env, args []string) ([]string, io.Writer, error) {
 }
 
 // printSessions prints session list's sessions.
-func printSessions(rio runIO, out []client.SessionListed, structured bool) error {
+func printSessions(rio runIO, out []sessions.SessionListed, structured bool) error {
 	if structured {
 		return rio.print(format.KindGeneric, out)
 	}

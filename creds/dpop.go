@@ -55,12 +55,12 @@ type dpopKey struct {
 }
 
 // HTTPWrapper is an OAuth handler whose tokens need a transport of their
-// own on the MCP connection (DPoP proofs): client.ConnectOptions.WrapHTTP.
+// own on the MCP connection (DPoP proofs): conn.ConnectOptions.WrapHTTP.
 type HTTPWrapper interface {
 	WrapHTTP(http.RoundTripper) http.RoundTripper
 }
 
-// WrapHTTP is h's transport wrapper for client.ConnectOptions.WrapHTTP;
+// WrapHTTP is h's transport wrapper for conn.ConnectOptions.WrapHTTP;
 // nil when h needs none.
 func WrapHTTP(h auth.OAuthHandler) func(http.RoundTripper) http.RoundTripper {
 	if w, ok := h.(HTTPWrapper); ok {

@@ -3,7 +3,7 @@ package format
 import "github.com/mcpc-dev/mcpc/internal/shellwords"
 
 // listKinds are how text reads each list a server offers, named by its
-// word (client.ListKinds), and one item of it described; a resource is
+// word (conn.ListKinds), and one item of it described; a resource is
 // never described (mcpc read shows it).
 var listKinds = map[string]struct{ list, item Kind }{
 	"tools":     {KindToolList, KindTool},

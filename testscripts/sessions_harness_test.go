@@ -16,7 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/holdwire"
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
@@ -103,15 +103,15 @@ func awaitAttached(ts *testscript.TestScript, path string, n int) {
 
 // holderStatus asks the holder at path its status on a connection of its
 // own.
-func holderStatus(ctx context.Context, path string) (client.HolderStatusResult, error) {
-	var st client.HolderStatusResult
+func holderStatus(ctx context.Context, path string) (holdwire.StatusResult, error) {
+	var st holdwire.StatusResult
 	c, err := transport.DialUnix(ctx, path)
 	if err != nil {
 		return st, err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := io.WriteString(c, `{"jsonrpc":"2.0","id":1,"method":"`+client.HolderStatus+`","params":{}}`+"\n"); err != nil {
+	if _, err := io.WriteString(c, `{"jsonrpc":"2.0","id":1,"method":"`+holdwire.Status+`","params":{}}`+"\n"); err != nil {
 		return st, err
 	}
 	line, err := bufio.NewReader(c).ReadBytes('\n')
@@ -119,7 +119,7 @@ func holderStatus(ctx context.Context, path string) (client.HolderStatusResult, 
 		return st, err
 	}
 	var res struct {
-		Result client.HolderStatusResult `json:"result"`
+		Result holdwire.StatusResult `json:"result"`
 	}
 	err = json.Unmarshal(line, &res)
 	return res.Result, err

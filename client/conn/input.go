@@ -1,0 +1,559 @@
+//lint:file-ignore SA1019 logging, sampling and roots are deprecated in 2026-07-28, yet 2025 servers use them: mcpc shows the logs and refuses the rest
+
+package conn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client/holdwire"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
+)
+
+// Input is how a session answers what the server asks for while one of
+// mcpc's requests runs: elicitations (as elicitation/create requests on
+// 2025 servers, as input_required results on 2026-07-28 ones) and log
+// messages. Answers.Input (answers.go) decides the answers; this file
+// carries them over either era.
+type Input struct {
+	// Elicit answers one elicitation, form or URL mode. server names the
+	// asking server for the user. An error ends the request the server
+	// asked under, and is what mcpc reports.
+	Elicit func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Log shows one server log message; only those at LogLevel or more
+	// severe arrive.
+	Log func(level, logger string, data any)
+	// Note tells the user what mcpc refused on their behalf.
+	Note func(msg string)
+	// LogLevel is the least severe level wanted ("" is warning); it is
+	// also what the server is asked to send.
+	LogLevel string
+	// Interactive says a person answers: accepting a URL then means they
+	// have been there, so mcpc need not wait to hear it from the server.
+	Interactive bool
+}
+
+func (in *Input) offersElicitation() bool { return in != nil && in.Elicit != nil }
+
+// LogLevels are the MCP (syslog) levels, least severe first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// DefaultLogLevel is what mcpc shows unless told otherwise: problems, not
+// chatter.
+const DefaultLogLevel = "warning"
+
+// Bounds on the 2026-07-28 retry loop. A server that keeps asking, or
+// keeps answering "busy" (input_required with nothing to answer), must not
+// keep a script waiting for ever.
+var (
+	maxInputRounds = 10
+	maxBusyRounds  = 3
+	busyPause      = 200 * time.Millisecond
+)
+
+// inputState follows the one request in flight, so that an answer that
+// cannot be given (a missing required field, say) ends that request with
+// its own error rather than with whatever the server makes of a refusal.
+type inputState struct {
+	in *Input
+
+	mu     sync.Mutex
+	op     context.Context
+	abort  context.CancelCauseFunc
+	failed error
+	// done signals notifications/elicitation/complete by elicitation id.
+	done map[string]chan struct{}
+}
+
+// begin marks the start of a request; end reports the answer that failed
+// during it, if any.
+func (st *inputState) begin(ctx context.Context) (context.Context, func() error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	st.mu.Lock()
+	st.op, st.abort, st.failed = ctx, cancel, nil
+	st.mu.Unlock()
+	return ctx, func() error {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		st.op, st.abort = nil, nil
+		cancel(nil)
+		return st.failed
+	}
+}
+
+// fail records err as the reason the request in flight ends, and ends it.
+func (st *inputState) fail(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.failed == nil {
+		st.failed = err
+	}
+	if st.abort != nil {
+		st.abort(err)
+	}
+}
+
+// withOp ties a server-to-client request's context to the request in
+// flight: when mcpc's request ends (Ctrl-C, --timeout), so does the
+// question asked under it.
+func (st *inputState) withOp(ctx context.Context) (context.Context, func()) {
+	st.mu.Lock()
+	op := st.op
+	st.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	if op == nil {
+		return ctx, cancel
+	}
+	stop := context.AfterFunc(op, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (st *inputState) level() string {
+	if st.in == nil || st.in.LogLevel == "" {
+		return DefaultLogLevel
+	}
+	return st.in.LogLevel
+}
+
+func (st *inputState) note(msg string) {
+	if st.in != nil && st.in.Note != nil {
+		st.in.Note(msg)
+	}
+}
+
+// newClient makes the SDK client for this session, declaring what
+// clientCapabilities says and handling what it offers. The 2026-07-28
+// input_required loop is mcpc's own (see inputRounds), so the SDK's is off.
+func (s *Conn) newClient(o ConnectOptions) *mcp.Client {
+	s.input = &inputState{in: o.Input}
+	opts := &mcp.ClientOptions{
+		Capabilities:   clientCapabilities(o.Input),
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	if o.Input.offersElicitation() {
+		opts.ElicitationHandler = s.handleElicit
+		opts.ElicitationCompleteHandler = s.input.complete
+	}
+	if in := o.Input; in != nil && in.Log != nil {
+		opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) { s.showLog(req.Params) }
+	}
+	if o.Progress != nil {
+		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			o.Progress(r.Params)
+		}
+	}
+	// On stdio the wire hands these two to the same handlers undecoded by
+	// the SDK (wire.Skip).
+	s.wire.deliver = func(method string, params []byte) bool {
+		switch {
+		case method == "notifications/progress" && o.Progress != nil:
+			p, ok := rawmsg.Progress(params)
+			if !ok {
+				return false // the SDK says what is wrong with it
+			}
+			o.Progress(p)
+		case method == "notifications/message" && opts.LoggingMessageHandler != nil:
+			if LevelRank(rawmsg.View(params).Get("level").String()) < LevelRank(s.input.level()) {
+				return true
+			}
+			var p mcp.LoggingMessageParams
+			if json.Unmarshal(params, &p) != nil {
+				return false
+			}
+			s.showLog(&p)
+		case method == holdwire.Dropped && s.sock != nil:
+			if n := holdwire.DroppedShown(params, func(lv string) bool { return LevelRank(lv) >= LevelRank(s.input.level()) }, o.Progress != nil); n > 0 {
+				s.input.note(fmt.Sprintf("session %s dropped %d of the server's notifications to this invocation: it read them more slowly than the server sent them", s.opts.Held.Name, n))
+			}
+		}
+		return true // a notification nothing would show
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
+	c.AddReceivingMiddleware(s.refuseUnoffered)
+	c.AddSendingMiddleware(s.idleBound)
+	c.AddSendingMiddleware(progressToken, s.inputRounds)
+	return c
+}
+
+// afterConnect asks a 2025 server that logs to send what --log-level
+// wants. (2026-07-28 servers get the level with each request instead.)
+func (s *Conn) afterConnect(ctx context.Context) {
+	r := s.CS.InitializeResult()
+	if r == nil || s.modern() || r.Capabilities == nil || r.Capabilities.Logging == nil ||
+		s.input.in == nil || s.input.in.Log == nil {
+		return
+	}
+	// A server that refuses still gets its messages filtered locally.
+	_ = s.CS.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(s.input.level())})
+}
+
+func (s *Conn) modern() bool { return s.ProtocolVersion() >= "2026-07-28" }
+
+// handleElicit answers a 2025 server's elicitation/create.
+func (s *Conn) handleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	ctx, stop := s.input.withOp(ctx)
+	defer stop()
+	defer s.idle.Pause()()
+	res, err := s.input.in.Elicit(ctx, s.Label, req.Params)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.input.fail(err)
+		}
+		// The request it was asked under ends here, so the server learns
+		// that the user did not answer.
+		return withRelatedTask(req.Params, &mcp.ElicitResult{Action: "cancel"}), nil
+	}
+	return withRelatedTask(req.Params, res), nil
+}
+
+// RelatedTaskKey is the _meta key that ties a message to a task.
+const RelatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// withRelatedTask ties mcpc's answer to the task its question was asked
+// under: 2025-11-25 wants every response related to a task to carry the
+// key (the server's question carries it).
+func withRelatedTask(p *mcp.ElicitParams, res *mcp.ElicitResult) *mcp.ElicitResult {
+	if p == nil || res == nil {
+		return res
+	}
+	rt, ok := p.Meta[RelatedTaskKey]
+	if !ok {
+		return res
+	}
+	out := *res
+	out.Meta = maps.Clone(res.Meta)
+	if out.Meta == nil {
+		out.Meta = mcp.Meta{}
+	}
+	out.Meta[RelatedTaskKey] = rt
+	return &out
+}
+
+// showLog shows a server's log message at or above --log-level.
+func (s *Conn) showLog(p *mcp.LoggingMessageParams) {
+	if p == nil || LevelRank(string(p.Level)) < LevelRank(s.input.level()) {
+		return
+	}
+	s.input.in.Log(string(p.Level), p.Logger, p.Data)
+}
+
+// LevelRank orders levels; an unknown level counts as the most severe, so
+// that it is shown rather than lost.
+func LevelRank(l string) int {
+	if i := slices.Index(LogLevels, l); i >= 0 {
+		return i
+	}
+	return len(LogLevels)
+}
+
+// unoffered names the server-to-client requests mcpc does not offer.
+var unoffered = map[string]string{
+	"sampling/createMessage": "sampling (an LLM completion)",
+	"roots/list":             "roots (the directories it may work in)",
+}
+
+// refuseUnoffered answers a server that asks for what mcpc never offered
+// with a JSON-RPC error, and tells the user.
+func (s *Conn) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		what, ok := unoffered[method]
+		if !ok {
+			return next(ctx, method, req)
+		}
+		s.input.note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", s.Label, what))
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpc does not offer " + method}
+	}
+}
+
+// inputRounds runs each of mcpc's requests, and on 2026-07-28 answers
+// input_required results: it fulfils the input requests, in a stable order
+// and one at a time (a person may be answering), and sends the request
+// again with a new id, the answers, and the requestState echoed exactly.
+func (s *Conn) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") || method == "server/discover" || method == "initialize" {
+			return next(ctx, method, req)
+		}
+		ctx, end := s.input.begin(ctx)
+		var res mcp.Result
+		var err error
+		switch method {
+		case "tools/call", "prompts/get", "resources/read":
+			for try := 0; ; try++ {
+				res, err = s.rounds(ctx, method, req, next)
+				urls := urlsRequired(err)
+				if urls == nil || try == maxURLRounds || !s.input.in.offersElicitation() {
+					break
+				}
+				if err = s.openURLs(ctx, urls); err != nil {
+					break
+				}
+			}
+		default:
+			res, err = next(ctx, method, req)
+		}
+		if f := end(); f != nil {
+			return nil, f
+		}
+		return res, err
+	}
+}
+
+func (s *Conn) rounds(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	if s.modern() && s.input.in != nil && s.input.in.Log != nil {
+		setLogLevel(req.GetParams(), s.input.level())
+	}
+	rounds, busy := 0, 0
+	for {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		// The server answered in this era: whatever goes wrong with the
+		// answers from here on is no reason to doubt a remembered verdict
+		// (and to ask the same questions again on a new connection).
+		s.verified = true
+		requests, state, more, err := s.inputRequired(method, res)
+		if err != nil || !more {
+			return res, err
+		}
+		var answers mcp.InputResponseMap
+		if len(requests) == 0 {
+			// Load shedding: nothing to answer, only "try again".
+			if busy++; busy > maxBusyRounds {
+				return nil, fail.New(fail.Protocol, "try again later",
+					"%s was still busy (input_required with nothing to answer) after %d retries", s.Label, maxBusyRounds)
+			}
+			if err := sleep(ctx, time.Duration(busy)*busyPause); err != nil {
+				return nil, err
+			}
+		} else {
+			if rounds++; rounds > maxInputRounds {
+				return nil, fail.New(fail.Protocol, "the server seems to ask in a loop; check the answers given, or report it to the server's authors",
+					"%s still asked for input after %d rounds of answers", s.Label, maxInputRounds)
+			}
+			if answers, err = s.fulfil(ctx, requests); err != nil {
+				return nil, err
+			}
+		}
+		if req, err = retry(req, answers, state); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// maxURLRounds bounds how often a request is sent again after the server
+// answered that a URL must be visited first (-32042).
+var maxURLRounds = 3
+
+// urlsRequired returns the URL elicitations of a URLElicitationRequired
+// error (-32042), or nil.
+func urlsRequired(err error) []*mcp.ElicitParams {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(rpc.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	for _, p := range data.Elicitations {
+		if p == nil || p.URL == "" {
+			return nil
+		}
+		p.Mode = "url"
+	}
+	return data.Elicitations
+}
+
+// openURLs answers a 2025 server's "visit these URLs first": each is shown
+// and accepted as any URL elicitation is, and then, unless a person said
+// they have been there, mcpc waits for the server's
+// notifications/elicitation/complete within the invocation's bound,
+// before the request is sent again.
+func (s *Conn) openURLs(ctx context.Context, urls []*mcp.ElicitParams) error {
+	var waits []chan struct{}
+	for _, p := range urls {
+		ch := s.input.await(p.ElicitationID)
+		defer s.input.forget(p.ElicitationID)
+		waits = append(waits, ch)
+	}
+	for _, p := range urls {
+		res, err := s.input.in.Elicit(ctx, s.Label, p)
+		if err != nil {
+			return err
+		}
+		if res.Action != "accept" {
+			return fail.New(fail.Rejected, "open the URL, then run mcpc again; or pass --yes to have mcpc wait until the server sees it done",
+				"%s cannot answer until its URL is visited", s.Label)
+		}
+	}
+	if s.input.in.Interactive {
+		return nil
+	}
+	s.input.note(fmt.Sprintf("waiting for %s to see the URL visited (--timeout bounds the wait)", s.Label))
+	for _, ch := range waits {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-ch:
+		}
+	}
+	return nil
+}
+
+func (st *inputState) await(id string) chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done == nil {
+		st.done = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{}, 1)
+	st.done[id] = ch
+	return ch
+}
+
+func (st *inputState) forget(id string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.done, id)
+}
+
+func (st *inputState) complete(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if ch, ok := st.done[req.Params.ElicitationID]; ok {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// inputRequired reads a result: more is true for input_required. A result
+// without resultType is complete; one with a type mcpc does not know is
+// not a result it can use.
+func (s *Conn) inputRequired(method string, res mcp.Result) (requests mcp.InputRequestMap, state string, more bool, err error) {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
+	case *mcp.GetPromptResult:
+		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
+	case *mcp.ReadResourceResult:
+		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
+	default:
+		return nil, "", false, nil
+	}
+	if more {
+		return requests, state, true, nil
+	}
+	// The SDK keeps resultType to itself; its encoding shows it.
+	var probe struct {
+		ResultType string `json:"resultType"`
+	}
+	if b, e := json.Marshal(res); e == nil && json.Unmarshal(b, &probe) == nil &&
+		probe.ResultType != "" && probe.ResultType != "complete" && !(probe.ResultType == "task" && method == "tools/call") {
+		return nil, "", false, fail.New(fail.Protocol, "", "%s sent a result of unknown resultType %q", s.Label, probe.ResultType)
+	}
+	return nil, "", false, nil
+}
+
+// fulfil answers one round's input requests, in the order of their keys.
+func (s *Conn) fulfil(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	out := mcp.InputResponseMap{}
+	for _, key := range slices.Sorted(maps.Keys(requests)) {
+		switch p := requests[key].(type) {
+		case *mcp.ElicitParams:
+			if !s.input.in.offersElicitation() {
+				return nil, s.unoffered("elicitation")
+			}
+			res, err := s.input.in.Elicit(ctx, s.Label, p)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = res
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			return nil, s.unoffered(unoffered["sampling/createMessage"])
+		case *mcp.ListRootsParams:
+			return nil, s.unoffered(unoffered["roots/list"])
+		default:
+			return nil, fail.New(fail.Protocol, "", "%s asked for input of an unknown kind (%T)", s.Label, p)
+		}
+	}
+	return out, nil
+}
+
+func (s *Conn) unoffered(what string) error {
+	return fail.New(fail.Protocol, "the server should not ask a client for what it did not offer",
+		"%s asked for %s, which mcpc did not offer", s.Label, what)
+}
+
+// retry is the next round's request: a copy of the original params (never
+// changed, so nothing leaks into another request) with this round's
+// answers and the server's requestState exactly as sent, or none.
+func retry(req mcp.Request, answers mcp.InputResponseMap, state string) (mcp.Request, error) {
+	cs, _ := req.GetSession().(*mcp.ClientSession)
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		cp := *p
+		cp.InputResponses, cp.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.CallToolParams]{Session: cs, Params: &cp}, nil
+	case *mcp.GetPromptParams:
+		cp := *p
+		cp.InputResponses, cp.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.GetPromptParams]{Session: cs, Params: &cp}, nil
+	case *mcp.ReadResourceParams:
+		cp := *p
+		cp.InputResponses, cp.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.ReadResourceParams]{Session: cs, Params: &cp}, nil
+	}
+	return nil, fmt.Errorf("cannot retry a request with params %T", req.GetParams())
+}
+
+// setLogLevel asks a 2026-07-28 server for log messages at level and above
+// (the per-request level; without it such a server sends none).
+func setLogLevel(p mcp.Params, level string) {
+	if p == nil {
+		return
+	}
+	m := p.GetMeta()
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[mcp.MetaKeyLogLevel] = level
+	p.SetMeta(m)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// failedNow returns (and forgets) the answer that could not be given
+// while mcpc's own requests ran.
+func (st *inputState) failedNow() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	err := st.failed
+	st.failed = nil
+	return err
+}

@@ -1,0 +1,49 @@
+package conn
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpc-dev/mcpc/client/tasks"
+)
+
+func testTerm(stderr *bytes.Buffer, tty bool) ProgressTerm {
+	return ProgressTerm{Stderr: stderr, TTY: tty, Getenv: func(k string) string {
+		if k == "TERM" {
+			return "dumb"
+		}
+		return ""
+	}, Width: 80, Now: func() time.Time { return time.Unix(0, 0) }}
+}
+
+func TestProgressDisplayShowsNothingUnlessAskedOrLive(t *testing.T) {
+	var d ProgressDisplay
+	var stderr bytes.Buffer
+	stop := d.Start(testTerm(&stderr, true), false) // a terminal without cursor control
+	d.Notify(&mcp.ProgressNotificationParams{Message: "half", Progress: 1, Total: 2})
+	d.TaskStatus(&tasks.Task{Status: "working"})
+	d.Pause()()
+	stop()
+	if stderr.Len() != 0 {
+		t.Fatalf("stderr = %q, want nothing", stderr.String())
+	}
+}
+
+func TestProgressDisplayAskedShowsEachNotificationUntilStopped(t *testing.T) {
+	var d ProgressDisplay
+	var stderr bytes.Buffer
+	stop := d.Start(testTerm(&stderr, false), true)
+	d.Notify(&mcp.ProgressNotificationParams{Message: "half", Progress: 1, Total: 2})
+	d.TaskStatus(&tasks.Task{Status: "working", StatusMessage: "fetching"})
+	d.TaskStatus(&tasks.Task{Status: "working", StatusMessage: "fetching"})
+	stop()
+	d.Notify(&mcp.ProgressNotificationParams{Message: "late"})
+	// A status the line shows already is not repeated.
+	want := "mcpc: progress: half 1/2 (50%) 0s\nmcpc: progress: fetching 0s\n"
+	if stderr.String() != want {
+		t.Fatalf("stderr = %q, want %q", stderr.String(), want)
+	}
+}
