@@ -21,13 +21,16 @@ var layers = []struct{ pkg, may string }{
 	// client chooses a server's credentials (ARCHITECTURE.md: "client → creds
 	// through its handler interface") and uses internal/* packages, which
 	// themselves import only leaves.
-	{"client", "client/conn client/credentials client/sessions client/hold client/holdwire client/config client/state client/transport client/skills client/tasks creds internal/..."},
+	{"client", "client/conn client/input client/credentials client/sessions client/hold client/holdwire client/config client/state client/transport client/skills client/tasks creds internal/..."},
 	// The holder reaches the connection through conn.Relay (its Upstream
 	// seam); both sides read what crosses the session's socket from
 	// holdwire.
-	{"client/hold", "client/conn client/holdwire client/transport internal/..."},
-	{"client/conn", "client/holdwire client/config client/state client/transport client/skills client/tasks internal/..."},
+	{"client/hold", "client/conn client/input client/holdwire client/transport internal/..."},
+	{"client/conn", "client/input client/holdwire client/config client/state client/transport client/skills client/tasks internal/..."},
 	{"client/holdwire", leaves},
+	// What a server asks while one of mcpc's requests runs, answered over
+	// either era: the connection's SDK handlers and middleware use it.
+	{"client/input", leaves},
 	// What an invocation does with held servers: start one (its holder
 	// runs hold), find, attach (conn.Held), list and stop them.
 	{"client/sessions", "client/conn client/hold client/holdwire client/config client/state client/transport internal/..."},

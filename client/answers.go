@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/internal/elicit"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/termui"
@@ -49,8 +50,8 @@ type AnswerFlags struct {
 // its words name: the only I/O before the command's own.
 func ReadAnswers(f AnswerFlags) (*Answers, error) {
 	o := &Answers{Yes: f.Yes, LogLevel: f.LogLevel}
-	if !slices.Contains(conn.LogLevels, o.LogLevel) {
-		return nil, fail.New(fail.Usage, "", "--log-level must be one of %s, not %q", strings.Join(conn.LogLevels, ", "), o.LogLevel)
+	if !slices.Contains(input.LogLevels, o.LogLevel) {
+		return nil, fail.New(fail.Usage, "", "--log-level must be one of %s, not %q", strings.Join(input.LogLevels, ", "), o.LogLevel)
 	}
 	var err error
 	if o.Pairs, err = toolschema.ParsePairs(f.Answer); err != nil {
@@ -113,7 +114,7 @@ func (o *Answers) elicit() *elicit.Answers {
 // notes and questions go to stderr, a URL as JSON when json is set. pause
 // stops the live progress line while a question is asked. A nil o (the
 // flags were not read, as for shell completion's lookups) offers nothing.
-func (o *Answers) Input(stdin io.Reader, stderr io.Writer, json bool, pause func() (resume func())) *conn.Input {
+func (o *Answers) Input(stdin io.Reader, stderr io.Writer, json bool, pause func() (resume func())) *input.Input {
 	if o == nil {
 		return nil
 	}
@@ -122,7 +123,7 @@ func (o *Answers) Input(stdin io.Reader, stderr io.Writer, json bool, pause func
 		term = elicit.NewPrompter(stdin, stderr, toolschema.Coerce)
 	}
 	a := elicit.NewAnswerer(o.elicit(), term, stderr, json)
-	return &conn.Input{
+	return &input.Input{
 		Elicit: func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			// The live progress line (a long task's status) stays away
 			// from the question.

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/input"
 
 	"github.com/urfave/cli/v3"
 
@@ -23,8 +23,8 @@ func inputFlags() []cli.Flag {
 			Usage: "answers as a JSON object: inline, @`FILE`, or - (stdin); --answer wins"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Category: catInput,
 			Usage: "accept what the server asks, taking each unanswered field's default"},
-		&cli.StringFlag{Name: "log-level", Category: catInput, Value: conn.DefaultLogLevel,
-			Usage: "show server log messages at `LEVEL` or above: " + strings.Join(conn.LogLevels, ", ")},
+		&cli.StringFlag{Name: "log-level", Category: catInput, Value: input.DefaultLogLevel,
+			Usage: "show server log messages at `LEVEL` or above: " + strings.Join(input.LogLevels, ", ")},
 	}
 }
 

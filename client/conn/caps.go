@@ -1,6 +1,9 @@
 package conn
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"github.com/mcpc-dev/mcpc/client/input"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // TaskExtension is the 2026-07-28 extension that carries tasks.
 const TaskExtension = "io.modelcontextprotocol/tasks"
@@ -11,9 +14,9 @@ const TaskExtension = "io.modelcontextprotocol/tasks"
 // when someone or something answers (in), and the tasks extension, since
 // a tools/call may come back as a task, which mcpc follows, and the skills
 // extension (mcpc skills). Nothing else: the SDK would otherwise claim roots.
-func clientCapabilities(in *Input) *mcp.ClientCapabilities {
+func clientCapabilities(in *input.Input) *mcp.ClientCapabilities {
 	c := &mcp.ClientCapabilities{}
-	if in.offersElicitation() {
+	if in.OffersElicitation() {
 		c.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 	}
 	c.AddExtension(TaskExtension, nil)

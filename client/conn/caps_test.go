@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/input"
 	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
@@ -15,16 +16,16 @@ import (
 // capabilities: elicitation only when something answers, and the tasks
 // and skills extensions always.
 func TestClientCapabilitiesOneDeclaration(t *testing.T) {
-	answer := &Input{Elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	answer := &input.Input{Elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}}
 	for _, tc := range []struct {
 		name    string
-		in      *Input
+		in      *input.Input
 		elicits bool
 	}{
 		{"no one answers", nil, false},
-		{"log only", &Input{Log: func(string, string, any) {}}, false},
+		{"log only", &input.Input{Log: func(string, string, any) {}}, false},
 		{"answers", answer, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/holdwire"
+	"github.com/mcpc-dev/mcpc/client/input"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -61,7 +62,7 @@ type ConnectOptions struct {
 	// Progress, when set, receives the server's progress notifications
 	// (every tools/call carries a progress token).
 	Progress func(*mcp.ProgressNotificationParams)
-	Input    *Input // answers to what the server asks; nil offers nothing
+	Input    *input.Input // answers to what the server asks; nil offers nothing
 	// StartUp, when set, shows a stdio server's start on a terminal's
 	// live line while it is waited for (startUp).
 	StartUp *StartUp
@@ -149,7 +150,7 @@ type Conn struct {
 	opts     ConnectOptions
 	verified bool // a request after connect succeeded
 
-	input *inputState
+	input *input.State
 
 	// secrets are the invocation's (redact.FromContext of Connect's
 	// context): a holder registers what it relays under them and

@@ -85,7 +85,7 @@ func (s *Conn) connectStreamable(ctx context.Context, o ConnectOptions, protocol
 		// A 2025 server may send its questions (elicitation/create) on
 		// the standalone GET stream rather than on the request's own, so
 		// it is opened when there is someone or something to answer.
-		DisableStandaloneSSE: !o.Input.offersElicitation(),
+		DisableStandaloneSSE: !o.Input.OffersElicitation(),
 		OAuthHandler:         o.OAuthHandler,
 	}
 	return s.handshake(ctx, o, s.newClient(o), t, protocol)

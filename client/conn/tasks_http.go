@@ -78,17 +78,17 @@ func (s *Conn) serverRequest(ctx context.Context, m *jsonrpc.Request) error {
 	}
 	resp := &jsonrpc.Response{ID: m.ID}
 	switch {
-	case m.Method == "elicitation/create" && s.opts.Input.offersElicitation():
+	case m.Method == "elicitation/create" && s.opts.Input.OffersElicitation():
 		var p mcp.ElicitParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 			break
 		}
-		res, err := s.handleElicit(ctx, &mcp.ElicitRequest{Params: &p})
+		res, err := s.input.HandleElicit(ctx, &mcp.ElicitRequest{Params: &p})
 		if err != nil {
 			return err
 		}
-		if err := s.input.failedNow(); err != nil {
+		if err := s.input.FailedNow(); err != nil {
 			// The answer could not be given: the server hears "cancel",
 			// and mcpc reports why.
 			s.respond(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"action":"cancel"}`)})
@@ -96,7 +96,7 @@ func (s *Conn) serverRequest(ctx context.Context, m *jsonrpc.Request) error {
 		}
 		resp.Result, _ = json.Marshal(res)
 	default:
-		s.input.note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", s.Label, m.Method))
+		s.input.Note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", s.Label, m.Method))
 		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpc does not offer " + m.Method}
 	}
 	return s.respond(ctx, resp)

@@ -138,12 +138,12 @@ func (t extSession) Explain(ctx context.Context, what string, err error) error {
 func (t extSession) Scrub(err error) string { return t.s.scrub(err) }
 
 func (t extSession) Answer(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
-	return t.s.fulfil(ctx, reqs)
+	return t.s.input.Fulfil(ctx, reqs)
 }
 
-func (t extSession) Unanswered() error { return t.s.input.failedNow() }
+func (t extSession) Unanswered() error { return t.s.input.FailedNow() }
 
-func (t extSession) Note(msg string) { t.s.input.note(msg) }
+func (t extSession) Note(msg string) { t.s.input.Note(msg) }
 
 func (t extSession) Trace(line string) { trace(t.s.opts, "%s", line) }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/input"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -111,24 +112,6 @@ func TestGetTaskRefusesAnotherTask(t *testing.T) {
 	}
 }
 
-// An answer to a question asked under a task carries the task's
-// related-task _meta (2025-11-25); other answers are left as they are.
-func TestElicitAnswerNamesItsTask(t *testing.T) {
-	rt := map[string]any{"taskId": "t1"}
-	p := &mcp.ElicitParams{Meta: mcp.Meta{RelatedTaskKey: rt}, Message: "?"}
-	res := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"a": "b"}}
-	got, _ := json.Marshal(withRelatedTask(p, res))
-	if string(got) != `{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}},"action":"accept","content":{"a":"b"}}` {
-		t.Fatalf("answer = %s", got)
-	}
-	if res.Meta != nil {
-		t.Fatal("the handler's result was changed in place")
-	}
-	if got := withRelatedTask(&mcp.ElicitParams{Message: "?"}, res); got != res {
-		t.Fatalf("an answer outside a task changed: %+v", got)
-	}
-}
-
 // httpTaskSession is a session opened for tasks (as OpenTasks opens one) on
 // the HTTP server h, named name, speaking version (in session "s1" when it
 // is 2025-11-25).
@@ -136,7 +119,7 @@ func httpTaskSession(t *testing.T, name, version string, h http.HandlerFunc) *Co
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s := &Conn{Entry: &config.Entry{Name: name, Server: &config.Server{URL: srv.URL}}, Label: fmt.Sprintf("server %q", name),
-		wire: newWire(), resumed: resumed{version: version}, input: &inputState{}, maxMessage: transport.DefaultMaxMessage, idle: transport.NewIdleWatch(0)}
+		wire: newWire(), resumed: resumed{version: version}, input: &input.State{Modern: func() bool { return false }}, maxMessage: transport.DefaultMaxMessage, idle: transport.NewIdleWatch(0)}
 	if version < modernVersion {
 		s.resumed.sessionID = "s1"
 	}

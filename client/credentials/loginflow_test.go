@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/state"
@@ -25,7 +27,7 @@ func TestLoginConnect(t *testing.T) {
 	steps := func(connect func(context.Context, conn.ConnectOptions) error) LoginSteps {
 		return LoginSteps{ShowLink: func(string) {}, Note: func(string) {},
 			Options: func() conn.ConnectOptions {
-				return conn.ConnectOptions{MaxMessage: 1024, ConnectTimeout: time.Second, Input: &conn.Input{}, Memo: &state.Memo{}}
+				return conn.ConnectOptions{MaxMessage: 1024, ConnectTimeout: time.Second, Input: &input.Input{}, Memo: &state.Memo{}}
 			},
 			Connect: connect}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/conn"
@@ -132,7 +134,7 @@ func (l *heldLists) lookup(m *jsonrpc.Request) json.RawMessage {
 	defer l.mu.Unlock()
 	if m.Method == "logging/setLevel" {
 		// A level mcpc does not know is the server's to judge.
-		if lv := rawmsg.View(m.Params).Get("level").String(); l.level != "" && slices.Contains(conn.LogLevels, lv) && conn.LevelRank(l.level) <= conn.LevelRank(lv) {
+		if lv := rawmsg.View(m.Params).Get("level").String(); l.level != "" && slices.Contains(input.LogLevels, lv) && input.LevelRank(l.level) <= input.LevelRank(lv) {
 			return json.RawMessage("{}")
 		}
 		return nil
@@ -149,7 +151,7 @@ func (l *heldLists) sent(hid string, m *jsonrpc.Request) {
 	defer l.mu.Unlock()
 	switch f := heldFamily[m.Method]; {
 	case m.Method == "logging/setLevel":
-		if lv := rawmsg.View(m.Params).Get("level").String(); slices.Contains(conn.LogLevels, lv) {
+		if lv := rawmsg.View(m.Params).Get("level").String(); slices.Contains(input.LogLevels, lv) {
 			l.pending[hid] = heldPending{level: lv}
 		}
 	case f != "" && l.watched[f] && !conn.IsRetry(m.Params):

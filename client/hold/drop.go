@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/holdwire"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
@@ -88,7 +89,7 @@ func (d *dropCount) add(m *jsonrpc.Request) {
 	}
 	// An unknown level is counted as such: the invocation shows it.
 	level := rawmsg.View(m.Params).Get("level").String()
-	if conn.LevelRank(level) == len(conn.LogLevels) {
+	if input.LevelRank(level) == len(input.LogLevels) {
 		level = "unknown"
 	}
 	d.levels[level]++

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/mcpc-dev/mcpc/client/conn"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -169,8 +171,8 @@ func NewHolder(c *conn.Conn) (*Holder, error) {
 // of a 2025 server is the holder's, once for every invocation, so it
 // declares what they answer (elicitation), or the server would never
 // ask them.
-func HolderInput() *conn.Input {
-	return &conn.Input{Elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func HolderInput() *input.Input {
+	return &input.Input{Elicit: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}}
 }

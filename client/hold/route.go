@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/mcpc-dev/mcpc/client/conn"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -286,7 +288,7 @@ func (h *Holder) serverRequest(m *jsonrpc.Request) {
 // busy is how many could be asked (more than one: none is guessed). h.mu
 // is held.
 func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
-	task := rawmsg.View(m.Params).Get("_meta." + gjson.Escape(conn.RelatedTaskKey) + ".taskId")
+	task := rawmsg.View(m.Params).Get("_meta." + gjson.Escape(input.RelatedTaskKey) + ".taskId")
 	if owner := h.tasks[task.Str]; task.Type == gjson.String && owner != nil && h.conns[owner] {
 		return owner, 1
 	}

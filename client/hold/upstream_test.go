@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/mcpc-dev/mcpc/client/input"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/conn"
@@ -53,5 +55,5 @@ func (f *fakeUpstream) Scrub(err error) string { return err.Error() }
 
 // shownAt says which log levels an invocation at level shows.
 func shownAt(level string) func(string) bool {
-	return func(lv string) bool { return conn.LevelRank(lv) >= conn.LevelRank(level) }
+	return func(lv string) bool { return input.LevelRank(lv) >= input.LevelRank(level) }
 }

@@ -11,7 +11,7 @@ import (
 // and kept on one line, whoever wrote it, since notes can quote
 // server-provided strings (names, MIME types) and go to a terminal. Code
 // that writes to no terminal of its own (client and below) hands its notes up
-// through a callback (conn.Input.Note, tasks.Session.Note) that ends here.
+// through a callback (input.Input.Note, tasks.Session.Note) that ends here.
 // A failing notes writer is ignored: the result on stdout matters more.
 func Note(w io.Writer, format string, args ...any) {
 	line(w, "mcpc: note: ", format, args...)

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 logging, sampling and roots are deprecated in 2026-07-28, yet 2025 servers use them: mcpc shows the logs and refuses the rest
 
-package conn
+package input
 
 import (
 	"context"
@@ -16,9 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpc-dev/mcpc/client/holdwire"
 	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // Input is how a session answers what the server asks for while one of
@@ -44,7 +42,7 @@ type Input struct {
 	Interactive bool
 }
 
-func (in *Input) offersElicitation() bool { return in != nil && in.Elicit != nil }
+func (in *Input) OffersElicitation() bool { return in != nil && in.Elicit != nil }
 
 // LogLevels are the MCP (syslog) levels, least severe first.
 var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
@@ -62,11 +60,19 @@ var (
 	busyPause      = 200 * time.Millisecond
 )
 
-// inputState follows the one request in flight, so that an answer that
+// State follows the one request in flight, so that an answer that
 // cannot be given (a missing required field, say) ends that request with
 // its own error rather than with whatever the server makes of a refusal.
-type inputState struct {
-	in *Input
+type State struct {
+	In *Input // nil offers nothing
+	// Label names the server in messages; Modern says it speaks
+	// 2026-07-28 (input_required rounds, the per-request log level).
+	Label  string
+	Modern func() bool
+	// Verified is told that the server answered a request in its era;
+	// Pause pauses the request's idle bound while a person answers.
+	Verified func()
+	Pause    func() (resume func())
 
 	mu     sync.Mutex
 	op     context.Context
@@ -78,7 +84,7 @@ type inputState struct {
 
 // begin marks the start of a request; end reports the answer that failed
 // during it, if any.
-func (st *inputState) begin(ctx context.Context) (context.Context, func() error) {
+func (st *State) begin(ctx context.Context) (context.Context, func() error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	st.mu.Lock()
 	st.op, st.abort, st.failed = ctx, cancel, nil
@@ -93,7 +99,7 @@ func (st *inputState) begin(ctx context.Context) (context.Context, func() error)
 }
 
 // fail records err as the reason the request in flight ends, and ends it.
-func (st *inputState) fail(err error) {
+func (st *State) fail(err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.failed == nil {
@@ -107,7 +113,7 @@ func (st *inputState) fail(err error) {
 // withOp ties a server-to-client request's context to the request in
 // flight: when mcpc's request ends (Ctrl-C, --timeout), so does the
 // question asked under it.
-func (st *inputState) withOp(ctx context.Context) (context.Context, func()) {
+func (st *State) withOp(ctx context.Context) (context.Context, func()) {
 	st.mu.Lock()
 	op := st.op
 	st.mu.Unlock()
@@ -119,96 +125,28 @@ func (st *inputState) withOp(ctx context.Context) (context.Context, func()) {
 	return ctx, func() { stop(); cancel() }
 }
 
-func (st *inputState) level() string {
-	if st.in == nil || st.in.LogLevel == "" {
+func (st *State) Level() string {
+	if st.In == nil || st.In.LogLevel == "" {
 		return DefaultLogLevel
 	}
-	return st.in.LogLevel
+	return st.In.LogLevel
 }
 
-func (st *inputState) note(msg string) {
-	if st.in != nil && st.in.Note != nil {
-		st.in.Note(msg)
+func (st *State) Note(msg string) {
+	if st.In != nil && st.In.Note != nil {
+		st.In.Note(msg)
 	}
 }
-
-// newClient makes the SDK client for this session, declaring what
-// clientCapabilities says and handling what it offers. The 2026-07-28
-// input_required loop is mcpc's own (see inputRounds), so the SDK's is off.
-func (s *Conn) newClient(o ConnectOptions) *mcp.Client {
-	s.input = &inputState{in: o.Input}
-	opts := &mcp.ClientOptions{
-		Capabilities:   clientCapabilities(o.Input),
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-	}
-	if o.Input.offersElicitation() {
-		opts.ElicitationHandler = s.handleElicit
-		opts.ElicitationCompleteHandler = s.input.complete
-	}
-	if in := o.Input; in != nil && in.Log != nil {
-		opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) { s.showLog(req.Params) }
-	}
-	if o.Progress != nil {
-		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			o.Progress(r.Params)
-		}
-	}
-	// On stdio the wire hands these two to the same handlers undecoded by
-	// the SDK (wire.Skip).
-	s.wire.deliver = func(method string, params []byte) bool {
-		switch {
-		case method == "notifications/progress" && o.Progress != nil:
-			p, ok := rawmsg.Progress(params)
-			if !ok {
-				return false // the SDK says what is wrong with it
-			}
-			o.Progress(p)
-		case method == "notifications/message" && opts.LoggingMessageHandler != nil:
-			if LevelRank(rawmsg.View(params).Get("level").String()) < LevelRank(s.input.level()) {
-				return true
-			}
-			var p mcp.LoggingMessageParams
-			if json.Unmarshal(params, &p) != nil {
-				return false
-			}
-			s.showLog(&p)
-		case method == holdwire.Dropped && s.sock != nil:
-			if n := holdwire.DroppedShown(params, func(lv string) bool { return LevelRank(lv) >= LevelRank(s.input.level()) }, o.Progress != nil); n > 0 {
-				s.input.note(fmt.Sprintf("session %s dropped %d of the server's notifications to this invocation: it read them more slowly than the server sent them", s.opts.Held.Name, n))
-			}
-		}
-		return true // a notification nothing would show
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "mcpc", Version: o.Version}, opts)
-	c.AddReceivingMiddleware(s.refuseUnoffered)
-	c.AddSendingMiddleware(s.idleBound)
-	c.AddSendingMiddleware(progressToken, s.inputRounds)
-	return c
-}
-
-// afterConnect asks a 2025 server that logs to send what --log-level
-// wants. (2026-07-28 servers get the level with each request instead.)
-func (s *Conn) afterConnect(ctx context.Context) {
-	r := s.CS.InitializeResult()
-	if r == nil || s.modern() || r.Capabilities == nil || r.Capabilities.Logging == nil ||
-		s.input.in == nil || s.input.in.Log == nil {
-		return
-	}
-	// A server that refuses still gets its messages filtered locally.
-	_ = s.CS.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(s.input.level())})
-}
-
-func (s *Conn) modern() bool { return s.ProtocolVersion() >= "2026-07-28" }
 
 // handleElicit answers a 2025 server's elicitation/create.
-func (s *Conn) handleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	ctx, stop := s.input.withOp(ctx)
+func (st *State) HandleElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	ctx, stop := st.withOp(ctx)
 	defer stop()
-	defer s.idle.Pause()()
-	res, err := s.input.in.Elicit(ctx, s.Label, req.Params)
+	defer st.pauseIdle()()
+	res, err := st.In.Elicit(ctx, st.Label, req.Params)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.input.fail(err)
+			st.fail(err)
 		}
 		// The request it was asked under ends here, so the server learns
 		// that the user did not answer.
@@ -241,11 +179,11 @@ func withRelatedTask(p *mcp.ElicitParams, res *mcp.ElicitResult) *mcp.ElicitResu
 }
 
 // showLog shows a server's log message at or above --log-level.
-func (s *Conn) showLog(p *mcp.LoggingMessageParams) {
-	if p == nil || LevelRank(string(p.Level)) < LevelRank(s.input.level()) {
+func (st *State) ShowLog(p *mcp.LoggingMessageParams) {
+	if p == nil || LevelRank(string(p.Level)) < LevelRank(st.Level()) {
 		return
 	}
-	s.input.in.Log(string(p.Level), p.Logger, p.Data)
+	st.In.Log(string(p.Level), p.Logger, p.Data)
 }
 
 // LevelRank orders levels; an unknown level counts as the most severe, so
@@ -265,13 +203,13 @@ var unoffered = map[string]string{
 
 // refuseUnoffered answers a server that asks for what mcpc never offered
 // with a JSON-RPC error, and tells the user.
-func (s *Conn) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
+func (st *State) RefuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		what, ok := unoffered[method]
 		if !ok {
 			return next(ctx, method, req)
 		}
-		s.input.note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", s.Label, what))
+		st.Note(fmt.Sprintf("%s asked for %s, which mcpc does not offer: refused", st.Label, what))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpc does not offer " + method}
 	}
 }
@@ -280,23 +218,23 @@ func (s *Conn) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
 // input_required results: it fulfils the input requests, in a stable order
 // and one at a time (a person may be answering), and sends the request
 // again with a new id, the answers, and the requestState echoed exactly.
-func (s *Conn) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
+func (st *State) Rounds(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if strings.HasPrefix(method, "notifications/") || method == "server/discover" || method == "initialize" {
 			return next(ctx, method, req)
 		}
-		ctx, end := s.input.begin(ctx)
+		ctx, end := st.begin(ctx)
 		var res mcp.Result
 		var err error
 		switch method {
 		case "tools/call", "prompts/get", "resources/read":
 			for try := 0; ; try++ {
-				res, err = s.rounds(ctx, method, req, next)
+				res, err = st.rounds(ctx, method, req, next)
 				urls := urlsRequired(err)
-				if urls == nil || try == maxURLRounds || !s.input.in.offersElicitation() {
+				if urls == nil || try == maxURLRounds || !st.In.OffersElicitation() {
 					break
 				}
-				if err = s.openURLs(ctx, urls); err != nil {
+				if err = st.openURLs(ctx, urls); err != nil {
 					break
 				}
 			}
@@ -310,9 +248,9 @@ func (s *Conn) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-func (s *Conn) rounds(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	if s.modern() && s.input.in != nil && s.input.in.Log != nil {
-		setLogLevel(req.GetParams(), s.input.level())
+func (st *State) rounds(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	if st.Modern() && st.In != nil && st.In.Log != nil {
+		setLogLevel(req.GetParams(), st.Level())
 	}
 	rounds, busy := 0, 0
 	for {
@@ -323,8 +261,10 @@ func (s *Conn) rounds(ctx context.Context, method string, req mcp.Request, next 
 		// The server answered in this era: whatever goes wrong with the
 		// answers from here on is no reason to doubt a remembered verdict
 		// (and to ask the same questions again on a new connection).
-		s.verified = true
-		requests, state, more, err := s.inputRequired(method, res)
+		if st.Verified != nil {
+			st.Verified()
+		}
+		requests, state, more, err := st.inputRequired(method, res)
 		if err != nil || !more {
 			return res, err
 		}
@@ -333,7 +273,7 @@ func (s *Conn) rounds(ctx context.Context, method string, req mcp.Request, next 
 			// Load shedding: nothing to answer, only "try again".
 			if busy++; busy > maxBusyRounds {
 				return nil, fail.New(fail.Protocol, "try again later",
-					"%s was still busy (input_required with nothing to answer) after %d retries", s.Label, maxBusyRounds)
+					"%s was still busy (input_required with nothing to answer) after %d retries", st.Label, maxBusyRounds)
 			}
 			if err := sleep(ctx, time.Duration(busy)*busyPause); err != nil {
 				return nil, err
@@ -341,9 +281,9 @@ func (s *Conn) rounds(ctx context.Context, method string, req mcp.Request, next 
 		} else {
 			if rounds++; rounds > maxInputRounds {
 				return nil, fail.New(fail.Protocol, "the server seems to ask in a loop; check the answers given, or report it to the server's authors",
-					"%s still asked for input after %d rounds of answers", s.Label, maxInputRounds)
+					"%s still asked for input after %d rounds of answers", st.Label, maxInputRounds)
 			}
-			if answers, err = s.fulfil(ctx, requests); err != nil {
+			if answers, err = st.Fulfil(ctx, requests); err != nil {
 				return nil, err
 			}
 		}
@@ -384,27 +324,27 @@ func urlsRequired(err error) []*mcp.ElicitParams {
 // they have been there, mcpc waits for the server's
 // notifications/elicitation/complete within the invocation's bound,
 // before the request is sent again.
-func (s *Conn) openURLs(ctx context.Context, urls []*mcp.ElicitParams) error {
+func (st *State) openURLs(ctx context.Context, urls []*mcp.ElicitParams) error {
 	var waits []chan struct{}
 	for _, p := range urls {
-		ch := s.input.await(p.ElicitationID)
-		defer s.input.forget(p.ElicitationID)
+		ch := st.await(p.ElicitationID)
+		defer st.forget(p.ElicitationID)
 		waits = append(waits, ch)
 	}
 	for _, p := range urls {
-		res, err := s.input.in.Elicit(ctx, s.Label, p)
+		res, err := st.In.Elicit(ctx, st.Label, p)
 		if err != nil {
 			return err
 		}
 		if res.Action != "accept" {
 			return fail.New(fail.Rejected, "open the URL, then run mcpc again; or pass --yes to have mcpc wait until the server sees it done",
-				"%s cannot answer until its URL is visited", s.Label)
+				"%s cannot answer until its URL is visited", st.Label)
 		}
 	}
-	if s.input.in.Interactive {
+	if st.In.Interactive {
 		return nil
 	}
-	s.input.note(fmt.Sprintf("waiting for %s to see the URL visited (--timeout bounds the wait)", s.Label))
+	st.Note(fmt.Sprintf("waiting for %s to see the URL visited (--timeout bounds the wait)", st.Label))
 	for _, ch := range waits {
 		select {
 		case <-ctx.Done():
@@ -415,7 +355,7 @@ func (s *Conn) openURLs(ctx context.Context, urls []*mcp.ElicitParams) error {
 	return nil
 }
 
-func (st *inputState) await(id string) chan struct{} {
+func (st *State) await(id string) chan struct{} {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.done == nil {
@@ -426,13 +366,13 @@ func (st *inputState) await(id string) chan struct{} {
 	return ch
 }
 
-func (st *inputState) forget(id string) {
+func (st *State) forget(id string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	delete(st.done, id)
 }
 
-func (st *inputState) complete(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+func (st *State) Complete(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if ch, ok := st.done[req.Params.ElicitationID]; ok {
@@ -446,7 +386,7 @@ func (st *inputState) complete(_ context.Context, req *mcp.ElicitationCompleteNo
 // inputRequired reads a result: more is true for input_required. A result
 // without resultType is complete; one with a type mcpc does not know is
 // not a result it can use.
-func (s *Conn) inputRequired(method string, res mcp.Result) (requests mcp.InputRequestMap, state string, more bool, err error) {
+func (st *State) inputRequired(method string, res mcp.Result) (requests mcp.InputRequestMap, state string, more bool, err error) {
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
 		requests, state, more = r.InputRequests, r.RequestState, r.NeedsInput()
@@ -466,39 +406,39 @@ func (s *Conn) inputRequired(method string, res mcp.Result) (requests mcp.InputR
 	}
 	if b, e := json.Marshal(res); e == nil && json.Unmarshal(b, &probe) == nil &&
 		probe.ResultType != "" && probe.ResultType != "complete" && !(probe.ResultType == "task" && method == "tools/call") {
-		return nil, "", false, fail.New(fail.Protocol, "", "%s sent a result of unknown resultType %q", s.Label, probe.ResultType)
+		return nil, "", false, fail.New(fail.Protocol, "", "%s sent a result of unknown resultType %q", st.Label, probe.ResultType)
 	}
 	return nil, "", false, nil
 }
 
-// fulfil answers one round's input requests, in the order of their keys.
-func (s *Conn) fulfil(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+// Fulfil answers one round's input requests, in the order of their keys.
+func (st *State) Fulfil(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	out := mcp.InputResponseMap{}
 	for _, key := range slices.Sorted(maps.Keys(requests)) {
 		switch p := requests[key].(type) {
 		case *mcp.ElicitParams:
-			if !s.input.in.offersElicitation() {
-				return nil, s.unoffered("elicitation")
+			if !st.In.OffersElicitation() {
+				return nil, st.unoffered("elicitation")
 			}
-			res, err := s.input.in.Elicit(ctx, s.Label, p)
+			res, err := st.In.Elicit(ctx, st.Label, p)
 			if err != nil {
 				return nil, err
 			}
 			out[key] = res
 		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
-			return nil, s.unoffered(unoffered["sampling/createMessage"])
+			return nil, st.unoffered(unoffered["sampling/createMessage"])
 		case *mcp.ListRootsParams:
-			return nil, s.unoffered(unoffered["roots/list"])
+			return nil, st.unoffered(unoffered["roots/list"])
 		default:
-			return nil, fail.New(fail.Protocol, "", "%s asked for input of an unknown kind (%T)", s.Label, p)
+			return nil, fail.New(fail.Protocol, "", "%s asked for input of an unknown kind (%T)", st.Label, p)
 		}
 	}
 	return out, nil
 }
 
-func (s *Conn) unoffered(what string) error {
+func (st *State) unoffered(what string) error {
 	return fail.New(fail.Protocol, "the server should not ask a client for what it did not offer",
-		"%s asked for %s, which mcpc did not offer", s.Label, what)
+		"%s asked for %s, which mcpc did not offer", st.Label, what)
 }
 
 // retry is the next round's request: a copy of the original params (never
@@ -550,10 +490,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // failedNow returns (and forgets) the answer that could not be given
 // while mcpc's own requests ran.
-func (st *inputState) failedNow() error {
+func (st *State) FailedNow() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	err := st.failed
 	st.failed = nil
 	return err
+}
+
+func (st *State) pauseIdle() (resume func()) {
+	if st.Pause == nil {
+		return func() {}
+	}
+	return st.Pause()
 }

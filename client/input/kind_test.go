@@ -1,4 +1,4 @@
-package conn
+package input
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 // An input request of no kind mcpc knows (here an entry the SDK left
 // empty) is the server's protocol failure, named, never answered.
 func TestFulfilUnknownKind(t *testing.T) {
-	s := &Conn{Label: `server "x"`}
-	_, err := s.fulfil(context.Background(), mcp.InputRequestMap{"k": nil})
+	s := &State{Label: `server "x"`}
+	_, err := s.Fulfil(context.Background(), mcp.InputRequestMap{"k": nil})
 	if e := fail.As(err); e == nil || e.Code != fail.Protocol || e.Msg != `server "x" asked for input of an unknown kind (<nil>)` {
 		t.Fatalf("fulfil: %v (%s)", err, fail.CodeOf(err))
 	}

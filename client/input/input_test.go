@@ -1,4 +1,4 @@
-package conn
+package input
 
 import (
 	"encoding/json"
