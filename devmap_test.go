@@ -43,7 +43,7 @@ func mapProblems(layout string, pkgs []string, exists func(string) bool) []strin
 			}
 		}
 		if !covered {
-			problems = append(problems, "package "+pkg+" has no line")
+			problems = append(problems, "package "+pkg+" has no line here nor a row in the map")
 		}
 	}
 	dirs := slices.Sorted(maps.Keys(lines))
@@ -85,7 +85,7 @@ func TestDevelopmentMap(t *testing.T) {
 	}
 	// The check sees a package left out and a line left behind.
 	got := mapProblems("client/     the connection\nman/   the page; its generator in man/render\nbench/   measurements\n", []string{"client", "client/conn", "man", "man/render", "bench/x"}, func(d string) bool { return d != "man" })
-	want := []string{"package client/conn has no line", "man/ does not exist"}
+	want := []string{"package client/conn has no line here nor a row in the map", "man/ does not exist"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("mapProblems of a stale map:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
