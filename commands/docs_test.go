@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/urfave/cli/v3"
 )
 
@@ -205,12 +206,29 @@ func TestDocsNameRealCommandsAndFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, block := range shBlocks(string(data)) {
+		for _, block := range append(shBlocks(string(data)), inlineCommands(string(data))) {
 			if p := guideProblems(root, mcpcLines(block)); len(p) > 0 {
 				t.Errorf("%s names what mcpc does not have:\n%s", f, strings.Join(p, "\n"))
 			}
 		}
 	}
+	// The check sees a command or flag in a text's code span too.
+	if p := guideProblems(root, mcpcLines(inlineCommands("run `mcpc sesion stop` or `mcpc call --tiemout 1s s t`; `mcpc __holder` starts"))); len(p) != 2 {
+		t.Errorf("guideProblems of inline commands: %q", p)
+	}
+}
+
+// inlineCommands are the mcpc command lines a markdown text writes in
+// its code spans (`mcpc session start SERVER`), one a line; the hidden
+// entry points a design note names (mcpc __holder) are not the user's.
+func inlineCommands(md string) string {
+	var b strings.Builder
+	for _, m := range regexp.MustCompile("`(mcpc [^`\n]*)`").FindAllStringSubmatch(md, -1) {
+		if !strings.HasPrefix(m[1], "mcpc __") {
+			b.WriteString(strings.ReplaceAll(m[1], `\|`, "|") + "\n")
+		}
+	}
+	return b.String()
 }
 
 // tableColumn is one column of a markdown table, by its row's first cell.
@@ -263,6 +281,39 @@ func TestComparisonMcpcColumn(t *testing.T) {
 	for _, c := range []string{"task", "man", "completion"} {
 		if root.Command(c) == nil {
 			t.Errorf("the comparison names mcpc %s, which the tree does not have", c)
+		}
+	}
+}
+
+// README and mcpc help ci say the same of what an invocation with CI
+// credentials writes: no credential, and the state that holds no secret,
+// which the script ci_state checks file by file.
+func TestCIStateSaid(t *testing.T) {
+	kept := []string{"No credential is written anywhere", "the protocol era it found",
+		"a random key that names cached results", "results a server marked cacheable", "overflow files"}
+	for where, text := range map[string]string{"README.md": readDoc(t, "README.md"), "mcpc help ci": topicText(t, "ci")} {
+		text = strings.Join(strings.Fields(text), " ")
+		for _, k := range kept {
+			if !strings.Contains(text, k) {
+				t.Errorf("%s does not say %q of what a CI invocation keeps", where, k)
+			}
+		}
+		if m := regexp.MustCompile(`(?i)nothing (?:is )?(?:written|stored|kept)(?: to| on)? disk|written to disk`).FindString(text); m != "" {
+			t.Errorf("%s says %q, but an invocation writes its era and cache key", where, m)
+		}
+	}
+}
+
+// Every help topic names only commands and flags the tree has, as the
+// agents guide does (TestAgentsGuide): a server's own command line
+// (--stdio '...', or after --) is the server's, not mcpc's.
+func TestTopicsNameRealCommandsAndFlags(t *testing.T) {
+	root := newRoot(&state{})
+	server := regexp.MustCompile(`--stdio '[^']*'| -- .*`)
+	for _, name := range helptext.Names() {
+		text := server.ReplaceAllString(topicText(t, name), "")
+		if p := guideProblems(root, text); len(p) > 0 {
+			t.Errorf("mcpc help %s names what mcpc does not have:\n%s", name, strings.Join(p, "\n"))
 		}
 	}
 }

@@ -94,6 +94,33 @@ func TestSkillsVerifierRefusesABrokenFrontmatter(t *testing.T) {
 // as its words name them, and each --flag on that line must be one of
 // that command's or a global one; a --flag anywhere else must be some
 // command's.
+// madeOfSubcommands says whether each way c is used starts with one of
+// its subcommands (mcpc session, mcpc task), unlike mcpc skills SERVER.
+func madeOfSubcommands(c *cli.Command) bool {
+	if len(subNames(c)) == 0 {
+		return false
+	}
+	for _, alt := range strings.Split(c.ArgsUsage, " | ") {
+		for _, w := range strings.Split(strings.SplitN(alt, " ", 2)[0], "|") {
+			if w != "" && c.Command(w) == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// unknownSub is the first of word's alternatives (get|result) that is
+// not a visible subcommand of c, or "".
+func unknownSub(c *cli.Command, word string) string {
+	for _, w := range strings.Split(word, "|") {
+		if sub := c.Command(w); sub == nil || sub.Hidden {
+			return w
+		}
+	}
+	return ""
+}
+
 func guideProblems(root *cli.Command, guide string) []string {
 	var problems []string
 	has := func(c *cli.Command, flag string) bool {
@@ -135,6 +162,14 @@ func guideProblems(root *cli.Command, guide string) []string {
 				cmd = sub
 			}
 		}
+		// A command made of subcommands takes one next: a word there
+		// that is none is a subcommand renamed or never there.
+		if len(words) > 1 && madeOfSubcommands(root.Command(words[0])) && !strings.ContainsAny(words[1][:1], "-[") {
+			if w := unknownSub(root.Command(words[0]), words[1]); w != "" {
+				problems = append(problems, fmt.Sprintf("mcpc %s: no command \"%s %s\"", m[1], words[0], w))
+				continue
+			}
+		}
 		for _, f := range flagRE.FindAllStringSubmatch(m[1], -1) {
 			onLine[f[1]] = true
 			if !has(cmd, f[1]) && !has(root, f[1]) {
@@ -170,9 +205,7 @@ func TestAgentsGuideNamesRealCommandsAndFlags(t *testing.T) {
 	want := []string{
 		`mcpc frobnicate SERVER: no command "frobnicate"`,
 		`mcpc call SERVER TOOL --no-such-flag: call has no flag --no-such-flag`,
-		`mcpc session begin SERVER --idle 1m --shell -z: session has no flag --idle`,
-		`mcpc session begin SERVER --idle 1m --shell -z: session has no flag --shell`,
-		`mcpc session begin SERVER --idle 1m --shell -z: session has no flag -z`,
+		`mcpc session begin SERVER --idle 1m --shell -z: no command "session begin"`,
 		`mcpc logon SERVER: no command "logon"`,
 		`--nowhere: no command has it`,
 	}

@@ -67,8 +67,8 @@ func taskCommand(st *state) *cli.Command {
 		Description: `A tool that runs as a task on an HTTP server can be left running
 (mcpc call --detach) and reached from later invocations. mcpc remembers each
 detached task in its state directory with what the server ties it to (the
-2025-11-25 session, the credential), so that later invocations reach the same
-task. A 2025-11-25 session is ended (DELETE), and its tasks forgotten, once
+2025-11-25 HTTP session, the credential), so that later invocations reach the
+same task. A 2025-11-25 HTTP session is ended (DELETE), and its tasks forgotten, once
 each of them is settled: its result fetched, cancelled, or unknown to the
 server. A task you cancelled is remembered as such for a day: task get and
 task result then exit 130.`,

@@ -386,11 +386,11 @@ func (k *kit) httpGroups() []*group {
 	} {
 		curlNote := "the one request a warm call needs"
 		if era.session != "" {
-			curlNote = "session opened beforehand (a 2025 client must initialize first)"
+			curlNote = "HTTP session opened beforehand (a 2025 client must initialize first)"
 		}
 		key, goPostSkip := "h26", ""
 		if era.version == "2025-11-25" {
-			key, goPostSkip = "h25", "2026-07-28 only (a 2025 request needs the session curl's row borrows)"
+			key, goPostSkip = "h25", "2026-07-28 only (a 2025 request needs the HTTP session curl's row borrows)"
 		}
 		g = append(g, &group{key: "http-" + era.version, title: "`tools/call` over Streamable HTTP on loopback, server speaking " + era.version, runs: k.slow, warmup: 1, rows: k.h.withPeers([]*row{
 			{name: "curl: POST tools/call", cmd: cmdSpec{argv: curlCall(era.version, era.url, era.session), want: echoWant, server: era.url}, note: curlNote},
