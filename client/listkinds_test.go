@@ -1,31 +1,14 @@
 package client
 
-import (
-	"slices"
-	"testing"
+import "testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
-
-// The one table of lists: every word found, its method and item key as
-// the protocol names them, templates and resources offered by the same
-// capability.
-func TestListKinds(t *testing.T) {
-	if got := ListKindWords(); !slices.Equal(got, []string{"tools", "resources", "templates", "prompts"}) {
-		t.Errorf("words: %q", got)
-	}
+// ListKindOf is the table's row, with the failure explainer's words.
+func TestListKindOf(t *testing.T) {
 	k, ok := ListKindOf("templates")
-	if !ok || k.Method != "resources/templates/list" || k.Key != "resourceTemplates" || k.Item != "resource template" {
+	if !ok || k.Method != "resources/templates/list" || k.Key != "resourceTemplates" || k.Item != "resource template" || k.op != "list resource templates of" {
 		t.Errorf("templates: %+v %v", k, ok)
 	}
-	if _, ok := ListKindOf("tasks"); ok {
-		t.Error("tasks is no list kind")
-	}
-	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}}
-	for _, k := range ListKinds {
-		want := k.Word == "resources" || k.Word == "templates"
-		if k.Offered(caps) != want {
-			t.Errorf("%s offered by resources only: %v", k.Word, k.Offered(caps))
-		}
+	if k, ok := ListKindOf("tasks"); ok || k != (ListKind{}) {
+		t.Errorf("tasks is no list kind: %+v", k)
 	}
 }
