@@ -134,7 +134,7 @@ func runSessionStart(ctx context.Context, rio runIO, conn *client.Connector[sess
 	if structured {
 		return rio.print(format.KindGeneric, client.ShownSession(rec))
 	}
-	return rio.write(format.SessionText(format.Session(client.ShownSession(rec)), running))
+	return rio.write(format.SessionText(sessionView(client.ShownSession(rec)), running))
 }
 
 // holderArgs is client.HolderArgs over env: a holder has no stdin or stdout of its own.
@@ -157,8 +157,7 @@ func printSessions(rio runIO, out []client.SessionListed, structured bool) error
 	}
 	rows := make([]format.SessionRow, len(out))
 	for i, l := range out {
-		rows[i] = format.SessionRow{Session: format.Session(l.SessionShown), Status: l.Status, Age: l.Age,
-			IdleLeft: l.IdleLeft, Requests: l.Requests, Memory: l.Memory, Ended: l.Ended}
+		rows[i] = sessionRow(l)
 	}
 	return rio.write(format.SessionsText(rows))
 }
