@@ -26,9 +26,6 @@ func ListKindOf(word string) (ListKind, bool) {
 	return ListKind{Kind: k, op: k.Op()}, true
 }
 
-// ListKindWords are the words of the list kinds, in the table's order.
-func ListKindWords() []string { return listkind.Words() }
-
 // Declared is listkind.Declared.
 func Declared(caps *mcp.ServerCapabilities, word string) bool { return listkind.Declared(caps, word) }
 
