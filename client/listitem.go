@@ -3,7 +3,7 @@ package client
 import (
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
@@ -14,7 +14,7 @@ import (
 // no such item, item is nil and names are the names there are, for the
 // failure to say what was likely meant.
 func FindItem(list []byte, word, name string) (item []byte, names []string) {
-	k, _ := conn.ListKindOf(word)
+	k, _ := listkind.Of(word)
 	rawmsg.View(list).Get(gjson.Escape(k.Key)).ForEach(func(_, it gjson.Result) bool {
 		if it.Get("name").Str == name || word == "templates" && it.Get("uriTemplate").Str == name {
 			item, names = []byte(it.Raw), nil

@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 )
@@ -41,7 +41,7 @@ func Search(ctx context.Context, l Lister, caps *mcp.ServerCapabilities, server 
 	var found []Match
 	var errs []error
 	for _, word := range searchKinds {
-		k, _ := conn.ListKindOf(word)
+		k, _ := listkind.Of(word)
 		if caps == nil || !k.Offered(caps) {
 			continue
 		}
@@ -76,7 +76,7 @@ var snapshotKinds = []string{"tools", "prompts", "templates"}
 func Snapshot(ctx context.Context, l Lister, caps *mcp.ServerCapabilities, label string) (*schemadiff.Snapshot, error) {
 	lists := map[string][]byte{}
 	for _, word := range snapshotKinds {
-		if k, _ := conn.ListKindOf(word); caps != nil && !k.Offered(caps) {
+		if k, _ := listkind.Of(word); caps != nil && !k.Offered(caps) {
 			continue
 		}
 		raw, err := l.ListRaw(ctx, word)

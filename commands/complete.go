@@ -116,8 +116,6 @@ func (c *completer) Topics() []completions.Candidate {
 	return completions.Words(helptext.Names(), "topic")
 }
 
-func (c *completer) ListKinds() []string { return conn.ListKindWords() }
-
 // Open reaches a configured server (never a URL) with its stderr hidden,
 // each message bounded by completeMaxMessage.
 func (c *completer) Open(ctx context.Context, r completions.Request) (completions.Server, func(), error) {

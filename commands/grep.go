@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,9 +118,7 @@ func printMatches(rio runIO, o grepOptions, ms []client.Match) error {
 	} else {
 		rows := make([][4]string, len(shown))
 		for i, m := range shown {
-			// A resource is named by its URI; a match without a
-			// description says its title.
-			rows[i] = [4]string{m.Server, m.Kind, cmp.Or(m.URI, m.Name), cmp.Or(m.Description, m.Title)}
+			rows[i] = matchRow(m)
 		}
 		b.WriteString(format.MatchLines(rows, o.width))
 	}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"io"
 	"slices"
+	"strings"
 	"time"
-
-	"github.com/mcpc-dev/mcpc/client/conn"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -36,8 +36,8 @@ func listCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Aliases:   []string{"ls"},
-		Usage:     "list servers, a server's tools, resources, templates or prompts, or describe one",
-		ArgsUsage: "[SERVER [tools|resources|templates|prompts] [NAME]] | --check [SERVER...]",
+		Usage:     "list servers, a server's " + kindsOr() + ", or describe one",
+		ArgsUsage: listUsage() + " | --check [SERVER...]",
 		Description: `Without SERVER: the configured servers with their transport, source file,
 trust and (for HTTP servers with credentials) auth state. With SERVER: its
 tools (or the named kind); every page is fetched.
@@ -108,6 +108,17 @@ exit-codes').`,
 	}
 }
 
+// listUsage is list's arguments but --check's, the kinds from the one
+// table (listkind.Kinds).
+func listUsage() string { return "[SERVER [" + listkind.Alternatives() + "] [NAME]]" }
+
+// kindsOr are the kind words as a sentence says them: "tools, resources,
+// templates or prompts".
+func kindsOr() string {
+	w := listkind.Words()
+	return strings.Join(w[:len(w)-1], ", ") + " or " + w[len(w)-1]
+}
+
 // listArgs reads [SERVER] [KIND] [NAME]; a NAME that is not a kind word is
 // a tool.
 func listArgs(g *globals, args []string) (listOptions, error) {
@@ -120,7 +131,7 @@ func listArgs(g *globals, args []string) (listOptions, error) {
 		return o, err
 	}
 	o.server = server
-	if len(rest) > 0 && slices.Contains(conn.ListKindWords(), rest[0]) {
+	if len(rest) > 0 && slices.Contains(listkind.Words(), rest[0]) {
 		o.kind, rest = rest[0], rest[1:]
 	}
 	if len(rest) > 0 {
@@ -143,7 +154,7 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 		return err
 	}
 	defer closeFn()
-	if caps := sess.initializeResult().Capabilities; !conn.Declared(caps, what) {
+	if caps := sess.initializeResult().Capabilities; !listkind.Declared(caps, what) {
 		// An empty list, as the server has none to give: not its
 		// rejection of a request mcpc need not have sent.
 		textsafe.Note(rio.stderr, "%s", undeclaredNote(sess.label(), what))
@@ -156,12 +167,14 @@ func listServer(ctx context.Context, rio runIO, server, what string) error {
 }
 
 // undeclaredNote says that the server named label declares no list of the
-// kind what (a word of conn.ListKinds).
+// kind what (a word of listkind.Kinds): by the capability it lacks, and
+// the list when that names it otherwise.
 func undeclaredNote(label, what string) string {
-	if what == "templates" {
-		return label + " declares no resources, so no resource templates"
+	k, _ := listkind.Of(what)
+	if k.Capability != k.Items {
+		return label + " declares no " + k.Capability + ", so no " + k.Items
 	}
-	return label + " declares no " + what
+	return label + " declares no " + k.Items
 }
 
 // runDescribe shows one tool, prompt or resource template: in text, what a
@@ -190,7 +203,7 @@ func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
 		_, err := sess.FindTool(tools, o.name)
 		return err
 	}
-	k, _ := conn.ListKindOf(o.kind)
+	k, _ := listkind.Of(o.kind)
 	return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
 }
 

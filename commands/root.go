@@ -83,7 +83,7 @@ func newRoot(st *state) *cli.Command {
 	root := &cli.Command{
 		Name:  "mcpc",
 		Usage: "a scriptable command-line client for the Model Context Protocol",
-		UsageText: `mcpc list [SERVER [tools|resources|templates|prompts] [NAME]] | list --check [SERVER...]
+		UsageText: "mcpc list " + listUsage() + ` | list --check [SERVER...]
 mcpc ping SERVER | grep PATTERN [SERVER...]
 mcpc call SERVER TOOL [key=value | key:=json ...] [--args JSON|@FILE|-]
 mcpc read SERVER URI

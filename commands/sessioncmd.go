@@ -5,12 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpc-dev/mcpc/client/sessions"
-
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -136,7 +135,7 @@ func runSessionStart(ctx context.Context, rio runIO, conn *client.Connector[sess
 	if structured {
 		return rio.print(format.KindGeneric, sessions.ShownSession(rec))
 	}
-	return rio.write(format.SessionText(format.Session(sessions.ShownSession(rec)), running))
+	return rio.write(format.SessionText(sessionView(sessions.ShownSession(rec)), running))
 }
 
 // holderArgs is sessions.HolderArgs over env: a holder has no stdin or stdout of its own.
@@ -159,8 +158,7 @@ func printSessions(rio runIO, out []sessions.SessionListed, structured bool) err
 	}
 	rows := make([]format.SessionRow, len(out))
 	for i, l := range out {
-		rows[i] = format.SessionRow{Session: format.Session(l.SessionShown), Status: l.Status, Age: l.Age,
-			IdleLeft: l.IdleLeft, Requests: l.Requests, Memory: l.Memory, Ended: l.Ended}
+		rows[i] = sessionRow(l)
 	}
 	return rio.write(format.SessionsText(rows))
 }

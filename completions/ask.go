@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -37,8 +38,6 @@ type Answers interface {
 	Servers(r Request) []Candidate
 	// Tasks are the detached tasks remembered on server.
 	Tasks(r Request, server string) []Candidate
-	// ListKinds are the words `mcpc list SERVER KIND` takes.
-	ListKinds() []string
 	// Open starts or reaches the configured server r.Positional[0] within
 	// ctx, its stderr hidden; an error when it is not one.
 	Open(ctx context.Context, r Request) (Server, func(), error)
@@ -121,12 +120,12 @@ func ServerWords(cs []Candidate) []Candidate {
 // nameKind is what the words after SERVER ask the server for: a list
 // ("tools", "prompts", "resources", "templates"), an argument of a tool
 // or prompt ("tool-args", "prompt-args"), or nothing ("").
-func nameKind(r Request, listKinds []string) string {
+func nameKind(r Request) string {
 	cmd, pos := r.Path[0], r.Positional[1:]
 	switch {
 	case cmd == "list" && len(pos) == 0, cmd == "call" && len(pos) == 0:
 		return "tools"
-	case cmd == "list" && len(pos) == 1 && slices.Contains(listKinds, pos[0]) && pos[0] != "resources":
+	case cmd == "list" && len(pos) == 1 && slices.Contains(listkind.Words(), pos[0]) && pos[0] != "resources":
 		return pos[0]
 	case cmd == "call":
 		return "tool-args"
@@ -143,7 +142,7 @@ func nameKind(r Request, listKinds []string) string {
 // names asks the server named on the line what the words after SERVER
 // can be, within LookupTimeout.
 func names(ctx context.Context, r Request, a Answers) []Candidate {
-	kind := nameKind(r, a.ListKinds())
+	kind := nameKind(r)
 	if kind == "" {
 		return nil
 	}
@@ -154,7 +153,7 @@ func names(ctx context.Context, r Request, a Answers) []Candidate {
 		return nil
 	}
 	defer closeFn()
-	l := lookup{ctx: ctx, srv: srv, note: a.Note, pos: r.Positional[1:], kinds: a.ListKinds()}
+	l := lookup{ctx: ctx, srv: srv, note: a.Note, pos: r.Positional[1:]}
 	switch kind {
 	case "tool-args", "prompt-args":
 		// KEY=partial: the argument's values, not the names.
@@ -172,15 +171,16 @@ func names(ctx context.Context, r Request, a Answers) []Candidate {
 
 // lookup is one live lookup: the server, and the words after SERVER.
 type lookup struct {
-	ctx   context.Context
-	srv   Server
-	note  func(format string, args ...any)
-	pos   []string
-	kinds []string // of mcpc list
+	ctx  context.Context
+	srv  Server
+	note func(format string, args ...any)
+	pos  []string
 }
 
-// list offers a list's names; a tool list of mcpc list also the kinds,
-// and a resource list also what the resource templates make of the word.
+// list offers a list's names (a resource's URI; an item of a kind added
+// to listkind.Kinds is named and described as a tool is); a tool list of
+// mcpc list also the kinds, and a resource list also what the resource
+// templates make of the word.
 func (l lookup) list(kind string, r Request) []Candidate {
 	raw, err := l.srv.ListRaw(l.ctx, kind)
 	if err != nil {
@@ -192,20 +192,20 @@ func (l lookup) list(kind string, r Request) []Candidate {
 	case kind == "resources":
 		out = l.templateValues(r.Current)
 	case kind == "tools" && r.Path[0] == "list":
-		for _, k := range l.kinds {
+		for _, k := range listkind.Words() {
 			out = append(out, Candidate{Value: k, Description: "list the server's " + k})
 		}
 	}
-	key := map[string]string{"tools": "tools", "prompts": "prompts", "templates": "resourceTemplates", "resources": "resources"}[kind]
-	rawmsg.View(raw).Get(key).ForEach(func(_, item gjson.Result) bool {
+	k, _ := listkind.Of(kind)
+	rawmsg.View(raw).Get(k.Key).ForEach(func(_, item gjson.Result) bool {
 		name := item.Get("name").String()
 		switch kind {
-		case "tools", "prompts":
-			out = append(out, Candidate{Value: name, Description: item.Get("description").String()})
 		case "templates":
 			out = append(out, Candidate{Value: name, Description: item.Get("uriTemplate").String()})
 		case "resources":
 			out = append(out, Candidate{Value: item.Get("uri").String(), Description: name})
+		default:
+			out = append(out, Candidate{Value: name, Description: item.Get("description").String()})
 		}
 		return true
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
@@ -56,9 +57,6 @@ func (*fakeAnswers) Servers(Request) []Candidate {
 }
 func (*fakeAnswers) Tasks(_ Request, server string) []Candidate {
 	return []Candidate{{"t-1", "a task of " + server}, {"-t", ""}}
-}
-func (*fakeAnswers) ListKinds() []string {
-	return []string{"resources", "templates", "prompts", "widgets"}
 }
 func (a *fakeAnswers) Open(_ context.Context, r Request) (Server, func(), error) {
 	if r.Positional[0] != "s" {
@@ -108,8 +106,9 @@ func TestArgs(t *testing.T) {
 		{line: "call --stdio x ", want: nil},
 		{line: "call u ", want: nil},
 		{line: "call s ", want: []string{"echo"}, asked: []string{"tools"}},
-		{line: "list s ", want: []string{"resources", "templates", "prompts", "widgets", "echo"}, asked: []string{"tools"}},
+		{line: "list s ", want: []string{"tools", "resources", "templates", "prompts", "echo"}, asked: []string{"tools"}},
 		{line: "list s templates ", want: []string{"file"}, asked: []string{"templates"}},
+		{line: "list s prompts ", want: []string{"greet"}, asked: []string{"prompts"}},
 		{line: "list s resources ", want: nil},
 		{line: "call s echo msg=x ", want: []string{"loud=", "mode="}, asked: []string{"tools"}},
 		{line: "call s echo mode=", want: []string{"mode=a", "mode=b"}, asked: []string{"tools"}},
@@ -121,7 +120,7 @@ func TestArgs(t *testing.T) {
 		{line: "read s file:///e", want: []string{"file:///etc", "file:///etc/x"},
 			asked: []string{"resources", "templates", `complete ref/resource file:///{path} path="e" map[]`}},
 		{line: "read s ", want: []string{"file:///", "file:///etc/x"}, asked: []string{"resources", "templates"}},
-		{line: "list s widgets ", asked: []string{"widgets"}, notes: []string{"no names offered: method not found (said the server)"}},
+		{line: "list s widgets ", want: nil},
 	} {
 		a := &fakeAnswers{srv: srv}
 		srv.asked = nil
@@ -132,6 +131,31 @@ func TestArgs(t *testing.T) {
 		if a.opened > 1 || a.opened == 1 && tc.asked == nil {
 			t.Errorf("%q: the server opened %d times", tc.line, a.opened)
 		}
+	}
+}
+
+// A kind added to listkind.Kinds, and nowhere else, is completed: mcpc
+// list offers its word, and its items' names (described as a tool's are)
+// after it; a server that cannot list it is noted.
+func TestAKindAddedToTheTableIsCompleted(t *testing.T) {
+	saved := listkind.Kinds
+	listkind.Kinds = append(slices.Clip(saved), listkind.Kind{Word: "widgets", Method: "widgets/list", Key: "widgetItems", Item: "widget", Items: "widgets", Capability: "widgets"})
+	t.Cleanup(func() { listkind.Kinds = saved })
+	srv := &fakeServer{lists: map[string]string{
+		"tools":   `{"tools":[]}`,
+		"widgets": `{"widgetItems":[{"name":"w1","description":"a widget"}]}`,
+	}}
+	a := &fakeAnswers{srv: srv}
+	got := Complete(mcpcTree(), []string{"list", "s", ""}, answersSource{a})
+	if want := (Candidate{"widgets", "list the server's widgets"}); !slices.Contains(got, want) {
+		t.Errorf("list s: %q, want %q among them", got, want)
+	}
+	if got := Complete(mcpcTree(), []string{"list", "s", "widgets", ""}, answersSource{a}); !slices.Equal(got, []Candidate{{"w1", "a widget"}}) {
+		t.Errorf("list s widgets: %q", got)
+	}
+	delete(srv.lists, "widgets")
+	if got := Complete(mcpcTree(), []string{"list", "s", "widgets", ""}, answersSource{a}); got != nil || !slices.Contains(a.notes, "no names offered: method not found (said the server)") {
+		t.Errorf("list s widgets, not listed: %q, notes %q", got, a.notes)
 	}
 }
 

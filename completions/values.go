@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -106,12 +107,13 @@ func (l lookup) schemaValues(key, sep string) []Candidate {
 // the values the server offers for it (with the variables before it as
 // the context).
 func (l lookup) templateValues(word string) []Candidate {
-	raw, err := l.srv.ListRaw(l.ctx, "templates")
+	templates, _ := listkind.Of("templates")
+	raw, err := l.srv.ListRaw(l.ctx, templates.Word)
 	if err != nil {
 		return nil
 	}
 	var out []Candidate
-	rawmsg.View(raw).Get("resourceTemplates").ForEach(func(_, t gjson.Result) bool {
+	rawmsg.View(raw).Get(templates.Key).ForEach(func(_, t gjson.Result) bool {
 		tpl := t.Get("uriTemplate").String()
 		m, ok := MatchTemplate(tpl, word)
 		switch {

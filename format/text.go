@@ -93,29 +93,16 @@ type listTable struct {
 	row        func(*node) []string
 }
 
-// listTables are the list kinds whose columns do not depend on the list.
-var listTables = map[Kind]listTable{
-	KindToolList: {"tools", "server has no tools",
-		[]string{"NAME", "TITLE", "ARGUMENTS", "DESCRIPTION"}, toolRow},
-	KindResourceList: {"resources", "server has no resources",
-		[]string{"URI", "NAME", "DESCRIPTION"}, func(r *node) []string {
-			return []string{str(r, "uri"), str(r, "name"), summary(str(r, "description"))}
-		}},
-	KindTemplateList: {"resourceTemplates", "server has no resource templates",
-		[]string{"URITEMPLATE", "NAME", "DESCRIPTION"}, func(r *node) []string {
-			return []string{str(r, "uriTemplate"), str(r, "name"), summary(str(r, "description"))}
-		}},
-	KindPromptList: {"prompts", "server has no prompts",
-		[]string{"NAME", "ARGUMENTS", "DESCRIPTION"}, func(p *node) []string {
-			return []string{str(p, "name"), promptArguments(p), summary(str(p, "description"))}
-		}},
+// listTables are the list kinds whose columns do not depend on the list:
+// a server's lists (listViews) and mcpc's own.
+var listTables = withLists(map[Kind]listTable{
 	KindServerCheck: {"servers", "no servers configured",
 		[]string{"NAME", "TRANSPORT", "STATUS", "REVISION", "TOOLS", "TIME"}, checkRow},
 	KindConfig: {"servers", "no servers configured",
 		[]string{"NAME", "TRANSPORT", "SOURCE", "TARGET"}, configRow},
 	KindImportList: {"sources", "no other app's MCP servers found",
 		[]string{"APP", "SCOPE", "SERVERS", "CLASHES", "FILE"}, importRow},
-}
+})
 
 // toolRow is a tool's line of mcpc list tools.
 func toolRow(t *node) []string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/listpages"
 	"github.com/mcpc-dev/mcpc/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -87,9 +88,9 @@ func (s *Conn) keepOnly(keep func(method, name string) bool) func() {
 // App-only tools are left out, and those the entry's filter hides. A list
 // the server does not declare is empty, and not asked for.
 func (s *Conn) ListRaw(ctx context.Context, kind string) (json.RawMessage, error) {
-	k, _ := ListKindOf(kind)
+	k, _ := listkind.Of(kind)
 	if !s.Declares(kind) {
-		return Undeclared(kind), nil
+		return listkind.Undeclared(kind), nil
 	}
 	var pages []json.RawMessage
 	// mcpc reads the raw pages: the SDK need decode none of the items.
@@ -108,7 +109,7 @@ func (s *Conn) ListRaw(ctx context.Context, kind string) (json.RawMessage, error
 			err = drain(s.CS.Prompts(ctx, nil))
 		}
 		if err != nil {
-			return s.explain(ctx, k.op, err)
+			return s.explain(ctx, k.Op(), err)
 		}
 		pages = s.wire.Results(k.Method)
 		return nil
@@ -134,7 +135,7 @@ func (s *Conn) Declares(word string) bool {
 	if r := s.CS.InitializeResult(); r != nil {
 		caps = r.Capabilities
 	}
-	return Declared(caps, word)
+	return listkind.Declared(caps, word)
 }
 
 // drain runs a pagination iterator to the end: the wire keeps each page as

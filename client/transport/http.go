@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/httpx"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -511,9 +512,19 @@ func BaseTransport() http.RoundTripper {
 
 // safeToRepeat are the requests a 429 or 503 may retry: they change
 // nothing on the server. tools/call is never repeated.
-var safeToRepeat = map[string]bool{
-	"server/discover": true, "tools/list": true, "prompts/list": true, "resources/list": true,
-	"resources/templates/list": true, "resources/read": true,
+var safeToRepeat = reads("server/discover", "resources/read")
+
+// reads is the set of methods and of every list's (listkind.Kinds): a
+// list is a read, and a kind added to the table is one too.
+func reads(methods ...string) map[string]bool {
+	set := map[string]bool{}
+	for _, m := range methods {
+		set[m] = true
+	}
+	for _, k := range listkind.Kinds {
+		set[k.Method] = true
+	}
+	return set
 }
 
 // maxRetryAfter bounds how long mcpc waits on a Retry-After without a

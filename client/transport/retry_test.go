@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -46,5 +48,14 @@ func TestRetryAfter(t *testing.T) {
 		if ok != c.ok || ok && wait != c.wait {
 			t.Errorf("Retry-After %q (deadline %s): got %s, %v; want %s, %v", c.value, c.deadline, wait, ok, c.wait, c.ok)
 		}
+	}
+}
+
+// The requests a 429 or 503 may repeat are the reads: discovery, a
+// resource and every list of listkind.Kinds; never a call.
+func TestSafeToRepeat(t *testing.T) {
+	want := []string{"prompts/list", "resources/list", "resources/read", "resources/templates/list", "server/discover", "tools/list"}
+	if got := slices.Sorted(maps.Keys(safeToRepeat)); !slices.Equal(got, want) {
+		t.Errorf("safe to repeat: %q, want %q", got, want)
 	}
 }
