@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/holdwire"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/listpages"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
@@ -74,13 +75,8 @@ type pendingReq struct {
 }
 
 // cacheableMethods are the results 2026-07-28 servers may mark with ttlMs.
-var cacheableMethods = map[string]string{
-	"tools/list":               "tools-list",
-	"prompts/list":             "prompts-list",
-	"resources/list":           "resources-list",
-	"resources/templates/list": "templates-list",
-	"resources/read":           "resources-read",
-}
+// Each list of listkind.Kinds is cached as "WORD-list".
+var cacheableMethods = map[string]string{"resources/read": "resources-read"}
 
 // bigResultStubs are what the SDK decodes instead of a large result. Only
 // results mcpc prints without reading them through the SDK qualify.
@@ -91,11 +87,17 @@ var bigResultStubs = map[string]string{
 }
 
 // listChanged maps list_changed notifications to the cache entries they
-// make stale.
-var listChanged = map[string]string{
-	"notifications/tools/list_changed":     "tools-list",
-	"notifications/prompts/list_changed":   "prompts-list",
-	"notifications/resources/list_changed": "resources-list",
+// make stale: a capability's notification, every list it declares (a
+// resources list_changed, the resource templates too).
+var listChanged = map[string][]string{}
+
+func init() {
+	for _, k := range listkind.Kinds {
+		cacheableMethods[k.Method] = k.Word + "-list"
+		listItems[k.Method] = k.Key
+		n := "notifications/" + k.Capability + "/list_changed"
+		listChanged[n] = append(listChanged[n], k.Word+"-list")
+	}
 }
 
 func newWire() *wire {
@@ -210,13 +212,8 @@ func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Resp
 	return &jsonrpc.Response{ID: req.ID, Result: sdk}
 }
 
-// listItems names the array of each list result.
-var listItems = map[string]string{
-	"tools/list":               "tools",
-	"prompts/list":             "prompts",
-	"resources/list":           "resources",
-	"resources/templates/list": "resourceTemplates",
-}
+// listItems names the array of each list result (listkind.Kinds).
+var listItems = map[string]string{}
 
 // listForSDK is the list result the SDK decodes: with w.keep set, only the
 // items it keeps, every other field as it came (nextCursor among them, so
@@ -239,8 +236,10 @@ func (w *wire) Incoming(msg jsonrpc.Message) {
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		if prefix, ok := listChanged[m.Method]; ok && w.memo != nil {
-			w.memo.Invalidate(w.serverKey, prefix)
+		for _, prefix := range listChanged[m.Method] {
+			if w.memo != nil {
+				w.memo.Invalidate(w.serverKey, prefix)
+			}
 		}
 		w.trace("← %s", m.Method)
 		if m.Method == holdwire.Dropped && w.deliver != nil {

@@ -3,6 +3,7 @@ package conn
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
@@ -164,5 +166,27 @@ func TestListForSDK(t *testing.T) {
 	w.keep = nil
 	if got := string(w.listForSDK("tools/list", page)); got != string(page) {
 		t.Errorf("without keep the page changed: %s", got)
+	}
+}
+
+// The cache's names for lists and what a list_changed makes stale come
+// from the one table: a resources list_changed makes the resource
+// templates stale too (both are declared by the resources capability).
+func TestListCachesFromTheTable(t *testing.T) {
+	want := map[string][]string{
+		"notifications/tools/list_changed":     {"tools-list"},
+		"notifications/resources/list_changed": {"resources-list", "templates-list"},
+		"notifications/prompts/list_changed":   {"prompts-list"},
+	}
+	if !reflect.DeepEqual(listChanged, want) {
+		t.Errorf("listChanged = %v, want %v", listChanged, want)
+	}
+	for _, k := range listkind.Kinds {
+		if cacheableMethods[k.Method] != k.Word+"-list" || listItems[k.Method] != k.Key {
+			t.Errorf("%s: cached as %q, items %q", k.Method, cacheableMethods[k.Method], listItems[k.Method])
+		}
+	}
+	if cacheableMethods["resources/read"] != "resources-read" {
+		t.Errorf("resources/read cached as %q", cacheableMethods["resources/read"])
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/internal/listkind"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
@@ -56,14 +57,13 @@ type heldPending struct {
 
 // heldFamily names the list family of a list method, the family a
 // list_changed notification is about.
-var heldFamily = map[string]string{
-	"tools/list":                           "tools",
-	"prompts/list":                         "prompts",
-	"resources/list":                       "resources",
-	"resources/templates/list":             "resources",
-	"notifications/tools/list_changed":     "tools",
-	"notifications/prompts/list_changed":   "prompts",
-	"notifications/resources/list_changed": "resources",
+var heldFamily = map[string]string{}
+
+func init() {
+	for _, k := range listkind.Kinds {
+		heldFamily[k.Method] = k.Capability
+		heldFamily["notifications/"+k.Capability+"/list_changed"] = k.Capability
+	}
 }
 
 // heldListen is the id of the holder's own subscriptions/listen.
