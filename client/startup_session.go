@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
-	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // showSessionStart shows session name's start on the live line while
@@ -26,7 +26,7 @@ func (c *Connector[S]) showSessionStart(entry *config.Entry, name string) (stop 
 			case <-done:
 				return
 			case <-t.C:
-				if l := conn.LogTail(c.Sessions.Store.LogFile(name)); l != "" {
+				if l := termui.LogTail(c.Sessions.Store.LogFile(name)); l != "" {
 					status(l)
 				}
 			}

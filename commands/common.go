@@ -17,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -112,7 +113,7 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) conn.ConnectOpt
 		TraceMeta:      client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
 		Progress:       st.progress.Notify,
 		Input:          g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
-		StartUp:        &conn.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
+		StartUp:        &termui.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
 	}
 }
 

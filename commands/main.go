@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/client/conn"
-
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/creds"
@@ -164,7 +162,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	out := &stdoutWriter{w: env.Stdout}
 	env.Stdout = out
 	st := &state{env: env, dashArgs: dashArgs, secrets: secrets, argv: argv, holder: holder,
-		progress: new(conn.ProgressDisplay)}
+		progress: new(termui.ProgressDisplay)}
 	root := newRoot(st)
 	// Whether a failure is reported as JSON is decided here, once, as the
 	// flag parser will read --json: flag errors come before any action,

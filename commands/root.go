@@ -16,6 +16,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	redaction "github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
@@ -26,7 +27,7 @@ type state struct {
 	env      Env
 	dashArgs []string
 	// progress shows the progress of the request being run, if any.
-	progress *conn.ProgressDisplay
+	progress *termui.ProgressDisplay
 	// secrets are what the invocation sends that stderr must not show.
 	secrets *redaction.Set
 	// argv is the command line as given (a session's holder is started

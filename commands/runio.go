@@ -15,6 +15,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 )
 
 // runIO is what a command's run function reaches of the invocation
@@ -92,7 +93,7 @@ func (st *state) runIO(g *globals) runIO {
 		progress: func(asked bool) func() {
 			return st.progress.Start(progressTerm(st.env), asked)
 		},
-		taskStatus: st.progress.TaskStatus,
+		taskStatus: func(t *tasks.Task) { st.progress.TaskStatus(t.Status, t.StatusMessage) },
 		openTasks: func(ctx context.Context, entry *config.Entry, id string) (taskSession, error) {
 			opts, err := conn.ConnectOptions(ctx, entry)
 			if err != nil {
@@ -105,8 +106,8 @@ func (st *state) runIO(g *globals) runIO {
 }
 
 // progressTerm is env's stderr, as progress is shown on it.
-func progressTerm(env Env) conn.ProgressTerm {
-	return conn.ProgressTerm{Stderr: env.Stderr, TTY: env.StderrTTY, Getenv: env.Getenv, Width: env.StderrWidth, Now: env.Now}
+func progressTerm(env Env) termui.ProgressTerm {
+	return termui.ProgressTerm{Stderr: env.Stderr, TTY: env.StderrTTY, Getenv: env.Getenv, Width: env.StderrWidth, Now: env.Now}
 }
 
 // structured says the output is mcpc's JSON (--json, or stdout not a

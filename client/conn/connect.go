@@ -26,6 +26,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
@@ -65,7 +66,7 @@ type ConnectOptions struct {
 	Input    *input.Input // answers to what the server asks; nil offers nothing
 	// StartUp, when set, shows a stdio server's start on a terminal's
 	// live line while it is waited for (startUp).
-	StartUp *StartUp
+	StartUp *termui.StartUp
 	// stderrLine is given the server's stderr lines while it starts.
 	stderrLine func(string)
 	// OAuthHandler, for HTTP servers, supplies tokens (a stored login,
@@ -512,7 +513,7 @@ func (s *Conn) connectStdio(ctx context.Context, o ConnectOptions, protocol stri
 	}
 	stderr := o.ServerStderr
 	if o.stderrLine != nil {
-		stderr = &lastLine{w: stderr, show: o.stderrLine}
+		stderr = &termui.LastLine{W: stderr, Show: o.stderrLine}
 	}
 	proc, err := transport.StartProcess(argv, env, dir, stderr)
 	if err != nil {

@@ -1,4 +1,4 @@
-package conn
+package termui
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpc-dev/mcpc/client/tasks"
 )
 
 func testTerm(stderr *bytes.Buffer, tty bool) ProgressTerm {
@@ -24,7 +22,7 @@ func TestProgressDisplayShowsNothingUnlessAskedOrLive(t *testing.T) {
 	var stderr bytes.Buffer
 	stop := d.Start(testTerm(&stderr, true), false) // a terminal without cursor control
 	d.Notify(&mcp.ProgressNotificationParams{Message: "half", Progress: 1, Total: 2})
-	d.TaskStatus(&tasks.Task{Status: "working"})
+	d.TaskStatus("working", "")
 	d.Pause()()
 	stop()
 	if stderr.Len() != 0 {
@@ -37,8 +35,8 @@ func TestProgressDisplayAskedShowsEachNotificationUntilStopped(t *testing.T) {
 	var stderr bytes.Buffer
 	stop := d.Start(testTerm(&stderr, false), true)
 	d.Notify(&mcp.ProgressNotificationParams{Message: "half", Progress: 1, Total: 2})
-	d.TaskStatus(&tasks.Task{Status: "working", StatusMessage: "fetching"})
-	d.TaskStatus(&tasks.Task{Status: "working", StatusMessage: "fetching"})
+	d.TaskStatus("working", "fetching")
+	d.TaskStatus("working", "fetching")
 	stop()
 	d.Notify(&mcp.ProgressNotificationParams{Message: "late"})
 	// A status the line shows already is not repeated.

@@ -1,4 +1,4 @@
-package conn
+package termui
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func TestLastLine(t *testing.T) {
 	var out bytes.Buffer
 	var shown []string
-	l := &lastLine{w: &out, show: func(s string) { shown = append(shown, s) }}
+	l := &LastLine{W: &out, Show: func(s string) { shown = append(shown, s) }}
 	for _, w := range []string{"down", "loading 1\nloading 2\nalmo", "st there\n", "   \n", strings.Repeat("z", 2000) + "\n"} {
 		l.Write([]byte(w))
 	}
