@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
@@ -124,20 +125,18 @@ func argSource(stdin io.Reader, g *globals) toolschema.Source {
 // runCall calls the tool and prints its result, or with --detach the
 // task it runs as.
 func runCall(ctx context.Context, rio runIO, o *callOptions) error {
-	entry, err := rio.resolve(o.server)
+	srv, err := rio.reach(ctx, o.server, reachOptions{refuse: func(e *config.Entry) error {
+		if o.detach && e.Server.URL == "" {
+			// Refused before a stdio server is started for nothing.
+			return client.ErrDetachStdio
+		}
+		return nil
+	}, listTools: true, tools: []string{o.tool}})
 	if err != nil {
 		return err
 	}
-	if o.detach && entry.Server.URL == "" {
-		// Refused before a stdio server is started for nothing.
-		return client.ErrDetachStdio
-	}
-	sess, tools, closeFn, err := client.OpenTools(ctx, rio.openEntry, entry, o.tool)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	tool, run, err := client.CallTool(ctx, sess, tools, client.ToolCall{
+	defer srv.close()
+	tool, run, err := client.CallTool(ctx, srv.sess, srv.tools, client.ToolCall{
 		Name: o.tool,
 		Args: func(t *mcp.Tool) map[string]any {
 			return toolschema.Merge(o.base, o.pairs, toolschema.PropertyTypes(t))
@@ -150,7 +149,7 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 		return err
 	}
 	if run.Record != nil {
-		return printDetached(rio, o.structured, entry, sess.label(), run)
+		return printDetached(rio, o.structured, srv.entry, srv.sess.label(), run)
 	}
 	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
 }

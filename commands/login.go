@@ -89,11 +89,7 @@ func oneServer(g *globals, args []string, verb string) (string, error) {
 // loginTarget resolves SERVER and requires an HTTP server that logs in
 // with OAuth.
 func loginTarget(rio runIO, server, verb string) (*config.Entry, error) {
-	e, err := rio.resolve(server)
-	if err != nil {
-		return nil, err
-	}
-	return e, client.CheckLoginTarget(e, verb)
+	return rio.entry(server, func(e *config.Entry) error { return client.CheckLoginTarget(e, verb) })
 }
 
 // runLogin logs in to the server and prints the login.

@@ -104,7 +104,7 @@ each remembered task).`),
 // runTask reaches the server's detached tasks and does o.op: the
 // server's answer printed as JSON when structured, else as text.
 func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
-	entry, err := rio.resolve(o.server)
+	entry, err := rio.entry(o.server, nil)
 	if err != nil {
 		return err
 	}
