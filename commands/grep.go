@@ -1,18 +1,17 @@
 package commands
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -77,18 +76,13 @@ type grepOptions struct {
 // runGrep searches every target, at most o.parallel at once, and prints
 // the matches in the targets' order.
 func runGrep(ctx context.Context, rio runIO, o grepOptions) error {
-	s := client.NewSearches(o.targets, unusable(o.targets))
+	s := client.NewSearch(o.targets, o.pattern, errInterrupted)
 	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
-		if err != nil {
-			s.Failed(i, fail.From(ctxErr(ctx, err)))
-			return
+		var caps *mcp.ServerCapabilities
+		if err == nil {
+			caps = sess.initializeResult().Capabilities
 		}
-		ms, errs := client.Search(ctx, sess, sess.initializeResult().Capabilities, o.targets[i].Name, o.pattern.Match)
-		failures := make([]*fail.Error, len(errs))
-		for j, err := range errs {
-			failures[j] = fail.From(ctxErr(ctx, err))
-		}
-		s.Found(i, ms, failures)
+		s.Visit(ctx, i, sess, caps, err)
 	})
 	all, verdict := s.Done(rio.stderr)
 	if errors.Is(context.Cause(ctx), errInterrupted) {
@@ -117,13 +111,7 @@ func printMatches(rio runIO, o grepOptions, ms []client.Match) error {
 			b.WriteByte('\n')
 		}
 	} else {
-		rows := make([][4]string, len(shown))
-		for i, m := range shown {
-			// A resource is named by its URI; a match without a
-			// description says its title.
-			rows[i] = [4]string{m.Server, m.Kind, cmp.Or(m.URI, m.Name), cmp.Or(m.Description, m.Title)}
-		}
-		b.WriteString(format.MatchLines(rows, o.width))
+		b.WriteString(format.MatchLines(client.MatchRows(shown), o.width))
 	}
 	if err := rio.write([]byte(b.String())); err != nil {
 		return err
