@@ -99,20 +99,36 @@ accepted the task; 'mcpc task' reaches it later.`,
 // callArgs reads call's flags and words into its options, the files they
 // name read, before any connection.
 func callArgs(cmd *cli.Command, g *globals, src toolschema.Source) (*callOptions, error) {
-	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+	return callWords(g, cmd.Args().Slice(), callFlags{args: cmd.String("args"), argsSet: cmd.IsSet("args"),
+		text: cmd.Bool("text"), batch: cmd.String("batch"), noValidate: cmd.Bool("no-validate"),
+		progress: cmd.Bool("progress"), task: cmd.Bool("task"), detach: cmd.Bool("detach")}, src)
+}
+
+// callFlags are the flags of call that callWords reads with its words.
+type callFlags struct {
+	args                               string // --args
+	argsSet, text                      bool   // --args and --text were given
+	batch                              string // --batch
+	noValidate, progress, task, detach bool
+}
+
+// callWords reads SERVER TOOL [key=value | key:=json ...] (or, with
+// --batch, SERVER alone) with call's flags f.
+func callWords(g *globals, words []string, f callFlags, src toolschema.Source) (*callOptions, error) {
+	server, rest, err := g.adhoc.Target(words)
 	if err != nil {
 		return nil, err
 	}
-	o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
-		task: cmd.Bool("task"), detach: cmd.Bool("detach"), strict: g.strict, structured: g.structured()}
-	if o.batch, o.src = cmd.String("batch"), src; o.batch != "" {
-		return o, checkBatch(o, rest, cmd.Bool("text"), cmd.IsSet("args"))
+	o := &callOptions{server: server, noValidate: f.noValidate, progress: f.progress,
+		task: f.task, detach: f.detach, strict: g.strict, structured: g.structured()}
+	if o.batch, o.src = f.batch, src; o.batch != "" {
+		return o, checkBatch(o, rest, f.text, f.argsSet)
 	}
 	if len(rest) == 0 {
 		return nil, usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 	}
 	o.tool = rest[0]
-	o.base, o.pairs, err = src.Read(rest[1:], cmd.String("args"))
+	o.base, o.pairs, err = src.Read(rest[1:], f.args)
 	return o, err
 }
 

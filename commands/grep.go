@@ -40,11 +40,7 @@ match, 1 without, 5 when no server could be searched.`,
 			"tools, prompts and resources named like echo, on two servers", "mcpc grep --name '^echo' everything local",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			args := cmd.Args().Slice()
-			if len(args) == 0 {
-				return usagef("mcpc grep PATTERN [SERVER...]", "missing PATTERN")
-			}
-			pattern, err := client.CompilePattern(args[0], cmd.Bool("name"))
+			pattern, servers, err := grepArgs(cmd.Args().Slice(), cmd.Bool("name"))
 			if err != nil {
 				return err
 			}
@@ -52,7 +48,7 @@ match, 1 without, 5 when no server could be searched.`,
 			if err != nil {
 				return err
 			}
-			targets, err := st.connector(g).Targets(args[1:], g.memo())
+			targets, err := st.connector(g).Targets(servers, g.memo())
 			if err != nil {
 				return err
 			}
@@ -61,6 +57,16 @@ match, 1 without, 5 when no server could be searched.`,
 			return runGrep(ctx, st.runIO(manyGlobals(g)), o)
 		}),
 	}
+}
+
+// grepArgs reads PATTERN [SERVER...]: the pattern compiled (namesOnly:
+// --name), and the servers named.
+func grepArgs(args []string, namesOnly bool) (client.Pattern, []string, error) {
+	if len(args) == 0 {
+		return client.Pattern{}, nil, usagef("mcpc grep PATTERN [SERVER...]", "missing PATTERN")
+	}
+	pattern, err := client.CompilePattern(args[0], namesOnly)
+	return pattern, args[1:], err
 }
 
 type grepOptions struct {
