@@ -79,3 +79,15 @@ func MostSevere(failures []*fail.Error) int {
 	}
 	return worst
 }
+
+// Unusable is, for each target named on the command line that cannot be
+// used, why (as the single-server commands say it); nil for the others.
+func Unusable(targets []Target) []*fail.Error {
+	out := make([]*fail.Error, len(targets))
+	for i, t := range targets {
+		if t.Named && t.Err != nil {
+			out[i] = fail.From(t.Err)
+		}
+	}
+	return out
+}

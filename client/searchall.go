@@ -58,6 +58,9 @@ type Searches struct {
 	found   [][]Match
 	notes   [][]string
 	failed  []*fail.Error
+	// pattern and interrupt are NewSearch's, for Visit.
+	pattern   Pattern
+	interrupt error
 }
 
 // NewSearches is a search of targets, none answered yet; unusable[i] is

@@ -2,13 +2,10 @@ package commands
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
-	"github.com/mcpc-dev/mcpc/internal/fail/report"
-	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -30,57 +27,25 @@ func checkBatch(o *callOptions, rest []string, text, args bool) error {
 }
 
 // runBatch reads the whole --batch file, then makes every call over one
-// connection and prints one line of JSON per call: the result, bounded
-// like any result, or the error object that --json prints for a failure.
-// A call that fails does not stop the others, unless the connection
-// itself is gone. The exit status is the highest of the calls'.
+// connection and prints one line of JSON per call (client.BatchRun).
 func runBatch(ctx context.Context, rio runIO, o *callOptions) error {
 	calls, err := toolschema.ReadCalls(ctx, o.batch, o.src.Stdin, o.src.Cwd)
 	if err != nil {
 		return err
 	}
-	entry, err := rio.resolve(o.server)
+	srv, err := rio.reach(ctx, o.server, reachOptions{listTools: true, tools: client.BatchTools(calls)})
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, c := range calls {
-		names = append(names, c.Tool)
-	}
-	sess, tools, closeFn, err := client.OpenTools(ctx, rio.openEntry, entry, names...)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	var status client.BatchStatus
-	for _, c := range calls {
-		res, err := client.BatchCall(ctx, sess, tools, c, o.noValidate, o.strict, rio.stderr)
-		var line []byte
-		if res != nil {
-			var perr error
-			if line, perr = rio.line(res); perr != nil {
-				// The same --query is applied to every result: one it
-				// fails on ends the batch rather than throw away the
-				// results of every call after it.
-				return format.QueryUsage(perr)
+	defer srv.close()
+	return client.BatchRun{Session: srv.sess, Tools: srv.tools, NoValidate: o.noValidate, Strict: o.strict,
+		Notes: rio.stderr, Out: rio.stdout, Interrupt: errInterrupted,
+		Line: func(doc json.RawMessage) ([]byte, error) {
+			line, err := rio.line(doc)
+			if err != nil {
+				return nil, format.QueryUsage(err)
 			}
-		}
-		if err != nil {
-			e := fail.From(ctxErr(ctx, err))
-			status.Add(e)
-			if res == nil {
-				// stdout is not written through stderr's redaction.
-				line = []byte(redaction.FromContext(ctx).String(string(report.Object(e))))
-			}
-		}
-		if _, werr := fmt.Fprintf(rio.stdout, "%s\n", line); werr != nil {
-			// No call more: Main reports a failed write, and a reader
-			// that went away (… | head) is no failure.
-			return nil
-		}
-		if client.EndsBatch(ctx, err) {
-			return status.Worst()
-		}
-	}
-	return status.Err()
+			return line, nil
+		},
+	}.Run(ctx, calls)
 }

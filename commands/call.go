@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/tasks"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
@@ -100,20 +101,36 @@ accepted the task; 'mcpc task' reaches it later.`,
 // callArgs reads call's flags and words into its options, the files they
 // name read, before any connection.
 func callArgs(cmd *cli.Command, g *globals, src toolschema.Source) (*callOptions, error) {
-	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+	return callWords(g, cmd.Args().Slice(), callFlags{args: cmd.String("args"), argsSet: cmd.IsSet("args"),
+		text: cmd.Bool("text"), batch: cmd.String("batch"), noValidate: cmd.Bool("no-validate"),
+		progress: cmd.Bool("progress"), task: cmd.Bool("task"), detach: cmd.Bool("detach")}, src)
+}
+
+// callFlags are the flags of call that callWords reads with its words.
+type callFlags struct {
+	args                               string // --args
+	argsSet, text                      bool   // --args and --text were given
+	batch                              string // --batch
+	noValidate, progress, task, detach bool
+}
+
+// callWords reads SERVER TOOL [key=value | key:=json ...] (or, with
+// --batch, SERVER alone) with call's flags f.
+func callWords(g *globals, words []string, f callFlags, src toolschema.Source) (*callOptions, error) {
+	server, rest, err := g.adhoc.Target(words)
 	if err != nil {
 		return nil, err
 	}
-	o := &callOptions{server: server, noValidate: cmd.Bool("no-validate"), progress: cmd.Bool("progress"),
-		task: cmd.Bool("task"), detach: cmd.Bool("detach"), strict: g.strict, structured: g.structured()}
-	if o.batch, o.src = cmd.String("batch"), src; o.batch != "" {
-		return o, checkBatch(o, rest, cmd.Bool("text"), cmd.IsSet("args"))
+	o := &callOptions{server: server, noValidate: f.noValidate, progress: f.progress,
+		task: f.task, detach: f.detach, strict: g.strict, structured: g.structured()}
+	if o.batch, o.src = f.batch, src; o.batch != "" {
+		return o, checkBatch(o, rest, f.text, f.argsSet)
 	}
 	if len(rest) == 0 {
 		return nil, usagef("list the tools with: mcpc list SERVER", "missing TOOL")
 	}
 	o.tool = rest[0]
-	o.base, o.pairs, err = src.Read(rest[1:], cmd.String("args"))
+	o.base, o.pairs, err = src.Read(rest[1:], f.args)
 	return o, err
 }
 
@@ -126,20 +143,18 @@ func argSource(stdin io.Reader, g *globals) toolschema.Source {
 // runCall calls the tool and prints its result, or with --detach the
 // task it runs as.
 func runCall(ctx context.Context, rio runIO, o *callOptions) error {
-	entry, err := rio.resolve(o.server)
+	srv, err := rio.reach(ctx, o.server, reachOptions{refuse: func(e *config.Entry) error {
+		if o.detach && e.Server.URL == "" {
+			// Refused before a stdio server is started for nothing.
+			return conn.ErrDetachStdio
+		}
+		return nil
+	}, listTools: true, tools: []string{o.tool}})
 	if err != nil {
 		return err
 	}
-	if o.detach && entry.Server.URL == "" {
-		// Refused before a stdio server is started for nothing.
-		return conn.ErrDetachStdio
-	}
-	sess, tools, closeFn, err := client.OpenTools(ctx, rio.openEntry, entry, o.tool)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	tool, run, err := client.CallTool(ctx, sess, tools, client.ToolCall{
+	defer srv.close()
+	tool, run, err := client.CallTool(ctx, srv.sess, srv.tools, client.ToolCall{
 		Name: o.tool,
 		Args: func(t *mcp.Tool) map[string]any {
 			return toolschema.Merge(o.base, o.pairs, toolschema.PropertyTypes(t))
@@ -152,7 +167,7 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 		return err
 	}
 	if run.Record != nil {
-		return printDetached(rio, o.structured, entry, sess.label(), run)
+		return printDetached(rio, o.structured, srv.entry, srv.sess.label(), run)
 	}
 	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
 }

@@ -55,12 +55,9 @@ messages are read up to ` + units.SizeText(completeMaxMessage) + `.`,
 			"PowerShell, in $PROFILE", "mcpc completion pwsh | Out-String | Invoke-Expression",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("choose one of "+strings.Join(completions.Shells, ", "), "name one shell")
-			}
-			script, err := completions.Script(cmd.Args().First())
+			script, err := completionArgs(cmd.Args().Slice())
 			if err != nil {
-				return usagef("choose one of "+strings.Join(completions.Shells, ", "), "%v", err)
+				return err
 			}
 			_, err = fmt.Fprint(st.env.Stdout, script)
 			return err
@@ -167,4 +164,17 @@ func (c *completer) Tasks(r completions.Request, server string) []completions.Ca
 
 func (c *completer) Note(msg string, args ...any) {
 	textsafe.Note(c.st.env.Stderr, msg, args...)
+}
+
+// completionArgs reads completion's one SHELL: its script.
+func completionArgs(args []string) (string, error) {
+	hint := "choose one of " + strings.Join(completions.Shells, ", ")
+	if len(args) != 1 {
+		return "", usagef(hint, "name one shell")
+	}
+	script, err := completions.Script(args[0])
+	if err != nil {
+		return "", usagef(hint, "%v", err)
+	}
+	return script, nil
 }

@@ -69,10 +69,11 @@ symlink.`,
 		Metadata: helptext.Examples("forget a server", "mcpc config remove everything"),
 		Flags:    []cli.Flag{projectFlag},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			if err := justOne(cmd.Args().Slice(), "", "NAME"); err != nil {
+			name, err := configRemoveArgs(cmd.Args().Slice())
+			if err != nil {
 				return err
 			}
-			o := configEditOptions{name: cmd.Args().First(), structured: g.structured(),
+			o := configEditOptions{name: name, structured: g.structured(),
 				target: config.EditTarget(g.dirs, g.cwd, cmd.Bool("project"), st.env.Now())}
 			return runConfigRemove(ctx, st.runIO(g), o)
 		}),
@@ -105,4 +106,12 @@ func edited(rio runIO, o configEditOptions, f *config.Edited, what string) error
 		return rio.print(format.KindGeneric, map[string]any{what: o.name, "file": f.Path})
 	}
 	return rio.write(fmt.Appendf(nil, "%s %s in %s\n", what, o.name, f.Path))
+}
+
+// configRemoveArgs reads remove's one NAME.
+func configRemoveArgs(args []string) (string, error) {
+	if err := justOne(args, "", "NAME"); err != nil {
+		return "", err
+	}
+	return args[0], nil
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -40,11 +40,7 @@ match, 1 without, 5 when no server could be searched.`,
 			"tools, prompts and resources named like echo, on two servers", "mcpc grep --name '^echo' everything local",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			args := cmd.Args().Slice()
-			if len(args) == 0 {
-				return usagef("mcpc grep PATTERN [SERVER...]", "missing PATTERN")
-			}
-			pattern, err := client.CompilePattern(args[0], cmd.Bool("name"))
+			pattern, servers, err := grepArgs(cmd.Args().Slice(), cmd.Bool("name"))
 			if err != nil {
 				return err
 			}
@@ -52,7 +48,7 @@ match, 1 without, 5 when no server could be searched.`,
 			if err != nil {
 				return err
 			}
-			targets, err := st.connector(g).Targets(args[1:], g.memo())
+			targets, err := st.connector(g).Targets(servers, g.memo())
 			if err != nil {
 				return err
 			}
@@ -61,6 +57,16 @@ match, 1 without, 5 when no server could be searched.`,
 			return runGrep(ctx, st.runIO(manyGlobals(g)), o)
 		}),
 	}
+}
+
+// grepArgs reads PATTERN [SERVER...]: the pattern compiled (namesOnly:
+// --name), and the servers named.
+func grepArgs(args []string, namesOnly bool) (client.Pattern, []string, error) {
+	if len(args) == 0 {
+		return client.Pattern{}, nil, usagef("mcpc grep PATTERN [SERVER...]", "missing PATTERN")
+	}
+	pattern, err := client.CompilePattern(args[0], namesOnly)
+	return pattern, args[1:], err
 }
 
 type grepOptions struct {
@@ -76,18 +82,13 @@ type grepOptions struct {
 // runGrep searches every target, at most o.parallel at once, and prints
 // the matches in the targets' order.
 func runGrep(ctx context.Context, rio runIO, o grepOptions) error {
-	s := client.NewSearches(o.targets, unusable(o.targets))
+	s := client.NewSearch(o.targets, o.pattern, errInterrupted)
 	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
-		if err != nil {
-			s.Failed(i, fail.From(ctxErr(ctx, err)))
-			return
+		var caps *mcp.ServerCapabilities
+		if err == nil {
+			caps = sess.initializeResult().Capabilities
 		}
-		ms, errs := client.Search(ctx, sess, sess.initializeResult().Capabilities, o.targets[i].Name, o.pattern.Match)
-		failures := make([]*fail.Error, len(errs))
-		for j, err := range errs {
-			failures[j] = fail.From(ctxErr(ctx, err))
-		}
-		s.Found(i, ms, failures)
+		s.Visit(ctx, i, sess, caps, err)
 	})
 	all, verdict := s.Done(rio.stderr)
 	if errors.Is(context.Cause(ctx), errInterrupted) {
@@ -116,11 +117,7 @@ func printMatches(rio runIO, o grepOptions, ms []client.Match) error {
 			b.WriteByte('\n')
 		}
 	} else {
-		rows := make([][4]string, len(shown))
-		for i, m := range shown {
-			rows[i] = matchRow(m)
-		}
-		b.WriteString(format.MatchLines(rows, o.width))
+		b.WriteString(format.MatchLines(client.MatchRows(shown), o.width))
 	}
 	if err := rio.write([]byte(b.String())); err != nil {
 		return err

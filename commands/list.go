@@ -13,10 +13,8 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/format"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/listkind"
-	redaction "github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -190,21 +188,11 @@ func runDescribe(ctx context.Context, rio runIO, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	found, names := client.FindItem(raw, o.kind, o.name)
-	switch {
-	case found != nil:
-		return rio.printRaw(format.ItemKind(o.kind), found)
-	case o.kind == "tools":
-		// FindTool says what there is, and what was likely meant.
-		tools := make([]*mcp.Tool, len(names))
-		for i, n := range names {
-			tools[i] = &mcp.Tool{Name: n}
-		}
-		_, err := sess.FindTool(tools, o.name)
+	item, err := client.DescribedItem(sess, raw, o.kind, o.name, sess.label())
+	if err != nil {
 		return err
 	}
-	k, _ := listkind.Of(o.kind)
-	return fail.New(fail.Rejected, "list them with: "+sess.ListHint()+" "+o.kind, "%s has no %s named %q", sess.label(), k.Item, o.name)
+	return rio.printRaw(format.ItemKind(o.kind), item)
 }
 
 // runServerList prints every configured server (config loads them).
@@ -240,28 +228,20 @@ type checkOptions struct {
 	text     bool
 }
 
-// runCheck connects to every target (at most parallel at once), lists its
-// tools, and prints a row per server. It never starts a login (the open
-// path uses only a stored one) nor a server that is untrusted or disabled.
+// runCheck connects to every target (at most parallel at once), has
+// client.Checks measure each, and prints a row per server. It never
+// starts a login (the open path uses only a stored one) nor a server that
+// is untrusted or disabled.
 func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
-	rows := client.CheckRows(o.targets, unusable(o.targets))
+	checks := client.NewChecks(o.targets, errInterrupted)
 	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
-		r := &rows[i]
+		var init *mcp.InitializeResult
 		if err == nil {
-			r.Revision = sess.initializeResult().ProtocolVersion
-			if caps := sess.initializeResult().Capabilities; caps != nil && caps.Tools != nil {
-				tools, lerr := sess.ListTools(ctx)
-				n := len(tools)
-				r.Tools, err = &n, lerr
-			}
+			init = sess.initializeResult()
 		}
-		var failure *fail.Error
-		if err != nil {
-			failure = fail.From(ctxErr(ctx, err))
-		}
-		r.Finish(start, failure)
+		checks.Measure(ctx, i, start, init, sess, err)
 	})
-	client.RedactCheckRows(rows, redaction.FromContext(ctx))
+	rows := checks.Done(ctx)
 	if err := rio.print(format.KindServerCheck, map[string]any{"servers": rows}); err != nil {
 		return err
 	}

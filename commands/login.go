@@ -5,9 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcpc-dev/mcpc/client/credentials"
-
 	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/credentials"
 
 	"github.com/urfave/cli/v3"
 
@@ -92,11 +91,7 @@ func oneServer(g *globals, args []string, verb string) (string, error) {
 // loginTarget resolves SERVER and requires an HTTP server that logs in
 // with OAuth.
 func loginTarget(rio runIO, server, verb string) (*config.Entry, error) {
-	e, err := rio.resolve(server)
-	if err != nil {
-		return nil, err
-	}
-	return e, credentials.CheckLoginTarget(e, verb)
+	return rio.entry(server, func(e *config.Entry) error { return credentials.CheckLoginTarget(e, verb) })
 }
 
 // runLogin logs in to the server and prints the login.

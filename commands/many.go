@@ -3,9 +3,7 @@ package commands
 import (
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpc-dev/mcpc/client"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // The many-server commands (mcpc list --check, mcpc grep) pick their
@@ -42,18 +40,6 @@ func manyGlobals(g *globals) *globals {
 		c.serverStderr = "hide"
 	}
 	return &c
-}
-
-// unusable is, for each target named on the command line that cannot be
-// used, why (as the single-server commands say it); nil for the others.
-func unusable(targets []client.Target) []*fail.Error {
-	out := make([]*fail.Error, len(targets))
-	for i, t := range targets {
-		if t.Named && t.Err != nil {
-			out[i] = fail.From(t.Err)
-		}
-	}
-	return out
 }
 
 // memo is what is remembered of the servers, for the transport listings

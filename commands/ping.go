@@ -41,20 +41,16 @@ type pingOptions struct {
 
 // runPing times one round trip to the server and prints it.
 func runPing(ctx context.Context, rio runIO, o pingOptions) error {
-	entry, err := rio.resolve(o.server)
+	srv, err := rio.reach(ctx, o.server, reachOptions{})
 	if err != nil {
 		return err
 	}
-	sess, closeFn, err := rio.openEntry(ctx, entry)
+	defer srv.close()
+	rtt, err := srv.sess.Ping(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	rtt, err := sess.Ping(ctx)
-	if err != nil {
-		return err
-	}
-	r := format.NewPing(entry.ShownName(), sess.initializeResult().ProtocolVersion, rtt)
+	r := format.NewPing(srv.entry.ShownName(), srv.sess.initializeResult().ProtocolVersion, rtt)
 	if !o.structured {
 		return rio.write([]byte(r.Text()))
 	}

@@ -1,13 +1,11 @@
 package commands
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcpc-dev/mcpc/client/config"
-	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -15,17 +13,11 @@ import (
 // message and exit, or "" for none.
 func failed(t *testing.T, err error) string {
 	t.Helper()
-	if err == nil {
-		return ""
+	msg, exit := refused(t, err)
+	if err != nil && exit != 2 {
+		t.Fatalf("%v: exit %d, want 2", err, exit)
 	}
-	var f *fail.Error
-	if !errors.As(err, &f) {
-		t.Fatalf("not a fail.Error: %v", err)
-	}
-	if f.Code.Exit() != 2 {
-		t.Fatalf("%v: exit %d, want 2", err, f.Code.Exit())
-	}
-	return f.Msg
+	return msg
 }
 
 var stdioTarget = config.AdHoc{Stdio: "srv --flag"}

@@ -28,16 +28,25 @@ the patterns of the ones it makes on demand.`,
 			"only the text, for a pipe", "mcpc read everything demo://resource/static/document/architecture.md -q contents.0.text",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+			o, err := readArgs(g, cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
-			if err := justOne(rest, "list resources with: mcpc list SERVER resources", "URI"); err != nil {
-				return err
-			}
-			return runRead(ctx, st.runIO(g), readOptions{server: server, uri: rest[0]})
+			return runRead(ctx, st.runIO(g), o)
 		}),
 	}
+}
+
+// readArgs reads SERVER URI.
+func readArgs(g *globals, args []string) (readOptions, error) {
+	server, rest, err := g.adhoc.Target(args)
+	if err != nil {
+		return readOptions{}, err
+	}
+	if err := justOne(rest, "list resources with: mcpc list SERVER resources", "URI"); err != nil {
+		return readOptions{}, err
+	}
+	return readOptions{server: server, uri: rest[0]}, nil
 }
 
 // runRead reads the resource and prints its contents.

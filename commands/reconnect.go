@@ -42,19 +42,15 @@ Example:
 // runReconnect connects afresh (rio's connections reprobe the server)
 // and prints what the handshake said.
 func runReconnect(ctx context.Context, rio runIO, o reconnectOptions) error {
-	entry, err := rio.resolve(o.server)
+	srv, err := rio.reach(ctx, o.server, reachOptions{})
 	if err != nil {
 		return err
 	}
-	sess, closeFn, err := rio.openEntry(ctx, entry)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	r := sess.initializeResult()
+	defer srv.close()
+	r := srv.sess.initializeResult()
 	if o.structured {
 		return rio.print(format.KindGeneric, format.Handshake(r))
 	}
-	s := format.Summary(r, client.CapabilityNames(r.Capabilities), entry.Server.URL, sess.speaksSSE())
+	s := format.Summary(r, client.CapabilityNames(r.Capabilities), srv.entry.Server.URL, srv.sess.speaksSSE())
 	return rio.write([]byte(s.Text()))
 }

@@ -105,6 +105,58 @@ func (st *state) runIO(g *globals) runIO {
 	}
 }
 
+// reached is one server a command named, reached: its entry, its open
+// session, the tools it asked for (reachOptions.tools) and the close
+// function that ends the connection.
+type reached struct {
+	entry *config.Entry
+	sess  session
+	tools []*mcp.Tool
+	close func()
+}
+
+// reachOptions is what a command adds to the one way to a server it
+// names: a refusal of the entry before anything is started, and the tools
+// it lists before any call (client.OpenTools).
+type reachOptions struct {
+	refuse    func(*config.Entry) error
+	listTools bool
+	tools     []string
+}
+
+// entry resolves server and lets refuse (nil: none) turn the entry down
+// before any connection: the prelude of every command that names one
+// server and looks at its entry.
+func (rio runIO) entry(server string, refuse func(*config.Entry) error) (*config.Entry, error) {
+	e, err := rio.resolve(server)
+	if err == nil && refuse != nil {
+		err = refuse(e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// reach resolves server and connects to it (rio.entry, then openEntry,
+// then the tools o asks for).
+func (rio runIO) reach(ctx context.Context, server string, o reachOptions) (*reached, error) {
+	e, err := rio.entry(server, o.refuse)
+	if err != nil {
+		return nil, err
+	}
+	r := &reached{entry: e}
+	if o.listTools {
+		r.sess, r.tools, r.close, err = client.OpenTools(ctx, rio.openEntry, e, o.tools...)
+	} else {
+		r.sess, r.close, err = rio.openEntry(ctx, e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // progressTerm is env's stderr, as progress is shown on it.
 func progressTerm(env Env) termui.ProgressTerm {
 	return termui.ProgressTerm{Stderr: env.Stderr, TTY: env.StderrTTY, Getenv: env.Getenv, Width: env.StderrWidth, Now: env.Now}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -61,15 +62,7 @@ func sessionStartCommand(st *state) *cli.Command {
 				return err
 			}
 			o := client.StartOptions{Name: cmd.String("name"), Idle: cmd.Duration("idle"), Args: st.argv, Shell: cmd.Bool("shell")}
-			switch {
-			case o.Idle < 0:
-				return usagef("", "--idle cannot be negative")
-			case o.Idle > 0 && o.Idle < config.MinKeepAlive:
-				floor := units.DurationText(config.MinKeepAlive)
-				return usagef("give --idle "+floor+" or more, or --idle 0 to keep it until stopped",
-					"--idle %s is below the floor of %s: a session must outlast a call", o.Idle, floor)
-			}
-			if o.Server, err = soleTarget(g, cmd.Args().Slice()); err != nil {
+			if o.Server, err = sessionStartArgs(g, cmd.Args().Slice(), o.Idle); err != nil {
 				return err
 			}
 			if st.holder != nil {
@@ -92,11 +85,8 @@ func sessionStopCommand(st *state) *cli.Command {
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "stop every session"}},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			names := cmd.Args().Slice()
-			switch all := cmd.Bool("all"); {
-			case all && len(names) > 0:
-				return usagef("", "give session names or --all, not both")
-			case !all && len(names) == 0:
-				return usagef("name the sessions to stop, or give --all", "missing NAME")
+			if err := sessionStopArgs(names, cmd.Bool("all")); err != nil {
+				return err
 			}
 			return st.sessions(g).Stop(ctx, names)
 		}),
@@ -114,16 +104,51 @@ text. Only its last --max-bytes bytes are printed (--max-bytes 0: all).
 A session that ended without being stopped keeps its log until it is
 stopped or started again.`,
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("mcpc session logs NAME", "give one session's name")
+			name, err := sessionLogsArgs(cmd.Args().Slice())
+			if err != nil {
+				return err
 			}
-			log, err := st.sessions(g).Log(cmd.Args().First(), g.maxBytes)
+			log, err := st.sessions(g).Log(name, g.maxBytes)
 			if err != nil {
 				return err
 			}
 			return st.runIO(g).write(log)
 		}),
 	}
+}
+
+// sessionStartArgs reads start's SERVER, once --idle (idle) is known to
+// be 0 or at least the floor a session needs.
+func sessionStartArgs(g *globals, args []string, idle time.Duration) (string, error) {
+	switch {
+	case idle < 0:
+		return "", usagef("", "--idle cannot be negative")
+	case idle > 0 && idle < config.MinKeepAlive:
+		floor := units.DurationText(config.MinKeepAlive)
+		return "", usagef("give --idle "+floor+" or more, or --idle 0 to keep it until stopped",
+			"--idle %s is below the floor of %s: a session must outlast a call", idle, floor)
+	}
+	return soleTarget(g, args)
+}
+
+// sessionStopArgs checks stop's NAME... against --all (all): one or the
+// other.
+func sessionStopArgs(names []string, all bool) error {
+	switch {
+	case all && len(names) > 0:
+		return usagef("", "give session names or --all, not both")
+	case !all && len(names) == 0:
+		return usagef("name the sessions to stop, or give --all", "missing NAME")
+	}
+	return nil
+}
+
+// sessionLogsArgs reads logs' one NAME.
+func sessionLogsArgs(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", usagef("mcpc session logs NAME", "give one session's name")
+	}
+	return args[0], nil
 }
 
 // runSessionStart starts the session o asks for (or finds it running) and prints it.

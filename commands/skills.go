@@ -40,11 +40,8 @@ listing as the server sent it.`,
 			"write all its files under a new directory", "mcpc skills get docs pdf-processing --out skills/pdf-processing",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+			server, err := skillsArgs(g, cmd.Args().Slice())
 			if err != nil {
-				return err
-			}
-			if err := noMoreThan(rest, 0, "list with: mcpc skills SERVER; fetch one with: mcpc skills get SERVER NAME"); err != nil {
 				return err
 			}
 			return listSkills(ctx, st.runIO(g), server)
@@ -75,7 +72,12 @@ the server offers it (directoryRead).`,
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, TakesFile: true, Usage: "write every file of the skill under `DIR` (new or empty)"},
 			},
 			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-				o, err := skillGetArgs(g, cmd)
+				var out *string
+				if cmd.IsSet("out") {
+					dir := cmd.String("out")
+					out = &dir
+				}
+				o, err := skillGetArgs(g, cmd.Args().Slice(), out)
 				if err != nil {
 					return err
 				}
@@ -99,19 +101,28 @@ func listSkills(ctx context.Context, rio runIO, server string) error {
 	return rio.printRaw(format.KindSkillList, res)
 }
 
-// skillGetArgs reads SERVER NAME and --out, and checks the directory
-// before anything connects.
-func skillGetArgs(g *globals, cmd *cli.Command) (skillOptions, error) {
-	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+// skillsArgs reads the SERVER whose skills are listed.
+func skillsArgs(g *globals, args []string) (string, error) {
+	server, rest, err := g.adhoc.Target(args)
+	if err == nil {
+		err = noMoreThan(rest, 0, "list with: mcpc skills SERVER; fetch one with: mcpc skills get SERVER NAME")
+	}
+	return server, err
+}
+
+// skillGetArgs reads SERVER NAME and --out (nil: not given), and checks
+// the directory before anything connects.
+func skillGetArgs(g *globals, args []string, out *string) (skillOptions, error) {
+	server, rest, err := g.adhoc.Target(args)
 	if err != nil {
 		return skillOptions{}, err
 	}
 	if err := justOne(rest, "list the skills with: mcpc skills SERVER", "skill NAME"); err != nil {
 		return skillOptions{}, err
 	}
-	o := skillOptions{server: server, name: rest[0], out: cmd.String("out"), structured: g.structured()}
-	if cmd.IsSet("out") {
-		if o.out == "" {
+	o := skillOptions{server: server, name: rest[0], structured: g.structured()}
+	if out != nil {
+		if o.out = *out; o.out == "" {
 			return o, usagef("", "--out needs a directory")
 		}
 		if !filepath.IsAbs(o.out) {

@@ -32,16 +32,22 @@ later with mcpc diff.`,
 			"a stdio server", "mcpc snapshot --stdio 'npx -y @modelcontextprotocol/server-everything' > everything.snapshot.json",
 		),
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+			server, err := snapshotArgs(g, cmd.Args().Slice())
 			if err != nil {
-				return err
-			}
-			if err := noMoreThan(rest, 0, "write the document to a file with: mcpc snapshot SERVER > FILE"); err != nil {
 				return err
 			}
 			return runSnapshot(ctx, st.runIO(g), server, g.query != "")
 		}),
 	}
+}
+
+// snapshotArgs reads SERVER, the one word snapshot takes.
+func snapshotArgs(g *globals, args []string) (string, error) {
+	server, rest, err := g.adhoc.Target(args)
+	if err == nil {
+		err = noMoreThan(rest, 0, "write the document to a file with: mcpc snapshot SERVER > FILE")
+	}
+	return server, err
 }
 
 // runSnapshot writes the server's snapshot, or (queried) a --query of it.

@@ -35,26 +35,9 @@ func taskCommand(st *state) *cli.Command {
 			Description: desc,
 			Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 				o := &taskOptions{op: name, progress: cmd.Bool("progress"), structured: g.structured(), strict: g.strict}
-				words := cmd.Args().Slice()
-				want := 2
-				if name == "list" {
-					want = 1
-				}
-				switch {
-				case g.adhoc.IsStdio():
-					return usagef("run the call without --detach to wait for its result",
-						"mcpc task needs an HTTP server: a stdio server's tasks end with the invocation that starts them")
-				case len(words) == 0:
-					return usagef("name a configured server or an https:// URL", "missing SERVER")
-				case len(words) < want:
-					return usagef("task ids come from mcpc call --detach; mcpc task list SERVER lists them", "missing TASK_ID")
-				}
-				if err := noMoreThan(words, want, ""); err != nil {
+				var err error
+				if o.server, o.id, err = taskArgs(g, name, cmd.Args().Slice()); err != nil {
 					return err
-				}
-				o.server = words[0]
-				if want == 2 {
-					o.id = words[1]
 				}
 				return runTask(ctx, st.runIO(g), o)
 			}),
@@ -101,10 +84,34 @@ each remembered task).`),
 	}
 }
 
+// taskArgs reads op's SERVER and TASK_ID (list: SERVER only).
+func taskArgs(g *globals, op string, words []string) (server, id string, err error) {
+	want := 2
+	if op == "list" {
+		want = 1
+	}
+	switch {
+	case g.adhoc.IsStdio():
+		return "", "", usagef("run the call without --detach to wait for its result",
+			"mcpc task needs an HTTP server: a stdio server's tasks end with the invocation that starts them")
+	case len(words) == 0:
+		return "", "", usagef("name a configured server or an https:// URL", "missing SERVER")
+	case len(words) < want:
+		return "", "", usagef("task ids come from mcpc call --detach; mcpc task list SERVER lists them", "missing TASK_ID")
+	}
+	if err := noMoreThan(words, want, ""); err != nil {
+		return "", "", err
+	}
+	if want == 2 {
+		id = words[1]
+	}
+	return words[0], id, nil
+}
+
 // runTask reaches the server's detached tasks and does o.op: the
 // server's answer printed as JSON when structured, else as text.
 func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
-	entry, err := rio.resolve(o.server)
+	entry, err := rio.entry(o.server, nil)
 	if err != nil {
 		return err
 	}

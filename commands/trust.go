@@ -36,10 +36,7 @@ FILE defaults to the .mcp.json found from the working directory upwards.`
 		ArgsUsage:   "[FILE]",
 		Metadata:    ex,
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
-			if err := noMoreThan(cmd.Args().Slice(), 1, ""); err != nil {
-				return err
-			}
-			path, err := config.TrustPath(cmd.Args().First(), g.cwd, g.dirs.Home, name)
+			path, err := trustArgs(g, name, cmd.Args().Slice())
 			if err != nil {
 				return err
 			}
@@ -79,4 +76,17 @@ func runTrust(ctx context.Context, rio runIO, o trustOptions) error {
 		servers[i] = format.TrustedServer{Name: name, Transport: client.TransportName(nil, s), URL: s.URL, Command: s.Command, Args: s.Args}
 	}
 	return rio.write(format.Trusted(o.path, c.SHA256, servers))
+}
+
+// trustArgs reads [FILE], the project file name (trust or untrust) is
+// about: the one found from the working directory when none is given.
+func trustArgs(g *globals, name string, args []string) (string, error) {
+	if err := noMoreThan(args, 1, ""); err != nil {
+		return "", err
+	}
+	var file string
+	if len(args) == 1 {
+		file = args[0]
+	}
+	return config.TrustPath(file, g.cwd, g.dirs.Home, name)
 }

@@ -1,18 +1,15 @@
 package commands
 
 import (
-	"cmp"
-
 	"github.com/mcpc-dev/mcpc/client/sessions"
 
-	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/format"
 )
 
 // This file is the one place where client's records become format's
 // views of them as text: format.Session and format.SessionRow mirror
-// sessions.SessionShown and sessions.SessionListed, and a grep line is four
-// cells of a client.Match.
+// sessions.SessionShown and sessions.SessionListed, and a grep line's cells
+// are client.MatchRows'.
 //
 // format may import only leaves (layers_test.go), so it cannot take
 // client's types. The records could move down to a leaf that both
@@ -38,11 +35,4 @@ func sessionView(s sessions.SessionShown) format.Session { return format.Session
 func sessionRow(l sessions.SessionListed) format.SessionRow {
 	return format.SessionRow{Session: sessionView(l.SessionShown), Status: l.Status, Age: l.Age,
 		IdleLeft: l.IdleLeft, Requests: l.Requests, Memory: l.Memory, Ended: l.Ended}
-}
-
-// matchRow is a grep line's cells: server, kind, name, description. A
-// resource is named by its URI; a match without a description says its
-// title.
-func matchRow(m client.Match) [4]string {
-	return [4]string{m.Server, m.Kind, cmp.Or(m.URI, m.Name), cmp.Or(m.Description, m.Title)}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/client"
 )
 
 // leaves are the settable values of v, by name: the exported fields of a
@@ -86,5 +88,5 @@ func everyFieldShown[R, V any](t *testing.T, convert func(R) V) {
 func TestViewsShowEveryField(t *testing.T) {
 	everyFieldShown(t, sessionView)
 	everyFieldShown(t, sessionRow)
-	everyFieldShown(t, matchRow)
+	everyFieldShown(t, func(m client.Match) [4]string { return client.MatchRows([]client.Match{m})[0] })
 }
