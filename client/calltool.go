@@ -11,13 +11,13 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
-// ToolCaller is what a call needs of a session (*Session, or a fake).
+// ToolCaller is what a call needs of a connection (*conn.Conn, or a fake).
 type ToolCaller interface {
 	FindTool(tools []*mcp.Tool, name string) (*mcp.Tool, error)
 	RunTool(ctx context.Context, tool string, args map[string]any, o tasks.Options) (*tasks.ToolRun, error)
 }
 
-// ToolLister is a session that lists tools (*Session, or a fake).
+// ToolLister is a connection that lists tools (*conn.Conn, or a fake).
 type ToolLister interface {
 	ListTools(ctx context.Context, only ...string) ([]*mcp.Tool, error)
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // Ender is what Connector needs of a connection it opened: a way to end
-// it as the invocation ends (Session.End).
+// it as the invocation ends (conn.Conn.End).
 type Ender interface {
 	End(ctx context.Context, interrupted bool)
 }
@@ -25,7 +25,7 @@ type Ender interface {
 // to an entry (or to a --stdio session named on the command line), the
 // project-trust rules, routing through a running session, the stored
 // credential, and the connect itself. A command reads its flags into one
-// and calls Open; S is the session type Dial makes (a *Session wrapper in
+// and calls Open; S is the connection type Dial makes (a *conn.Conn wrapper in
 // mcpc, a fake in unit tests).
 type Connector[S Ender] struct {
 	// Config loads the configuration; AdHoc is the server the command

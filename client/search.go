@@ -14,7 +14,7 @@ import (
 )
 
 // Lister is what a search or a snapshot reads of a session: every page of
-// a list (Session.ListRaw).
+// a list (conn.Conn.ListRaw).
 type Lister interface {
 	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)
 }

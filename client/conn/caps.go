@@ -24,7 +24,7 @@ func clientCapabilities(in *input.Input) *mcp.ClientCapabilities {
 	return c
 }
 
-// ClientCapabilities is what the session declares to its server, for the
+// ClientCapabilities is what the connection declares to its server, for the
 // requests mcpc sends beside the SDK's.
 func (s *Conn) ClientCapabilities() *mcp.ClientCapabilities {
 	return clientCapabilities(s.opts.Input)

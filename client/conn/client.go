@@ -12,9 +12,9 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
-// newClient makes the SDK client for this session, declaring what
+// newClient makes the SDK client for this connection, declaring what
 // clientCapabilities says and handling what it offers. The 2026-07-28
-// input_required loop is mcpc's own (see inputRounds), so the SDK's is off.
+// input_required loop is mcpc's own (see input.State.Rounds), so the SDK's is off.
 func (s *Conn) newClient(o ConnectOptions) *mcp.Client {
 	s.input = s.newInput(o.Input)
 	opts := &mcp.ClientOptions{

@@ -5,21 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"net/url"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
-	"github.com/mcpc-dev/mcpc/client/holdwire"
 	"github.com/mcpc-dev/mcpc/client/input"
 	"github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/client/transport"
@@ -27,7 +22,6 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/termui"
-	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/units"
 	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
@@ -93,24 +87,6 @@ type ConnectOptions struct {
 	GuardGroup bool
 }
 
-// Held is a live session's holder, as an invocation reaches it.
-type Held struct {
-	Name     string // the session's, for messages
-	PID      int    // the holder's
-	Socket   string
-	Revision string // the revision the holder negotiated: no probe
-	// Key identifies what the holder holds (client.SessionKey): results
-	// are cached and tasks recorded under it. The entry that stands for
-	// a --stdio session names only the session, so it cannot tell.
-	Key string
-	// Ended says why the session ended, once the holder is gone ("":
-	// not known), and whether its holder is alive after all.
-	Ended func(ctx context.Context) (why string, alive bool)
-	// Silence says why the holder, running, has not answered the
-	// handshake, and the failure that names it hung.
-	Silence func() (holdwire.Silence, *fail.Error)
-}
-
 // Transports are what --transport may pin.
 var Transports = []string{"auto", "http", "sse"}
 
@@ -123,7 +99,7 @@ const DefaultConnectTimeout = 60 * time.Second
 // connect. Its verdict is remembered, so the bound is paid once.
 const DefaultProbeTimeout = 10 * time.Second
 
-// Conn is a connected MCP session plus what is needed to tear it down and
+// Conn is a connection to its server plus what is needed to tear it down and
 // to explain failures.
 type Conn struct {
 	CS    *mcp.ClientSession
@@ -136,7 +112,7 @@ type Conn struct {
 	probeGate *transport.Gate
 	http      *transport.HTTP
 	sock      *transport.Socket // the holder of a live session, when held
-	// sse says the session speaks the 2024-11-05 HTTP+SSE transport;
+	// sse says the connection speaks the 2024-11-05 HTTP+SSE transport;
 	// foundSSE that auto mode fell back to it, which the memo learns.
 	sse, foundSSE bool
 	wire          *wire
@@ -145,7 +121,7 @@ type Conn struct {
 	idle       *transport.IdleWatch
 	key        string // the server's memo key
 
-	// The era the session was reached with, and for a second connection
+	// The era the connection was reached with, and for a second connection
 	// when a remembered verdict turns out wrong, the options.
 	era      era
 	opts     ConnectOptions
@@ -163,10 +139,10 @@ type Conn struct {
 	resumed resumed
 }
 
-// SSE says the session speaks the 2024-11-05 HTTP+SSE transport.
+// SSE says the connection speaks the 2024-11-05 HTTP+SSE transport.
 func (s *Conn) SSE() bool { return s.sse }
 
-// ProtocolVersion is the revision the session speaks.
+// ProtocolVersion is the revision the connection speaks.
 func (s *Conn) ProtocolVersion() string {
 	if s.CS == nil {
 		return s.resumed.version
@@ -178,7 +154,7 @@ func (s *Conn) ProtocolVersion() string {
 }
 
 // AwaitCancellation gives the SDK up to d to deliver the cancellation of an
-// interrupted request before the session is torn down. The SDK sends
+// interrupted request before the connection is torn down. The SDK sends
 // notifications/cancelled from a goroutine; closing the connection first
 // would leave the server to see a disconnect instead. (On the 2026-07-28
 // HTTP wire, cancelling is closing the request's stream, already done.)
@@ -213,7 +189,7 @@ func (s *Conn) AwaitCancellation(d time.Duration) {
 // stdin is closed.
 var cancelGrace = 250 * time.Millisecond
 
-// CloseWithin ends the session like Close, but within about d: after a
+// CloseWithin ends the connection like Close, but within about d: after a
 // timeout or an interrupt the user is waiting, and the server has been told.
 func (s *Conn) CloseWithin(d time.Duration) {
 	done := make(chan struct{})
@@ -229,7 +205,7 @@ func (s *Conn) CloseWithin(d time.Duration) {
 	s.proc.StopWithin(d * 3 / 4)
 }
 
-// Close ends the session and, for stdio, the server's whole process group.
+// Close ends the connection and, for stdio, the server's whole process group.
 func (s *Conn) Close() {
 	if s.limitFailure() != nil {
 		// A server that broke a limit may not be reading or may be
@@ -310,96 +286,6 @@ func trace(o ConnectOptions, format string, args ...any) {
 	if o.Verbose != nil {
 		o.Verbose(fmt.Sprintf(format, args...))
 	}
-}
-
-// ServerKey identifies a server for the memo: for stdio its command line,
-// configured environment and working directory; for HTTP its origin and
-// path. A different key is a different server, never a stale verdict.
-func ServerKey(e *config.Entry, cwd string) string {
-	srv := e.Server
-	if srv.URL != "" {
-		u, err := url.Parse(srv.URL)
-		if err != nil {
-			return state.HashKey("http", srv.URL)
-		}
-		return state.HashKey("http", urlx.Origin(u)+u.EscapedPath())
-	}
-	parts := append([]string{"stdio", e.Dir(cwd), srv.Cwd, srv.Command}, srv.Args...)
-	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
-		parts = append(parts, k+"="+srv.Env[k])
-	}
-	if srv.EnvFile != "" {
-		parts = append(parts, "envFile="+srv.EnvFile)
-	}
-	return state.HashKey(parts...)
-}
-
-// SessionKey identifies what a session started for e holds: the
-// server's definition (its memo key) and the credential it is reached
-// with (never the credential itself), so that a changed entry is noticed.
-// It is the entry's content alone: a user entry run from another working
-// directory is the same entry, not a changed one (a project file's is
-// resolved against its own directory either way).
-func SessionKey(e *config.Entry, credentialID string) string {
-	return state.HashKey(ServerKey(e, e.Dir("")), credentialID)
-}
-
-// CredentialParts names, each hashed, what an invocation reaches e with
-// that its definition does not fix: the credential (credentialID, a
-// reference, never the secret); for a stdio server each "env" value
-// expanded from the invocation's environment (${VAR}) and the envFile's
-// variables; for an HTTP server each header expanded from it (${VAR}) and
-// the bearer token of "bearerTokenEnv", and each --header. A session started with other
-// parts holds another credential's server, which this invocation must
-// not reach; a literal value is the definition's, whose change only makes
-// the session stale. Values are keyed with memo's per-user secret
-// (Memo.CredentialKey): a plain hash of a short token in a session record
-// could be reversed offline. An error is the one connecting would meet
-// (an unset variable, an unreadable envFile).
-func CredentialParts(e *config.Entry, cwd, credentialID string, getenv func(string) string, memo *state.Memo) (map[string]string, error) {
-	parts := map[string]string{}
-	if credentialID != "" {
-		parts["credential"] = state.HashKey("credential", credentialID)
-	}
-	srv := e.Server
-	if srv.URL != "" {
-		h, err := config.Headers(srv, e.Label(), getenv)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range srv.Headers {
-			if strings.Contains(v, "${") {
-				parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
-			}
-		}
-		// A --header is the invocation's, never the definition's: an
-		// Authorization given on the command line is a credential.
-		for k := range srv.LiteralHeaders() {
-			parts[fmt.Sprintf("header %q", k)] = memo.CredentialKey("header\x00" + k + "\x00" + h.Get(k))
-		}
-		if srv.BearerTokenEnv != "" {
-			parts["bearerTokenEnv"] = memo.CredentialKey("bearer\x00" + getenv(srv.BearerTokenEnv))
-		}
-		return parts, nil
-	}
-	env, err := config.Environ(srv, e.Label(), getenv)
-	if err != nil {
-		return nil, err
-	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.Contains(srv.Env[k], "${") {
-			parts[fmt.Sprintf("env %q", k)] = memo.CredentialKey("env\x00" + k + "\x00" + v)
-		}
-	}
-	if srv.EnvFile != "" {
-		vars, err := e.EnvFileVars(cwd)
-		if err != nil {
-			return nil, err
-		}
-		parts["envFile"] = memo.CredentialKey(strings.Join(append([]string{"envFile"}, vars...), "\x00"))
-	}
-	return parts, nil
 }
 
 // connectOnce makes one connection attempt with the era chosen.
@@ -551,156 +437,7 @@ func (s *Conn) connectStdio(ctx context.Context, o ConnectOptions, protocol stri
 	return s.handshake(ctx, o, client, proc.Transport(s.wire.tap, s.maxMessage), protocol)
 }
 
-// probeRefused is told that a stdio server refused the probe (or let it
-// go unanswered), so that the SDK falls back to initialize: what the
-// server wrote on stderr during the handshake is dropped (Gate.Noise),
-// unless --verbose shows everything. Its last lines stay in the failure message of a fallback
-// that fails too (Process.StderrTail), and the era memo keeps the next
-// invocation from probing at all.
-func (s *Conn) probeRefused() {
-	if s.probeGate == nil || s.opts.Verbose != nil {
-		return
-	}
-	s.probeGate.Noise()
-}
-
-// connectHeld reaches the server through its session's holder. The
-// holder answers the handshake itself, at once: one that has said
-// nothing within holdwire.ProbeWait is looked at (watchHolder), and one
-// stopped or hung is said to be, rather than waited for until
-// --connect-timeout and the server blamed.
-func (s *Conn) connectHeld(ctx context.Context, o ConnectOptions) error {
-	sock, err := transport.DialSocket(ctx, o.Held.Socket)
-	var foreign *transport.ForeignSocketError
-	if errors.As(err, &foreign) {
-		// The session is not this user's, and has not ended.
-		return &fail.Error{Code: fail.Connection, Err: err,
-			Msg:  fmt.Sprintf("session %s refused: its %s belongs to another user (uid %d), and a session serves only the user who started it", textsafe.Name(o.Held.Name), foreign.What, foreign.UID),
-			Hint: "run mcpc as the user who started the session, or leave sessions aside with --no-session"}
-	}
-	if err != nil {
-		return s.heldLost(ctx, err)
-	}
-	s.sock = sock
-	hctx, hung := context.WithCancelCause(ctx)
-	defer hung(nil)
-	busy := s.watchHolder(hctx, hung, sock)
-	err = s.handshake(hctx, o, s.newClient(o), sock.Transport(s.wire.tap, s.maxMessage), o.Held.Revision)
-	if f := fail.As(context.Cause(hctx)); err != nil && f != nil && ctx.Err() == nil {
-		return f
-	}
-	if fail.CodeOf(err) == fail.ConnectTimeout && !answered(sock) {
-		return s.heldTimeout(busy.Load())
-	}
-	return err
-}
-
-// watchHolder looks at the holder each holdwire.ProbeWait that sock has not
-// been answered on: a stopped holder ends the handshake (hung's cause)
-// at the first look, one that took the connection and says nothing at
-// the second (a loaded machine may hold a holder up for a moment; it
-// does not hold it for two); a busy one is waited for, within
-// --connect-timeout, and reported busy (the flag returned) if that ends.
-func (s *Conn) watchHolder(ctx context.Context, hung context.CancelCauseFunc, sock *transport.Socket) *atomic.Bool {
-	busy := new(atomic.Bool)
-	look := s.opts.Held.Silence
-	if look == nil {
-		return busy
-	}
-	go func() {
-		t := time.NewTimer(holdwire.ProbeWait)
-		defer t.Stop()
-		silent := false
-		for {
-			select {
-			case <-sock.Answered():
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			q, f := look()
-			busy.Store(q == holdwire.SilenceBusy)
-			if q == holdwire.SilenceStopped || q == holdwire.SilenceHung && silent {
-				hung(f)
-				return
-			}
-			silent = q == holdwire.SilenceHung
-			t.Reset(holdwire.ProbeWait)
-		}
-	}()
-	return busy
-}
-
-// answered reports whether the holder has sent anything on sock.
-func answered(sock *transport.Socket) bool {
-	select {
-	case <-sock.Answered():
-		return true
-	default:
-		return false
-	}
-}
-
-// heldTimeout is the failure of a handshake the holder never answered
-// within --connect-timeout: the holder's, not the server's (which it
-// answers for). A stopped one is said to be, whatever the bound.
-func (s *Conn) heldTimeout(busy bool) error {
-	h, t := s.opts.Held, s.opts.ConnectTimeout
-	if h.Silence != nil {
-		if q, f := h.Silence(); q == holdwire.SilenceStopped {
-			return f
-		}
-	}
-	if busy {
-		return fail.New(fail.ConnectTimeout, fmt.Sprintf("its attached invocations hold every slot; raise --connect-timeout (now %s) to wait longer for one", t),
-			"session %s's holder (pid %d) is busy: it did not take this invocation within %s", textsafe.Name(h.Name), h.PID, t)
-	}
-	return fail.New(fail.ConnectTimeout, fmt.Sprintf("raise --connect-timeout (now %s)", t),
-		"session %s's holder (pid %d) did not answer the handshake within %s", textsafe.Name(h.Name), h.PID, t)
-}
-
-// heldLost explains a session whose holder went away: the session's
-// state is gone with it, which is said, never papered over. Finding out
-// why is bounded by ctx: an invocation whose own bound passed (--timeout,
-// Ctrl-C) says that, at once, and asks the holder nothing.
-func (s *Conn) heldLost(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	h := s.opts.Held
-	why := ""
-	if h.Ended != nil {
-		// The holder records why before it lets go of its invocations;
-		// one killed outright is found out once its pid is gone. One
-		// alive after all did not end the session: nothing to wait for.
-		for deadline := time.Now().Add(3 * time.Second); why == "" && time.Now().Before(deadline); {
-			var alive bool
-			if why, alive = h.Ended(ctx); why != "" || alive {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}
-	if why == "" {
-		why = "its holder went away"
-	}
-	return SessionEnded(h.Name, why, err)
-}
-
-// SessionEnded is the failure of a command that names a session that
-// ended (why) without being stopped.
-func SessionEnded(name, why string, err error) *fail.Error {
-	q := shellwords.Quote(name)
-	return &fail.Error{Code: fail.Connection, Err: err, Msg: fmt.Sprintf("session %s ended: %s", textsafe.Name(name), why),
-		Hint: fmt.Sprintf("what the server held is lost; start it again with 'mcpc session start %s', or forget it with 'mcpc session stop %s'", q, q)}
-}
-
-// handshake connects the session within the connect timeout.
+// handshake makes the connection within the connect timeout.
 func (s *Conn) handshake(ctx context.Context, o ConnectOptions, c *mcp.Client, t mcp.Transport, protocol string) error {
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, errConnectTimeout)
 	defer cancel()

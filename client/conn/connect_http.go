@@ -124,7 +124,7 @@ func (s *Conn) connectSSE(ctx context.Context, o ConnectOptions, protocol, why s
 	return s.handshake(ctx, o, s.newClient(o), t, cmp.Or(protocol, legacyVersion))
 }
 
-// prepareHTTP sets up the session's HTTP client: headers, credentials,
+// prepareHTTP sets up the connection's HTTP client: headers, credentials,
 // TLS, and the wire.
 func (s *Conn) prepareHTTP(o ConnectOptions) error {
 	srv := s.Entry.Server

@@ -15,7 +15,7 @@ const (
 	expiredCloseWait      = 120 * time.Millisecond
 )
 
-// End closes the session as the invocation that used it ends: interrupted
+// End closes the connection as the invocation that used it ends: interrupted
 // (the user pressed Ctrl-C), past its deadline (ctx is done), or normally.
 // The first two tell the server of the cancellation, then close within a
 // bound; a normal end closes politely.

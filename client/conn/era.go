@@ -257,7 +257,7 @@ func reprobe(ctx context.Context, e *config.Entry, o ConnectOptions, key string,
 	return s, nil
 }
 
-// verify runs a session's first request. When a remembered verdict turns
+// verify runs a connection's first request. When a remembered verdict turns
 // out wrong (the server answers as the other era), the verdict is dropped,
 // the server reached afresh with a probe, and the request run again. A
 // -32601 is no such sign here: the handshake's methods are the ones an

@@ -50,7 +50,7 @@ func (s *Conn) connectError(ctx, cctx context.Context, err error) error {
 	return s.explain(cctx, opConnect, err)
 }
 
-// explain turns the error of one operation on the session (the handshake,
+// explain turns the error of one operation on the connection (the handshake,
 // a request) into the error the user sees. what names the operation for
 // the message ("call tool \"x\" on"); ctx is the one it ran under.
 func (s *Conn) explain(ctx context.Context, what string, err error) error {
@@ -73,7 +73,7 @@ func (s *Conn) explain(ctx context.Context, what string, err error) error {
 //  1. a verdict mcpc made where it happened (*fail.Error: the OAuth
 //     handler's, a refused redirect, the idle bound) stands;
 //  2. a cancellation is the invocation's, which the command reports;
-//  3. a message over a limit ended the session: the rest follows from it;
+//  3. a message over a limit ended the connection: the rest follows from it;
 //  4. the request's HTTP answer: a challenge, a JSON-RPC error, an error
 //     status, or a 2xx that is not JSON-RPC;
 //  5. the server's JSON-RPC error (through a session, the holder's
@@ -376,7 +376,7 @@ func (s *Conn) scrub(err error) string {
 		msg = strings.ReplaceAll(msg, u, urlx.Redact(u))
 	}
 	// Go's client quotes the URL it sent to, which may be another: the
-	// message endpoint an HTTP+SSE server announced names the session in
+	// message endpoint an HTTP+SSE server announced names the HTTP session in
 	// its query. The SDK keeps only the text (%v), so the text is read.
 	return quotedURL().ReplaceAllStringFunc(msg, func(q string) string {
 		return `"` + urlx.Redact(q[1:len(q)-1]) + `"`

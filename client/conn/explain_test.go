@@ -63,7 +63,7 @@ func sdkWrapped(err error) error {
 }
 
 // Each error is explained from its own evidence: a 401 that went to the
-// OAuth handler earlier in the session (which the old, session-wide
+// OAuth handler earlier in the connection (which the old, session-wide
 // "last status" kept) does not make a later JSON-RPC rejection an
 // authentication failure. The evidence is what real round trips through
 // the transport attached to their errors.

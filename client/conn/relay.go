@@ -112,8 +112,8 @@ func (r *Relay) Wait() {
 }
 
 // FramingBroken is the one-shot's failure when the stdio server broke
-// the stream's framing, how the session ends for it (how: to each call
-// in flight; why: for the session's end); nil when it did not.
+// the stream's framing, how the connection ends for it (how: to each call
+// in flight; why: for the connection's end); nil when it did not.
 func (r *Relay) FramingBroken(raise string) (f *fail.Error, how, why string) {
 	s := r.c
 	if s.proc == nil {

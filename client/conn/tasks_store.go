@@ -94,5 +94,5 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 // session.
 func (s *Conn) UseSession(id string) { s.resumed.sessionID = id }
 
-// Modern reports whether the session speaks 2026-07-28.
+// Modern reports whether the connection speaks 2026-07-28.
 func (s *Conn) Modern() bool { return s.modern() }

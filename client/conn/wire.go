@@ -22,7 +22,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
-// wire is the layer below the SDK. Every JSON-RPC message of a session
+// wire is the layer below the SDK. Every JSON-RPC message of a connection
 // passes through it raw, shown to it by its tap on stdio (a wrapper around
 // the connection) and on HTTP (the RoundTripper), so that the SDK keeps
 // doing the protocol while mcpc
@@ -112,7 +112,7 @@ func (w *wire) trace(format string, args ...any) {
 	}
 }
 
-// Skip hands a log or progress notification to the session before it is
+// Skip hands a log or progress notification to the connection before it is
 // decoded: a chatty server sends thousands (debug logging, progress every
 // millisecond), and the SDK would decode each twice, with a large buffer
 // each time, and dispatch it on a goroutine of its own. Under --verbose

@@ -46,7 +46,7 @@ type SessionRecord struct {
 	// is taken by one target at a time.
 	Entry string `json:"entry"`
 	// Creds is what the holder reached the server with that the entry's
-	// definition does not fix (client.CredentialParts: each part by
+	// definition does not fix (conn.CredentialParts: each part by
 	// name, hashed): an invocation with other parts is refused.
 	Creds  map[string]string `json:"creds,omitempty"`
 	Socket string            `json:"socket"`
