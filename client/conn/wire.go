@@ -74,10 +74,6 @@ type pendingReq struct {
 	start    time.Time
 }
 
-// cacheableMethods are the results 2026-07-28 servers may mark with ttlMs.
-// Each list of listkind.Kinds is cached as "WORD-list".
-var cacheableMethods = map[string]string{"resources/read": "resources-read"}
-
 // bigResultStubs are what the SDK decodes instead of a large result. Only
 // results mcpc prints without reading them through the SDK qualify.
 var bigResultStubs = map[string]string{
@@ -86,19 +82,28 @@ var bigResultStubs = map[string]string{
 	"prompts/get":    `{"messages":[]}`,
 }
 
-// listChanged maps list_changed notifications to the cache entries they
-// make stale: a capability's notification, every list it declares (a
-// resources list_changed, the resource templates too).
-var listChanged = map[string][]string{}
-
-func init() {
+// lists are the tables of listkind.Kinds the wire reads, made once, when
+// first read (mcpc --version reads none of them):
+//   - cacheable: the results 2026-07-28 servers may mark with ttlMs, by
+//     method, and the name each is cached under ("WORD-list");
+//   - changed: the cache entries a list_changed notification makes stale:
+//     every list its capability declares (a resources list_changed, the
+//     resource templates too);
+//   - items: the key of each list result's array.
+var lists = sync.OnceValue(func() (t struct {
+	cacheable, items map[string]string
+	changed          map[string][]string
+}) {
+	t.cacheable = map[string]string{"resources/read": "resources-read"}
+	t.items, t.changed = map[string]string{}, map[string][]string{}
 	for _, k := range listkind.Kinds {
-		cacheableMethods[k.Method] = k.Word + "-list"
-		listItems[k.Method] = k.Key
+		t.cacheable[k.Method] = k.Word + "-list"
+		t.items[k.Method] = k.Key
 		n := "notifications/" + k.Capability + "/list_changed"
-		listChanged[n] = append(listChanged[n], k.Word+"-list")
+		t.changed[n] = append(t.changed[n], k.Word+"-list")
 	}
-}
+	return t
+})
 
 func newWire() *wire {
 	w := &wire{pending: map[string]pendingReq{}, big: map[string]json.RawMessage{}, results: map[string][]json.RawMessage{}}
@@ -184,7 +189,7 @@ func (w *wire) Outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
 		return w.local(req, w.discover), nil
 	}
 	p := pendingReq{method: req.Method, start: time.Now()}
-	if prefix, ok := cacheableMethods[req.Method]; ok && w.memo != nil && !IsRetry(req.Params) {
+	if prefix, ok := lists().cacheable[req.Method]; ok && w.memo != nil && !IsRetry(req.Params) {
 		p.cacheKey = prefix + "-" + ParamsKey(req.Params)
 		if !w.noCache {
 			for _, k := range []string{p.cacheKey, p.cacheKey + "-" + w.credKey} {
@@ -212,9 +217,6 @@ func (w *wire) local(req *jsonrpc.Request, result json.RawMessage) *jsonrpc.Resp
 	return &jsonrpc.Response{ID: req.ID, Result: sdk}
 }
 
-// listItems names the array of each list result (listkind.Kinds).
-var listItems = map[string]string{}
-
 // listForSDK is the list result the SDK decodes: with w.keep set, only the
 // items it keeps, every other field as it came (nextCursor among them, so
 // the SDK still pages). mcpc reads lists from the raw pages; the SDK
@@ -222,7 +224,7 @@ var listItems = map[string]string{}
 // schema to check it, which for a 30 MB list of 200,000 tools took
 // seconds and most of a gigabyte. w.mu is held.
 func (w *wire) listForSDK(method string, result json.RawMessage) json.RawMessage {
-	key, ok := listItems[method]
+	key, ok := lists().items[method]
 	if !ok || w.keep == nil {
 		return result
 	}
@@ -236,7 +238,7 @@ func (w *wire) Incoming(msg jsonrpc.Message) {
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
-		for _, prefix := range listChanged[m.Method] {
+		for _, prefix := range lists().changed[m.Method] {
 			if w.memo != nil {
 				w.memo.Invalidate(w.serverKey, prefix)
 			}
@@ -322,7 +324,7 @@ func (w *wire) Frame(data []byte) []byte {
 		return data
 	}
 	raw := json.RawMessage(data[res.Index : res.Index+len(res.Raw) : res.Index+len(res.Raw)])
-	if _, list := listItems[p.method]; list && w.keep != nil {
+	if _, list := lists().items[p.method]; list && w.keep != nil {
 		w.big[key] = raw
 		return stub(string(w.listForSDK(p.method, raw)))
 	}

@@ -178,15 +178,15 @@ func TestListCachesFromTheTable(t *testing.T) {
 		"notifications/resources/list_changed": {"resources-list", "templates-list"},
 		"notifications/prompts/list_changed":   {"prompts-list"},
 	}
-	if !reflect.DeepEqual(listChanged, want) {
-		t.Errorf("listChanged = %v, want %v", listChanged, want)
+	if !reflect.DeepEqual(lists().changed, want) {
+		t.Errorf("lists().changed = %v, want %v", lists().changed, want)
 	}
 	for _, k := range listkind.Kinds {
-		if cacheableMethods[k.Method] != k.Word+"-list" || listItems[k.Method] != k.Key {
-			t.Errorf("%s: cached as %q, items %q", k.Method, cacheableMethods[k.Method], listItems[k.Method])
+		if lists().cacheable[k.Method] != k.Word+"-list" || lists().items[k.Method] != k.Key {
+			t.Errorf("%s: cached as %q, items %q", k.Method, lists().cacheable[k.Method], lists().items[k.Method])
 		}
 	}
-	if cacheableMethods["resources/read"] != "resources-read" {
-		t.Errorf("resources/read cached as %q", cacheableMethods["resources/read"])
+	if lists().cacheable["resources/read"] != "resources-read" {
+		t.Errorf("resources/read cached as %q", lists().cacheable["resources/read"])
 	}
 }

@@ -57,14 +57,15 @@ type heldPending struct {
 
 // heldFamily names the list family of a list method, the family a
 // list_changed notification is about.
-var heldFamily = map[string]string{}
-
-func init() {
+// Made once, when first read: a holder's start, never mcpc --version.
+var heldFamilies = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
 	for _, k := range listkind.Kinds {
-		heldFamily[k.Method] = k.Capability
-		heldFamily["notifications/"+k.Capability+"/list_changed"] = k.Capability
+		m[k.Method] = k.Capability
+		m["notifications/"+k.Capability+"/list_changed"] = k.Capability
 	}
-}
+	return m
+})
 
 // heldListen is the id of the holder's own subscriptions/listen.
 const heldListen = "h-listen"
@@ -139,7 +140,7 @@ func (l *heldLists) lookup(m *jsonrpc.Request) json.RawMessage {
 		}
 		return nil
 	}
-	if f := heldFamily[m.Method]; f == "" || !l.watched[f] || conn.IsRetry(m.Params) {
+	if f := heldFamilies()[m.Method]; f == "" || !l.watched[f] || conn.IsRetry(m.Params) {
 		return nil
 	}
 	return l.entries[m.Method+" "+conn.ParamsKey(m.Params)]
@@ -149,7 +150,7 @@ func (l *heldLists) lookup(m *jsonrpc.Request) json.RawMessage {
 func (l *heldLists) sent(hid string, m *jsonrpc.Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch f := heldFamily[m.Method]; {
+	switch f := heldFamilies()[m.Method]; {
 	case m.Method == "logging/setLevel":
 		if lv := rawmsg.View(m.Params).Get("level").String(); slices.Contains(input.LogLevels, lv) {
 			l.pending[hid] = heldPending{level: lv}
@@ -213,13 +214,13 @@ func (l *heldLists) notified(m *jsonrpc.Request) bool {
 		}
 		return true
 	}
-	f := heldFamily[m.Method]
+	f := heldFamilies()[m.Method]
 	if f == "" {
 		return false
 	}
 	l.gen[f]++
 	for key := range l.entries {
-		if heldFamily[methodOfKey(key)] == f {
+		if heldFamilies()[methodOfKey(key)] == f {
 			l.size -= len(l.entries[key])
 			delete(l.entries, key)
 		}
