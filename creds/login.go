@@ -77,8 +77,7 @@ type Login struct {
 
 // StartLogin listens on the loopback receiver and prepares the handler.
 func StartLogin(ctx context.Context, o LoginOptions) (*Login, error) {
-	flowDefaults(&o.Now, &o.HTTPClient)
-	if err := storeReady(ctx, o.Store); err != nil {
+	if err := interactiveFlow(ctx, &o.Now, &o.HTTPClient, o.Store); err != nil {
 		return nil, err
 	}
 	challenged, port, err := previousLogin(ctx, o)

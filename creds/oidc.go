@@ -50,8 +50,7 @@ type IdPLoginOptions struct {
 // exchange), checks the ID token and stores it with the refresh token.
 // Nothing is stored when any check fails.
 func IdPLogin(ctx context.Context, o IdPLoginOptions) (*Record, error) {
-	flowDefaults(&o.Now, &o.HTTPClient)
-	if err := storeReady(ctx, o.Store); err != nil {
+	if err := interactiveFlow(ctx, &o.Now, &o.HTTPClient, o.Store); err != nil {
 		return nil, err
 	}
 	authURL, tokenURL, err := idpEndpoints(ctx, o)

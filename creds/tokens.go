@@ -99,6 +99,14 @@ func flowDefaults(now *func() time.Time, hc **http.Client) {
 	}
 }
 
+// interactiveFlow readies a login a person takes part in (StartLogin,
+// IdPLogin): the flow's defaults, and a store that can keep its outcome,
+// checked before anyone is sent to a browser.
+func interactiveFlow(ctx context.Context, now *func() time.Time, hc **http.Client, store Store) error {
+	flowDefaults(now, hc)
+	return storeReady(ctx, store)
+}
+
 // noRedirectClient never follows a redirect: a token endpoint that
 // redirects must not receive a refresh token on another origin.
 func noRedirectClient() *http.Client {

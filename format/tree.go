@@ -232,15 +232,25 @@ func (p *parser) value() *node {
 	}
 }
 
+// open starts the container whose first byte is at p.pos; empty when
+// its closing byte follows at once (read too).
+func (p *parser) open(kind nodeKind, closing byte) (n *node, empty bool) {
+	p.pos++
+	n = p.newNode(kind)
+	p.skipSpace()
+	if p.data[p.pos] == closing {
+		p.pos++
+		return n, true
+	}
+	return n, false
+}
+
 // container parses the object or array at p.pos.
 func (p *parser) container() *node {
 	switch p.data[p.pos] {
 	case '{':
-		p.pos++
-		n := p.newNode(nodeObject)
-		p.skipSpace()
-		if p.data[p.pos] == '}' {
-			p.pos++
+		n, empty := p.open(nodeObject, '}')
+		if empty {
 			return n
 		}
 		for {
@@ -260,11 +270,8 @@ func (p *parser) container() *node {
 			}
 		}
 	case '[':
-		p.pos++
-		n := p.newNode(nodeArray)
-		p.skipSpace()
-		if p.data[p.pos] == ']' {
-			p.pos++
+		n, empty := p.open(nodeArray, ']')
+		if empty {
 			return n
 		}
 		for {
