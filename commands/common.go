@@ -50,8 +50,8 @@ func soleTarget(g *globals, args []string) (string, error) {
 
 // connector is the invocation's connect policy (client.Connector) with
 // the flags of g: every command that reaches a server goes through it.
-func (st *state) connector(g *globals) *client.Connector[session] {
-	return &client.Connector[session]{
+func (st *state) connector(g *globals) *client.Connector[connection] {
+	return &client.Connector[connection]{
 		Config: g.loadConfig, AdHoc: g.adhoc,
 		NoFilter: g.noFilter, NoSession: g.noSession,
 		ServerStderr: g.serverStderr, ServerStderrSet: g.serverStderrSet, Cwd: g.cwd,

@@ -133,7 +133,7 @@ func (c *completer) Open(ctx context.Context, r completions.Request) (completion
 }
 
 // completionServer is a session as a completion asks it.
-type completionServer struct{ session }
+type completionServer struct{ connection }
 
 func (s completionServer) Label() string { return s.label() }
 

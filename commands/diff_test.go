@@ -54,7 +54,7 @@ func TestRunDiffFiles(t *testing.T) {
 				stdout.Write(c.Bytes())
 				return err
 			},
-			open: func(context.Context, string) (session, func(), error) {
+			open: func(context.Context, string) (connection, func(), error) {
 				t.Fatal("runDiff of two files opened a server")
 				return nil, nil, nil
 			},

@@ -54,7 +54,7 @@ type fakeServer struct {
 	connects []conn.ConnectOptions
 	calls    []fakeCall
 	closed   int
-	ended    int // EndSettledSessions
+	ended    int // EndSettledHTTPSessions
 	used     string
 }
 
@@ -85,7 +85,7 @@ type fakeCall struct {
 // from several goroutines. (A package variable: tests copy fakeServers.)
 var fakeMu sync.Mutex
 
-func (f *fakeServer) connect(_ context.Context, e *config.Entry, o conn.ConnectOptions) (session, error) {
+func (f *fakeServer) connect(_ context.Context, e *config.Entry, o conn.ConnectOptions) (connection, error) {
 	fakeMu.Lock()
 	defer fakeMu.Unlock()
 	f.connects = append(f.connects, o)
@@ -98,7 +98,7 @@ func (f *fakeServer) connect(_ context.Context, e *config.Entry, o conn.ConnectO
 	return &fakeSession{f: f, name: fmt.Sprintf("server %q", e.Name)}, nil
 }
 
-func (f *fakeServer) openTasks(_ context.Context, _ *config.Entry, o conn.ConnectOptions, _ string) (taskSession, error) {
+func (f *fakeServer) openTasks(_ context.Context, _ *config.Entry, o conn.ConnectOptions, _ string) (taskConnection, error) {
 	f.connects = append(f.connects, o)
 	if f.connectErr != nil {
 		return nil, f.connectErr
@@ -217,9 +217,9 @@ func (s *fakeTaskSession) ListTasks(context.Context) (json.RawMessage, error) {
 
 func (s *fakeTaskSession) Modern() bool                           { return s.f.modern }
 func (s *fakeTaskSession) TaskRecords() []*clientstate.TaskRecord { return s.f.records }
-func (s *fakeTaskSession) SessionsOfTasks() []string              { return s.f.sessions }
-func (s *fakeTaskSession) UseSession(id string)                   { s.f.used = id }
-func (s *fakeTaskSession) EndSettledSessions(context.Context)     { s.f.ended++ }
+func (s *fakeTaskSession) HTTPSessionsOfTasks() []string          { return s.f.sessions }
+func (s *fakeTaskSession) UseHTTPSession(id string)               { s.f.used = id }
+func (s *fakeTaskSession) EndSettledHTTPSessions(context.Context) { s.f.ended++ }
 
 // runFake runs one invocation of Main over f, with stdin, stdout not a
 // terminal, and a home and keyring of its own.

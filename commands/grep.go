@@ -83,7 +83,7 @@ type grepOptions struct {
 // the matches in the targets' order.
 func runGrep(ctx context.Context, rio runIO, o grepOptions) error {
 	s := client.NewSearch(o.targets, o.pattern, errInterrupted)
-	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess session, err error) {
+	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, _ time.Time, sess connection, err error) {
 		var caps *mcp.ServerCapabilities
 		if err == nil {
 			caps = sess.initializeResult().Capabilities

@@ -234,7 +234,7 @@ type checkOptions struct {
 // is untrusted or disabled.
 func runCheck(ctx context.Context, rio runIO, o checkOptions) error {
 	checks := client.NewChecks(o.targets, errInterrupted)
-	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, start time.Time, sess session, err error) {
+	rio.each(ctx, o.targets, o.parallel, func(ctx context.Context, i int, start time.Time, sess connection, err error) {
 		var init *mcp.InitializeResult
 		if err == nil {
 			init = sess.initializeResult()

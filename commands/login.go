@@ -33,7 +33,7 @@ type loginIO struct {
 	runIO
 	creds          credentials.Credentials
 	sessionOptions func(*config.Entry) conn.ConnectOptions
-	connect        func(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (session, error)
+	connect        func(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (connection, error)
 }
 
 type loginResult struct {

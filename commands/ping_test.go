@@ -37,7 +37,7 @@ func TestRunPing(t *testing.T) {
 			resolve: func(server string) (*config.Entry, error) {
 				return &config.Entry{Name: server, Server: &config.Server{URL: server}}, nil
 			},
-			openEntry: func(_ context.Context, e *config.Entry) (session, func(), error) {
+			openEntry: func(_ context.Context, e *config.Entry) (connection, func(), error) {
 				return &fakeSession{f: f, name: e.Name}, func() { f.closed++ }, nil
 			},
 		}

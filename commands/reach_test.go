@@ -67,7 +67,7 @@ func TestReach(t *testing.T) {
 					}
 					return e, nil
 				},
-				openEntry: func(_ context.Context, e *config.Entry) (session, func(), error) {
+				openEntry: func(_ context.Context, e *config.Entry) (connection, func(), error) {
 					sess = &listingSession{fakeSession: fakeSession{f: &fakeServer{}, name: e.Name}, err: tc.listErr}
 					return sess, func() { closed++ }, nil
 				},

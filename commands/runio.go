@@ -38,11 +38,11 @@ type runIO struct {
 	// line renders one JSON Lines record by --query and --max-bytes.
 	line func(doc json.RawMessage) ([]byte, error)
 	// open reaches a server by name or URL; closeFn ends what it started.
-	open func(ctx context.Context, server string) (sess session, closeFn func(), err error)
+	open func(ctx context.Context, server string) (sess connection, closeFn func(), err error)
 	// resolve and openEntry are open's two steps, for a command that
 	// looks at the entry (its name, its transport) before connecting.
 	resolve   func(server string) (*config.Entry, error)
-	openEntry func(ctx context.Context, entry *config.Entry) (sess session, closeFn func(), err error)
+	openEntry func(ctx context.Context, entry *config.Entry) (sess connection, closeFn func(), err error)
 	// stdout is stdout itself, for a loop that stops making calls once
 	// its reader went away (EPIPE), which write does not report.
 	stdout io.Writer
@@ -53,14 +53,14 @@ type runIO struct {
 	taskStatus func(*tasks.Task)
 	// openTasks reaches entry's detached tasks (conn.OpenTasks), id's
 	// session among them.
-	openTasks func(ctx context.Context, entry *config.Entry, id string) (taskSession, error)
+	openTasks func(ctx context.Context, entry *config.Entry, id string) (taskConnection, error)
 	// each reaches several servers, at most parallel at once.
 	each func(ctx context.Context, targets []client.Target, parallel int, visit visitFunc)
 }
 
 // visitFunc is what a many-server command does with one server: its
 // session open since start, or the failure that kept it closed.
-type visitFunc = func(ctx context.Context, i int, start time.Time, sess session, err error)
+type visitFunc = func(ctx context.Context, i int, start time.Time, sess connection, err error)
 
 // runIO is the invocation's: the state's streams and open path, the
 // globals' output flags.
@@ -94,7 +94,7 @@ func (st *state) runIO(g *globals) runIO {
 			return st.progress.Start(progressTerm(st.env), asked)
 		},
 		taskStatus: func(t *tasks.Task) { st.progress.TaskStatus(t.Status, t.StatusMessage) },
-		openTasks: func(ctx context.Context, entry *config.Entry, id string) (taskSession, error) {
+		openTasks: func(ctx context.Context, entry *config.Entry, id string) (taskConnection, error) {
 			opts, err := conn.ConnectOptions(ctx, entry)
 			if err != nil {
 				return nil, err
@@ -110,7 +110,7 @@ func (st *state) runIO(g *globals) runIO {
 // function that ends the connection.
 type reached struct {
 	entry *config.Entry
-	sess  session
+	sess  connection
 	tools []*mcp.Tool
 	close func()
 }

@@ -15,12 +15,12 @@ import (
 	"github.com/mcpc-dev/mcpc/client/tasks"
 )
 
-// session is what the commands use of a connection to a server: the
+// connection is what the commands use of a connection to a server: the
 // methods of *conn.Conn they call, and no more. It is the seam under
 // the commands (gh injects its HTTP client the same way): the run
-// functions have unit tests over a fake session, and the scripts run the
+// functions have unit tests over a fake connection, and the scripts run the
 // real one end to end.
-type session interface {
+type connection interface {
 	// ListTools lists every tool, or with names only those (the SDK then
 	// decodes no other).
 	ListTools(ctx context.Context, only ...string) ([]*mcp.Tool, error)
@@ -47,39 +47,39 @@ type session interface {
 	speaksSSE() bool
 }
 
-// taskSession is what mcpc task uses of a connection opened for detached
-// tasks (conn.OpenTasks: no handshake, the remembered session).
-type taskSession interface {
+// taskConnection is what mcpc task uses of a connection opened for detached
+// tasks (conn.OpenTasks: no handshake, the remembered HTTP session).
+type taskConnection interface {
 	GetTask(ctx context.Context, id string) (*tasks.Task, error)
 	FollowTask(ctx context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error)
 	CancelTask(ctx context.Context, id string) (json.RawMessage, error)
 	ListTasks(ctx context.Context) (json.RawMessage, error)
 	Modern() bool
 	TaskRecords() []*clientstate.TaskRecord
-	SessionsOfTasks() []string
-	UseSession(id string)
-	EndSettledSessions(ctx context.Context)
+	HTTPSessionsOfTasks() []string
+	UseHTTPSession(id string)
+	EndSettledHTTPSessions(ctx context.Context)
 }
 
 // connector reaches servers: the client package in a real invocation, a
 // fake in unit tests (Env.connector).
 type connector interface {
-	connect(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (session, error)
-	openTasks(ctx context.Context, e *config.Entry, o conn.ConnectOptions, id string) (taskSession, error)
+	connect(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (connection, error)
+	openTasks(ctx context.Context, e *config.Entry, o conn.ConnectOptions, id string) (taskConnection, error)
 }
 
 // clientConnector is the real connector.
 type clientConnector struct{}
 
-func (clientConnector) connect(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (session, error) {
+func (clientConnector) connect(ctx context.Context, e *config.Entry, o conn.ConnectOptions) (connection, error) {
 	s, err := conn.Connect(ctx, e, o)
 	if err != nil {
 		return nil, err // an untyped nil: a nil *conn.Conn would not compare equal to nil
 	}
-	return clientSession{s}, nil
+	return clientConnection{s}, nil
 }
 
-func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o conn.ConnectOptions, id string) (taskSession, error) {
+func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o conn.ConnectOptions, id string) (taskConnection, error) {
 	s, err := conn.OpenTasks(ctx, e, o, id)
 	if err != nil {
 		return nil, err
@@ -87,9 +87,9 @@ func (clientConnector) openTasks(ctx context.Context, e *config.Entry, o conn.Co
 	return s, nil
 }
 
-// clientSession is a *conn.Conn as a session.
-type clientSession struct{ *conn.Conn }
+// clientConnection is a *conn.Conn as a session.
+type clientConnection struct{ *conn.Conn }
 
-func (s clientSession) label() string                           { return s.Label }
-func (s clientSession) initializeResult() *mcp.InitializeResult { return s.CS.InitializeResult() }
-func (s clientSession) speaksSSE() bool                         { return s.SSE() }
+func (s clientConnection) label() string                           { return s.Label }
+func (s clientConnection) initializeResult() *mcp.InitializeResult { return s.CS.InitializeResult() }
+func (s clientConnection) speaksSSE() bool                         { return s.SSE() }

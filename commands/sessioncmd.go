@@ -152,7 +152,7 @@ func sessionLogsArgs(args []string) (string, error) {
 }
 
 // runSessionStart starts the session o asks for (or finds it running) and prints it.
-func runSessionStart(ctx context.Context, rio runIO, conn *client.Connector[session], o client.StartOptions, structured bool) error {
+func runSessionStart(ctx context.Context, rio runIO, conn *client.Connector[connection], o client.StartOptions, structured bool) error {
 	rec, running, err := conn.StartSession(ctx, o)
 	if err != nil {
 		return err

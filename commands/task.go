@@ -121,7 +121,7 @@ func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
 	}
 	// A 2025 session kept for detached tasks that are all settled now
 	// (result fetched, cancelled, gone) is ended.
-	defer sess.EndSettledSessions(ctx)
+	defer sess.EndSettledHTTPSessions(ctx)
 	if o.op == "result" {
 		return taskResult(ctx, rio, sess, o)
 	}
@@ -137,7 +137,7 @@ func runTask(ctx context.Context, rio runIO, o *taskOptions) error {
 
 // taskAnswer does get, cancel or list: the server's answer and its text.
 // list notes each remembered task it could not reach.
-func taskAnswer(ctx context.Context, notes io.Writer, sess taskSession, o *taskOptions) (json.RawMessage, string, error) {
+func taskAnswer(ctx context.Context, notes io.Writer, sess taskConnection, o *taskOptions) (json.RawMessage, string, error) {
 	switch o.op {
 	case "get":
 		t, err := sess.GetTask(ctx, o.id)
@@ -162,7 +162,7 @@ func taskAnswer(ctx context.Context, notes io.Writer, sess taskSession, o *taskO
 
 // taskResult follows the task to its end and prints its result as call
 // does.
-func taskResult(ctx context.Context, rio runIO, sess taskSession, o *taskOptions) error {
+func taskResult(ctx context.Context, rio runIO, sess taskConnection, o *taskOptions) error {
 	t, err := sess.GetTask(ctx, o.id)
 	if err != nil {
 		return err

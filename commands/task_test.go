@@ -123,7 +123,7 @@ func TestRunTask(t *testing.T) {
 				wantEnded = 0
 			}
 			if f.ended != wantEnded {
-				t.Errorf("EndSettledSessions called %d times, want %d", f.ended, wantEnded)
+				t.Errorf("EndSettledHTTPSessions called %d times, want %d", f.ended, wantEnded)
 			}
 			followed := len(f.calls) == 1 && f.calls[0].tool == "follow t-1" && f.calls[0].opts.Keep
 			if followed != tc.follow || len(f.calls) > 1 {

@@ -266,7 +266,7 @@ func (s *Conn) Ping(ctx context.Context) (rtt time.Duration, err error) {
 		start := time.Now()
 		var err error
 		if s.modern() {
-			_, err = extSession{s}.Request(ctx, "server/discover", "", nil)
+			_, err = taskConn{s}.Request(ctx, "server/discover", "", nil)
 		} else {
 			err = s.CS.Ping(ctx, nil)
 		}

@@ -93,12 +93,12 @@ func (r *Relay) WriteStdin(ctx context.Context, msg jsonrpc.Message) error {
 // headers; method and name are a 2026-07-28 request's Mcp-Method and
 // Mcp-Name ("" for anything else).
 func (r *Relay) Post(ctx context.Context, data []byte, method, name string) (*http.Response, error) {
-	own := transport.Own{Protocol: r.c.ProtocolVersion(), SessionID: r.c.sessionID(), Method: method, Name: name}
+	own := transport.Own{Protocol: r.c.ProtocolVersion(), SessionID: r.c.httpSession(), Method: method, Name: name}
 	return r.c.http.PostOwn(transport.Relay(ctx), r.c.Entry.Server.URL, data, own)
 }
 
-// SessionID is the HTTP server's Mcp-Session-Id ("" without one).
-func (r *Relay) SessionID() string { return r.c.sessionID() }
+// HTTPSession is the HTTP server's Mcp-Session-Id ("" without one).
+func (r *Relay) HTTPSession() string { return r.c.httpSession() }
 
 // Server is the stdio server's process; nil over HTTP.
 func (r *Relay) Server() *transport.Process { return r.c.proc }

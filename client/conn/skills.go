@@ -17,20 +17,20 @@ const skillExtension = skills.Extension
 
 // ListSkills sends skills/list, every page, joined as sent; reads no file.
 func (s *Conn) ListSkills(ctx context.Context) (json.RawMessage, error) {
-	pages, err := skills.List(ctx, extSession{s}, s.pagesLimit())
+	pages, err := skills.List(ctx, taskConn{s}, s.pagesLimit())
 	return listpages.Join(pages, "skills", nil), err
 }
 
 // GetSkill reads the skill called name, verified (skills.Get).
 func (s *Conn) GetSkill(ctx context.Context, name string, all bool) (*skills.Entry, []skills.Fetched, error) {
-	return skills.Get(ctx, extSession{s}, name, all, s.pagesLimit())
+	return skills.Get(ctx, taskConn{s}, name, all, s.pagesLimit())
 }
 
 // pagesLimit bounds the pages of a list mcpc joins, as if one message.
 func (s *Conn) pagesLimit() int64 { return cmp.Or(s.maxMessage, transport.DefaultMaxMessage) }
 
 // Extension is what the server declared of an extension, as it arrived.
-func (t extSession) Extension(id string) gjson.Result {
+func (t taskConn) Extension(id string) gjson.Result {
 	res := string(last(t.s.wire.peek("initialize")))
 	if t.s.modern() {
 		res = cmp.Or(string(last(t.s.wire.peek("server/discover"))), string(t.s.wire.discover))
@@ -40,7 +40,7 @@ func (t extSession) Extension(id string) gjson.Result {
 
 // Read reads uri with the tap's size limit lowered to limit while it
 // waits: mcpc sends nothing else meanwhile (see transport.Tap.Bound).
-func (t extSession) Read(ctx context.Context, uri string, limit int64) (json.RawMessage, error) {
+func (t taskConn) Read(ctx context.Context, uri string, limit int64) (json.RawMessage, error) {
 	bounded := limit < t.s.pagesLimit()
 	if bounded {
 		defer t.s.wire.tap.Bound(limit)()

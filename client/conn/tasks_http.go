@@ -28,7 +28,7 @@ func (s *Conn) post(ctx context.Context, method, name string, params json.RawMes
 		return nil, err
 	}
 	resp, err := s.send(ctx, data, method, name)
-	if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.RPC() == nil && he.Status() == http.StatusNotFound && s.sessionID() != "" {
+	if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.RPC() == nil && he.Status() == http.StatusNotFound && s.httpSession() != "" {
 		return nil, &fail.Error{Code: fail.TaskGone, Err: err, Hint: "tasks live only as long as the session that started them; start the call again",
 			Msg: fmt.Sprintf("%s no longer knows the session that holds the task (HTTP 404)", s.Label)}
 	}
@@ -46,16 +46,16 @@ func (s *Conn) post(ctx context.Context, method, name string, params json.RawMes
 // send POSTs one JSON-RPC message of mcpc's own: routed by method and
 // name on a 2026-07-28 server.
 func (s *Conn) send(ctx context.Context, data []byte, method, name string) (*http.Response, error) {
-	h := transport.Own{Protocol: s.ProtocolVersion(), SessionID: s.sessionID()}
+	h := transport.Own{Protocol: s.ProtocolVersion(), SessionID: s.httpSession()}
 	if s.modern() {
 		h.Method, h.Name = method, name
 	}
 	return s.http.PostOwn(ctx, s.Entry.Server.URL, data, h)
 }
 
-// sessionID is the 2025 session the requests belong to: the SDK's, or
+// httpSession is the 2025 session the requests belong to: the SDK's, or
 // the one remembered with a detached task.
-func (s *Conn) sessionID() string {
+func (s *Conn) httpSession() string {
 	if s.CS != nil {
 		return s.CS.ID()
 	}
@@ -104,5 +104,5 @@ func (s *Conn) serverRequest(ctx context.Context, m *jsonrpc.Request) error {
 
 // respond POSTs mcpc's answer to a server's request.
 func (s *Conn) respond(ctx context.Context, resp *jsonrpc.Response) error {
-	return s.http.Answer(ctx, s.Entry.Server.URL, resp, transport.Own{Protocol: s.ProtocolVersion(), SessionID: s.sessionID()}, s.Label)
+	return s.http.Answer(ctx, s.Entry.Server.URL, resp, transport.Own{Protocol: s.ProtocolVersion(), SessionID: s.httpSession()}, s.Label)
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
-// The Session's side of package tasks: the methods commands call, each
-// handing the work to tasks with extSession, the interface tasks needs.
+// The connection's side of package tasks: the methods commands call, each
+// handing the work to tasks with taskConn, the interface tasks needs.
 
 // ErrDetachStdio refuses --detach on a stdio server.
 var ErrDetachStdio = fail.New(fail.Usage, "run it without --detach, or reach the server over HTTP",
@@ -30,55 +30,55 @@ func (s *Conn) RunTool(ctx context.Context, tool string, args map[string]any, o 
 	if o.Detach && s.http == nil {
 		return nil, ErrDetachStdio
 	}
-	return tasks.RunTool(ctx, extSession{s}, tool, args, o)
+	return tasks.RunTool(ctx, taskConn{s}, tool, args, o)
 }
 
 // FollowTask polls a task to its end (see tasks.Follow).
 func (s *Conn) FollowTask(ctx context.Context, t *tasks.Task, o tasks.Options) (json.RawMessage, error) {
-	return tasks.Follow(ctx, extSession{s}, t, o)
+	return tasks.Follow(ctx, taskConn{s}, t, o)
 }
 
 // GetTask sends tasks/get.
 func (s *Conn) GetTask(ctx context.Context, id string) (*tasks.Task, error) {
-	return tasks.Get(ctx, extSession{s}, id)
+	return tasks.Get(ctx, taskConn{s}, id)
 }
 
 // CancelTask sends tasks/cancel and returns its result as it arrived.
 func (s *Conn) CancelTask(ctx context.Context, id string) (json.RawMessage, error) {
-	return tasks.Cancel(ctx, extSession{s}, id)
+	return tasks.Cancel(ctx, taskConn{s}, id)
 }
 
 // ListTasks sends tasks/list (2025-11-25; the extension has none), every
 // page, and returns the tasks joined in one {"tasks": [...]} document.
 func (s *Conn) ListTasks(ctx context.Context) (json.RawMessage, error) {
-	pages, err := tasks.List(ctx, extSession{s}, s.pagesLimit())
+	pages, err := tasks.List(ctx, taskConn{s}, s.pagesLimit())
 	return listpages.Join(pages, "tasks", nil), err
 }
 
-// EndSettledSessions ends each kept 2025 session whose remembered tasks
-// are all settled (see tasks.EndSettledSessions).
-func (s *Conn) EndSettledSessions(ctx context.Context) {
+// EndSettledHTTPSessions ends each kept 2025 session whose remembered tasks
+// are all settled (see tasks.EndSettledHTTPSessions).
+func (s *Conn) EndSettledHTTPSessions(ctx context.Context) {
 	if s.http != nil {
-		tasks.EndSettledSessions(ctx, extSession{s})
+		tasks.EndSettledHTTPSessions(ctx, taskConn{s})
 	}
 }
 
-// SessionsOfTasks returns the distinct 2025 sessions holding remembered
+// HTTPSessionsOfTasks returns the distinct 2025 sessions holding remembered
 // tasks, newest first, for tasks/list.
-func (s *Conn) SessionsOfTasks() []string { return tasks.Sessions(s.TaskRecords()) }
+func (s *Conn) HTTPSessionsOfTasks() []string { return tasks.HTTPSessions(s.TaskRecords()) }
 
-// extSession is the Session as the extension packages see it
-// (tasks.Session, skills.Session). It is a type of its own: what they
+// taskConn is the connection as the extension packages see it
+// (tasks.Conn, skills.Conn). It is a type of its own: what they
 // need (raw requests, the failure explainer) is not for commands to call.
-type extSession struct{ s *Conn }
+type taskConn struct{ s *Conn }
 
-func (t extSession) Label() string { return t.s.Label }
+func (t taskConn) Label() string { return t.s.Label }
 
-func (t extSession) Modern() bool { return t.s.modern() }
+func (t taskConn) Modern() bool { return t.s.modern() }
 
 // TaskSupport reads what the server declared as it arrived: the SDK does
 // not model execution.taskSupport.
-func (t extSession) TaskSupport(tool string) (toolsCall bool, support string) {
+func (t taskConn) TaskSupport(tool string) (toolsCall bool, support string) {
 	s := t.s
 	if s.modern() {
 		return t.Extension(TaskExtension).Exists(), ""
@@ -100,7 +100,7 @@ func (w *wire) peek(method string) []json.RawMessage {
 	return slices.Clone(w.results[method])
 }
 
-func (t extSession) CallTool(ctx context.Context, tool string, args map[string]any, asTask bool) (json.RawMessage, error) {
+func (t taskConn) CallTool(ctx context.Context, tool string, args map[string]any, asTask bool) (json.RawMessage, error) {
 	if asTask {
 		t.s.wire.tasks.askTask(json.RawMessage(`{}`))
 	}
@@ -111,7 +111,7 @@ func (t extSession) CallTool(ctx context.Context, tool string, args map[string]a
 
 // Request sends a method of an extension over the layer below the SDK: mcpc's own
 // HTTP request (tasks_http.go), or the stdio side channel.
-func (t extSession) Request(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
+func (t taskConn) Request(ctx context.Context, method, id string, extra map[string]any) (json.RawMessage, error) {
 	s := t.s
 	params := map[string]any{}
 	maps.Copy(params, extra)
@@ -131,38 +131,38 @@ func (t extSession) Request(ctx context.Context, method, id string, extra map[st
 	return s.wire.tap.Side.Call(ctx, method, body)
 }
 
-func (t extSession) Explain(ctx context.Context, what string, err error) error {
+func (t taskConn) Explain(ctx context.Context, what string, err error) error {
 	return t.s.explain(ctx, what, err)
 }
 
-func (t extSession) Scrub(err error) string { return t.s.scrub(err) }
+func (t taskConn) Scrub(err error) string { return t.s.scrub(err) }
 
-func (t extSession) Answer(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+func (t taskConn) Answer(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	return t.s.input.Fulfil(ctx, reqs)
 }
 
-func (t extSession) Unanswered() error { return t.s.input.FailedNow() }
+func (t taskConn) Unanswered() error { return t.s.input.FailedNow() }
 
-func (t extSession) Note(msg string) { t.s.input.Note(msg) }
+func (t taskConn) Note(msg string) { t.s.input.Note(msg) }
 
-func (t extSession) Trace(line string) { trace(t.s.opts, "%s", line) }
+func (t taskConn) Trace(line string) { trace(t.s.opts, "%s", line) }
 
-func (t extSession) Records() *state.Tasks { return t.s.records() }
+func (t taskConn) Records() *state.Tasks { return t.s.records() }
 
-func (t extSession) Hold() tasks.Scope {
+func (t taskConn) Hold() tasks.Scope {
 	s := t.s
 	sc := tasks.Scope{ProtocolVersion: s.ProtocolVersion(), Credential: s.wire.credKey}
 	if !s.modern() {
-		sc.SessionID = s.sessionID()
+		sc.SessionID = s.httpSession()
 		// The session holds the task: ending it would end the task.
 		s.http.KeepSession()
 	}
 	return sc
 }
 
-func (t extSession) EndSession(ctx context.Context, sid string) error {
+func (t taskConn) EndHTTPSession(ctx context.Context, sid string) error {
 	return t.s.http.EndSession(ctx, t.s.Entry.Server.URL, transport.Own{Protocol: t.s.ProtocolVersion(), SessionID: sid})
 }
 
-// extSession is all tasks needs.
-var _ tasks.Session = extSession{}
+// taskConn is all tasks needs.
+var _ tasks.Conn = taskConn{}

@@ -90,9 +90,9 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 	return s, nil
 }
 
-// UseSession switches a resumed session to another remembered 2025
+// UseHTTPSession switches a resumed session to another remembered 2025
 // session.
-func (s *Conn) UseSession(id string) { s.resumed.sessionID = id }
+func (s *Conn) UseHTTPSession(id string) { s.resumed.sessionID = id }
 
 // Modern reports whether the connection speaks 2026-07-28.
 func (s *Conn) Modern() bool { return s.modern() }

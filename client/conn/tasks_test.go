@@ -58,7 +58,7 @@ func TestTaskRequestEndsWithItsContext(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := extSession{s}.Request(ctx, "tasks/get", "t1", map[string]any{"x": 1})
+	_, err := taskConn{s}.Request(ctx, "tasks/get", "t1", map[string]any{"x": 1})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Request: %v", err)
 	}

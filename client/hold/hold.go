@@ -126,7 +126,7 @@ type Upstream interface {
 	Envelope() map[string]any // the _meta each request carries
 	WriteStdin(ctx context.Context, msg jsonrpc.Message) error
 	Post(ctx context.Context, data []byte, method, name string) (*http.Response, error)
-	SessionID() string          // the HTTP server's Mcp-Session-Id
+	HTTPSession() string        // the HTTP server's Mcp-Session-Id
 	Server() *transport.Process // the stdio server; nil over HTTP
 	Wait()                      // until the SDK's connection ends (stdio)
 	FramingBroken(raise string) (f *fail.Error, how, why string)

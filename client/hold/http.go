@@ -110,7 +110,7 @@ func (h *Holder) relayFailed(hid string, err error) {
 		return
 	}
 	var he *transport.HTTPError
-	if errors.As(err, &he) && he.Status() == http.StatusNotFound && h.s.SessionID() != "" {
+	if errors.As(err, &he) && he.Status() == http.StatusNotFound && h.s.HTTPSession() != "" {
 		h.end(fmt.Sprintf("%s no longer knows the session (HTTP 404): the server restarted or let it expire", h.s.Label()))
 		return
 	}

@@ -38,7 +38,7 @@ func (f *fakeUpstream) WriteStdin(context.Context, jsonrpc.Message) error {
 func (f *fakeUpstream) Post(context.Context, []byte, string, string) (*http.Response, error) {
 	return nil, context.Canceled
 }
-func (f *fakeUpstream) SessionID() string                                  { return "" }
+func (f *fakeUpstream) HTTPSession() string                                { return "" }
 func (f *fakeUpstream) Server() *transport.Process                         { return nil }
 func (f *fakeUpstream) Wait()                                              {}
 func (f *fakeUpstream) FramingBroken(string) (*fail.Error, string, string) { return nil, "", "" }

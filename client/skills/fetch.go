@@ -32,7 +32,7 @@ import (
 // but its frontmatter; its other files are found with
 // resources/directory/read, which only a server declaring directoryRead
 // is sent, and bounded by the SEP's limits as they are read.
-func Fetch(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error) {
+func Fetch(ctx context.Context, s Conn, e *Entry, all bool) ([]Fetched, error) {
 	if e.Dynamic {
 		return fetchDynamic(ctx, s, e, all)
 	}
@@ -64,7 +64,7 @@ func Fetch(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error
 // read sends resources/read for one file and takes its bytes: the
 // contents item for its URI (or the only one), text or base64 blob. The
 // answer is read up to limit bytes (ErrOverLimit past them).
-func read(ctx context.Context, s Session, f File, limit int64) (Fetched, error) {
+func read(ctx context.Context, s Conn, f File, limit int64) (Fetched, error) {
 	raw, err := s.Read(ctx, f.URI, limit)
 	if err != nil {
 		return Fetched{}, err
@@ -289,7 +289,7 @@ func plain(n *yaml.Node, depth int) (any, error) {
 
 // fetchDynamic reads a dynamic skill: SKILL.md, its frontmatter checked;
 // with all, the files resources/directory/read finds under its directory.
-func fetchDynamic(ctx context.Context, s Session, e *Entry, all bool) ([]Fetched, error) {
+func fetchDynamic(ctx context.Context, s Conn, e *Entry, all bool) ([]Fetched, error) {
 	if all {
 		// Only a server that declares directoryRead is sent it.
 		if s.Extension(Extension).Get("directoryRead").Type != gjson.True {

@@ -74,7 +74,7 @@ func TestSkillServerFailures(t *testing.T) {
 	big := json.RawMessage(`{"contents":[{"text":"` + strings.Repeat("a", MaxBytes+1) + `"}]}`)
 	for _, c := range []struct {
 		name  string
-		s     Session
+		s     Conn
 		all   bool
 		limit int64
 		code  fail.Code

@@ -6,7 +6,7 @@
 // digest, and for SKILL.md the YAML frontmatter field by field) before the
 // next is read. Nothing is read ahead of need: listing reads no file.
 //
-// It works over Session, the few things it needs of a connection; the
+// It works over Conn, the few things it needs of a connection; the
 // client package implements it (client/skills.go). It imports nothing of
 // client.
 package skills
@@ -43,8 +43,8 @@ const (
 // server that hands out cursors for ever is not followed for ever.
 const maxPages = 1000
 
-// Session is what this package needs of a connection to a server.
-type Session interface {
+// Conn is what this package needs of a connection to a server.
+type Conn interface {
 	// Label names the server in messages.
 	Label() string
 	// Extension returns an extension's settings as the server declared
@@ -61,7 +61,7 @@ type Session interface {
 	Read(ctx context.Context, uri string, limit int64) (json.RawMessage, error)
 }
 
-// ErrOverLimit is Session.Read's error for an answer larger than the
+// ErrOverLimit is Conn.Read's error for an answer larger than the
 // limit it was given.
 var ErrOverLimit = errors.New("the answer is larger than the file can be")
 
@@ -98,7 +98,7 @@ type Fetched struct {
 }
 
 // declared fails unless the server declared the extension.
-func declared(s Session) error {
+func declared(s Conn) error {
 	if !s.Extension(Extension).Exists() {
 		return fail.New(fail.Rejected, "skills come from servers that declare the extension; 'mcpc list SERVER resources' shows what this one serves",
 			"%s does not serve skills: it declares no %s extension", s.Label(), Extension)
@@ -108,7 +108,7 @@ func declared(s Session) error {
 
 // List sends skills/list, every page, and returns the pages as they
 // arrived. limit bounds the pages together, as if one message.
-func List(ctx context.Context, s Session, limit int64) ([]json.RawMessage, error) {
+func List(ctx context.Context, s Conn, limit int64) ([]json.RawMessage, error) {
 	if err := declared(s); err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func List(ctx context.Context, s Session, limit int64) ([]json.RawMessage, error
 
 // Get finds the skill called name (Find) in the listing and reads it
 // (Fetch): SKILL.md, and with all every other file, each verified.
-func Get(ctx context.Context, s Session, name string, all bool, limit int64) (*Entry, []Fetched, error) {
+func Get(ctx context.Context, s Conn, name string, all bool, limit int64) (*Entry, []Fetched, error) {
 	listing, err := List(ctx, s, limit)
 	if err != nil {
 		return nil, nil, err
@@ -131,7 +131,7 @@ func Get(ctx context.Context, s Session, name string, all bool, limit int64) (*E
 }
 
 // request sends one of the extension's methods.
-func request(ctx context.Context, s Session, method string, params map[string]any) (json.RawMessage, error) {
+func request(ctx context.Context, s Conn, method string, params map[string]any) (json.RawMessage, error) {
 	res, err := s.Request(ctx, method, "", params)
 	if err != nil {
 		return nil, s.Explain(ctx, "send "+method+" to", err)
@@ -140,7 +140,7 @@ func request(ctx context.Context, s Session, method string, params map[string]an
 }
 
 // pages follows a paginated method's nextCursor to the end.
-func pages(ctx context.Context, s Session, method string, params map[string]any, limit int64) ([]json.RawMessage, error) {
+func pages(ctx context.Context, s Conn, method string, params map[string]any, limit int64) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	seen, total := map[string]bool{}, int64(0)
 	for {
@@ -172,7 +172,7 @@ func pages(ctx context.Context, s Session, method string, params map[string]any,
 // its frontmatter name, its path (acme/billing/refunds) or its SKILL.md
 // URI. A skill:// URI no listing mentions is asked for with skills/get,
 // since a server's listing may be partial.
-func Find(ctx context.Context, s Session, listing []json.RawMessage, name string) (*Entry, error) {
+func Find(ctx context.Context, s Conn, listing []json.RawMessage, name string) (*Entry, error) {
 	var raws []json.RawMessage
 	for _, p := range listing {
 		var page struct {

@@ -13,7 +13,7 @@
 // records' lifecycle (settled, cancelled by the user, the 2025 session
 // ended once all its tasks are settled) is kept here too.
 //
-// It works through Session, the few things it needs of a connected or
+// It works through Conn, the few things it needs of a connected or
 // resumed session, which package client implements: this package never
 // imports client.
 package tasks

@@ -22,7 +22,7 @@ import (
 // as the server sent it. A task that failed returns its result, if any,
 // with an error of code TaskFailed. When ctx ends (Ctrl-C, --timeout) the
 // task is cancelled with tasks/cancel, unless o.Keep.
-func Follow(ctx context.Context, s Session, t *Task, o Options) (json.RawMessage, error) {
+func Follow(ctx context.Context, s Conn, t *Task, o Options) (json.RawMessage, error) {
 	answered := map[string]bool{} // 2026 inputRequests keys, answered once each
 	for {
 		if o.Status != nil {
@@ -62,7 +62,7 @@ func Follow(ctx context.Context, s Session, t *Task, o Options) (json.RawMessage
 // awaitResult handles a 2025 task that needs input: the server asks its
 // questions on the tasks/result exchange, which then waits for the end.
 // Meanwhile tasks/get keeps the status line current.
-func awaitResult(ctx context.Context, s Session, t *Task, o Options) (json.RawMessage, error) {
+func awaitResult(ctx context.Context, s Conn, t *Task, o Options) (json.RawMessage, error) {
 	type outcome struct {
 		res json.RawMessage
 		err error
@@ -113,7 +113,7 @@ func pollPause(d time.Duration) time.Duration {
 
 // stopped turns err into what to report when the wait ended because the
 // user stopped it or --timeout passed: the task is cancelled first.
-func stopped(ctx context.Context, s Session, t *Task, o Options, err error) error {
+func stopped(ctx context.Context, s Conn, t *Task, o Options, err error) error {
 	var silent *silentServer
 	if ctx.Err() == nil && !errors.As(err, &silent) {
 		return err
@@ -147,7 +147,7 @@ func stopped(ctx context.Context, s Session, t *Task, o Options, err error) erro
 }
 
 // taskOutcome fetches a finished task's result.
-func taskOutcome(ctx context.Context, s Session, t *Task) (json.RawMessage, error) {
+func taskOutcome(ctx context.Context, s Conn, t *Task) (json.RawMessage, error) {
 	if s.Modern() {
 		if t.Status == "failed" {
 			e := rawmsg.View(t.Raw).Get("error")
@@ -179,7 +179,7 @@ func taskOutcome(ctx context.Context, s Session, t *Task) (json.RawMessage, erro
 
 // taskFailedRPC reports a 2025 task that failed with the underlying
 // request's own JSON-RPC error, as tasks/result returns it.
-func taskFailedRPC(s Session, t *Task, rpc *jsonrpc.Error, err error) error {
+func taskFailedRPC(s Conn, t *Task, rpc *jsonrpc.Error, err error) error {
 	return &fail.Error{Code: fail.TaskFailed, Err: err,
 		Msg: fmt.Sprintf("the task %s failed on %s: %s (JSON-RPC error %d)", t.ID, s.Label(), rpc.Message, rpc.Code)}
 }
@@ -187,7 +187,7 @@ func taskFailedRPC(s Session, t *Task, rpc *jsonrpc.Error, err error) error {
 // failedResult is the error for a 2025 task that failed but still has a
 // result (a tool result with isError): the result is printed, the exit
 // status says the task failed.
-func failedResult(s Session, t *Task, res json.RawMessage) error {
+func failedResult(s Conn, t *Task, res json.RawMessage) error {
 	if t.Status == "failed" {
 		msg := fmt.Sprintf("the task %s failed on %s", t.ID, s.Label())
 		if t.StatusMessage != "" {
@@ -201,7 +201,7 @@ func failedResult(s Session, t *Task, res json.RawMessage) error {
 	return nil
 }
 
-func taskCancelled(s Session, t *Task) error {
+func taskCancelled(s Conn, t *Task) error {
 	if cancelledByUser(s, t.ID) {
 		return fail.New(fail.Interrupted, "", "the task %s was cancelled (mcpc task cancel)", t.ID)
 	}
@@ -215,7 +215,7 @@ func taskCancelled(s Session, t *Task) error {
 // taskError reports a JSON-RPC error to a task method. -32602 is the
 // spec's answer for a task id the server does not know (never created,
 // expired, deleted).
-func taskError(ctx context.Context, s Session, t *Task, err error) error {
+func taskError(ctx context.Context, s Conn, t *Task, err error) error {
 	var silent *silentServer
 	if errors.As(err, &silent) {
 		return &fail.Error{Code: fail.Timeout, Hint: "the server may be overloaded: try again later", Err: err,
@@ -231,7 +231,7 @@ func taskError(ctx context.Context, s Session, t *Task, err error) error {
 
 // answerTask answers a 2026 task's input requests (each key once) and
 // sends the answers with tasks/update.
-func answerTask(ctx context.Context, s Session, t *Task, answered map[string]bool) error {
+func answerTask(ctx context.Context, s Conn, t *Task, answered map[string]bool) error {
 	var all mcp.InputRequestMap
 	if r := rawmsg.View(t.Raw).Get("inputRequests"); r.Exists() {
 		if err := json.Unmarshal(rawmsg.Within(t.Raw, r), &all); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // rememberTask records a detached task and keeps its 2025 session alive
 // past this invocation.
-func rememberTask(s Session, t *Task, tool string) (*state.TaskRecord, error) {
+func rememberTask(s Conn, t *Task, tool string) (*state.TaskRecord, error) {
 	sc := s.Hold()
 	rec := &state.TaskRecord{TaskID: t.ID, Tool: tool, ProtocolVersion: sc.ProtocolVersion, SessionID: sc.SessionID,
 		Credential: sc.Credential, At: time.Now().UTC(), TTLMs: t.TTLMs}
@@ -29,7 +29,7 @@ func rememberTask(s Session, t *Task, tool string) (*state.TaskRecord, error) {
 }
 
 // cancelledByUser reports whether the user cancelled the task earlier.
-func cancelledByUser(s Session, id string) bool {
+func cancelledByUser(s Conn, id string) bool {
 	r := s.Records().Get(id)
 	return r != nil && r.Cancelled
 }
@@ -38,11 +38,11 @@ func cancelledByUser(s Session, id string) bool {
 // answer already.
 var sessionEndBound = 5 * time.Second
 
-// EndSettledSessions ends (DELETE) each kept 2025 session whose remembered
+// EndSettledHTTPSessions ends (DELETE) each kept 2025 session whose remembered
 // tasks are all settled, and drops their records: mcpc kept the session
 // for them only. A session the server no longer knows counts as ended; one
 // it could not end is kept, and tried again next time (with the rest).
-func EndSettledSessions(ctx context.Context, s Session) {
+func EndSettledHTTPSessions(ctx context.Context, s Conn) {
 	if s.Modern() || ctx.Err() != nil {
 		return
 	}
@@ -59,7 +59,7 @@ func EndSettledSessions(ctx context.Context, s Session) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionEndBound)
-		err := s.EndSession(cctx, sid)
+		err := s.EndHTTPSession(cctx, sid)
 		cancel()
 		if err != nil {
 			// The others wait for next time too: a server that does not
@@ -85,9 +85,9 @@ func EndSettledSessions(ctx context.Context, s Session) {
 	}
 }
 
-// Sessions returns the distinct 2025 sessions holding the records' tasks,
+// HTTPSessions returns the distinct 2025 sessions holding the records' tasks,
 // newest first, for tasks/list.
-func Sessions(rs []*state.TaskRecord) []string {
+func HTTPSessions(rs []*state.TaskRecord) []string {
 	var out []string
 	for i := len(rs) - 1; i >= 0; i-- {
 		if sid := rs[i].SessionID; sid != "" && !slices.Contains(out, sid) {

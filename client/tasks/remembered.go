@@ -18,10 +18,10 @@ type Remembering interface {
 	Modern() bool
 	// TaskRecords are the remembered detached tasks, oldest first.
 	TaskRecords() []*state.TaskRecord
-	// SessionsOfTasks are the 2025 sessions holding remembered tasks.
-	SessionsOfTasks() []string
-	// UseSession makes the session speak as the remembered 2025 one.
-	UseSession(id string)
+	// HTTPSessionsOfTasks are the 2025 sessions holding remembered tasks.
+	HTTPSessionsOfTasks() []string
+	// UseHTTPSession makes the session speak as the remembered 2025 one.
+	UseHTTPSession(id string)
 	GetTask(ctx context.Context, id string) (*Task, error)
 	// ListTasks sends tasks/list, every page, in one {"tasks": [...]}.
 	ListTasks(ctx context.Context) (json.RawMessage, error)
@@ -44,8 +44,8 @@ func ListRemembered(ctx context.Context, s Remembering) (doc json.RawMessage, er
 			items = append(items, string(t.Raw))
 		}
 	} else {
-		for _, sid := range s.SessionsOfTasks() {
-			s.UseSession(sid)
+		for _, sid := range s.HTTPSessionsOfTasks() {
+			s.UseHTTPSession(sid)
 			raw, err := s.ListTasks(ctx)
 			if err != nil {
 				errs = append(errs, err)

@@ -23,8 +23,8 @@ type remembering struct {
 
 func (r *remembering) Modern() bool                     { return r.modern }
 func (r *remembering) TaskRecords() []*state.TaskRecord { return r.records }
-func (r *remembering) SessionsOfTasks() []string        { return r.sessions }
-func (r *remembering) UseSession(id string)             { r.used = id }
+func (r *remembering) HTTPSessionsOfTasks() []string    { return r.sessions }
+func (r *remembering) UseHTTPSession(id string)         { r.used = id }
 func (r *remembering) GetTask(_ context.Context, id string) (*Task, error) {
 	raw, ok := r.tasks[id]
 	if !ok {

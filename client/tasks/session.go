@@ -11,10 +11,10 @@ import (
 	"github.com/mcpc-dev/mcpc/client/state"
 )
 
-// Session is what the task logic needs of a session: package client's
-// Session implements it (a session it connected, or one it opened to reach
+// Conn is what the task logic needs of a session: package client's
+// Conn implements it (a session it connected, or one it opened to reach
 // remembered tasks without a handshake).
-type Session interface {
+type Conn interface {
 	// Label is how messages name the server.
 	Label() string
 	// Modern reports whether the session speaks 2026-07-28.
@@ -55,10 +55,10 @@ type Session interface {
 	// invocation (a 2025-11-25 session: ending it would end the task), and
 	// says what the task is scoped to.
 	Hold() Scope
-	// EndSession ends (DELETE) a 2025-11-25 session kept for detached
+	// EndHTTPSession ends (DELETE) a 2025-11-25 session kept for detached
 	// tasks. One the server no longer knows, or lets no client end, is
 	// ended.
-	EndSession(ctx context.Context, sid string) error
+	EndHTTPSession(ctx context.Context, sid string) error
 }
 
 // Scope is what a server ties a task to: a later invocation reaches the
@@ -71,13 +71,13 @@ type Scope struct {
 
 // taskCall sends one task method with the task id (when id is not "")
 // and extra params, through the session.
-func taskCall(ctx context.Context, s Session, method, id string, extra map[string]any) (json.RawMessage, error) {
+func taskCall(ctx context.Context, s Conn, method, id string, extra map[string]any) (json.RawMessage, error) {
 	return taskRequest(ctx, s, method, id, extra, true)
 }
 
 // taskRequest is taskCall, bounded by taskRequestBound or not (the
 // tasks/result that waits for a 2025 task needing input to end).
-func taskRequest(ctx context.Context, s Session, method, id string, extra map[string]any, bounded bool) (json.RawMessage, error) {
+func taskRequest(ctx context.Context, s Conn, method, id string, extra map[string]any, bounded bool) (json.RawMessage, error) {
 	if !bounded {
 		return s.Request(ctx, method, id, extra)
 	}

@@ -112,7 +112,7 @@ func printableID(id string) bool {
 
 // createdTask returns the task a tools/call result created, or nil for an
 // ordinary result.
-func createdTask(s Session, raw json.RawMessage) (*Task, error) {
+func createdTask(s Conn, raw json.RawMessage) (*Task, error) {
 	res := rawmsg.View(raw)
 	if s.Modern() {
 		if res.Get("resultType").String() != "task" {
@@ -128,7 +128,7 @@ func createdTask(s Session, raw json.RawMessage) (*Task, error) {
 }
 
 // checkTask reads a task the server sent.
-func checkTask(s Session, raw json.RawMessage) (*Task, error) {
+func checkTask(s Conn, raw json.RawMessage) (*Task, error) {
 	t, err := parseTask(raw)
 	if err != nil {
 		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an invalid task", s.Label())
@@ -160,7 +160,7 @@ type ToolRun struct {
 // RunTool calls a tool, as a task when the tool requires one, when asked
 // to (--task) or when a 2026-07-28 server decides so, and follows the
 // task to its end unless detached.
-func RunTool(ctx context.Context, s Session, tool string, args map[string]any, o Options) (*ToolRun, error) {
+func RunTool(ctx context.Context, s Conn, tool string, args map[string]any, o Options) (*ToolRun, error) {
 	toolsCall, support := s.TaskSupport(tool)
 	asTask := false
 	if !s.Modern() {
@@ -209,7 +209,7 @@ func legacyAsTask(toolsCall bool, support string, o Options) bool {
 
 // dropTask cancels, as far as it can, a task mcpc refused to follow (an
 // invalid task object), so that it is not left running unseen.
-func dropTask(ctx context.Context, s Session, raw json.RawMessage) {
+func dropTask(ctx context.Context, s Conn, raw json.RawMessage) {
 	res := rawmsg.View(raw)
 	id := res.Get("task.taskId") // 2025-11-25
 	if s.Modern() {
@@ -223,7 +223,7 @@ func dropTask(ctx context.Context, s Session, raw json.RawMessage) {
 	taskCall(cctx, s, "tasks/cancel", id.String(), nil)
 }
 
-func notATask(s Session, tool, support string, toolsCall bool) error {
+func notATask(s Conn, tool, support string, toolsCall bool) error {
 	if !toolsCall {
 		return fail.New(fail.Usage, "run it without --task or --detach",
 			"%s does not declare task support for tools/call: %q cannot run as a task", s.Label(), tool)
@@ -233,7 +233,7 @@ func notATask(s Session, tool, support string, toolsCall bool) error {
 }
 
 // Get sends tasks/get.
-func Get(ctx context.Context, s Session, id string) (*Task, error) {
+func Get(ctx context.Context, s Conn, id string) (*Task, error) {
 	raw, err := taskCall(ctx, s, "tasks/get", id, nil)
 	if err != nil {
 		err = taskError(ctx, s, &Task{ID: id}, err)
@@ -255,7 +255,7 @@ func Get(ctx context.Context, s Session, id string) (*Task, error) {
 }
 
 // Cancel sends tasks/cancel and returns its result as it arrived.
-func Cancel(ctx context.Context, s Session, id string) (json.RawMessage, error) {
+func Cancel(ctx context.Context, s Conn, id string) (json.RawMessage, error) {
 	raw, err := taskCall(ctx, s, "tasks/cancel", id, nil)
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
@@ -279,7 +279,7 @@ func Cancel(ctx context.Context, s Session, id string) (json.RawMessage, error) 
 // List sends tasks/list (2025-11-25; the extension has none) and returns
 // every page as it arrived. The pages together are bounded by limit, as if
 // they were one message.
-func List(ctx context.Context, s Session, limit int64) ([]json.RawMessage, error) {
+func List(ctx context.Context, s Conn, limit int64) ([]json.RawMessage, error) {
 	var pages []json.RawMessage
 	cursor, seen, size := "", map[string]bool{}, int64(0)
 	for {

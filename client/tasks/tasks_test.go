@@ -60,7 +60,7 @@ func (f *fakeSession) Note(string)           {}
 func (f *fakeSession) Trace(string)          {}
 func (f *fakeSession) Records() *state.Tasks { return f.store }
 func (f *fakeSession) Hold() Scope           { return f.scope }
-func (f *fakeSession) EndSession(_ context.Context, sid string) error {
+func (f *fakeSession) EndHTTPSession(_ context.Context, sid string) error {
 	f.ended = append(f.ended, sid)
 	if f.end != nil {
 		return f.end(sid)
@@ -253,7 +253,7 @@ func TestRememberTaskUnwritable(t *testing.T) {
 // records go, but a task the user cancelled keeps its record without the
 // session; a session with a task still running is kept. A session that
 // cannot be ended keeps its records.
-func TestEndSettledSessions(t *testing.T) {
+func TestEndSettledHTTPSessions(t *testing.T) {
 	store := (&state.Memo{EraDir: filepath.Join(t.TempDir(), "eras")}).Tasks("k")
 	now := time.Now()
 	for _, r := range []*state.TaskRecord{
@@ -266,11 +266,11 @@ func TestEndSettledSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := Sessions(store.List()); !slices.Equal(got, []string{"s-b", "s-a"}) {
+	if got := HTTPSessions(store.List()); !slices.Equal(got, []string{"s-b", "s-a"}) {
 		t.Fatalf("Sessions = %v", got)
 	}
 	s := &fakeSession{store: store}
-	EndSettledSessions(context.Background(), s)
+	EndSettledHTTPSessions(context.Background(), s)
 	if !slices.Equal(s.ended, []string{"s-a"}) {
 		t.Fatalf("ended %v", s.ended)
 	}
@@ -284,7 +284,7 @@ func TestEndSettledSessions(t *testing.T) {
 
 	store.Settle("b2")
 	s = &fakeSession{store: store, end: func(string) error { return errors.New("HTTP 500") }}
-	EndSettledSessions(context.Background(), s)
+	EndSettledHTTPSessions(context.Background(), s)
 	if !slices.Equal(s.ended, []string{"s-b"}) || len(store.List()) != 3 {
 		t.Fatalf("ended %v, records %d", s.ended, len(store.List()))
 	}
