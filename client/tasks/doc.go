@@ -10,10 +10,10 @@
 //
 // A detached task (--detach) is remembered in a client/state record with
 // what the server scopes it to, so that later invocations reach it; the
-// records' lifecycle (settled, cancelled by the user, the 2025 session
+// records' lifecycle (settled, cancelled by the user, the 2025 HTTP session
 // ended once all its tasks are settled) is kept here too.
 //
-// It works through Conn, the few things it needs of a connected or
-// resumed session, which package client implements: this package never
-// imports client.
+// It works through Conn, the few things it needs of a connection, made
+// or resumed, which client/conn implements: this package never imports
+// it.
 package tasks
