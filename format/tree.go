@@ -245,6 +245,18 @@ func (p *parser) open(kind nodeKind, closing byte) (n *node, empty bool) {
 	return n, false
 }
 
+// more reads what follows an item of the container n: false when n
+// ends there (its closing byte, or the cap on what is kept).
+func (p *parser) more(n *node, closing byte) bool {
+	if p.capped(n) {
+		return false
+	}
+	p.skipSpace()
+	c := p.data[p.pos]
+	p.pos++
+	return c != closing
+}
+
 // container parses the object or array at p.pos.
 func (p *parser) container() *node {
 	switch p.data[p.pos] {
@@ -259,13 +271,7 @@ func (p *parser) container() *node {
 			p.skipSpace()
 			p.pos++ // ':'
 			n.kids = append(n.kids, p.value())
-			if p.capped(n) {
-				return n
-			}
-			p.skipSpace()
-			c := p.data[p.pos]
-			p.pos++
-			if c == '}' {
+			if !p.more(n, '}') {
 				return n
 			}
 		}
@@ -276,13 +282,7 @@ func (p *parser) container() *node {
 		}
 		for {
 			n.kids = append(n.kids, p.value())
-			if p.capped(n) {
-				return n
-			}
-			p.skipSpace()
-			c := p.data[p.pos]
-			p.pos++
-			if c == ']' {
+			if !p.more(n, ']') {
 				return n
 			}
 		}
