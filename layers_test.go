@@ -21,7 +21,10 @@ var layers = []struct{ pkg, may string }{
 	// client chooses a server's credentials (ARCHITECTURE.md: "client → creds
 	// through its handler interface") and uses internal/* packages, which
 	// themselves import only leaves.
-	{"client", "client/conn client/input client/credentials client/sessions client/hold client/holdwire client/config client/state client/transport client/skills client/tasks creds internal/..."},
+	{"client", "client/serve client/conn client/input client/credentials client/sessions client/hold client/holdwire client/config client/state client/transport client/skills client/tasks creds internal/..."},
+	// mcpc serve: downstream clients, each linked to a holder of the
+	// server (a session's, or one serve keeps).
+	{"client/serve", "client/conn client/hold client/transport internal/..."},
 	// The holder reaches the connection through conn.Relay (its Upstream
 	// seam); both sides read what crosses the session's socket from
 	// holdwire.

@@ -234,7 +234,7 @@ func Connect(ctx context.Context, e *config.Entry, o ConnectOptions) (*Conn, err
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
-	o.MaxMessage = messageLimit(e, o)
+	o.MaxMessage = MessageLimit(e, o)
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = DefaultProbeTimeout
 		if t := time.Duration(e.Server.ProbeTimeout); t > 0 {

@@ -13,9 +13,9 @@ import (
 // held in memory whole.
 const MaxMaxMessage = units.MaxSize
 
-// messageLimit is the bound on one message from e's server: --max-message,
+// MessageLimit is the bound on one message from e's server: --max-message,
 // else the entry's "maxMessage", else the default.
-func messageLimit(e *config.Entry, o ConnectOptions) int64 {
+func MessageLimit(e *config.Entry, o ConnectOptions) int64 {
 	switch {
 	case o.MaxMessage > 0:
 		return o.MaxMessage

@@ -43,7 +43,7 @@ func OpenTasks(ctx context.Context, e *config.Entry, o ConnectOptions, id string
 	w := newWire()
 	w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, true, o.TraceMeta, o.Verbose
 	s := &Conn{Entry: e, Label: e.Label(), wire: w, key: key, opts: o, era: era{source: "memo"},
-		maxMessage: messageLimit(e, o), idle: transport.NewIdleWatch(o.IdleTimeout)}
+		maxMessage: MessageLimit(e, o), idle: transport.NewIdleWatch(o.IdleTimeout)}
 	s.input = s.newInput(o.Input)
 	if err := s.prepareHTTP(o); err != nil {
 		return nil, err

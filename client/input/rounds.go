@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 logging, sampling and roots are deprecated in 2026-07-28, yet 2025 servers use them: mcpc shows the logs and refuses the rest
+
 package input
 
 import (

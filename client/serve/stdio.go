@@ -1,0 +1,164 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
+	"github.com/mcpc-dev/mcpc/internal/redact"
+)
+
+// Stdio serves u to one client over in and out (newline-delimited
+// JSON-RPC, the stdio transport) until in ends, ctx ends or the held
+// server goes away. The client's first message says its era: initialize
+// is a 2025 client's, server/discover (or a request whose _meta names
+// 2026-07-28) a stateless one's.
+func Stdio(ctx context.Context, u *Upstream, in io.ReadCloser, out io.Writer, secrets *redact.Set) error {
+	r := transport.NewMessageReader(in, int(u.Limit))
+	stop := context.AfterFunc(ctx, func() { in.Close() })
+	defer stop()
+	first, err := r.Read()
+	if err != nil {
+		return clientEnded(ctx, err)
+	}
+	link, err := u.Link(ctx, eraOfFirst(first))
+	if err != nil {
+		return err
+	}
+	defer link.Close()
+	w := &downstream{w: out, secrets: secrets}
+	ended := make(chan error, 1)
+	go func() { ended <- w.copyFrom(link) }()
+	msgs, rerr := make(chan []jsonrpc.Message), make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			m, err := r.Read()
+			if err != nil {
+				rerr <- err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-done:
+				return
+			}
+		}
+	}()
+	for batch := first; ; {
+		for _, m := range batch {
+			if err := link.Send(m); err != nil {
+				return upstreamEnded(u, <-ended)
+			}
+		}
+		select {
+		case err := <-ended:
+			return upstreamEnded(u, err)
+		case err := <-rerr:
+			return clientEnded(ctx, err)
+		case batch = <-msgs:
+		}
+	}
+}
+
+// eraOfFirst is the era a client's first message (or batch) says.
+func eraOfFirst(msgs []jsonrpc.Message) Era {
+	for _, m := range msgs {
+		r, ok := m.(*jsonrpc.Request)
+		if !ok {
+			continue
+		}
+		switch r.Method {
+		case "initialize":
+			return Legacy
+		case "server/discover":
+			return Modern
+		}
+		if v := rawmsg.View(r.Params).Get("_meta." + gjson.Escape("io.modelcontextprotocol/protocolVersion")); v.Type == gjson.String {
+			return EraOf(v.Str)
+		}
+	}
+	return Legacy
+}
+
+// clientEnded is Stdio's end when the client's side ended: its stdin
+// closed (no error), ctx ended, or a message it sent that cannot be read.
+func clientEnded(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return nil
+	case errors.Is(err, io.EOF):
+		return nil
+	}
+	return fmt.Errorf("the client sent what cannot be read: %w", err)
+}
+
+// upstreamEnded is Stdio's end when the held server's side ended.
+func upstreamEnded(u *Upstream, err error) error {
+	if err == nil || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s went away: its holder closed the connection", u.Name)
+	}
+	return fmt.Errorf("%s went away: %w", u.Name, err)
+}
+
+// downstream writes messages to a client, one JSON text a line, with
+// the invocation's secrets (the upstream's credentials, headers and
+// environment) replaced: no message serve passes on carries them.
+type downstream struct {
+	mu      sync.Mutex
+	w       io.Writer
+	secrets *redact.Set
+}
+
+// copyFrom writes what comes on l until it ends.
+func (d *downstream) copyFrom(l *Link) error {
+	for {
+		m, err := l.Receive()
+		if err != nil {
+			return err
+		}
+		if err := d.write(m); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *downstream) write(m jsonrpc.Message) error {
+	data, err := encode(m, d.secrets)
+	if err != nil || data == nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, err = d.w.Write(append(data, '\n'))
+	return err
+}
+
+// encode is m's JSON text with secrets replaced. Their JSON forms are
+// registered too, so a secret inside a string leaves the text valid;
+// a message whose text no longer parses becomes an error answer (a
+// response) or is dropped (anything else).
+func encode(m jsonrpc.Message, secrets *redact.Set) ([]byte, error) {
+	data, err := jsonrpc.EncodeMessage(m)
+	if err != nil || secrets == nil {
+		return data, err
+	}
+	out := []byte(secrets.String(string(data)))
+	if json.Valid(out) {
+		return out, nil
+	}
+	if r, ok := m.(*jsonrpc.Response); ok {
+		return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: "the answer quoted a credential of the server's and was withheld"}})
+	}
+	return nil, nil
+}

@@ -1,0 +1,154 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/hold"
+	"github.com/mcpc-dev/mcpc/client/transport"
+)
+
+// Era is which family of revisions a downstream client speaks: a 2025
+// revision (initialize, Mcp-Session-Id) or 2026-07-28 (stateless).
+type Era int
+
+const (
+	Legacy Era = iota // 2025-11-25 and earlier
+	Modern            // 2026-07-28
+)
+
+func (e Era) String() string {
+	if e == Modern {
+		return "2026-07-28"
+	}
+	return "2025-11-25"
+}
+
+// Protocol is the revision serve pins a connection it holds for clients
+// of e: the newest of the era.
+func (e Era) Protocol() string { return e.String() }
+
+// EraOf is the era of a revision a client or server named.
+func EraOf(version string) Era {
+	if version >= "2026-07-28" {
+		return Modern
+	}
+	return Legacy
+}
+
+// Upstream is one server serve lends, as its downstream clients reach
+// it: each Link is one client's line to a holder of the server.
+type Upstream struct {
+	Name  string // the server's, for messages
+	Limit int64  // bytes in one message, both ways (--max-message)
+	// Session is the socket of the server's live session and the era its
+	// holder speaks; "" when serve holds the server itself only.
+	Session    string
+	SessionEra Era
+	// Hold holds the server for clients of era in this process: a
+	// connection pinned to the era, its holder on a private socket. It is
+	// used for an era the session does not speak, and for every era with
+	// --no-session. The first client of the era opens it.
+	Hold func(ctx context.Context, era Era) (*conn.Conn, error)
+	// Log, when set, is told what a holder serve keeps has to say.
+	Log func(msg string)
+
+	mu  sync.Mutex
+	own [2]*owned
+	dir string
+}
+
+// owned is a holder serve keeps: its connection and private socket.
+type owned struct {
+	c      *conn.Conn
+	h      *hold.Holder
+	ln     net.Listener
+	path   string
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Link opens a line to the server for one client of era.
+func (u *Upstream) Link(ctx context.Context, era Era) (*Link, error) {
+	path := u.Session
+	if path == "" || u.SessionEra != era {
+		o, err := u.owned(ctx, era)
+		if err != nil {
+			return nil, err
+		}
+		path = o.path
+	}
+	c, err := transport.DialUnix(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the holder of %s: %w", u.Name, err)
+	}
+	return newLink(c, u.Limit), nil
+}
+
+// owned is the holder serve keeps for era, opened now if it is not yet.
+func (u *Upstream) owned(ctx context.Context, era Era) (*owned, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if o := u.own[era]; o != nil {
+		return o, nil
+	}
+	if u.Hold == nil {
+		return nil, fmt.Errorf("%s is held in %s only", u.Name, u.SessionEra)
+	}
+	if u.dir == "" {
+		dir, err := os.MkdirTemp("", "mcpc-serve-")
+		if err != nil {
+			return nil, err
+		}
+		u.dir = dir
+	}
+	c, err := u.Hold(ctx, era)
+	if err != nil {
+		return nil, err
+	}
+	h, err := hold.NewHolder(c)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	h.Name, h.Log = u.Name, u.Log
+	o := &owned{c: c, h: h, path: filepath.Join(u.dir, era.String()+".sock"), done: make(chan struct{})}
+	if o.ln, err = transport.ListenSocket(o.path); err != nil {
+		h.Close()
+		c.Close()
+		return nil, err
+	}
+	var sctx context.Context
+	sctx, o.cancel = context.WithCancel(context.Background())
+	go func() {
+		defer close(o.done)
+		h.Serve(sctx, o.ln, 0)
+	}()
+	u.own[era] = o
+	return o, nil
+}
+
+// Close ends the holders serve keeps, and their servers.
+func (u *Upstream) Close() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for i, o := range u.own {
+		if o == nil {
+			continue
+		}
+		o.cancel()
+		<-o.done
+		o.ln.Close()
+		o.h.Close()
+		o.c.Close()
+		u.own[i] = nil
+	}
+	if u.dir != "" {
+		os.RemoveAll(u.dir)
+	}
+}

@@ -1,0 +1,96 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/client/hold"
+	"github.com/mcpc-dev/mcpc/client/serve"
+	"github.com/mcpc-dev/mcpc/client/sessions"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
+)
+
+// ServeUpstream is server, a SERVER argument, as mcpc serve lends it.
+// A configured server is reached through its live session; without one,
+// serve holds the session itself for its lifetime (its record names
+// serve, so other invocations attach to it too, and it ends with serve,
+// its server with it, even when serve is killed: the server's group is
+// guarded). With NoSession, or for an ad-hoc target, serve holds the
+// server itself without a session. A client of the era the session does
+// not speak gets a connection of its own era, held by serve (the one
+// case a stateful server's state is not shared: mcpc help serve).
+// done ends what serve started.
+func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *serve.Upstream, done func(), err error) {
+	entry, err := c.Resolve(server)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := c.ConnectOptions(ctx, entry)
+	if err != nil {
+		return nil, nil, err
+	}
+	u = &serve.Upstream{Name: entry.Label(), Limit: conn.MessageLimit(entry, opts),
+		Hold: func(ctx context.Context, era serve.Era) (*conn.Conn, error) {
+			o := opts
+			o.Protocol, o.Input, o.GuardGroup = era.Protocol(), hold.HolderInput(), true
+			return conn.Connect(ctx, entry, o)
+		},
+		Log: func(msg string) { textsafe.Note(c.Stderr, "%s", msg) }}
+	if c.NoSession || entry.File == nil {
+		return u, u.Close, nil
+	}
+	end, err := c.servedSession(ctx, entry, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	return u, func() { u.Close(); end() }, nil
+}
+
+// servedSession points u at entry's session: the live one, or one serve
+// holds until end.
+func (c *Connector[S]) servedSession(ctx context.Context, entry *config.Entry, u *serve.Upstream) (end func(), err error) {
+	s := c.Sessions
+	unlock, err := s.Store.Lock(ctx, entry.Name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock session %s: %w", textsafe.Name(entry.Name), err)
+	}
+	defer unlock()
+	rec, err := s.Running(ctx, entry.Name)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil {
+		u.Session, u.SessionEra = rec.Socket, serve.EraOf(rec.Revision)
+		return func() {}, nil
+	}
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	reported, held := make(chan sessions.HolderReport, 1), make(chan error, 1)
+	go func() {
+		held <- s.Hold(hctx, sessions.HoldOptions{Entry: entry, Name: entry.Name, IdleText: "0s", Secrets: c.Secrets,
+			Connect: func(ctx context.Context) (conn.ConnectOptions, error) { return c.ConnectOptions(ctx, entry) },
+			Report:  func(rep sessions.HolderReport) { reported <- rep }})
+	}()
+	select {
+	case rep := <-reported:
+		if rep.Record == nil {
+			cancel()
+			<-held
+			return nil, rep.Error.Raise(nil)
+		}
+		u.Session, u.SessionEra = rep.Record.Socket, serve.EraOf(rep.Record.Revision)
+	case err := <-held:
+		cancel()
+		if err == nil {
+			err = fail.New(fail.Internal, "", "the session serve holds ended before it served")
+		}
+		return nil, err
+	case <-ctx.Done():
+		cancel()
+		<-held
+		return nil, context.Cause(ctx)
+	}
+	return func() { cancel(); <-held }, nil
+}
