@@ -10,6 +10,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/serve"
 	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -39,6 +40,9 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 			return conn.Connect(ctx, entry, o)
 		},
 		Log: func(msg string) { textsafe.Note(c.Stderr, "%s", msg) }}
+	if !c.NoFilter && entry.Server.HasToolFilter() {
+		u.Hidden = entry.Server.ToolFilteredBy
+	}
 	if c.NoSession || entry.File == nil {
 		return u, u.Close, nil
 	}
@@ -63,8 +67,28 @@ func (c *Connector[S]) servedSession(ctx context.Context, entry *config.Entry, u
 		return nil, err
 	}
 	if rec != nil {
+		// What an attached invocation is refused, serve is: a session of
+		// another definition, or holding its server with other credentials.
+		if rec.Entry != sessions.EntryIdentity(entry, entry.Name) {
+			return nil, fail.New(fail.Usage, "stop it first ('mcpc session stop "+shellwords.Quote(entry.Name)+"'), or serve with --no-session",
+				"session %s is running and holds another entry of that name (%s)", textsafe.Name(entry.Name), textsafe.Name(rec.Server))
+		}
+		if rec.Def != "" && rec.Def != conn.SessionKey(entry, "") {
+			textsafe.Note(s.Notes, "session %s runs an older definition of %s: 'mcpc session stop %s' lets serve hold the current one",
+				textsafe.Name(entry.Name), textsafe.Name(entry.Name), shellwords.Quote(entry.Name))
+		}
+		opts, err := c.ConnectOptions(ctx, entry)
+		if err == nil {
+			err = s.SameCredentials(entry, rec, opts)
+		}
+		if err != nil {
+			return nil, err
+		}
 		u.Session, u.SessionEra = rec.Socket, serve.EraOf(rec.Revision)
 		return func() {}, nil
+	}
+	if err := s.Prepare(entry.Name); err != nil {
+		return nil, err
 	}
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	reported, held := make(chan sessions.HolderReport, 1), make(chan error, 1)

@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"net/url"
+	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 
@@ -24,8 +27,16 @@ serve holds the session itself until it ends (other invocations attach to it
 meanwhile); with --no-session (and for a --stdio or URL target) serve holds
 the server alone. It runs until the client closes stdin, or SIGINT/SIGTERM.
 See 'mcpc help serve'.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `HOST:PORT` (endpoint /mcp) instead of stdio"},
+			&cli.BoolFlag{Name: "no-auth", Usage: "with --http on loopback: let any local process in, without a bearer token"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the certificate in `FILE`"},
+			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
+			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
+		},
 		Metadata: helptext.Examples(
 			"an MCP host's server command that lends the github entry", "mcpc serve github",
+			"the same over Streamable HTTP on a free loopback port", "mcpc serve github --http 127.0.0.1:0",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			g, err := st.readGlobals(cmd)
@@ -36,9 +47,13 @@ See 'mcpc help serve'.`,
 			if err != nil {
 				return err
 			}
-			// serve lives until its client goes: --timeout bounds no call
+			var l *serve.Listen
+			if l, err = serveListen(cmd, st, g); err != nil {
+				return err
+			}
+			// serve lives until its clients go: --timeout bounds no call
 			// of its own, so it does not bound serve.
-			return runServe(ctx, st, g, server)
+			return runServe(ctx, st, g, server, l)
 		},
 	}
 }
@@ -52,8 +67,37 @@ func serveArgs(g *globals, args []string) (string, error) {
 	return soleTarget(g, args)
 }
 
-// runServe lends server to the client on stdin and stdout.
-func runServe(ctx context.Context, st *state, g *globals, server string) error {
+// serveListen reads --http and what goes with it, checked before any
+// server starts; nil for stdio. --bearer-env names the token clients
+// must send, so it is not the server's: it is taken off the target.
+func serveListen(cmd *cli.Command, st *state, g *globals) (*serve.Listen, error) {
+	addr := cmd.String("http")
+	if addr == "" {
+		for _, f := range []string{"no-auth", "tls-cert", "tls-key", "insecure-http"} {
+			if cmd.IsSet(f) {
+				return nil, usagef("add --http HOST:PORT, or leave out --"+f, "--%s applies to --http only", f)
+			}
+		}
+		return nil, nil
+	}
+	l := &serve.Listen{Addr: addr, NoAuth: cmd.Bool("no-auth"), TLSCert: cmd.String("tls-cert"), TLSKey: cmd.String("tls-key"),
+		Insecure: cmd.Bool("insecure-http"), BearerEnv: g.adhoc.BearerEnv, TokenFile: filepath.Join(g.dirs.State, "serve", "token")}
+	g.adhoc.BearerEnv = ""
+	if l.BearerEnv != "" {
+		if l.NoAuth {
+			return nil, usagef("leave out one of them", "--no-auth and --bearer-env contradict each other")
+		}
+		if l.Bearer = st.env.Getenv(l.BearerEnv); l.Bearer == "" {
+			return nil, usagef("set it to the token clients must send", "--bearer-env %s: the variable is empty or unset", l.BearerEnv)
+		}
+		st.secrets.Add(l.Bearer)
+	}
+	return l, l.Check()
+}
+
+// runServe lends server to its clients: on stdin and stdout, or over
+// HTTP as l says.
+func runServe(ctx context.Context, st *state, g *globals, server string, l *serve.Listen) error {
 	up, done, err := st.connector(g).ServeUpstream(ctx, server)
 	if err != nil {
 		return err
@@ -61,7 +105,13 @@ func runServe(ctx context.Context, st *state, g *globals, server string) error {
 	defer done()
 	how := "held by serve"
 	if up.Session != "" {
-		how = "through its session (" + up.SessionEra.String() + ")"
+		how = "reached through its session (" + up.SessionEra.String() + ")"
+	}
+	if l != nil {
+		textsafe.Note(st.env.Stderr, "%s is %s", up.Name, how)
+		name := cmp.Or(server, "served")
+		h := &serve.HTTP{Upstream: up, Secrets: st.secrets, Paths: []string{"/mcp", "/mcp/" + url.PathEscape(name)}, MaxRequests: serve.DefaultMaxRequests}
+		return l.Serve(ctx, h, name, st.env.Stderr)
 	}
 	textsafe.Note(st.env.Stderr, "serving %s on stdio, %s", up.Name, how)
 	in, ok := st.env.Stdin.(io.ReadCloser)

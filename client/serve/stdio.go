@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 )
@@ -29,12 +29,15 @@ func Stdio(ctx context.Context, u *Upstream, in io.ReadCloser, out io.Writer, se
 	if err != nil {
 		return clientEnded(ctx, err)
 	}
+	w := &downstream{w: out, secrets: secrets, pending: map[string]jsonrpc.ID{}}
 	link, err := u.Link(ctx, eraOfFirst(first))
 	if err != nil {
+		// The client hears why before serve ends: the era it speaks may
+		// be one the server does not.
+		w.failAll(first, err)
 		return err
 	}
 	defer link.Close()
-	w := &downstream{w: out, secrets: secrets}
 	ended := make(chan error, 1)
 	go func() { ended <- w.copyFrom(link) }()
 	msgs, rerr := make(chan []jsonrpc.Message), make(chan error, 1)
@@ -56,15 +59,20 @@ func Stdio(ctx context.Context, u *Upstream, in io.ReadCloser, out io.Writer, se
 	}()
 	for batch := first; ; {
 		for _, m := range batch {
+			w.sent(m)
 			if err := link.Send(m); err != nil {
-				return upstreamEnded(u, <-ended)
+				return w.ended(upstreamEnded(u, <-ended))
 			}
 		}
 		select {
 		case err := <-ended:
-			return upstreamEnded(u, err)
+			return w.ended(upstreamEnded(u, err))
 		case err := <-rerr:
 			return clientEnded(ctx, err)
+		case <-ctx.Done():
+			// A read of stdin is not let go by closing it: serve ends
+			// without waiting for it.
+			return nil
 		case batch = <-msgs:
 		}
 	}
@@ -99,15 +107,18 @@ func clientEnded(ctx context.Context, err error) error {
 	case errors.Is(err, io.EOF):
 		return nil
 	}
-	return fmt.Errorf("the client sent what cannot be read: %w", err)
+	// The reader's words are a server's ("the server wrote …"): here
+	// the writer is the client.
+	return &fail.Error{Code: fail.Protocol, Err: err, Hint: "the MCP host must write one JSON-RPC message a line on serve's stdin",
+		Msg: "the client sent what is not a JSON-RPC message; serve ended"}
 }
 
 // upstreamEnded is Stdio's end when the held server's side ended.
 func upstreamEnded(u *Upstream, err error) error {
 	if err == nil || errors.Is(err, io.EOF) {
-		return fmt.Errorf("%s went away: its holder closed the connection", u.Name)
+		return fail.New(fail.Connection, "", "%s went away: its holder closed the connection", u.Name)
 	}
-	return fmt.Errorf("%s went away: %w", u.Name, err)
+	return fail.Wrap(fail.Connection, err, "", "%s went away", u.Name)
 }
 
 // downstream writes messages to a client, one JSON text a line, with
@@ -117,6 +128,39 @@ type downstream struct {
 	mu      sync.Mutex
 	w       io.Writer
 	secrets *redact.Set
+	pending map[string]jsonrpc.ID // the client's requests not answered yet
+}
+
+// sent notes m, on its way to the server: a request awaits its answer.
+func (d *downstream) sent(m jsonrpc.Message) {
+	if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+		d.mu.Lock()
+		d.pending[transport.IDKey(r.ID)] = r.ID
+		d.mu.Unlock()
+	}
+}
+
+// ended answers every request still waiting with err, the reason the
+// server went away, so the client is not left waiting; it returns err.
+func (d *downstream) ended(err error) error {
+	d.mu.Lock()
+	ids := make([]jsonrpc.ID, 0, len(d.pending))
+	for _, id := range d.pending {
+		ids = append(ids, id)
+	}
+	d.mu.Unlock()
+	for _, id := range ids {
+		d.write(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}})
+	}
+	return err
+}
+
+// failAll answers each request of msgs with err.
+func (d *downstream) failAll(msgs []jsonrpc.Message, err error) {
+	for _, m := range msgs {
+		d.sent(m)
+	}
+	d.ended(err)
 }
 
 // copyFrom writes what comes on l until it ends.
@@ -139,6 +183,9 @@ func (d *downstream) write(m jsonrpc.Message) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if r, ok := m.(*jsonrpc.Response); ok {
+		delete(d.pending, transport.IDKey(r.ID))
+	}
 	_, err = d.w.Write(append(data, '\n'))
 	return err
 }

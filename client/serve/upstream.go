@@ -57,6 +57,9 @@ type Upstream struct {
 	Hold func(ctx context.Context, era Era) (*conn.Conn, error)
 	// Log, when set, is told what a holder serve keeps has to say.
 	Log func(msg string)
+	// Hidden says why the entry's tool filter hides a tool ("" when it
+	// is shown); nil hides none (--no-filter).
+	Hidden func(tool string) string
 
 	mu  sync.Mutex
 	own [2]*owned
@@ -87,7 +90,7 @@ func (u *Upstream) Link(ctx context.Context, era Era) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the holder of %s: %w", u.Name, err)
 	}
-	return newLink(c, u.Limit), nil
+	return newLink(c, u.Limit, u.Hidden), nil
 }
 
 // owned is the holder serve keeps for era, opened now if it is not yet.
@@ -95,7 +98,14 @@ func (u *Upstream) owned(ctx context.Context, era Era) (*owned, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if o := u.own[era]; o != nil {
-		return o, nil
+		select {
+		case <-o.done:
+			// Its server ended: what it held is gone, and a new one would
+			// not say so. serve goes on for the clients of the other era.
+			return nil, fmt.Errorf("%s ended; serve holds it no more", u.Name)
+		default:
+			return o, nil
+		}
 	}
 	if u.Hold == nil {
 		return nil, fmt.Errorf("%s is held in %s only", u.Name, u.SessionEra)
@@ -127,7 +137,11 @@ func (u *Upstream) owned(ctx context.Context, era Era) (*owned, error) {
 	sctx, o.cancel = context.WithCancel(context.Background())
 	go func() {
 		defer close(o.done)
-		h.Serve(sctx, o.ln, 0)
+		if ended, _ := h.Serve(sctx, o.ln, 0); ended != "" && u.Log != nil {
+			u.Log(fmt.Sprintf("%s ended: %s", u.Name, ended))
+		}
+		// Its clients' links end with it: each hears that the server went.
+		h.Close()
 	}()
 	u.own[era] = o
 	return o, nil

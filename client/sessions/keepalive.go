@@ -83,13 +83,8 @@ func (s *Sessions) KeepAlive(ctx context.Context, entry *config.Entry, probe boo
 // once the session's lock is the caller's and no live holder has it:
 // its former record and socket go first. It returns the holder's record.
 func (s *Sessions) Start(ctx context.Context, name string, args []string, shell bool) (*state.SessionRecord, error) {
-	if old := s.Store.Read(name); old != nil && !HolderRunning(old) {
-		// What a dead holder's guard could not stop goes with its record.
-		transport.EndRecordedGroup(old.ServerGroup, old.ServerStart)
-	}
-	s.Store.Remove(name)
-	if _, err := s.Store.PrepareSocket(name); err != nil {
-		return nil, fmt.Errorf("cannot prepare the session's socket: %w", err)
+	if err := s.Prepare(name); err != nil {
+		return nil, err
 	}
 	rep, err := s.Spawn(ctx, args, shell)
 	if err != nil {
@@ -99,6 +94,20 @@ func (s *Sessions) Start(ctx context.Context, name string, args []string, shell 
 		return nil, f
 	}
 	return rep.Record, nil
+}
+
+// Prepare readies session name for a new holder, under the session's
+// lock with no live holder: its former record and socket go, and what a
+// dead holder's guard could not stop goes with them.
+func (s *Sessions) Prepare(name string) error {
+	if old := s.Store.Read(name); old != nil && !HolderRunning(old) {
+		transport.EndRecordedGroup(old.ServerGroup, old.ServerStart)
+	}
+	s.Store.Remove(name)
+	if _, err := s.Store.PrepareSocket(name); err != nil {
+		return fmt.Errorf("cannot prepare the session's socket: %w", err)
+	}
+	return nil
 }
 
 // Running is session name's record when its holder answers, nil when

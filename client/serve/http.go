@@ -1,0 +1,294 @@
+package serve
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
+)
+
+// HTTP is the Streamable HTTP front of mcpc serve: one endpoint (Path)
+// for 2025 clients (initialize starts an HTTP session, Mcp-Session-Id
+// names it, GET opens its standalone stream, DELETE ends it) and for
+// 2026-07-28 clients (each request stands alone: it gets a link of its
+// own for as long as it runs).
+type HTTP struct {
+	Upstream *Upstream
+	Secrets  *redact.Set
+	// Bearer is the token every request must carry ("Authorization:
+	// Bearer …"); "" lets any local process in (--no-auth).
+	Bearer string
+	// Paths are the endpoints served: /mcp, and /mcp/NAME.
+	Paths []string
+	// MaxRequests bounds the requests running at once, all clients
+	// together: one more waits, bounded by its own context.
+	MaxRequests int
+
+	once     sync.Once
+	slots    chan struct{}
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+}
+
+// httpSession is one 2025 client's HTTP session: its link to the held
+// server, the requests it has in flight, and its standalone stream.
+type httpSession struct {
+	id   string
+	link *Link
+	done chan struct{}
+
+	mu      sync.Mutex
+	waiting map[string]*stream // by the request's id (transport.IDKey)
+	order   []*stream          // in flight, oldest first
+	tokens  map[string]*stream // by progress token
+	get     *stream            // the standalone stream, when one is open
+}
+
+// stream is where the messages of one request (or the standalone
+// stream) are written: an SSE response, or the one JSON answer.
+type stream struct {
+	out  chan jsonrpc.Message
+	done chan struct{}
+}
+
+// DefaultMaxRequests bounds the requests serve runs at once.
+const DefaultMaxRequests = 256
+
+func (s *HTTP) init() {
+	s.once.Do(func() {
+		s.slots = make(chan struct{}, max(s.MaxRequests, 1))
+		s.sessions = map[string]*httpSession{}
+	})
+}
+
+// ServeHTTP checks who asks (Host, Origin, the bearer), then serves the
+// request by its method.
+func (s *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.init()
+	if !s.served(r.URL.Path) {
+		http.Error(w, "not found: the MCP endpoint is "+s.Paths[0], http.StatusNotFound)
+		return
+	}
+	if why := foreign(r); why != "" {
+		// DNS rebinding: a page in a browser reaching a loopback server.
+		http.Error(w, why, http.StatusForbidden)
+		return
+	}
+	if !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpc serve"`)
+		http.Error(w, "a bearer token is required: the one mcpc serve printed at its start", http.StatusUnauthorized)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		s.post(w, r)
+	case http.MethodGet:
+		s.standalone(w, r)
+	case http.MethodDelete:
+		s.end(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (s *HTTP) served(path string) bool {
+	for _, p := range s.Paths {
+		if path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// foreign says why a request comes from outside this machine's own
+// clients: a Host that does not name a loopback address, or an Origin
+// (a browser's page) that is not a loopback one. "" when neither.
+func foreign(r *http.Request) string {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if !urlx.IsLoopback(strings.Trim(host, "[]")) {
+		return "forbidden: Host " + r.Host + " is not this machine's loopback address"
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || !urlx.IsLoopback(u.Hostname()) {
+			return "forbidden: Origin " + o + " is not a loopback page"
+		}
+	}
+	return ""
+}
+
+func (s *HTTP) authorized(r *http.Request) bool {
+	if s.Bearer == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.Bearer)) == 1
+}
+
+// post passes one message on: a 2025 client's, within its HTTP session
+// (initialize starts one), or a stateless request on a link of its own.
+func (s *HTTP) post(w http.ResponseWriter, r *http.Request) {
+	msg, err := s.read(w, r)
+	if err != nil {
+		return
+	}
+	req, isReq := msg.(*jsonrpc.Request)
+	sid := r.Header.Get("Mcp-Session-Id")
+	switch {
+	case isReq && req.Method == "initialize" && sid == "":
+		s.initialize(w, r, req)
+	case sid != "":
+		hs := s.session(sid)
+		if hs == nil {
+			http.Error(w, "no such HTTP session: it ended, or serve restarted; initialize again", http.StatusNotFound)
+			return
+		}
+		if !isReq || !req.IsCall() {
+			if hs.link.Send(msg) != nil {
+				http.Error(w, "the held server went away", http.StatusBadGateway)
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		s.call(w, r, hs, req)
+	case isReq && req.IsCall() && eraOfFirst([]jsonrpc.Message{msg}) == Modern:
+		s.stateless(w, r, req)
+	default:
+		http.Error(w, "a 2025 client sends Mcp-Session-Id after initialize; a 2026-07-28 request names its revision in _meta", http.StatusBadRequest)
+	}
+}
+
+// read is the one message of a POST's body, bounded by the message
+// limit; the answer is written when it cannot be read.
+func (s *HTTP) read(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.Upstream.Limit))
+	if err != nil {
+		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
+		return nil, err
+	}
+	msgs, err := transport.NewMessageReader(io.NopCloser(strings.NewReader(string(body)+"\n")), int(s.Upstream.Limit)).Read()
+	if err == nil && len(msgs) != 1 {
+		err = errors.New("one JSON-RPC message per POST")
+	}
+	if err != nil {
+		http.Error(w, "not a JSON-RPC message: "+err.Error(), http.StatusBadRequest)
+		return nil, err
+	}
+	return msgs[0], nil
+}
+
+// initialize starts a 2025 client's HTTP session: its link, and the
+// reader that routes what comes on it.
+func (s *HTTP) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	link, err := s.Upstream.Link(r.Context(), Legacy)
+	if err != nil {
+		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
+		return
+	}
+	hs := &httpSession{id: newSessionID(), link: link, done: make(chan struct{}),
+		waiting: map[string]*stream{}, tokens: map[string]*stream{}}
+	s.mu.Lock()
+	s.sessions[hs.id] = hs
+	s.mu.Unlock()
+	go func() {
+		hs.route()
+		s.mu.Lock()
+		delete(s.sessions, hs.id)
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Mcp-Session-Id", hs.id)
+	s.call(w, r, hs, req)
+}
+
+func newSessionID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (s *HTTP) session(id string) *httpSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
+}
+
+// call sends req within hs and writes what comes for it until its
+// answer.
+func (s *HTTP) call(w http.ResponseWriter, r *http.Request, hs *httpSession, req *jsonrpc.Request) {
+	if !s.take(w, r) {
+		return
+	}
+	defer func() { <-s.slots }()
+	st := hs.open(req)
+	defer hs.close(req, st)
+	if err := hs.link.Send(req); err != nil {
+		http.Error(w, "the held server went away", http.StatusBadGateway)
+		return
+	}
+	s.write(w, r, st, req.ID, hs.done)
+}
+
+// take waits for one of the slots of the requests run at once.
+func (s *HTTP) take(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		http.Error(w, "serve is busy", http.StatusServiceUnavailable)
+		return false
+	}
+}
+
+// stateless runs a 2026-07-28 request on a link of its own, which ends
+// with it: no request depends on an earlier one.
+func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	if !s.take(w, r) {
+		return
+	}
+	defer func() { <-s.slots }()
+	link, err := s.Upstream.Link(r.Context(), Modern)
+	if err != nil {
+		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
+		return
+	}
+	defer link.Close()
+	st := &stream{out: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			m, err := link.Receive()
+			if err != nil {
+				return
+			}
+			select {
+			case st.out <- m:
+			case <-st.done:
+				return
+			}
+		}
+	}()
+	if err := link.Send(req); err != nil {
+		http.Error(w, "the held server went away", http.StatusBadGateway)
+		return
+	}
+	s.write(w, r, st, req.ID, ended)
+	close(st.done)
+}

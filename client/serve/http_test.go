@@ -1,0 +1,186 @@
+package serve
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
+)
+
+// fakeHolder serves a socket like a session's holder that answers every
+// request at once with {"method": its method}; it answers initialize as a
+// 2025 server would.
+func fakeHolder(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "h.sock")
+	ln, err := transport.ListenSocket(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := transport.NewMessageReader(c, 1<<20)
+				for {
+					msgs, err := r.Read()
+					if err != nil {
+						return
+					}
+					for _, m := range msgs {
+						req, ok := m.(*jsonrpc.Request)
+						if !ok || !req.IsCall() {
+							continue
+						}
+						res, _ := json.Marshal(map[string]string{"method": req.Method})
+						if req.Method == "initialize" {
+							res = json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}`)
+						}
+						data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: res})
+						c.Write(append(data, '\n'))
+					}
+				}
+			}()
+		}
+	}()
+	return path
+}
+
+func testFront(t *testing.T, era Era) *httptest.Server {
+	t.Helper()
+	u := &Upstream{Name: `server "fake"`, Limit: 1 << 10, Session: fakeHolder(t), SessionEra: era}
+	h := &HTTP{Upstream: u, Bearer: "s3cret", Paths: []string{"/mcp"}, MaxRequests: 4}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	return srv
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func post(t *testing.T, srv *httptest.Server, body string, headers ...string) reply {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer s3cret")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) reply {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return reply{resp.StatusCode, resp.Header, string(b)}
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+
+// Who may ask: a bearer is required (compared as a whole), a Host or an
+// Origin that is not this machine's is refused before it is asked for.
+func TestHTTPWhoMayAsk(t *testing.T) {
+	srv := testFront(t, Legacy)
+	for _, c := range []struct {
+		name   string
+		header []string
+		status int
+		body   string
+	}{
+		{"no bearer", []string{"Authorization", ""}, 401, "a bearer token is required: the one mcpc serve printed at its start\n"},
+		{"wrong bearer", []string{"Authorization", "Bearer s3cre"}, 401, "a bearer token is required: the one mcpc serve printed at its start\n"},
+		{"foreign origin", []string{"Origin", "https://evil.example"}, 403, "forbidden: Origin https://evil.example is not a loopback page\n"},
+		{"foreign host", []string{"Host", "evil.example"}, 403, "forbidden: Host evil.example is not this machine's loopback address\n"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Authorization", "Bearer s3cret")
+		req.Header.Set(c.header[0], c.header[1])
+		if c.header[0] == "Host" {
+			req.Host = c.header[1]
+		}
+		r := do(t, req)
+		if r.status != c.status || r.body != c.body {
+			t.Errorf("%s: %d %q, want %d %q", c.name, r.status, r.body, c.status, c.body)
+		}
+		if c.status == 401 && r.header.Get("WWW-Authenticate") != `Bearer realm="mcpc serve"` {
+			t.Errorf("%s: WWW-Authenticate %q", c.name, r.header.Get("WWW-Authenticate"))
+		}
+	}
+	if r := post(t, srv, initialize, "Origin", "http://localhost:3000"); r.status != 200 {
+		t.Errorf("a loopback page: %d %s", r.status, r.body)
+	}
+}
+
+// A 2025 client's HTTP session: initialize names it, a request within it
+// is answered on its stream, an unknown or ended one is 404.
+func TestHTTPSessionLifecycle(t *testing.T) {
+	srv := testFront(t, Legacy)
+	r := post(t, srv, initialize)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != 200 || len(sid) != 32 || !strings.Contains(r.body, `"serverInfo":{"name":"fake"`) {
+		t.Fatalf("initialize: %d %q %s", r.status, sid, r.body)
+	}
+	r = post(t, srv, `{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}`, "Mcp-Session-Id", sid)
+	if want := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"method\":\"tools/list\"}}\n\n"; r.status != 200 || r.body != want {
+		t.Fatalf("tools/list: %d %q, want %q", r.status, r.body, want)
+	}
+	r = post(t, srv, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid)
+	if r.status != 202 {
+		t.Fatalf("a notification: %d %s", r.status, r.body)
+	}
+	if r = post(t, srv, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", "0123"); r.status != 404 {
+		t.Fatalf("an unknown HTTP session: %d %s", r.status, r.body)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	req.Header.Set("Mcp-Session-Id", sid)
+	if r = do(t, req); r.status != 204 {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	if r = post(t, srv, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "Mcp-Session-Id", sid); r.status != 404 {
+		t.Fatalf("an ended HTTP session: %d %s", r.status, r.body)
+	}
+	// Without an HTTP session, a 2025 request has nothing to go with.
+	if r = post(t, srv, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); r.status != 400 {
+		t.Fatalf("no Mcp-Session-Id: %d %s", r.status, r.body)
+	}
+}
+
+// A 2026-07-28 request stands alone; a JSON-only client gets the answer
+// as JSON; a body past the limit is refused whole.
+func TestHTTPStateless(t *testing.T) {
+	srv := testFront(t, Modern)
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	r := post(t, srv, body, "Accept", "application/json")
+	if r.status != 200 || r.body != `{"jsonrpc":"2.0","id":7,"result":{"method":"tools/list"}}` || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("stateless: %d %q %v", r.status, r.body, r.header)
+	}
+	if r = post(t, srv, `{"jsonrpc":"2.0","id":8,"method":"x","params":{"pad":"`+strings.Repeat("x", 2000)+`"}}`); r.status != 413 {
+		t.Fatalf("over the limit: %d %s", r.status, r.body)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	if r = do(t, req); r.status != 405 {
+		t.Fatalf("GET without an HTTP session: %d %s", r.status, r.body)
+	}
+}
