@@ -32,6 +32,7 @@ var Topics = []Topic{
 	{"config", "CONFIGURATION"},
 	{"auth", "AUTHENTICATION"},
 	{"sessions", "SESSIONS"},
+	{"serve", "LENDING A SERVER TO AN MCP HOST"},
 	{"agents", "CODING AGENTS"},
 	{"arguments", "ARGUMENTS"},
 	{"output", "OUTPUT"},
