@@ -110,7 +110,7 @@ func runServe(ctx context.Context, st *state, g *globals, server string, l *serv
 	if l != nil {
 		textsafe.Note(st.env.Stderr, "%s is %s", up.Name, how)
 		name := cmp.Or(server, "served")
-		h := &serve.HTTP{Upstream: up, Secrets: st.secrets, Paths: []string{"/mcp", "/mcp/" + url.PathEscape(name)}, MaxRequests: serve.DefaultMaxRequests}
+		h := &serve.HTTP{Backend: up, Secrets: st.secrets, Paths: []string{"/mcp", "/mcp/" + url.PathEscape(name)}, MaxRequests: serve.DefaultMaxRequests}
 		return l.Serve(ctx, h, name, st.env.Stderr)
 	}
 	textsafe.Note(st.env.Stderr, "serving %s on stdio, %s", up.Name, how)

@@ -25,7 +25,7 @@ import (
 // 2026-07-28 clients (each request stands alone: it gets a link of its
 // own for as long as it runs).
 type HTTP struct {
-	Upstream *Upstream
+	Backend Backend
 	Secrets  *redact.Set
 	// Bearer is the token every request must carry ("Authorization:
 	// Bearer …"); "" lets any local process in (--no-auth).
@@ -46,7 +46,7 @@ type HTTP struct {
 // server, the requests it has in flight, and its standalone stream.
 type httpSession struct {
 	id   string
-	link *Link
+	link Line
 	done chan struct{}
 
 	mu      sync.Mutex
@@ -178,12 +178,12 @@ func (s *HTTP) post(w http.ResponseWriter, r *http.Request) {
 // read is the one message of a POST's body, bounded by the message
 // limit; the answer is written when it cannot be read.
 func (s *HTTP) read(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.Upstream.Limit))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.Backend.MaxMessage()))
 	if err != nil {
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
 		return nil, err
 	}
-	msgs, err := transport.NewMessageReader(io.NopCloser(strings.NewReader(string(body)+"\n")), int(s.Upstream.Limit)).Read()
+	msgs, err := transport.NewMessageReader(io.NopCloser(strings.NewReader(string(body)+"\n")), int(s.Backend.MaxMessage())).Read()
 	if err == nil && len(msgs) != 1 {
 		err = errors.New("one JSON-RPC message per POST")
 	}
@@ -197,7 +197,7 @@ func (s *HTTP) read(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, er
 // initialize starts a 2025 client's HTTP session: its link, and the
 // reader that routes what comes on it.
 func (s *HTTP) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
-	link, err := s.Upstream.Link(r.Context(), Legacy)
+	link, err := s.Backend.Open(r.Context(), Legacy)
 	if err != nil {
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return
@@ -263,7 +263,7 @@ func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, req *jsonrpc.Re
 		return
 	}
 	defer func() { <-s.slots }()
-	link, err := s.Upstream.Link(r.Context(), Modern)
+	link, err := s.Backend.Open(r.Context(), Modern)
 	if err != nil {
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return

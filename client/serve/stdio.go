@@ -21,8 +21,8 @@ import (
 // server goes away. The client's first message says its era: initialize
 // is a 2025 client's, server/discover (or a request whose _meta names
 // 2026-07-28) a stateless one's.
-func Stdio(ctx context.Context, u *Upstream, in io.ReadCloser, out io.Writer, secrets *redact.Set) error {
-	r := transport.NewMessageReader(in, int(u.Limit))
+func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secrets *redact.Set) error {
+	r := transport.NewMessageReader(in, int(u.MaxMessage()))
 	stop := context.AfterFunc(ctx, func() { in.Close() })
 	defer stop()
 	first, err := r.Read()
@@ -30,7 +30,7 @@ func Stdio(ctx context.Context, u *Upstream, in io.ReadCloser, out io.Writer, se
 		return clientEnded(ctx, err)
 	}
 	w := &downstream{w: out, secrets: secrets, pending: map[string]jsonrpc.ID{}}
-	link, err := u.Link(ctx, eraOfFirst(first))
+	link, err := u.Open(ctx, eraOfFirst(first))
 	if err != nil {
 		// The client hears why before serve ends: the era it speaks may
 		// be one the server does not.
@@ -114,11 +114,11 @@ func clientEnded(ctx context.Context, err error) error {
 }
 
 // upstreamEnded is Stdio's end when the held server's side ended.
-func upstreamEnded(u *Upstream, err error) error {
+func upstreamEnded(u Backend, err error) error {
 	if err == nil || errors.Is(err, io.EOF) {
-		return fail.New(fail.Connection, "", "%s went away: its holder closed the connection", u.Name)
+		return fail.New(fail.Connection, "", "%s went away: its holder closed the connection", u.Label())
 	}
-	return fail.Wrap(fail.Connection, err, "", "%s went away", u.Name)
+	return fail.Wrap(fail.Connection, err, "", "%s went away", u.Label())
 }
 
 // downstream writes messages to a client, one JSON text a line, with
@@ -164,7 +164,7 @@ func (d *downstream) failAll(msgs []jsonrpc.Message, err error) {
 }
 
 // copyFrom writes what comes on l until it ends.
-func (d *downstream) copyFrom(l *Link) error {
+func (d *downstream) copyFrom(l Line) error {
 	for {
 		m, err := l.Receive()
 		if err != nil {
