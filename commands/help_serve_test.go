@@ -92,6 +92,8 @@ func TestServeTopicSays(t *testing.T) {
 		"--timeout does not bound it",
 		"an entry's includeTools and excludeTools hold for the host too",
 		"an unknown or ended one is 404",
+		"their tools and prompts are named SERVER__NAME",
+		"the later one's is mcpc+resource://SERVER/URI",
 		"refused with 403: a web page cannot reach serve through DNS rebinding",
 	} {
 		if !strings.Contains(text, s) {

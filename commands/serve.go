@@ -6,10 +6,13 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"regexp"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/serve"
+	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -18,7 +21,7 @@ func serveCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "serve",
 		Usage:     "lend a server to other MCP clients, without lending its credentials",
-		ArgsUsage: "SERVER",
+		ArgsUsage: "SERVER...",
 		Description: `Serves SERVER as an MCP server of its own on stdin and stdout, so that any MCP
 host can run 'mcpc serve SERVER' as its server command: the host reaches the
 server through mcpc and never holds its token, headers, environment or
@@ -33,17 +36,19 @@ See 'mcpc help serve'.`,
 			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the certificate in `FILE`"},
 			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
 			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
+			&cli.StringFlag{Name: "separator", Value: "__", Usage: "with several servers: the `SEP` in SERVER" + "__" + "NAME, the names of their tools and prompts"},
 		},
 		Metadata: helptext.Examples(
 			"an MCP host's server command that lends the github entry", "mcpc serve github",
 			"the same over Streamable HTTP on a free loopback port", "mcpc serve github --http 127.0.0.1:0",
+			"three servers as one: their tools are github__NAME, db__NAME, docs__NAME", "mcpc serve github db docs",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			g, err := st.readGlobals(cmd)
 			if err != nil {
 				return err
 			}
-			server, err := serveArgs(g, cmd.Args().Slice())
+			servers, err := serveArgs(g, cmd.Args().Slice(), cmd.String("separator"))
 			if err != nil {
 				return err
 			}
@@ -53,18 +58,39 @@ See 'mcpc help serve'.`,
 			}
 			// serve lives until its clients go: --timeout bounds no call
 			// of its own, so it does not bound serve.
-			return runServe(ctx, st, g, server, l)
+			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l})
 		},
 	}
 }
 
-// serveArgs reads serve's SERVER: one for now (several served as one
-// are issue 34's aggregation).
-func serveArgs(g *globals, args []string) (string, error) {
-	if len(args) > 1 {
-		return "", usagef("serve one server per mcpc serve", "serving several servers as one is not supported yet: got %d servers", len(args))
+// separators are what may stand between SERVER and NAME: what a
+// function name may hold in every major LLM API.
+var separators = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,8}$`)
+
+// serveArgs reads serve's SERVERs: one target as every command takes it,
+// or several configured servers lent as one, by their names.
+func serveArgs(g *globals, args []string, sep string) ([]string, error) {
+	if len(args) <= 1 {
+		s, err := soleTarget(g, args)
+		return []string{s}, err
 	}
-	return soleTarget(g, args)
+	if g.adhoc.IsStdio() {
+		return nil, usagef("lend a --stdio server alone, or give it an entry (mcpc config add)", "--stdio names the one server served: got %d SERVERs too", len(args))
+	}
+	if !separators.MatchString(sep) {
+		return nil, usagef("give 1 to 8 of A-Z a-z 0-9 _ . -", "--separator %q cannot stand in a tool's name", sep)
+	}
+	seen := map[string]bool{}
+	for _, a := range args {
+		switch {
+		case config.IsURL(a):
+			return nil, usagef("give it an entry (mcpc config add NAME URL) and name that", "several servers are lent by their names: %s is a URL", textsafe.Name(a))
+		case seen[a]:
+			return nil, usagef("name each server once", "%s is named twice", textsafe.Name(a))
+		}
+		seen[a] = true
+	}
+	return args, nil
 }
 
 // serveListen reads --http and what goes with it, checked before any
@@ -95,28 +121,58 @@ func serveListen(cmd *cli.Command, st *state, g *globals) (*serve.Listen, error)
 	return l, l.Check()
 }
 
-// runServe lends server to its clients: on stdin and stdout, or over
-// HTTP as l says.
-func runServe(ctx context.Context, st *state, g *globals, server string, l *serve.Listen) error {
-	up, done, err := st.connector(g).ServeUpstream(ctx, server)
-	if err != nil {
-		return err
+// serveOptions is what mcpc serve was asked.
+type serveOptions struct {
+	servers   []string // one target, or several configured names
+	separator string
+	listen    *serve.Listen // nil: stdio
+}
+
+// runServe lends the servers to their clients: on stdin and stdout, or
+// over HTTP as o.listen says.
+func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error {
+	c := st.connector(g)
+	ups := make([]*serve.Upstream, 0, len(o.servers))
+	hows := make([]string, 0, len(o.servers))
+	for _, name := range o.servers {
+		up, done, err := c.ServeUpstream(ctx, name)
+		if err != nil {
+			return err
+		}
+		defer done()
+		how := "held by serve"
+		if up.Session != "" {
+			how = "reached through its session (" + up.SessionEra.String() + ")"
+		}
+		ups, hows = append(ups, up), append(hows, how)
 	}
-	defer done()
-	how := "held by serve"
-	if up.Session != "" {
-		how = "reached through its session (" + up.SessionEra.String() + ")"
+	if o.listen == nil && len(ups) == 1 {
+		textsafe.Note(st.env.Stderr, "serving %s on stdio, %s", ups[0].Name, hows[0])
+	} else {
+		for i, up := range ups {
+			textsafe.Note(st.env.Stderr, "%s is %s", up.Name, hows[i])
+		}
 	}
-	if l != nil {
-		textsafe.Note(st.env.Stderr, "%s is %s", up.Name, how)
-		name := cmp.Or(server, "served")
-		h := &serve.HTTP{Backend: up, Secrets: st.secrets, Paths: []string{"/mcp", "/mcp/" + url.PathEscape(name)}, MaxRequests: serve.DefaultMaxRequests}
-		return l.Serve(ctx, h, name, st.env.Stderr)
+	var b serve.Backend = ups[0]
+	name := cmp.Or(o.servers[0], "served")
+	ends := []serve.Endpoint{{Path: "/mcp", Backend: b}}
+	if len(ups) > 1 {
+		b, name = &serve.Aggregate{Servers: ups, Names: o.servers, Separator: o.separator, Version: buildinfo.Name()}, "served"
+		ends = []serve.Endpoint{{Path: "/mcp", Backend: b}}
 	}
-	textsafe.Note(st.env.Stderr, "serving %s on stdio, %s", up.Name, how)
+	for i, up := range ups {
+		ends = append(ends, serve.Endpoint{Path: "/mcp/" + url.PathEscape(cmp.Or(o.servers[i], "served")), Backend: up})
+	}
+	if o.listen != nil {
+		h := &serve.HTTP{Endpoints: ends, Secrets: st.secrets, MaxRequests: serve.DefaultMaxRequests}
+		return o.listen.Serve(ctx, h, name, st.env.Stderr)
+	}
+	if len(ups) > 1 {
+		textsafe.Note(st.env.Stderr, "serving %s on stdio as one", b.Label())
+	}
 	in, ok := st.env.Stdin.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(st.env.Stdin)
 	}
-	return serve.Stdio(ctx, up, in, st.env.Stdout, st.secrets)
+	return serve.Stdio(ctx, b, in, st.env.Stdout, st.secrets)
 }

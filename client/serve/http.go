@@ -25,13 +25,13 @@ import (
 // 2026-07-28 clients (each request stands alone: it gets a link of its
 // own for as long as it runs).
 type HTTP struct {
-	Backend Backend
-	Secrets  *redact.Set
+	// Endpoints are what is served where: the first (/mcp) every
+	// server, then /mcp/NAME each one alone.
+	Endpoints []Endpoint
+	Secrets   *redact.Set
 	// Bearer is the token every request must carry ("Authorization:
 	// Bearer …"); "" lets any local process in (--no-auth).
 	Bearer string
-	// Paths are the endpoints served: /mcp, and /mcp/NAME.
-	Paths []string
 	// MaxRequests bounds the requests running at once, all clients
 	// together: one more waits, bounded by its own context.
 	MaxRequests int
@@ -42,10 +42,17 @@ type HTTP struct {
 	sessions map[string]*httpSession
 }
 
+// Endpoint is one path of the HTTP front and what it serves.
+type Endpoint struct {
+	Path    string
+	Backend Backend
+}
+
 // httpSession is one 2025 client's HTTP session: its link to the held
 // server, the requests it has in flight, and its standalone stream.
 type httpSession struct {
 	id   string
+	path string // the endpoint it was started at, the one it is known at
 	link Line
 	done chan struct{}
 
@@ -77,8 +84,9 @@ func (s *HTTP) init() {
 // request by its method.
 func (s *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.init()
-	if !s.served(r.URL.Path) {
-		http.Error(w, "not found: the MCP endpoint is "+s.Paths[0], http.StatusNotFound)
+	b := s.backend(r.URL.Path)
+	if b == nil {
+		http.Error(w, "not found: the MCP endpoint is "+s.Endpoints[0].Path, http.StatusNotFound)
 		return
 	}
 	if why := foreign(r); why != "" {
@@ -93,7 +101,7 @@ func (s *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
-		s.post(w, r)
+		s.post(w, r, b)
 	case http.MethodGet:
 		s.standalone(w, r)
 	case http.MethodDelete:
@@ -104,13 +112,13 @@ func (s *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *HTTP) served(path string) bool {
-	for _, p := range s.Paths {
-		if path == p {
-			return true
+func (s *HTTP) backend(path string) Backend {
+	for _, e := range s.Endpoints {
+		if path == e.Path {
+			return e.Backend
 		}
 	}
-	return false
+	return nil
 }
 
 // foreign says why a request comes from outside this machine's own
@@ -143,8 +151,8 @@ func (s *HTTP) authorized(r *http.Request) bool {
 
 // post passes one message on: a 2025 client's, within its HTTP session
 // (initialize starts one), or a stateless request on a link of its own.
-func (s *HTTP) post(w http.ResponseWriter, r *http.Request) {
-	msg, err := s.read(w, r)
+func (s *HTTP) post(w http.ResponseWriter, r *http.Request, b Backend) {
+	msg, err := s.read(w, r, b)
 	if err != nil {
 		return
 	}
@@ -152,10 +160,10 @@ func (s *HTTP) post(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch {
 	case isReq && req.Method == "initialize" && sid == "":
-		s.initialize(w, r, req)
+		s.initialize(w, r, b, req)
 	case sid != "":
 		hs := s.session(sid)
-		if hs == nil {
+		if hs == nil || hs.path != r.URL.Path {
 			http.Error(w, "no such HTTP session: it ended, or serve restarted; initialize again", http.StatusNotFound)
 			return
 		}
@@ -169,7 +177,7 @@ func (s *HTTP) post(w http.ResponseWriter, r *http.Request) {
 		}
 		s.call(w, r, hs, req)
 	case isReq && req.IsCall() && eraOfFirst([]jsonrpc.Message{msg}) == Modern:
-		s.stateless(w, r, req)
+		s.stateless(w, r, b, req)
 	default:
 		http.Error(w, "a 2025 client sends Mcp-Session-Id after initialize; a 2026-07-28 request names its revision in _meta", http.StatusBadRequest)
 	}
@@ -177,13 +185,13 @@ func (s *HTTP) post(w http.ResponseWriter, r *http.Request) {
 
 // read is the one message of a POST's body, bounded by the message
 // limit; the answer is written when it cannot be read.
-func (s *HTTP) read(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.Backend.MaxMessage()))
+func (s *HTTP) read(w http.ResponseWriter, r *http.Request, b Backend) (jsonrpc.Message, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, b.MaxMessage()))
 	if err != nil {
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
 		return nil, err
 	}
-	msgs, err := transport.NewMessageReader(io.NopCloser(strings.NewReader(string(body)+"\n")), int(s.Backend.MaxMessage())).Read()
+	msgs, err := transport.NewMessageReader(io.NopCloser(strings.NewReader(string(body)+"\n")), int(b.MaxMessage())).Read()
 	if err == nil && len(msgs) != 1 {
 		err = errors.New("one JSON-RPC message per POST")
 	}
@@ -196,13 +204,13 @@ func (s *HTTP) read(w http.ResponseWriter, r *http.Request) (jsonrpc.Message, er
 
 // initialize starts a 2025 client's HTTP session: its link, and the
 // reader that routes what comes on it.
-func (s *HTTP) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
-	link, err := s.Backend.Open(r.Context(), Legacy)
+func (s *HTTP) initialize(w http.ResponseWriter, r *http.Request, b Backend, req *jsonrpc.Request) {
+	link, err := b.Open(r.Context(), Legacy)
 	if err != nil {
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return
 	}
-	hs := &httpSession{id: newSessionID(), link: link, done: make(chan struct{}),
+	hs := &httpSession{id: newSessionID(), path: r.URL.Path, link: link, done: make(chan struct{}),
 		waiting: map[string]*stream{}, tokens: map[string]*stream{}}
 	s.mu.Lock()
 	s.sessions[hs.id] = hs
@@ -258,12 +266,12 @@ func (s *HTTP) take(w http.ResponseWriter, r *http.Request) bool {
 
 // stateless runs a 2026-07-28 request on a link of its own, which ends
 // with it: no request depends on an earlier one.
-func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, b Backend, req *jsonrpc.Request) {
 	if !s.take(w, r) {
 		return
 	}
 	defer func() { <-s.slots }()
-	link, err := s.Backend.Open(r.Context(), Modern)
+	link, err := b.Open(r.Context(), Modern)
 	if err != nil {
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return

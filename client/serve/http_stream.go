@@ -165,7 +165,7 @@ func (s *HTTP) standalone(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hs := s.session(sid)
-	if hs == nil {
+	if hs == nil || hs.path != r.URL.Path {
 		http.Error(w, "no such HTTP session", http.StatusNotFound)
 		return
 	}
@@ -197,7 +197,7 @@ func (s *HTTP) standalone(w http.ResponseWriter, r *http.Request) {
 // cancels what it left running.
 func (s *HTTP) end(w http.ResponseWriter, r *http.Request) {
 	hs := s.session(r.Header.Get("Mcp-Session-Id"))
-	if hs == nil {
+	if hs == nil || hs.path != r.URL.Path {
 		http.Error(w, "no such HTTP session", http.StatusNotFound)
 		return
 	}

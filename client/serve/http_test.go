@@ -61,7 +61,7 @@ func fakeHolder(t *testing.T) string {
 func testFront(t *testing.T, era Era) *httptest.Server {
 	t.Helper()
 	u := &Upstream{Name: `server "fake"`, Limit: 1 << 10, Session: fakeHolder(t), SessionEra: era}
-	h := &HTTP{Backend: u, Bearer: "s3cret", Paths: []string{"/mcp"}, MaxRequests: 4}
+	h := &HTTP{Endpoints: []Endpoint{{"/mcp", u}}, Bearer: "s3cret", MaxRequests: 4}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); srv.Close() })
 	return srv

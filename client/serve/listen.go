@@ -77,7 +77,7 @@ func (l Listen) Serve(ctx context.Context, h *HTTP, name string, notes io.Writer
 	if l.TLSCert != "" {
 		scheme = "https"
 	}
-	url := scheme + "://" + ln.Addr().String() + h.Paths[0]
+	url := scheme + "://" + ln.Addr().String() + h.Endpoints[0].Path
 	l.announce(notes, name, url)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
