@@ -44,7 +44,8 @@ type downstreamProc struct {
 // downstream close NAME: close NAME's stdin and wait for it to exit.
 // downstream signal NAME TERM|INT|KILL: signal it and wait for it to
 // exit. Both print how it ended ("exit N", "killed by SIGNAL"), within
-// 30s (a hang guard: else the script fails, saying it still runs).
+// 30s (a hang guard: else the script fails, saying it still runs); NAME
+// may then be started again.
 func cmdDownstream(ts *testscript.TestScript, neg bool, args []string) {
 	const usage = "usage: downstream start NAME [-env VAR]... PROG [ARGS...] | send NAME TEXT|@FILE... | close NAME | signal NAME TERM|INT|KILL"
 	if neg || len(args) < 2 {
@@ -73,6 +74,7 @@ func cmdDownstream(ts *testscript.TestScript, neg bool, args []string) {
 	case args[0] == "close" && len(args) == 2:
 		p.stdin.Close()
 		fmt.Fprintln(ts.Stdout(), p.ended(ts, args[1]))
+		downstreams.CompareAndDelete(key, p)
 	case args[0] == "signal" && len(args) == 3:
 		sig, ok := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL}[args[2]]
 		if !ok {
@@ -80,6 +82,7 @@ func cmdDownstream(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Check(p.cmd.Process.Signal(sig))
 		fmt.Fprintln(ts.Stdout(), p.ended(ts, args[1]))
+		downstreams.CompareAndDelete(key, p)
 	default:
 		ts.Fatalf(usage)
 	}
@@ -116,7 +119,7 @@ func downstreamStart(ts *testscript.TestScript, key downstreamKey, args []string
 	// The script's end is the host's: stdin closed, then SIGKILL for
 	// what did not go within 5s (the leak check names what is left).
 	ts.Defer(func() {
-		downstreams.Delete(key)
+		downstreams.CompareAndDelete(key, p)
 		stdin.Close()
 		select {
 		case <-p.done:
