@@ -90,7 +90,10 @@ func buildBinaries(dir string) error {
 		"github.com/mcpc-dev/mcpc", "github.com/mcpc-dev/mcpc/internal/testserver/cmd/mcpc-testserver",
 		"github.com/mcpc-dev/mcpc/testscripts/peers/mcpgo-server",
 		"github.com/mcpc-dev/mcpc/testscripts/peers/rsscap",
-		"github.com/mcpc-dev/mcpc/bench/listserver")
+		"github.com/mcpc-dev/mcpc/bench/listserver",
+		// The go-sdk's conformance server (everything-server), a server
+		// mcpc does not write, for the serve scripts.
+		"github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	// Static, as released: no cgo, no dynamic loader at start-up.
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -258,6 +261,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"silent":            cmdSilent,
 			"holdconns":         cmdHoldConns,
 			"sockspy":           cmdSockSpy,
+			"downstream":        cmdDownstream,
 		},
 	}
 }
