@@ -127,14 +127,22 @@ func (c *Connector[S]) ConnectOptions(ctx context.Context, entry *config.Entry) 
 	return opts, err
 }
 
+// filterKept refuses --no-filter for a project file's server. Trusting
+// a project file trusts its filters too: a filter may be why the servers
+// it starts were deemed safe to run.
+func (c *Connector[S]) filterKept(entry *config.Entry) error {
+	if c.NoFilter && entry.File != nil && entry.File.Source == config.SourceProject {
+		return fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
+			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
+	}
+	return nil
+}
+
 // OpenEntry connects to a server Resolve has found, as Open does.
 func (c *Connector[S]) OpenEntry(ctx context.Context, entry *config.Entry) (S, func(), error) {
 	var zero S
-	if c.NoFilter && entry.File != nil && entry.File.Source == config.SourceProject {
-		// Trusting a project file trusts its filters too: a filter may be
-		// why the servers it starts were deemed safe to run.
-		return zero, nil, fail.New(fail.Config, "the filter may be why the project was trusted; to see every tool, define the server in your user config",
-			"--no-filter is refused for server %q: it comes from the project file %s", entry.Name, entry.File.Path)
+	if err := c.filterKept(entry); err != nil {
+		return zero, nil, err
 	}
 	sw, err := ServerStderr(entry, c.ServerStderr, c.ServerStderrSet, c.Cwd, c.Stderr, c.Secrets)
 	if err != nil {

@@ -29,9 +29,21 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := c.filterKept(entry); err != nil {
+		return nil, nil, err
+	}
 	opts, err := c.ConnectOptions(ctx, entry)
 	if err != nil {
 		return nil, nil, err
+	}
+	// A server serve holds itself writes its stderr where --server-stderr
+	// says, as a one-shot's does (a session's, to its log).
+	sw, err := ServerStderr(entry, c.ServerStderr, c.ServerStderrSet, c.Cwd, c.Stderr, c.Secrets)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sw != nil {
+		opts.ServerStderr = sw
 	}
 	u = &serve.Upstream{Name: entry.Label(), Limit: conn.MessageLimit(entry, opts),
 		Hold: func(ctx context.Context, era serve.Era) (*conn.Conn, error) {

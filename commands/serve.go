@@ -142,7 +142,7 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 		defer done()
 		how := "held by serve"
 		if up.Session != "" {
-			how = "reached through its session (" + up.SessionEra.String() + ")"
+			how = "through its session (" + up.SessionEra.String() + ")"
 		}
 		ups, hows = append(ups, up), append(hows, how)
 	}
@@ -150,7 +150,7 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 		textsafe.Note(st.env.Stderr, "serving %s on stdio, %s", ups[0].Name, hows[0])
 	} else {
 		for i, up := range ups {
-			textsafe.Note(st.env.Stderr, "%s is %s", up.Name, hows[i])
+			textsafe.Note(st.env.Stderr, "%s: %s", up.Name, hows[i])
 		}
 	}
 	var b serve.Backend = ups[0]

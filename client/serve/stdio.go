@@ -22,28 +22,14 @@ import (
 // is a 2025 client's, server/discover (or a request whose _meta names
 // 2026-07-28) a stateless one's.
 func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secrets *redact.Set) error {
-	r := transport.NewMessageReader(in, int(u.MaxMessage()))
-	stop := context.AfterFunc(ctx, func() { in.Close() })
-	defer stop()
-	first, err := r.Read()
-	if err != nil {
-		return clientEnded(ctx, err)
-	}
-	w := &downstream{w: out, secrets: secrets, pending: map[string]jsonrpc.ID{}}
-	link, err := u.Open(ctx, eraOfFirst(first))
-	if err != nil {
-		// The client hears why before serve ends: the era it speaks may
-		// be one the server does not.
-		w.failAll(first, err)
-		return err
-	}
-	defer link.Close()
-	ended := make(chan error, 1)
-	go func() { ended <- w.copyFrom(link) }()
+	// The client's messages are read apart: a read of stdin is not let go
+	// by closing it, and serve must end on a signal whatever the client
+	// does.
 	msgs, rerr := make(chan []jsonrpc.Message), make(chan error, 1)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		r := transport.NewMessageReader(in, int(u.MaxMessage()))
 		for {
 			m, err := r.Read()
 			if err != nil {
@@ -57,6 +43,28 @@ func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secr
 			}
 		}
 	}()
+	next := func() ([]jsonrpc.Message, error) {
+		select {
+		case m := <-msgs:
+			return m, nil
+		case err := <-rerr:
+			return nil, clientEnded(ctx, err)
+		case <-ctx.Done():
+			return nil, nil
+		}
+	}
+	first, err := next()
+	if first == nil {
+		return err
+	}
+	w := &downstream{w: out, secrets: secrets, pending: map[string]jsonrpc.ID{}}
+	link, first, err := openFor(ctx, u, w, first, next)
+	if link == nil {
+		return err
+	}
+	defer link.Close()
+	ended := make(chan error, 1)
+	go func() { ended <- w.copyFrom(link) }()
 	for batch := first; ; {
 		for _, m := range batch {
 			w.sent(m)
@@ -70,12 +78,45 @@ func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secr
 		case err := <-rerr:
 			return clientEnded(ctx, err)
 		case <-ctx.Done():
-			// A read of stdin is not let go by closing it: serve ends
-			// without waiting for it.
 			return nil
 		case batch = <-msgs:
 		}
 	}
+}
+
+// openFor opens the client's line in the era its first messages say. A
+// 2026-07-28 client's probe of a server that speaks 2025 only is
+// answered "not found", as the server itself would answer it, and the
+// client's next messages say the era again (it goes on with initialize).
+// A nil line ends Stdio with err.
+func openFor(ctx context.Context, u Backend, w *downstream, first []jsonrpc.Message, next func() ([]jsonrpc.Message, error)) (Line, []jsonrpc.Message, error) {
+	for {
+		link, err := u.Open(ctx, eraOfFirst(first))
+		if err == nil {
+			return link, first, nil
+		}
+		if !probes(first) {
+			// The client hears why before serve ends: the era it speaks
+			// may be one the server does not.
+			w.failAll(first, err)
+			return nil, nil, err
+		}
+		for _, m := range first {
+			if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+				w.write(&jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+					Message: "method not found: " + u.Label() + " speaks a 2025 revision (initialize)"}})
+			}
+		}
+		if first, err = next(); first == nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// probes says msgs are a 2026-07-28 client's probe: server/discover alone.
+func probes(msgs []jsonrpc.Message) bool {
+	r, ok := msgs[0].(*jsonrpc.Request)
+	return len(msgs) == 1 && ok && r.Method == "server/discover"
 }
 
 // eraOfFirst is the era a client's first message (or batch) says.
@@ -109,6 +150,10 @@ func clientEnded(ctx context.Context, err error) error {
 	}
 	// The reader's words are a server's ("the server wrote …"): here
 	// the writer is the client.
+	if errors.Is(err, transport.ErrTooLarge) {
+		return &fail.Error{Code: fail.TooLarge, Err: err, Hint: "raise serve's --max-message SIZE, or have the host send less at once",
+			Msg: "the client sent a message over serve's --max-message; serve ended"}
+	}
 	return &fail.Error{Code: fail.Protocol, Err: err, Hint: "the MCP host must write one JSON-RPC message a line on serve's stdin",
 		Msg: "the client sent what is not a JSON-RPC message; serve ended"}
 }

@@ -61,9 +61,10 @@ type Upstream struct {
 	// is shown); nil hides none (--no-filter).
 	Hidden func(tool string) string
 
-	mu  sync.Mutex
-	own [2]*owned
-	dir string
+	mu     sync.Mutex
+	own    [2]*owned
+	failed [2]error // why holding the server for an era failed: not tried again
+	dir    string
 }
 
 // owned is a holder serve keeps: its connection and private socket.
@@ -117,8 +118,16 @@ func (u *Upstream) owned(ctx context.Context, era Era) (*owned, error) {
 		}
 		u.dir = dir
 	}
+	if err := u.failed[era]; err != nil {
+		return nil, err
+	}
 	c, err := u.Hold(ctx, era)
 	if err != nil {
+		if ctx.Err() == nil {
+			// A server that does not speak the era will not: a 2026-07-28
+			// client probing again is answered without a server started.
+			u.failed[era] = err
+		}
 		return nil, err
 	}
 	h, err := hold.NewHolder(c)
