@@ -33,7 +33,7 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 	if err != nil {
 		return nil, nil, err
 	}
-	u = &serve.Upstream{Name: entry.Label(), Limit: conn.MessageLimit(entry, opts),
+	u = &serve.Upstream{Name: entry.Label(), Server: entry.Name, Limit: conn.MessageLimit(entry, opts),
 		Hold: func(ctx context.Context, era serve.Era) (*conn.Conn, error) {
 			o := opts
 			o.Protocol, o.Input, o.GuardGroup = era.Protocol(), hold.HolderInput(), true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/serve"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
@@ -33,6 +34,11 @@ See 'mcpc help serve'.`,
 			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the certificate in `FILE`"},
 			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
 			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
+			&cli.StringSliceFlag{Name: "allow", Usage: "lend only the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
+			&cli.StringSliceFlag{Name: "deny", Usage: "do not lend the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "lend only the tools annotated readOnlyHint: true"},
+			&cli.StringFlag{Name: "log", TakesFile: true, Usage: "append one JSON line per client request to `FILE`"},
+			&cli.BoolFlag{Name: "log-arguments", Usage: "with --log: log each tool call's arguments too (redacted)"},
 		},
 		Metadata: helptext.Examples(
 			"an MCP host's server command that lends the github entry", "mcpc serve github",
@@ -51,9 +57,16 @@ See 'mcpc help serve'.`,
 			if l, err = serveListen(cmd, st, g); err != nil {
 				return err
 			}
+			pol, err := servePolicy(cmd, st)
+			if err != nil {
+				return err
+			}
+			if pol.Log != nil {
+				defer pol.Log.Close()
+			}
 			// serve lives until its clients go: --timeout bounds no call
 			// of its own, so it does not bound serve.
-			return runServe(ctx, st, g, server, l)
+			return runServe(ctx, st, g, server, l, pol)
 		},
 	}
 }
@@ -95,14 +108,38 @@ func serveListen(cmd *cli.Command, st *state, g *globals) (*serve.Listen, error)
 	return l, l.Check()
 }
 
+// servePolicy reads --allow, --deny, --read-only and --log, checked
+// before any server starts.
+func servePolicy(cmd *cli.Command, st *state) (*serve.Policy, error) {
+	p := &serve.Policy{Allow: cmd.StringSlice("allow"), Deny: cmd.StringSlice("deny"), ReadOnly: cmd.Bool("read-only")}
+	for _, f := range []string{"allow", "deny"} {
+		for _, pat := range cmd.StringSlice(f) {
+			if err := config.CheckToolPattern(pat); err != nil {
+				return nil, usagef("", "--%s %q: %v", f, pat, err)
+			}
+		}
+	}
+	if cmd.Bool("log-arguments") && !cmd.IsSet("log") {
+		return nil, usagef("add --log FILE, or leave out --log-arguments", "--log-arguments applies to --log only")
+	}
+	if path := cmd.String("log"); path != "" {
+		var err error
+		if p.Log, err = serve.OpenCallLog(path, st.secrets, cmd.Bool("log-arguments")); err != nil {
+			return nil, usagef("", "cannot open the --log file: %v", err)
+		}
+	}
+	return p, nil
+}
+
 // runServe lends server to its clients: on stdin and stdout, or over
 // HTTP as l says.
-func runServe(ctx context.Context, st *state, g *globals, server string, l *serve.Listen) error {
+func runServe(ctx context.Context, st *state, g *globals, server string, l *serve.Listen, pol *serve.Policy) error {
 	up, done, err := st.connector(g).ServeUpstream(ctx, server)
 	if err != nil {
 		return err
 	}
 	defer done()
+	up.Policy = pol
 	how := "held by serve"
 	if up.Session != "" {
 		how = "reached through its session (" + up.SessionEra.String() + ")"
