@@ -43,6 +43,7 @@ See 'mcpc help serve'.`,
 		Metadata: helptext.Examples(
 			"an MCP host's server command that lends the github entry", "mcpc serve github",
 			"the same over Streamable HTTP on a free loopback port", "mcpc serve github --http 127.0.0.1:0",
+			"only its read-only tools, each request logged", "mcpc serve github --read-only --log calls.jsonl",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			g, err := st.readGlobals(cmd)
