@@ -23,8 +23,9 @@ var layers = []struct{ pkg, may string }{
 	// themselves import only leaves.
 	{"client", "client/serve client/conn client/input client/credentials client/sessions client/hold client/holdwire client/config client/state client/transport client/skills client/tasks creds internal/..."},
 	// mcpc serve: downstream clients, each linked to a holder of the
-	// server (a session's, or one serve keeps).
-	{"client/serve", "client/conn client/hold client/transport internal/..."},
+	// server (a session's, or one serve keeps); its --allow and --deny
+	// match tools as the entries' filters do (config.MatchTool).
+	{"client/serve", "client/conn client/hold client/config client/transport internal/..."},
 	// The holder reaches the connection through conn.Relay (its Upstream
 	// seam); both sides read what crosses the session's socket from
 	// holdwire.

@@ -45,7 +45,7 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 	if sw != nil {
 		opts.ServerStderr = sw
 	}
-	u = &serve.Upstream{Name: entry.Label(), Limit: conn.MessageLimit(entry, opts),
+	u = &serve.Upstream{Name: entry.Label(), Server: entry.Name, Limit: conn.MessageLimit(entry, opts),
 		Hold: func(ctx context.Context, era serve.Era) (*conn.Conn, error) {
 			o := opts
 			o.Protocol, o.Input, o.GuardGroup = era.Protocol(), hold.HolderInput(), true

@@ -37,11 +37,17 @@ See 'mcpc help serve'.`,
 			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
 			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
 			&cli.StringFlag{Name: "separator", Value: "__", Usage: "with several servers: the `SEP` in SERVER" + "__" + "NAME, the names of their tools and prompts"},
+			&cli.StringSliceFlag{Name: "allow", Usage: "lend only the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
+			&cli.StringSliceFlag{Name: "deny", Usage: "do not lend the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "lend only the tools annotated readOnlyHint: true"},
+			&cli.StringFlag{Name: "log", TakesFile: true, Usage: "append one JSON line per client request to `FILE`"},
+			&cli.BoolFlag{Name: "log-arguments", Usage: "with --log: log each tool call's arguments too (redacted)"},
 		},
 		Metadata: helptext.Examples(
 			"an MCP host's server command that lends the github entry", "mcpc serve github",
 			"the same over Streamable HTTP on a free loopback port", "mcpc serve github --http 127.0.0.1:0",
 			"three servers as one: their tools are github__NAME, db__NAME, docs__NAME", "mcpc serve github db docs",
+			"only its read-only tools, each request logged", "mcpc serve github --read-only --log calls.jsonl",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			g, err := st.readGlobals(cmd)
@@ -56,9 +62,16 @@ See 'mcpc help serve'.`,
 			if l, err = serveListen(cmd, st, g); err != nil {
 				return err
 			}
+			pol, err := servePolicy(cmd, st)
+			if err != nil {
+				return err
+			}
+			if pol.Log != nil {
+				defer pol.Log.Close()
+			}
 			// serve lives until its clients go: --timeout bounds no call
 			// of its own, so it does not bound serve.
-			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l})
+			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l, policy: pol})
 		},
 	}
 }
@@ -121,17 +134,42 @@ func serveListen(cmd *cli.Command, st *state, g *globals) (*serve.Listen, error)
 	return l, l.Check()
 }
 
+// servePolicy reads --allow, --deny, --read-only and --log, checked
+// before any server starts.
+func servePolicy(cmd *cli.Command, st *state) (*serve.Policy, error) {
+	p := &serve.Policy{Allow: cmd.StringSlice("allow"), Deny: cmd.StringSlice("deny"), ReadOnly: cmd.Bool("read-only")}
+	for _, f := range []string{"allow", "deny"} {
+		for _, pat := range cmd.StringSlice(f) {
+			if err := config.CheckToolPattern(pat); err != nil {
+				return nil, usagef("", "--%s %q: %v", f, pat, err)
+			}
+		}
+	}
+	if cmd.Bool("log-arguments") && !cmd.IsSet("log") {
+		return nil, usagef("add --log FILE, or leave out --log-arguments", "--log-arguments applies to --log only")
+	}
+	if path := cmd.String("log"); path != "" {
+		var err error
+		if p.Log, err = serve.OpenCallLog(path, st.secrets, cmd.Bool("log-arguments")); err != nil {
+			return nil, usagef("", "cannot open the --log file: %v", err)
+		}
+	}
+	return p, nil
+}
+
 // serveOptions is what mcpc serve was asked.
 type serveOptions struct {
 	servers   []string // one target, or several configured names
 	separator string
 	listen    *serve.Listen // nil: stdio
+	policy    *serve.Policy // --allow, --deny, --read-only, --log
 }
 
 // runServe lends the servers to their clients: on stdin and stdout, or
 // over HTTP as o.listen says.
 func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error {
 	c := st.connector(g)
+	o.policy.Aggregated, o.policy.Separator = len(o.servers) > 1, o.separator
 	ups := make([]*serve.Upstream, 0, len(o.servers))
 	hows := make([]string, 0, len(o.servers))
 	for _, name := range o.servers {
@@ -140,6 +178,7 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 			return err
 		}
 		defer done()
+		up.Policy = o.policy
 		how := "held by serve"
 		if up.Session != "" {
 			how = "through its session (" + up.SessionEra.String() + ")"

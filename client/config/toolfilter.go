@@ -6,11 +6,11 @@ import (
 	"path"
 )
 
-// checkToolPattern says what is wrong with an includeTools or
-// excludeTools pattern, at load: a bad one would otherwise hide nothing,
-// or everything, in silence. path.Match checks the whole pattern even when
-// the name does not match.
-func checkToolPattern(p string) error {
+// CheckToolPattern says what is wrong with a tool pattern (includeTools,
+// excludeTools, serve's --allow and --deny), at load: a bad one would
+// otherwise hide nothing, or everything, in silence. path.Match checks the
+// whole pattern even when the name does not match.
+func CheckToolPattern(p string) error {
 	if p == "" {
 		return errors.New("an empty pattern matches no tool")
 	}
@@ -29,20 +29,27 @@ func (s *Server) ToolFilteredBy(name string) string {
 	if s == nil {
 		return ""
 	}
-	for _, p := range s.ExcludeTools {
-		if ok, _ := path.Match(p, name); ok {
-			return fmt.Sprintf("excludeTools %q", p)
-		}
+	if p, ok := MatchTool(s.ExcludeTools, name); ok {
+		return fmt.Sprintf("excludeTools %q", p)
 	}
-	if len(s.IncludeTools) == 0 {
+	if _, ok := MatchTool(s.IncludeTools, name); ok || len(s.IncludeTools) == 0 {
 		return ""
 	}
-	for _, p := range s.IncludeTools {
-		if ok, _ := path.Match(p, name); ok {
-			return ""
+	return "includeTools (no pattern matches)"
+}
+
+// MatchTool is the first of patterns that matches one of names, the one
+// way a tool pattern is matched: the entry's filter and serve's --allow
+// and --deny.
+func MatchTool(patterns []string, names ...string) (string, bool) {
+	for _, p := range patterns {
+		for _, n := range names {
+			if ok, _ := path.Match(p, n); ok {
+				return p, true
+			}
 		}
 	}
-	return "includeTools (no pattern matches)"
+	return "", false
 }
 
 // HasToolFilter says the entry hides some tools by name.

@@ -165,7 +165,7 @@ func checkToolPatterns(s *Server, _ Source) (string, string) {
 		pats []string
 	}{{"includeTools", s.IncludeTools}, {"excludeTools", s.ExcludeTools}} {
 		for i, p := range f.pats {
-			if err := checkToolPattern(p); err != nil {
+			if err := CheckToolPattern(p); err != nil {
 				return f.key, fmt.Sprintf("%s[%d] %q: %v", f.key, i, p, err)
 			}
 		}

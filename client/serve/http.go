@@ -205,12 +205,14 @@ func (s *HTTP) read(w http.ResponseWriter, r *http.Request, b Backend) (jsonrpc.
 // initialize starts a 2025 client's HTTP session: its link, and the
 // reader that routes what comes on it.
 func (s *HTTP) initialize(w http.ResponseWriter, r *http.Request, b Backend, req *jsonrpc.Request) {
-	link, err := b.Open(r.Context(), Legacy)
+	id := newSessionID()
+	// The call log names the client by its HTTP session's first bytes.
+	link, err := b.Open(WithDownstream(r.Context(), "http:"+id[:8]), Legacy)
 	if err != nil {
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return
 	}
-	hs := &httpSession{id: newSessionID(), path: r.URL.Path, link: link, done: make(chan struct{}),
+	hs := &httpSession{id: id, path: r.URL.Path, link: link, done: make(chan struct{}),
 		waiting: map[string]*stream{}, tokens: map[string]*stream{}}
 	s.mu.Lock()
 	s.sessions[hs.id] = hs

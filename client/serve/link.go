@@ -3,9 +3,11 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
@@ -21,13 +23,13 @@ import (
 // opens one per client: a stdio client, a 2025 HTTP client's
 // Mcp-Session-Id, a 2026-07-28 HTTP request.
 //
-// The entry's tool filter (includeTools, excludeTools) holds here, the
-// one place each client's messages pass: a hidden tool is left out of
-// every tools/list answer, and a call of it is answered by serve, never
-// sent on.
+// The entry's tool filter (includeTools, excludeTools) and serve's
+// Policy hold here, the one place each client's messages pass: a tool
+// either refuses is left out of every tools/list answer, and a call of it
+// is answered by serve, never sent on. The call log is written here too.
 type Link struct {
-	c      net.Conn
-	hidden func(tool string) string // why the filter hides tool; "" shown
+	c net.Conn
+	rules
 
 	wmu   sync.Mutex
 	in    chan jsonrpc.Message // from the holder, read by one goroutine
@@ -35,19 +37,32 @@ type Link struct {
 	err   error                // why in closed
 
 	mu    sync.Mutex
-	lists map[string]bool // the client's tools/list requests in flight
+	lists map[string]bool         // the client's tools/list requests in flight
+	calls map[string]*pendingCall // its requests in flight, with --log
+}
+
+// rules are what holds on one link: the entry's filter, serve's policy,
+// and the names the call log gives.
+type rules struct {
+	hidden     func(tool string) string // why the filter hides tool; "" shown
+	policy     *Policy
+	server     string // the server's plain name: SERVER in SERVER__TOOL
+	downstream string // the client, for the call log
 }
 
 // newLink opens a link over c, reading messages of at most limit bytes.
-func newLink(c net.Conn, limit int64, hidden func(string) string) *Link {
-	l := &Link{c: c, hidden: hidden, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16), lists: map[string]bool{}}
+func newLink(c net.Conn, limit int64, r rules) *Link {
+	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
+		lists: map[string]bool{}, calls: map[string]*pendingCall{}}
 	go l.read(transport.NewMessageReader(c, int(limit)))
 	return l
 }
 
-// read passes what the holder sends on to in until the link ends.
+// read passes what the holder sends on to in until the link ends; the
+// requests left unanswered are logged so.
 func (l *Link) read(r *transport.MessageReader) {
 	defer close(l.in)
+	defer l.unanswered()
 	for {
 		msgs, err := r.Read()
 		if err != nil {
@@ -61,22 +76,11 @@ func (l *Link) read(r *transport.MessageReader) {
 }
 
 // Send passes msg to the held server, or answers it here when it calls a
-// tool the filter hides.
+// tool the filter or the policy refuses.
 func (l *Link) Send(msg jsonrpc.Message) error {
-	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() && l.hidden != nil {
-		switch r.Method {
-		case "tools/list":
-			l.mu.Lock()
-			l.lists[transport.IDKey(r.ID)] = true
-			l.mu.Unlock()
-		case "tools/call":
-			name := rawmsg.View(r.Params).Get("name").String()
-			if why := l.hidden(name); why != "" {
-				l.local <- &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-					Message: fmt.Sprintf("unknown tool %q: the server's entry does not lend it (%s)", name, why)}}
-				return nil
-			}
-		}
+	if ans := l.screen(msg); ans != nil {
+		l.local <- ans
+		return nil
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -86,6 +90,103 @@ func (l *Link) Send(msg jsonrpc.Message) error {
 	defer l.wmu.Unlock()
 	_, err = l.c.Write(append(data, '\n'))
 	return err
+}
+
+// screen is serve's own answer to msg, when it calls a refused tool;
+// nil when msg goes on. It notes what the answer will need: a tools/list
+// answer is filtered, a request is logged.
+func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
+	r, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return nil
+	}
+	if !r.IsCall() {
+		if r.Method == "notifications/cancelled" {
+			l.cancelled(rawmsg.View(r.Params).Get("requestId"))
+		}
+		return nil
+	}
+	key := transport.IDKey(r.ID)
+	params := rawmsg.View(r.Params)
+	var c *pendingCall
+	if l.policy != nil && l.policy.Log != nil {
+		c = &pendingCall{start: time.Now(), method: r.Method, size: len(r.Params)}
+		c.name = params.Get("name").String()
+		if r.Method == "resources/read" {
+			c.name = params.Get("uri").String()
+		}
+		if r.Method == "tools/call" {
+			c.args = json.RawMessage(params.Get("arguments").Raw)
+		}
+	}
+	switch {
+	case r.Method == "tools/list" && l.filters():
+		l.mu.Lock()
+		l.lists[key] = true
+		l.mu.Unlock()
+	case r.Method == "tools/call":
+		if why := l.refusal(params.Get("name").String()); why != "" {
+			if c != nil {
+				l.policy.Log.write(l.downstream, l.server, c, "refused", 0, why, len(why))
+			}
+			return &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: why}}
+		}
+	}
+	if c != nil {
+		l.mu.Lock()
+		l.calls[key] = c
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// filters says tools/list answers lose tools on this link.
+func (l *Link) filters() bool { return l.hidden != nil || l.policy.active() }
+
+// refusal is why a call of tool is answered by serve: the entry's filter
+// first, then serve's policy; "" when it goes on.
+func (l *Link) refusal(tool string) string {
+	if l.hidden != nil {
+		if why := l.hidden(tool); why != "" {
+			return fmt.Sprintf("unknown tool %q: the server's entry does not lend it (%s)", tool, why)
+		}
+	}
+	if why := l.policy.refuses(l.server, tool); why != "" {
+		return fmt.Sprintf("unknown tool %q: mcpc serve does not lend it (%s)", tool, why)
+	}
+	return ""
+}
+
+// cancelled logs the request id names as cancelled by the client: its
+// server need not answer it.
+func (l *Link) cancelled(id gjson.Result) {
+	rid, err := jsonrpc.MakeID(id.Value())
+	if err != nil || !id.Exists() {
+		return
+	}
+	if c := l.pending(transport.IDKey(rid)); c != nil {
+		l.policy.Log.write(l.downstream, l.server, c, "cancelled", 0, "", 0)
+	}
+}
+
+// pending takes the logged request of key off the calls in flight.
+func (l *Link) pending(key string) *pendingCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.calls[key]
+	delete(l.calls, key)
+	return c
+}
+
+// unanswered logs the requests still in flight as the link ends.
+func (l *Link) unanswered() {
+	l.mu.Lock()
+	calls := l.calls
+	l.calls = map[string]*pendingCall{}
+	l.mu.Unlock()
+	for _, c := range calls {
+		l.policy.Log.write(l.downstream, l.server, c, "unanswered", 0, "", 0)
+	}
 }
 
 // Receive is the next message from the held server for this client (or
@@ -107,28 +208,34 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 	}
 }
 
-// filtered is m with the tools the filter hides left out, when m answers
-// one of the client's tools/list requests.
+// filtered is m with the tools the filter or the policy refuses left
+// out, when m answers one of the client's tools/list requests; the
+// answer to a logged request is logged.
 func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	r, ok := m.(*jsonrpc.Response)
-	if !ok || r.Error != nil || l.hidden == nil {
+	if !ok {
 		return m
 	}
 	key := transport.IDKey(r.ID)
+	if c := l.pending(key); c != nil {
+		l.logAnswer(c, r)
+	}
 	l.mu.Lock()
 	list := l.lists[key]
 	delete(l.lists, key)
 	l.mu.Unlock()
-	if !list {
+	if !list || r.Error != nil {
 		return m
 	}
 	var res map[string]json.RawMessage
 	if json.Unmarshal(r.Result, &res) != nil {
 		return m
 	}
+	tools := rawmsg.View(res["tools"])
+	l.policy.learn(l.server, tools)
 	var kept []json.RawMessage
-	rawmsg.View(res["tools"]).ForEach(func(_, t gjson.Result) bool {
-		if l.hidden(t.Get("name").String()) == "" {
+	tools.ForEach(func(_, t gjson.Result) bool {
+		if l.refusal(t.Get("name").String()) == "" {
 			kept = append(kept, json.RawMessage(t.Raw))
 		}
 		return true
@@ -142,6 +249,24 @@ func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 		return m
 	}
 	return &jsonrpc.Response{ID: r.ID, Result: out}
+}
+
+// logAnswer logs c as r answers it.
+func (l *Link) logAnswer(c *pendingCall, r *jsonrpc.Response) {
+	switch {
+	case r.Error != nil:
+		var code int64
+		var e *jsonrpc.Error
+		if errors.As(r.Error, &e) {
+			code = e.Code
+		}
+		msg := r.Error.Error()
+		l.policy.Log.write(l.downstream, l.server, c, "error", code, msg, len(msg))
+	case c.method == "tools/call" && rawmsg.View(r.Result).Get("isError").Type == gjson.True:
+		l.policy.Log.write(l.downstream, l.server, c, "tool-error", 0, "", len(r.Result))
+	default:
+		l.policy.Log.write(l.downstream, l.server, c, "ok", 0, "", len(r.Result))
+	}
 }
 
 // Close ends the link: the holder cancels what the client left running.

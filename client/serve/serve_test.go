@@ -165,7 +165,7 @@ type holderEnd struct {
 func newLinkPair(t *testing.T) (*Link, *holderEnd) {
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
-	return newLink(a, 1<<20, nil), &holderEnd{t: t, c: b, r: json.NewDecoder(b)}
+	return newLink(a, 1<<20, rules{}), &holderEnd{t: t, c: b, r: json.NewDecoder(b)}
 }
 
 func (h *holderEnd) read() map[string]any {

@@ -44,8 +44,9 @@ func EraOf(version string) Era {
 // Upstream is one server serve lends, as its downstream clients reach
 // it: each Link is one client's line to a holder of the server.
 type Upstream struct {
-	Name  string // the server's, for messages
-	Limit int64  // bytes in one message, both ways (--max-message)
+	Name   string // the server's, for messages
+	Server string // its plain name: SERVER in SERVER__TOOL, and the call log's
+	Limit  int64  // bytes in one message, both ways (--max-message)
 	// Session is the socket of the server's live session and the era its
 	// holder speaks; "" when serve holds the server itself only.
 	Session    string
@@ -60,6 +61,9 @@ type Upstream struct {
 	// Hidden says why the entry's tool filter hides a tool ("" when it
 	// is shown); nil hides none (--no-filter).
 	Hidden func(tool string) string
+	// Policy is serve's --allow, --deny, --read-only and --log; nil
+	// refuses nothing and logs nothing.
+	Policy *Policy
 
 	mu     sync.Mutex
 	own    [2]*owned
@@ -91,7 +95,7 @@ func (u *Upstream) Link(ctx context.Context, era Era) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the holder of %s: %w", u.Name, err)
 	}
-	return newLink(c, u.Limit, u.Hidden), nil
+	return newLink(c, u.Limit, rules{hidden: u.Hidden, policy: u.Policy, server: u.Server, downstream: downstreamOf(ctx)}), nil
 }
 
 // owned is the holder serve keeps for era, opened now if it is not yet.

@@ -155,6 +155,7 @@ flags:
   --notify N           send N notifications before each tool result (stdio)
   --notify-kind KIND   log (notifications/message, the default) or progress
   --branchy            also serve branchy, whose schemas branch exponentially
+  --hints              annotate echo and add readOnlyHint: true (serve --read-only)
   --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
   --deep-schema N      also serve the tool deep, whose inputSchema nests N
                        levels of array items (stdio)
@@ -236,6 +237,7 @@ type options struct {
 	toolsOnly   bool        // --tools-only: no resources, templates or prompts
 	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
 	branchy     bool        // --branchy: toolEnv.branchy
+	hints       bool        // --hints: toolEnv.hints
 	callFaults  bool        // --call-faults: the tools not-json, too-deep and endless (faults.go)
 	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore // --skills: the skills extension
@@ -424,6 +426,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.BoolVar(&o.counter, "counter", false, "")
 	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&o.branchy, "branchy", false, "")
+	fs.BoolVar(&o.hints, "hints", false, "")
 	fs.BoolVar(&o.callFaults, "call-faults", false, "")
 	x.tasks = fs.Bool("tasks", false, "")
 	x.skills = fs.Bool("skills", false, "")
@@ -514,7 +517,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.fault == faultCrash {
 		s.AddReceivingMiddleware(crashOnToolCall(std.err))
 	}
-	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift, hugeEscapes: opts.hugeEscapes, branchy: opts.branchy})
+	addTools(s, &toolEnv{cancelFile: opts.cancelFile, drift: opts.drift, hugeEscapes: opts.hugeEscapes, branchy: opts.branchy, hints: opts.hints})
 	if opts.drift {
 		s.RemoveTools("huge")
 	}

@@ -56,6 +56,17 @@ type toolEnv struct {
 	// branchy (--branchy) adds the branchy tool, whose schemas make a
 	// check branch exponentially.
 	branchy bool
+	// hints (--hints) annotates echo and add readOnlyHint: true, for
+	// serve's --read-only; the other tools have no annotations.
+	hints bool
+}
+
+// readOnly is the annotations of a read-only tool, under --hints.
+func (e *toolEnv) readOnly() *mcp.ToolAnnotations {
+	if !e.hints {
+		return nil
+	}
+	return &mcp.ToolAnnotations{ReadOnlyHint: true}
 }
 
 type echoIn struct {
@@ -122,6 +133,7 @@ func addBasicTools(s *mcp.Server, env *toolEnv) {
 		Name:        "echo",
 		Title:       "Echo",
 		Description: echoDescription,
+		Annotations: env.readOnly(),
 		InputSchema: schemaFor[echoIn](func(sc *jsonschema.Schema) {
 			setRange(sc.Properties["repeat"], 0, maxRepeat)
 			setDefault(sc.Properties["repeat"], 1)
@@ -137,6 +149,7 @@ func addBasicTools(s *mcp.Server, env *toolEnv) {
 		Name:        "add",
 		Title:       "Add numbers",
 		Description: "Add two numbers; the sum comes back as structured content.",
+		Annotations: env.readOnly(),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
 		return nil, addOut{Sum: in.A + in.B}, nil
 	})
