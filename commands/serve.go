@@ -3,10 +3,12 @@ package commands
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 func serveCommand(st *state) *cli.Command {
@@ -36,6 +39,7 @@ See 'mcpc help serve'.`,
 			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the certificate in `FILE`"},
 			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
 			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
+			&cli.DurationFlag{Name: "idle", Usage: "end serve after `DURATION` without a client's request (0: never)"},
 			&cli.StringFlag{Name: "separator", Value: "__", Usage: "with several servers: the `SEP` in SERVER" + "__" + "NAME, the names of their tools and prompts"},
 			&cli.StringSliceFlag{Name: "allow", Usage: "lend only the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
 			&cli.StringSliceFlag{Name: "deny", Usage: "do not lend the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
@@ -71,7 +75,10 @@ See 'mcpc help serve'.`,
 			}
 			// serve lives until its clients go: --timeout bounds no call
 			// of its own, so it does not bound serve.
-			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l, policy: pol})
+			if cmd.Duration("idle") < 0 {
+				return usagef("give --idle 0 (never) or a duration, e.g. --idle 30m", "--idle cannot be negative")
+			}
+			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l, policy: pol, idle: cmd.Duration("idle")})
 		},
 	}
 }
@@ -163,6 +170,7 @@ type serveOptions struct {
 	separator string
 	listen    *serve.Listen // nil: stdio
 	policy    *serve.Policy // --allow, --deny, --read-only, --log
+	idle      time.Duration // --idle: 0, never
 }
 
 // runServe lends the servers to their clients: on stdin and stdout, or
@@ -202,8 +210,15 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 	for i, up := range ups {
 		ends = append(ends, serve.Endpoint{Path: "/mcp/" + url.PathEscape(cmp.Or(o.servers[i], "served")), Backend: up})
 	}
+	ctx, idle := serve.NewIdle(ctx, o.idle)
+	defer idle.Stop()
+	defer func() {
+		if errors.Is(context.Cause(ctx), serve.ErrIdle) {
+			textsafe.Note(st.env.Stderr, "no client asked for %s (--idle): serve ended", units.DurationText(o.idle))
+		}
+	}()
 	if o.listen != nil {
-		h := &serve.HTTP{Endpoints: ends, Secrets: st.secrets, MaxRequests: serve.DefaultMaxRequests}
+		h := &serve.HTTP{Endpoints: ends, Secrets: st.secrets, MaxRequests: serve.DefaultMaxRequests, Idle: idle}
 		return o.listen.Serve(ctx, h, name, st.env.Stderr)
 	}
 	if len(ups) > 1 {
@@ -213,5 +228,5 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 	if !ok {
 		in = io.NopCloser(st.env.Stdin)
 	}
-	return serve.Stdio(ctx, b, in, st.env.Stdout, st.secrets)
+	return serve.Stdio(ctx, b, in, st.env.Stdout, st.secrets, idle)
 }

@@ -35,6 +35,8 @@ type HTTP struct {
 	// MaxRequests bounds the requests running at once, all clients
 	// together: one more waits, bounded by its own context.
 	MaxRequests int
+	// Idle, when set, is touched by every request let in (--idle).
+	Idle *Idle
 
 	once     sync.Once
 	slots    chan struct{}
@@ -99,6 +101,7 @@ func (s *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "a bearer token is required: the one mcpc serve printed at its start", http.StatusUnauthorized)
 		return
 	}
+	s.Idle.Touch()
 	switch r.Method {
 	case http.MethodPost:
 		s.post(w, r, b)

@@ -21,7 +21,7 @@ import (
 // server goes away. The client's first message says its era: initialize
 // is a 2025 client's, server/discover (or a request whose _meta names
 // 2026-07-28) a stateless one's.
-func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secrets *redact.Set) error {
+func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secrets *redact.Set, idle *Idle) error {
 	// The client's messages are read apart: a read of stdin is not let go
 	// by closing it, and serve must end on a signal whatever the client
 	// does.
@@ -36,6 +36,7 @@ func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secr
 				rerr <- err
 				return
 			}
+			idle.Touch()
 			select {
 			case msgs <- m:
 			case <-done:
