@@ -75,6 +75,10 @@ type stream struct {
 // DefaultMaxRequests bounds the requests serve runs at once.
 const DefaultMaxRequests = 256
 
+// maxSessionRequests bounds the requests one 2025 client's HTTP session
+// runs at once: past it, 429, so one client cannot take every slot.
+const maxSessionRequests = 32
+
 func (s *HTTP) init() {
 	s.once.Do(func() {
 		s.slots = make(chan struct{}, max(s.MaxRequests, 1))
@@ -245,6 +249,11 @@ func (s *HTTP) session(id string) *httpSession {
 // call sends req within hs and writes what comes for it until its
 // answer.
 func (s *HTTP) call(w http.ResponseWriter, r *http.Request, hs *httpSession, req *jsonrpc.Request) {
+	if hs.running() >= maxSessionRequests {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "this HTTP session runs as many requests as serve lets one client run at once", http.StatusTooManyRequests)
+		return
+	}
 	if !s.take(w, r) {
 		return
 	}

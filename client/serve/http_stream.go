@@ -32,6 +32,13 @@ func (hs *httpSession) open(req *jsonrpc.Request) *stream {
 	return st
 }
 
+// running is how many of hs's requests are in flight.
+func (hs *httpSession) running() int {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return len(hs.order)
+}
+
 // close forgets the stream of req, answered or abandoned.
 func (hs *httpSession) close(req *jsonrpc.Request, st *stream) {
 	hs.mu.Lock()

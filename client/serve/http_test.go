@@ -1,13 +1,16 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -41,7 +44,7 @@ func fakeHolder(t *testing.T) string {
 					}
 					for _, m := range msgs {
 						req, ok := m.(*jsonrpc.Request)
-						if !ok || !req.IsCall() {
+						if !ok || !req.IsCall() || req.Method == "hang" {
 							continue
 						}
 						res, _ := json.Marshal(map[string]string{"method": req.Method})
@@ -61,7 +64,7 @@ func fakeHolder(t *testing.T) string {
 func testFront(t *testing.T, era Era) *httptest.Server {
 	t.Helper()
 	u := &Upstream{Name: `server "fake"`, Limit: 1 << 10, Session: fakeHolder(t), SessionEra: era}
-	h := &HTTP{Endpoints: []Endpoint{{"/mcp", u}}, Bearer: "s3cret", MaxRequests: 4}
+	h := &HTTP{Endpoints: []Endpoint{{"/mcp", u}}, Bearer: "s3cret", MaxRequests: 2 * maxSessionRequests}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); srv.Close() })
 	return srv
@@ -182,5 +185,41 @@ func TestHTTPStateless(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer s3cret")
 	if r = do(t, req); r.status != 405 {
 		t.Fatalf("GET without an HTTP session: %d %s", r.status, r.body)
+	}
+}
+
+// One client's HTTP session runs at most maxSessionRequests requests at
+// once: one more is 429, and another client is still served.
+func TestHTTPSessionRequestCap(t *testing.T) {
+	u := &Upstream{Name: `server "fake"`, Limit: 1 << 10, Session: fakeHolder(t), SessionEra: Legacy}
+	h := &HTTP{Endpoints: []Endpoint{{"/mcp", u}}, Bearer: "s3cret", MaxRequests: 2 * maxSessionRequests}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	sid := post(t, srv, initialize).header.Get("Mcp-Session-Id")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range maxSessionRequests {
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/mcp", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":"h%d","method":"hang"}`, i)))
+			req.Header.Set("Authorization", "Bearer s3cret")
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Mcp-Session-Id", sid)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	// Until every one runs (an event, not a delay: the session counts them).
+	for deadline := time.Now().Add(30 * time.Second); h.session(sid).running() < maxSessionRequests; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests run", h.session(sid).running(), maxSessionRequests)
+		}
+	}
+	r := post(t, srv, `{"jsonrpc":"2.0","id":"over","method":"ping"}`, "Mcp-Session-Id", sid)
+	if r.status != 429 || r.header.Get("Retry-After") != "1" || r.body != "this HTTP session runs as many requests as serve lets one client run at once\n" {
+		t.Fatalf("one past the cap: %d %v %q", r.status, r.header, r.body)
+	}
+	if other := post(t, srv, initialize); other.status != 200 {
+		t.Fatalf("another client: %d %s", other.status, other.body)
 	}
 }
