@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -83,9 +82,19 @@ See 'mcpc help serve'.`,
 	}
 }
 
-// separators are what may stand between SERVER and NAME: what a
-// function name may hold in every major LLM API.
-var separators = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,8}$`)
+// separatorOK says sep may stand between SERVER and NAME: 1 to 8 of
+// what a function name may hold in every major LLM API.
+func separatorOK(sep string) bool {
+	if sep == "" || len(sep) > 8 {
+		return false
+	}
+	for _, r := range sep {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // serveArgs reads serve's SERVERs: one target as every command takes it,
 // or several configured servers lent as one, by their names.
@@ -97,7 +106,7 @@ func serveArgs(g *globals, args []string, sep string) ([]string, error) {
 	if g.adhoc.IsStdio() {
 		return nil, usagef("lend a --stdio server alone, or give it an entry (mcpc config add)", "--stdio names the one server served: got %d SERVERs too", len(args))
 	}
-	if !separators.MatchString(sep) {
+	if !separatorOK(sep) {
 		return nil, usagef("give 1 to 8 of A-Z a-z 0-9 _ . -", "--separator %q cannot stand in a tool's name", sep)
 	}
 	seen := map[string]bool{}
