@@ -258,6 +258,11 @@ func params(t *testing.T, dir string) testscript.Params {
 			"silent":            cmdSilent,
 			"holdconns":         cmdHoldConns,
 			"sockspy":           cmdSockSpy,
+			"mcpcserve":         cmdMcpcServe,
+			"rawhttp":           cmdRawHTTP,
+			"idleconns":         cmdIdleConns,
+			"countlines":        cmdCountLines,
+			"peer":              cmdPeer,
 		},
 	}
 }
