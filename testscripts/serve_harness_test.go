@@ -150,20 +150,23 @@ func stopMcpcServe(ts *testscript.TestScript, name string) {
 	}
 }
 
-// rawhttp [-H 'Name: value']... [-body TEXT] [-zeros MIB] METHOD URL OUT:
+// rawhttp [-H 'Name: value']... [-body TEXT] [-zeros MIB] [-events N] METHOD URL OUT:
 // send one HTTP request by hand and write to OUT its status line
 // ("401 Unauthorized"), its headers but Date and Content-Length ("Name:
 // value", sorted), a blank line and its body. -zeros sends a body of MIB
 // MiB (a JSON-RPC request whose text argument is that long, made as it
-// is sent, never held whole), with its Content-Length. A request the
+// is sent, never held whole), with its Content-Length. -events reads the
+// body up to its Nth server-sent event only (a stream that stays open,
+// as a subscription's does). A request the
 // server cuts off before it answers writes "error: …" instead.
 func cmdRawHTTP(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: rawhttp [-H 'Name: value']... [-body TEXT] [-zeros MIB] METHOD URL OUT"
+	const usage = "usage: rawhttp [-H 'Name: value']... [-body TEXT] [-zeros MIB] [-events N] METHOD URL OUT"
 	fs := flag.NewFlagSet("rawhttp", flag.ContinueOnError)
 	var headers []string
 	fs.Func("H", "", func(v string) error { headers = append(headers, v); return nil })
 	body := fs.String("body", "", "")
 	zeros := fs.Int64("zeros", 0, "")
+	events := fs.Int("events", 0, "")
 	if err := fs.Parse(args); err != nil || neg || fs.NArg() != 3 {
 		ts.Fatalf(usage)
 	}
@@ -201,7 +204,7 @@ func cmdRawHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	data := readEvents(resp.Body, *events)
 	fmt.Fprintf(&out, "%s\n", resp.Status)
 	var keys []string
 	for k := range resp.Header {
@@ -217,6 +220,28 @@ func cmdRawHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fmt.Fprintf(&out, "\n%s", data)
 	ts.Check(os.WriteFile(ts.MkAbs(fs.Arg(2)), []byte(out.String()), 0o644))
+}
+
+// readEvents reads body (1 MiB at most): all of it, or up to the end of
+// its nth event when n > 0.
+func readEvents(body io.Reader, n int) []byte {
+	if n <= 0 {
+		data, _ := io.ReadAll(io.LimitReader(body, 1<<20))
+		return data
+	}
+	var data []byte
+	r := bufio.NewReader(io.LimitReader(body, 1<<20))
+	for seen := 0; seen < n; {
+		line, err := r.ReadBytes('\n')
+		data = append(data, line...)
+		if err != nil {
+			break
+		}
+		if strings.TrimSpace(string(line)) == "" {
+			seen++
+		}
+	}
+	return data
 }
 
 // zeroText reads as an endless run of '0'.
