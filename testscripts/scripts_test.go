@@ -262,6 +262,11 @@ func params(t *testing.T, dir string) testscript.Params {
 			"holdconns":         cmdHoldConns,
 			"sockspy":           cmdSockSpy,
 			"downstream":        cmdDownstream,
+			"mcpcserve":         cmdMcpcServe,
+			"rawhttp":           cmdRawHTTP,
+			"idleconns":         cmdIdleConns,
+			"countlines":        cmdCountLines,
+			"peer":              cmdPeer,
 		},
 	}
 }

@@ -147,6 +147,10 @@ flags:
   --redirect TARGET    with --http: answer 307 to TARGET at /mcp; a path TARGET
                        (e.g. /moved) is served by the MCP handler itself
   --header-log FILE    with --http: append "METHOD PATH auth=… x-token=…" per request
+  --echo-env VAR       serve secrets: a tool that quotes $VAR and the call's
+                       Authorization and X-Token headers back, in its result
+                       (or, with as=error, in a JSON-RPC error), as a careless
+                       server quotes what reaches it
   --modern-only        speak 2026-07-28 only: initialize is refused (-32022)
   --ttl MS             mark cacheable results (discover, lists, reads) fresh for MS
   --request-log FILE   append the method of every JSON-RPC request received
@@ -194,7 +198,8 @@ flags:
 
 // options holds the parsed command line.
 type options struct {
-	counter     bool // --counter: serve incr
+	counter     bool   // --counter: serve incr
+	echoEnv     string // --echo-env: serve secrets, quoting this variable
 	httpAddr    string
 	urlFile     string
 	stateless   bool
@@ -424,6 +429,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.BoolVar(&o.toolsOnly, "tools-only", false, "")
 	fs.StringVar(&o.hostOnly, "host-only", "", "")
 	fs.BoolVar(&o.counter, "counter", false, "")
+	fs.StringVar(&o.echoEnv, "echo-env", "", "")
 	fs.BoolVar(&o.hugeEscapes, "huge-escapes", false, "")
 	fs.BoolVar(&o.branchy, "branchy", false, "")
 	fs.BoolVar(&o.hints, "hints", false, "")
@@ -523,6 +529,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	}
 	if opts.counter {
 		addCounterTool(s)
+	}
+	if opts.echoEnv != "" {
+		addSecretsTool(s, opts.echoEnv)
 	}
 	if opts.callFaults {
 		addFaultTools(s)

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -572,6 +575,31 @@ func addCounterTool(s *mcp.Server) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.FormatInt(n, 10)}}}, nil
 	})
 	addGrowTool(s)
+}
+
+// addSecretsTool serves secrets (--echo-env VAR): it quotes what reached
+// the server that a client of mcpc's must never see (the variable, from
+// the entry's "env"; the Authorization and X-Token headers, from its
+// bearer and "headers"), in its result or, with as=error, in a JSON-RPC
+// error's message.
+func addSecretsTool(s *mcp.Server, name string) {
+	s.AddTool(&mcp.Tool{
+		Name:        "secrets",
+		Description: "Quote the server's secrets back: its " + name + " variable and the request's credentials.",
+		InputSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"as": {Type: "string", Enum: []any{"result", "error"}}}},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var h http.Header
+		if req.Extra != nil {
+			h = req.Extra.Header
+		}
+		text := fmt.Sprintf("%s=%s authorization=%s x-token=%s", name, os.Getenv(name), h.Get("Authorization"), h.Get("X-Token"))
+		var in struct{ As string }
+		json.Unmarshal(req.Params.Arguments, &in)
+		if in.As == "error" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot serve " + text}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: map[string]any{"quoted": text}}, nil
+	})
 }
 
 // addGrowTool serves grow (--counter): each call adds a tool grown-N to
