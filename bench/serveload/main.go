@@ -240,6 +240,7 @@ func dial(target string) (client, error) {
 // (its own Transport), and its HTTP session when it speaks 2025.
 type httpClient struct {
 	url, session string
+	legacy       bool // speaks 2025-11-25 (initialized first)
 	hc           *http.Client
 	id           int
 }
@@ -249,9 +250,9 @@ func (c *httpClient) initialize() error {
 	if err != nil {
 		return err
 	}
-	if c.session == "" {
-		return errors.New("initialize: no Mcp-Session-Id")
-	}
+	// A server without HTTP sessions (mcporter serve) gives no
+	// Mcp-Session-Id: each request then stands alone, in 2025-11-25.
+	c.legacy = true
 	_, err = c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "notifications/initialized", "")
 	return err
 }
@@ -259,7 +260,7 @@ func (c *httpClient) initialize() error {
 func (c *httpClient) call() error {
 	c.id++
 	params := callParams
-	if c.session == "" {
+	if !c.legacy {
 		params += "," + meta
 	}
 	body, err := c.post(`{"jsonrpc":"2.0","id":`+strconv.Itoa(c.id)+`,"method":"tools/call","params":{`+params+`}}`, "tools/call", "echo")
@@ -281,6 +282,8 @@ func (c *httpClient) post(body, method, name string) ([]byte, error) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.legacy {
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	} else if method != "initialize" {
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
