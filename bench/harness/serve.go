@@ -54,6 +54,7 @@ type serveFixture struct {
 	mcporter, apify        served // the peers fronting the stdio server
 	mcporterSkip           string
 	apifySkip              string
+	apifyHome, apifyCfg    string
 }
 
 // startServe starts mcpc serve ARGS --http 127.0.0.1:0 --no-auth with
@@ -145,14 +146,19 @@ func (f *serveFixture) startMcporter(h *harness, server string) {
 // startApify connects an @apify/mcpc session to the stdio test server
 // with --proxy: its bridge serves the session over HTTP.
 func (f *serveFixture) startApify(h *harness, server string) {
-	home := h.newHome()
-	cfg := filepath.Join(home, "servers.json")
-	check(os.WriteFile(cfg, []byte(`{"mcpServers":{"ts":{"command":`+strconv.Quote(server)+`,"args":["--ttl","`+ttlMs+`"]}}}`), 0o644))
+	f.apifyHome = h.newHome()
+	f.apifyCfg = filepath.Join(f.apifyHome, "servers.json")
+	check(os.WriteFile(f.apifyCfg, []byte(`{"mcpServers":{"ts":{"command":`+strconv.Quote(server)+`,"args":["--ttl","`+ttlMs+`"]}}}`), 0o644))
+	atExit(func() { f.closeApify(h) })
+	f.connectApify(h)
+}
+
+// connectApify (re)connects the proxied session: its proxy takes one
+// initialize in its life (a second is refused, the first client's session
+// ended or not), so each repeat gets a new one.
+func (f *serveFixture) connectApify(h *harness) {
 	port := freePort()
-	out, err := h.command(cmdSpec{argv: []string{h.peer("mcpc"), "connect", cfg + ":ts", "@bench-proxy", "--proxy", "127.0.0.1:" + strconv.Itoa(port)}, home: fixed(home)}).CombinedOutput()
-	atExit(func() {
-		h.command(cmdSpec{argv: []string{h.peer("mcpc"), "close", "@bench-proxy"}, home: fixed(home)}).Run()
-	})
+	out, err := h.command(cmdSpec{argv: []string{h.peer("mcpc"), "connect", f.apifyCfg + ":ts", "@bench-proxy", "--proxy", "127.0.0.1:" + strconv.Itoa(port)}, home: fixed(f.apifyHome)}).CombinedOutput()
 	if err != nil {
 		f.apifySkip = "connect --proxy failed: " + lastLine(string(out))
 		return
@@ -161,6 +167,10 @@ func (f *serveFixture) startApify(h *harness, server string) {
 	if !waitListening(port) {
 		f.apifySkip = "its proxy did not listen"
 	}
+}
+
+func (f *serveFixture) closeApify(h *harness) {
+	h.command(cmdSpec{argv: []string{h.peer("mcpc"), "close", "@bench-proxy"}, home: fixed(f.apifyHome)}).Run()
 }
 
 func waitListening(port int) bool {
@@ -263,6 +273,7 @@ func (h *harness) serveLoad(f *serveFixture) *serveTables {
 	direct26 := &loadRow{name: "HTTP server directly (2026-07-28 requests)", target: "http26=" + f.upstream26}
 	direct25 := &loadRow{name: "HTTP server directly (2025-11-25 session)", target: "http25=" + f.upstream25}
 	directStdio := &loadRow{name: "stdio server directly (its pipes)", target: "stdio=" + f.stdioServer}
+	apifyRow := &loadRow{name: "@apify/mcpc 0.2.6 connect --proxy, stdio server behind it (2025-11-25 session)", target: "http25=" + f.apify.url, base: directStdio, skip: f.apifySkip, note: "its proxy takes one initialize in its life (connected again each repeat); 2026-07-28 refused"}
 	t.latency = []*loadRow{
 		direct26,
 		{name: "mcpc serve --http, HTTP server behind it (2026-07-28 requests)", target: "http26=" + f.overHTTP.url, base: direct26},
@@ -273,7 +284,7 @@ func (h *harness) serveLoad(f *serveFixture) *serveTables {
 		{name: "mcpc serve --http, stdio server behind it (2026-07-28 requests)", target: "http26=" + f.overStdio.url, base: directStdio},
 		{name: "mcpc serve --http, stdio server behind it (2025-11-25 session)", target: "http25=" + f.overStdio.url, base: directStdio},
 		{name: "mcporter 0.12.3 serve --http, stdio server behind it (2025-11-25)", target: "http25=" + f.mcporter.url, base: directStdio, skip: f.mcporterSkip, note: "no HTTP sessions; 2026-07-28 refused"},
-		{name: "@apify/mcpc 0.2.6 connect --proxy, stdio server behind it (2025-11-25 session)", target: "http25=" + f.apify.url, base: directStdio, skip: f.apifySkip, note: "one client only (a second initialize is refused); 2026-07-28 refused"},
+		apifyRow,
 	}
 	t.load = []*loadRow{
 		{name: "HTTP server directly (2026-07-28 requests)", target: "http26=" + f.upstream26, pid: 0, note: "the server alone, for scale"},
@@ -282,7 +293,7 @@ func (h *harness) serveLoad(f *serveFixture) *serveTables {
 		{name: "mcpc serve --http, HTTP server behind it (2026-07-28 requests)", target: "http26=" + f.overHTTP.url, pid: f.overHTTP.pid},
 		{name: "mcpc serve --http, HTTP server behind it (2025-11-25 sessions)", target: "http25=" + f.overHTTP.url, pid: f.overHTTP.pid},
 		{name: "mcporter serve --http, stdio server behind it (2025-11-25)", target: "http25=" + f.mcporter.url, pid: f.mcporter.pid, skip: f.mcporterSkip, note: "RSS: its serve process, its daemon not counted"},
-		{name: "@apify/mcpc connect --proxy", skip: "serves one client only: a second initialize is refused"},
+		{name: "@apify/mcpc connect --proxy", skip: "serves one client in its life: a second initialize is refused (400 \"Server already initialized\"), the first one's session ended or not"},
 	}
 	var live []string
 	var liveRows []*loadRow
@@ -292,7 +303,12 @@ func (h *harness) serveLoad(f *serveFixture) *serveTables {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "harness: serve latency and load (%d repeats)\n", t.repeats)
-	for range t.repeats {
+	for i := range t.repeats {
+		if i > 0 && apifyRow.skip == "" {
+			f.closeApify(h)
+			f.connectApify(h)
+			live[slices.Index(liveRows, apifyRow)] = "http25=" + f.apify.url
+		}
 		args := append([]string{"-latency", strconv.Itoa(calls)}, live...)
 		for i, res := range h.serveload(args...) {
 			liveRows[i].runs = append(liveRows[i].runs, res)

@@ -310,7 +310,20 @@ func (c *httpClient) post(body, method, name string) ([]byte, error) {
 	return b, nil
 }
 
-func (c *httpClient) close() { c.hc.CloseIdleConnections() }
+// close ends the HTTP session, as a client that is done does (a server
+// serving one session at a time takes the next one then).
+func (c *httpClient) close() {
+	if c.session != "" {
+		if req, err := http.NewRequest("DELETE", c.url, nil); err == nil {
+			req.Header.Set("Mcp-Session-Id", c.session)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			if resp, err := c.hc.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+	}
+	c.hc.CloseIdleConnections()
+}
 
 // stdioClient is a stdio server of its own, spoken to over its pipes
 // (2026-07-28: server/discover first, as a client that does not know the
