@@ -271,27 +271,27 @@ func (h *harness) serveLoad(f *serveFixture) *serveTables {
 		t.repeats, calls = 1, 300
 	}
 	direct26 := &loadRow{name: "HTTP server directly (2026-07-28 requests)", target: "http26=" + f.upstream26}
-	direct25 := &loadRow{name: "HTTP server directly (2025-11-25 session)", target: "http25=" + f.upstream25}
+	direct25 := &loadRow{name: "HTTP server directly (2025-11-25 HTTP session)", target: "http25=" + f.upstream25}
 	directStdio := &loadRow{name: "stdio server directly (its pipes)", target: "stdio=" + f.stdioServer}
-	apifyRow := &loadRow{name: "@apify/mcpc 0.2.6 connect --proxy, stdio server behind it (2025-11-25 session)", target: "http25=" + f.apify.url, base: directStdio, skip: f.apifySkip, note: "its proxy takes one initialize in its life (connected again each repeat); 2026-07-28 refused"}
+	apifyRow := &loadRow{name: "@apify/mcpc 0.2.6 connect --proxy, stdio server behind it (2025-11-25 HTTP session)", target: "http25=" + f.apify.url, base: directStdio, skip: f.apifySkip, note: "its proxy takes one initialize in its life (connected again each repeat); 2026-07-28 refused"}
 	t.latency = []*loadRow{
 		direct26,
 		{name: "mcpc serve --http, HTTP server behind it (2026-07-28 requests)", target: "http26=" + f.overHTTP.url, base: direct26},
 		direct25,
-		{name: "mcpc serve --http, HTTP server behind it (2025-11-25 session)", target: "http25=" + f.overHTTP25.url, base: direct25},
+		{name: "mcpc serve --http, HTTP server behind it (2025-11-25 HTTP session)", target: "http25=" + f.overHTTP25.url, base: direct25},
 		directStdio,
 		{name: "mcpc serve (stdio), stdio server behind it", target: "stdio=" + shellwords.Join([]string{h.path("mcpc"), "serve", "--stdio", f.stdioServer}), base: directStdio},
 		{name: "mcpc serve --http, stdio server behind it (2026-07-28 requests)", target: "http26=" + f.overStdio.url, base: directStdio},
-		{name: "mcpc serve --http, stdio server behind it (2025-11-25 session)", target: "http25=" + f.overStdio.url, base: directStdio},
+		{name: "mcpc serve --http, stdio server behind it (2025-11-25 HTTP session)", target: "http25=" + f.overStdio.url, base: directStdio},
 		{name: "mcporter 0.12.3 serve --http, stdio server behind it (2025-11-25)", target: "http25=" + f.mcporter.url, base: directStdio, skip: f.mcporterSkip, note: "no HTTP sessions; 2026-07-28 refused"},
 		apifyRow,
 	}
 	t.load = []*loadRow{
 		{name: "HTTP server directly (2026-07-28 requests)", target: "http26=" + f.upstream26, pid: 0, note: "the server alone, for scale"},
 		{name: "mcpc serve --http, stdio server behind it (2026-07-28 requests)", target: "http26=" + f.overStdio.url, pid: f.overStdio.pid},
-		{name: "mcpc serve --http, stdio server behind it (2025-11-25 sessions)", target: "http25=" + f.overStdio.url, pid: f.overStdio.pid},
+		{name: "mcpc serve --http, stdio server behind it (2025-11-25 HTTP sessions)", target: "http25=" + f.overStdio.url, pid: f.overStdio.pid},
 		{name: "mcpc serve --http, HTTP server behind it (2026-07-28 requests)", target: "http26=" + f.overHTTP.url, pid: f.overHTTP.pid},
-		{name: "mcpc serve --http, HTTP server behind it (2025-11-25 sessions)", target: "http25=" + f.overHTTP.url, pid: f.overHTTP.pid},
+		{name: "mcpc serve --http, HTTP server behind it (2025-11-25 HTTP sessions)", target: "http25=" + f.overHTTP.url, pid: f.overHTTP.pid},
 		{name: "mcporter serve --http, stdio server behind it (2025-11-25)", target: "http25=" + f.mcporter.url, pid: f.mcporter.pid, skip: f.mcporterSkip, note: "RSS: its serve process, its daemon not counted"},
 		{name: "@apify/mcpc connect --proxy", skip: "serves one client in its life: a second initialize is refused (400 \"Server already initialized\"), the first one's session ended or not"},
 	}
@@ -389,7 +389,7 @@ func (t *serveTables) lines() []string {
 	out = append(out, "",
 		fmt.Sprintf("### %d clients at once × %d calls each, one target at a time", loadClients, loadCalls),
 		"",
-		"Each client has its own connection (its own HTTP session for 2025-11-25), opened by a first call not counted; the load generator runs on the same 2 cores. RSS is the serving process's alone (its upstream not counted): VmRSS with every client connected, and its peak (VmHWM) at the end.",
+		"Each client has its own connection (its own HTTP session for 2025-11-25), opened by a first call not counted; the load generator runs on the same 2 cores. RSS is the serving process's alone (its upstream not counted): VmRSS with every client connected, and its peak (VmHWM) at the end. A row with the HTTP server behind it cannot pass that server's own rate (the first row), which shares the cores.",
 		"",
 		"| target | calls/s | errors | p50 | p99 | RSS, clients connected | peak RSS | notes |",
 		"|---|--:|--:|--:|--:|--:|--:|---|",
