@@ -112,6 +112,14 @@ func main() {
 	load0 := loadavg()
 	started := time.Now().UTC()
 	groups := h.groups(h.startServers())
+	// The serve rows start servers of their own (and peers): only when
+	// they run.
+	wantServe := only == "" || strings.HasPrefix("serve-", only) || strings.HasPrefix(only, "serve-")
+	var fixture *serveFixture
+	if wantServe {
+		fixture = h.startServeFixture()
+		groups = append(groups, h.serveGroups(fixture, h.slowRuns())...)
+	}
 	if only != "" {
 		groups = slices.DeleteFunc(groups, func(g *group) bool { return !strings.HasPrefix(g.key, only) })
 	}
@@ -119,9 +127,17 @@ func main() {
 		h.runGroup(g)
 		printGroup(os.Stdout, g)
 	}
+	var st *serveTables
+	if wantServe && (only == "" || strings.HasPrefix("serve-load", only) || strings.HasPrefix(only, "serve-load")) {
+		st = h.serveLoad(fixture)
+		fmt.Println()
+		for _, l := range st.lines() {
+			fmt.Println(l)
+		}
+	}
 	inits := h.initTrace(map[bool]int{false: 200, true: 20}[h.quick])
 	fmt.Println()
-	for _, l := range targets(groups) {
+	for _, l := range targets(groups, st) {
 		fmt.Println(l)
 	}
 	fmt.Println()
@@ -131,7 +147,7 @@ func main() {
 	load1 := loadavg()
 	if out != "" {
 		var b bytes.Buffer
-		h.report(&b, groups, inits, started, load0, load1)
+		h.report(&b, groups, st, inits, started, load0, load1)
 		check(os.WriteFile(out, b.Bytes(), 0o644))
 		fmt.Fprintln(os.Stderr, "harness: wrote", out)
 	}
@@ -139,7 +155,7 @@ func main() {
 
 // parseFlags reads the flags into h, and returns -out and -only.
 func (h *harness) parseFlags() (out, only string) {
-	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn, listserver")
+	flag.StringVar(&h.bin, "bin", "", "directory with mcpc, mcpc-testserver, floor, hello, hellosdk, spawn, listserver, serveload")
 	flag.StringVar(&h.peers, "peers", "", "npm prefix holding the peers (node_modules/.bin); empty skips them")
 	flag.StringVar(&h.node, "node", "", "directory of the node binary the peers run on")
 	flag.StringVar(&h.everything, "everything", "", "server-everything's entry script (run by node from -node over stdio); empty skips its session rows")
@@ -207,6 +223,15 @@ func (h *harness) path(name string) string { return filepath.Join(h.bin, name) }
 
 func (h *harness) peer(name string) string {
 	return filepath.Join(h.peers, "node_modules", ".bin", name)
+}
+
+// slowRuns is the run count of the one-invocation groups that are not
+// start-up's.
+func (h *harness) slowRuns() int {
+	if h.runs > 0 {
+		return h.runs
+	}
+	return map[bool]int{false: 15, true: 2}[h.quick]
 }
 
 // newHome makes an empty HOME; mcpc keeps its config, state and cache under
@@ -942,7 +967,7 @@ func find(groups []*group, key, name string) *row {
 }
 
 // targets sets this run against the targets of the benchmarks issue.
-func targets(groups []*group) []string {
+func targets(groups []*group, st *serveTables) []string {
 	t := &targetTable{groups: groups, lines: []string{"| target | this run | met |", "|---|--:|:-:|"}}
 	t.callTargets()
 	t.sessionTargets()
@@ -952,6 +977,7 @@ func targets(groups []*group) []string {
 	t.hugeAnyTargets()
 	t.floodTargets()
 	t.hugeResultTargets()
+	st.targets(t)
 	return t.lines
 }
 
@@ -1186,7 +1212,7 @@ func printGroup(w io.Writer, g *group) {
 
 func stripTicks(s string) string { return strings.ReplaceAll(s, "`", "") }
 
-func (h *harness) report(w io.Writer, groups []*group, inits []string, started time.Time, load0, load1 string) {
+func (h *harness) report(w io.Writer, groups []*group, st *serveTables, inits []string, started time.Time, load0, load1 string) {
 	mode := "full"
 	if h.quick {
 		mode = "quick (-quick: few runs, numbers only indicative)"
@@ -1215,13 +1241,21 @@ streams its lists and results, so that their peak RSS is mcpc's.
 `, mode, started.Format("2006-01-02 15:04 UTC"), machine(h.node), load0, load1)
 	fmt.Fprintln(w, "## Targets")
 	fmt.Fprintln(w)
-	for _, l := range targets(groups) {
+	for _, l := range targets(groups, st) {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w)
 	for _, g := range groups {
 		fmt.Fprintf(w, "## %s\n\n%d runs each after %d warm-up.\n\n", g.title, g.runs, g.warmup)
 		for _, l := range table(g) {
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintln(w)
+	}
+	if st != nil {
+		fmt.Fprintln(w, "## `tools/call` through `mcpc serve` over connections kept open (bench/serveload)")
+		fmt.Fprintln(w)
+		for _, l := range st.lines() {
 			fmt.Fprintln(w, l)
 		}
 		fmt.Fprintln(w)
