@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -136,7 +138,7 @@ func serveListen(cmd *cli.Command, st *state, g *globals) (*serve.Listen, error)
 		return nil, nil
 	}
 	l := &serve.Listen{Addr: addr, NoAuth: cmd.Bool("no-auth"), TLSCert: cmd.String("tls-cert"), TLSKey: cmd.String("tls-key"),
-		Insecure: cmd.Bool("insecure-http"), BearerEnv: g.adhoc.BearerEnv, TokenFile: filepath.Join(g.dirs.State, "serve", "token")}
+		Insecure: cmd.Bool("insecure-http"), BearerEnv: g.adhoc.BearerEnv, TokenFile: filepath.Join(g.dirs.State, "serve", fmt.Sprintf("token-%d", os.Getpid()))}
 	g.adhoc.BearerEnv = ""
 	if l.BearerEnv != "" {
 		if l.NoAuth {

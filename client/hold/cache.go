@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpc-dev/mcpc/client/input"
+	"github.com/tidwall/gjson"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -200,6 +201,15 @@ func isComplete(res json.RawMessage) bool {
 	return !rt.Exists() || rt.String() == "complete"
 }
 
+// subscriptionKey is the _meta key a 2026-07-28 server tags what it sends
+// on a subscriptions/listen stream with: the listen request's id.
+var subscriptionKey = "_meta." + gjson.Escape("io.modelcontextprotocol/subscriptionId")
+
+// subscriptionOf is the id of the listen request m came on ("" none).
+func subscriptionOf(m *jsonrpc.Request) string {
+	return rawmsg.View(m.Params).Get(subscriptionKey).String()
+}
+
 // notified learns from a server's notification, and says whether it was
 // the holder's own (its subscription's acknowledgement), not to be
 // passed on.
@@ -207,6 +217,9 @@ func (l *heldLists) notified(m *jsonrpc.Request) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if m.Method == "notifications/subscriptions/acknowledged" {
+		if id := subscriptionOf(m); id != "" && id != heldListen {
+			return false // an invocation's own listen's: routed to it
+		}
 		for _, f := range []string{"tools", "prompts", "resources"} {
 			if rawmsg.View(m.Params).Get("notifications." + f + "ListChanged").Bool() {
 				l.watched[f] = true

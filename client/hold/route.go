@@ -301,6 +301,10 @@ func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
 }
 
 func (h *Holder) serverNotification(m *jsonrpc.Request) {
+	if id := subscriptionOf(m); id != "" && id != heldListen {
+		h.subscribed(id, m)
+		return
+	}
 	if h.lists.notified(m) {
 		return
 	}
@@ -356,6 +360,32 @@ func (h *Holder) attached() []*attach {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Collect(maps.Keys(h.conns))
+}
+
+// subscribed passes m, sent on the subscriptions/listen stream of the
+// holder's request id, to the invocation whose listen that is, under its
+// own id: what it subscribed to is its own (nothing of it reaches the
+// others, who did not ask). One whose listen ended gets nothing.
+func (h *Holder) subscribed(id string, m *jsonrpc.Request) {
+	h.mu.Lock()
+	r := h.calls[id]
+	h.mu.Unlock()
+	if r == nil {
+		return
+	}
+	var meta map[string]json.RawMessage
+	json.Unmarshal([]byte(rawmsg.View(m.Params).Get("_meta").Raw), &meta)
+	if meta == nil {
+		return
+	}
+	meta["io.modelcontextprotocol/subscriptionId"], _ = json.Marshal(r.id.Raw())
+	params, err := setField(m.Params, "_meta", meta)
+	if err != nil {
+		return
+	}
+	if params, ok := h.redactedJSON(params); ok {
+		r.a.send(&jsonrpc.Request{Method: m.Method, Params: params})
+	}
 }
 
 // setField returns params with the top-level key set to v.

@@ -164,3 +164,41 @@ func TestForgetKeepsALaterRequestOfTheSameID(t *testing.T) {
 		t.Errorf("after both: ids %v, calls %v", a.ids, h.calls)
 	}
 }
+
+// What a 2026-07-28 server sends on an invocation's own
+// subscriptions/listen stream (its acknowledgement first) reaches that
+// invocation alone, under its own id; the holder's own listen's
+// acknowledgement is the holder's.
+func TestListenStreamRoutedToItsInvocation(t *testing.T) {
+	mine, other := newAttach(), newAttach()
+	h := routedHolder(mine, other)
+	h.calls["h-5"] = &route{a: mine, id: mustID("sub-1")}
+	ack := func(id string) *jsonrpc.Request {
+		return &jsonrpc.Request{Method: "notifications/subscriptions/acknowledged",
+			Params: json.RawMessage(`{"_meta":{"io.modelcontextprotocol/subscriptionId":"` + id + `"},"notifications":{"toolsListChanged":true}}`)}
+	}
+	h.serverNotification(ack("h-5"))
+	h.serverNotification(&jsonrpc.Request{Method: "notifications/resources/updated",
+		Params: json.RawMessage(`{"_meta":{"io.modelcontextprotocol/subscriptionId":"h-5"},"uri":"file:///a"}`)})
+	h.serverNotification(ack(heldListen))
+	h.serverNotification(ack("h-9")) // a listen that ended
+	for _, want := range []string{
+		`{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"},"notifications":{"toolsListChanged":true}}`,
+		`{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"},"uri":"file:///a"}`,
+	} {
+		select {
+		case m := <-mine.out:
+			if got := string(m.(*jsonrpc.Request).Params); got != want {
+				t.Errorf("the listening invocation got %s, want %s", got, want)
+			}
+		default:
+			t.Fatalf("the listening invocation got nothing, want %s", want)
+		}
+	}
+	if len(mine.out) != 0 || len(other.out) != 0 {
+		t.Errorf("left over: %d for the listener, %d for the other", len(mine.out), len(other.out))
+	}
+	if !h.lists.watched["tools"] {
+		t.Error("the holder's own acknowledgement was not learned from")
+	}
+}

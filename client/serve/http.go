@@ -193,12 +193,21 @@ func (s *HTTP) post(w http.ResponseWriter, r *http.Request, b Backend) {
 // read is the one message of a POST's body, bounded by the message
 // limit; the answer is written when it cannot be read.
 func (s *HTTP) read(w http.ResponseWriter, r *http.Request, b Backend) (jsonrpc.Message, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, b.MaxMessage()))
-	if err != nil {
+	if r.ContentLength > b.MaxMessage() {
+		// Refused before a byte is read: a body's size is no reason for
+		// serve to hold it.
+		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
+		return nil, errors.New("too large")
+	}
+	// The body is read by the one message reader, under its bounds (size,
+	// depth), as it comes: not gathered first and copied.
+	body := io.MultiReader(http.MaxBytesReader(w, r.Body, b.MaxMessage()), strings.NewReader("\n"))
+	msgs, err := transport.NewMessageReader(io.NopCloser(body), int(b.MaxMessage())).Read()
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) || errors.Is(err, transport.ErrTooLarge) {
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
 		return nil, err
 	}
-	msgs, err := transport.NewMessageReader(io.NopCloser(strings.NewReader(string(body)+"\n")), int(b.MaxMessage())).Read()
 	if err == nil && len(msgs) != 1 {
 		err = errors.New("one JSON-RPC message per POST")
 	}

@@ -66,6 +66,9 @@ func (l Listen) Serve(ctx context.Context, h *HTTP, name string, notes io.Writer
 		if err != nil {
 			return err
 		}
+		// Each serve's token is its own file (another serve's start must
+		// not replace it), gone with serve.
+		defer os.Remove(l.TokenFile)
 		l.Bearer = tok
 	}
 	h.Bearer = l.Bearer
