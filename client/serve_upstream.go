@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/conn"
@@ -31,6 +32,19 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 	}
 	if err := c.filterKept(entry); err != nil {
 		return nil, nil, err
+	}
+	if entry.File == nil && c.Secrets != nil {
+		// An ad-hoc command line is no host's to read (a token passed as
+		// an argument): what serve forwards names it without its
+		// arguments' values.
+		for _, a := range entry.Server.Args {
+			// A flag's name is no secret; its value may be (--token=…).
+			if name, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "-") {
+				c.Secrets.Add(v)
+			} else if !strings.HasPrefix(a, "-") {
+				c.Secrets.Add(a)
+			}
+		}
 	}
 	opts, err := c.ConnectOptions(ctx, entry)
 	if err != nil {
@@ -105,7 +119,7 @@ func (c *Connector[S]) servedSession(ctx context.Context, entry *config.Entry, u
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	reported, held := make(chan sessions.HolderReport, 1), make(chan error, 1)
 	go func() {
-		held <- s.Hold(hctx, sessions.HoldOptions{Entry: entry, Name: entry.Name, IdleText: "0s", Secrets: c.Secrets,
+		held <- s.Hold(hctx, sessions.HoldOptions{Entry: entry, Name: entry.Name, IdleText: "0s", Secrets: c.Secrets, Served: true,
 			Connect: func(ctx context.Context) (conn.ConnectOptions, error) { return c.ConnectOptions(ctx, entry) },
 			Report:  func(rep sessions.HolderReport) { reported <- rep }})
 	}()
@@ -114,7 +128,10 @@ func (c *Connector[S]) servedSession(ctx context.Context, entry *config.Entry, u
 		if rep.Record == nil {
 			cancel()
 			<-held
-			return nil, rep.Error.Raise(nil)
+			if f := rep.Error.Raise(nil); f != nil {
+				return nil, f
+			}
+			return nil, fail.New(fail.Internal, "", "the session serve holds ended before it served")
 		}
 		u.Session, u.SessionEra = rep.Record.Socket, serve.EraOf(rep.Record.Revision)
 	case err := <-held:

@@ -301,15 +301,15 @@ func (h *Holder) askee(m *jsonrpc.Request) (to *attach, busy int) {
 }
 
 func (h *Holder) serverNotification(m *jsonrpc.Request) {
+	if m.Method == holdwire.Dropped {
+		return // the holder's own note: a server does not speak for it
+	}
 	if id := subscriptionOf(m); id != "" && id != heldListen {
 		h.subscribed(id, m)
 		return
 	}
 	if h.lists.notified(m) {
 		return
-	}
-	if m.Method == holdwire.Dropped {
-		return // the holder's own note: a server does not speak for it
 	}
 	switch m.Method {
 	case "notifications/progress":

@@ -75,6 +75,11 @@ type stream struct {
 // DefaultMaxRequests bounds the requests serve runs at once.
 const DefaultMaxRequests = 256
 
+// maxSessions bounds the 2025 HTTP sessions serve keeps at once: each
+// holds a link to a holder; a client that never ends its own (no DELETE)
+// cannot grow serve past it.
+const maxSessions = 1024
+
 // maxSessionRequests bounds the requests one 2025 client's HTTP session
 // runs at once: past it, 429, so one client cannot take every slot.
 const maxSessionRequests = 32
@@ -128,6 +133,16 @@ func (s *HTTP) backend(path string) Backend {
 	return nil
 }
 
+// servedLocally says r came to a loopback address of serve's.
+func servedLocally(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return true // unknown: the stricter rule
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	return err != nil || urlx.IsLoopback(strings.Trim(host, "[]"))
+}
+
 // foreign says why a request comes from outside this machine's own
 // clients: a Host that does not name a loopback address, or an Origin
 // (a browser's page) that is not a loopback one. "" when neither.
@@ -136,7 +151,9 @@ func foreign(r *http.Request) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	if !urlx.IsLoopback(strings.Trim(host, "[]")) {
+	// Served on loopback, a Host that is not is a page's DNS rebinding;
+	// served off loopback (a bearer and TLS required), any Host is.
+	if servedLocally(r) && !urlx.IsLoopback(strings.Trim(host, "[]")) {
 		return "forbidden: Host " + r.Host + " is not this machine's loopback address"
 	}
 	if o := r.Header.Get("Origin"); o != "" {
@@ -228,6 +245,15 @@ func (s *HTTP) initialize(w http.ResponseWriter, r *http.Request, b Backend, req
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return
 	}
+	s.mu.Lock()
+	full := len(s.sessions) >= maxSessions
+	s.mu.Unlock()
+	if full {
+		link.Close()
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "serve holds as many HTTP sessions as it keeps: end one (DELETE) or try again", http.StatusServiceUnavailable)
+		return
+	}
 	hs := &httpSession{id: id, path: r.URL.Path, link: link, done: make(chan struct{}),
 		waiting: map[string]*stream{}, tokens: map[string]*stream{}}
 	s.mu.Lock()
@@ -295,6 +321,16 @@ func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, b Backend, req 
 	}
 	defer func() { <-s.slots }()
 	link, err := b.Open(r.Context(), Modern)
+	if err != nil && req.Method == "server/discover" {
+		// A 2026-07-28 client's probe of a server that speaks 2025 only:
+		// not found, as the server itself would answer, so the client
+		// goes on with initialize (as on stdio).
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: "method not found: " + b.Label() + " speaks a 2025 revision (initialize)"}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(s.Secrets.String(string(data))))
+		return
+	}
 	if err != nil {
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,9 @@ type Link struct {
 	in    chan jsonrpc.Message // from the holder, read by one goroutine
 	local chan jsonrpc.Message // answers serve gives itself
 	err   error                // why in closed
+	// quit is closed by Close: what waits to hand a message on gives up.
+	quit      chan struct{}
+	closeOnce sync.Once
 
 	mu    sync.Mutex
 	lists map[string]bool         // the client's tools/list requests in flight
@@ -53,7 +57,7 @@ type rules struct {
 // newLink opens a link over c, reading messages of at most limit bytes.
 func newLink(c net.Conn, limit int64, r rules) *Link {
 	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
-		lists: map[string]bool{}, calls: map[string]*pendingCall{}}
+		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{}}
 	go l.read(transport.NewMessageReader(c, int(limit)))
 	return l
 }
@@ -70,7 +74,11 @@ func (l *Link) read(r *transport.MessageReader) {
 			return
 		}
 		for _, m := range msgs {
-			l.in <- l.filtered(m)
+			select {
+			case l.in <- l.filtered(m):
+			case <-l.quit:
+				return // closed: nobody reads what comes
+			}
 		}
 	}
 }
@@ -79,7 +87,10 @@ func (l *Link) read(r *transport.MessageReader) {
 // tool the filter or the policy refuses.
 func (l *Link) Send(msg jsonrpc.Message) error {
 	if ans := l.screen(msg); ans != nil {
-		l.local <- ans
+		select {
+		case l.local <- ans:
+		case <-l.quit:
+		}
 		return nil
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
@@ -125,7 +136,11 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 		l.lists[key] = true
 		l.mu.Unlock()
 	case r.Method == "tools/call":
-		if why := l.refusal(params.Get("name").String()); why != "" {
+		why := oneName(params)
+		if why == "" {
+			why = l.refusal(params.Get("name").String())
+		}
+		if why != "" {
 			if c != nil {
 				l.policy.Log.write(l.downstream, l.server, c, "refused", 0, why, len(why))
 			}
@@ -270,7 +285,29 @@ func (l *Link) logAnswer(c *pendingCall, r *jsonrpc.Response) {
 }
 
 // Close ends the link: the holder cancels what the client left running.
-func (l *Link) Close() error { return l.c.Close() }
+func (l *Link) Close() error {
+	l.closeOnce.Do(func() { close(l.quit) })
+	return l.c.Close()
+}
+
+// oneName refuses a tools/call whose params name the tool other than by
+// one "name" key: the filter and the policy check the name serve reads,
+// which must be the one the server runs (a second "name" wins in most
+// decoders, "Name" in Go's case-blind one).
+func oneName(params gjson.Result) string {
+	n, exact := 0, true
+	params.ForEach(func(k, _ gjson.Result) bool {
+		if strings.EqualFold(k.Str, "name") {
+			n++
+			exact = exact && k.Str == "name"
+		}
+		return true
+	})
+	if n == 1 && exact {
+		return ""
+	}
+	return `a tools/call names its tool once, by "name": serve does not pass on one that names it otherwise`
+}
 
 // Call sends req and returns its answer, passing every other message that
 // comes first to other (nil: dropped).

@@ -82,7 +82,11 @@ func (l Listen) Serve(ctx context.Context, h *HTTP, name string, notes io.Writer
 	}
 	url := scheme + "://" + ln.Addr().String() + h.Endpoints[0].Path
 	l.announce(notes, name, url)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// A holder a request opens is serve's, not the request's: it gets
+	// serve's context (the invocation's redaction set with it), never a
+	// request's, which ends with the request.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	served := make(chan error, 1)
 	go func() {
 		if l.TLSCert != "" {

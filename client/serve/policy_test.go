@@ -277,3 +277,28 @@ func TestDownstreamOf(t *testing.T) {
 		}
 	}
 }
+
+// A tools/call that names its tool by more than one "name" (a second one
+// wins in most decoders) or by another case of it (Go's decoder is
+// case-blind) is refused: what serve checks is what the server runs.
+func TestLinkRefusesAmbiguousNames(t *testing.T) {
+	near, far := net.Pipe()
+	got := linkSent(t, far)
+	l := newLink(near, 1<<20, rules{policy: &Policy{Deny: []string{"delete_*"}}, server: "t", downstream: "stdio"})
+	defer l.Close()
+	const want = `a tools/call names its tool once, by "name": serve does not pass on one that names it otherwise`
+	for i, params := range []string{`{"name":"search","name":"delete_repo"}`, `{"Name":"delete_repo"}`, `{"name":"search","NAME":"delete_repo"}`, `{}`} {
+		if err := l.Send(call(int64(i+1), "tools/call", params)); err != nil {
+			t.Fatal(err)
+		}
+		if r := receive(t, l); r.Error == nil || r.Error.Error() != want {
+			t.Fatalf("%s: got %v", params, r.Error)
+		}
+	}
+	if err := l.Send(call(9, "tools/call", `{"name":"search"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-got; m["method"] != "tools/call" || m["id"] != float64(9) {
+		t.Fatalf("the holder got %v first, want the one plain call", m)
+	}
+}

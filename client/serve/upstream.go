@@ -11,6 +11,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/hold"
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // Era is which family of revisions a downstream client speaks: a 2025
@@ -127,9 +128,10 @@ func (u *Upstream) owned(ctx context.Context, era Era) (*owned, error) {
 	}
 	c, err := u.Hold(ctx, era)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && fail.CodeOf(err) == fail.Protocol {
 			// A server that does not speak the era will not: a 2026-07-28
 			// client probing again is answered without a server started.
+			// Any other failure (down, slow, a login) is tried again.
 			u.failed[era] = err
 		}
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/hold"
 	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/testserver"
 )
 
@@ -216,24 +217,33 @@ func TestUpstreamLinkWithoutHold(t *testing.T) {
 	}
 }
 
-// Hold failing is Link's error, and no holder is kept; the failure is
-// the answer to the era's next client too: a server that cannot be held
-// in an era is not started again for each probe.
+// Hold failing is Link's error, and no holder is kept. A refusal of the
+// era (the server does not speak it) is the answer to the era's next
+// client too, without a server started again for each probe; any other
+// failure (down, slow) is tried again.
 func TestUpstreamLinkHoldFails(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	calls := 0
-	u := &Upstream{Name: "s", Hold: func(context.Context, Era) (*conn.Conn, error) {
-		calls++
-		return nil, fmt.Errorf("no server today")
-	}}
-	defer u.Close()
-	for range 2 {
-		if _, err := u.Link(context.Background(), Modern); err == nil || err.Error() != "no server today" {
-			t.Fatalf("Link = %v", err)
+	for _, c := range []struct {
+		err   error
+		calls int
+	}{
+		{fmt.Errorf("no server today"), 2},
+		{fail.New(fail.Protocol, "", "no such era"), 1},
+	} {
+		calls := 0
+		u := &Upstream{Name: "s", Hold: func(context.Context, Era) (*conn.Conn, error) {
+			calls++
+			return nil, c.err
+		}}
+		for range 2 {
+			if _, err := u.Link(context.Background(), Modern); err == nil || err.Error() != c.err.Error() {
+				t.Fatalf("Link = %v", err)
+			}
 		}
-	}
-	if calls != 1 {
-		t.Errorf("Hold called %d times, want 1", calls)
+		if calls != c.calls {
+			t.Errorf("%v: Hold called %d times, want %d", c.err, calls, c.calls)
+		}
+		u.Close()
 	}
 }
 

@@ -229,6 +229,9 @@ type HoldOptions struct {
 	Idle     time.Duration // 0: until stopped
 	IdleText string        // Idle as the record states it
 	Shell    *Watched      // the process whose exit ends the session
+	// Served says the holder runs inside mcpc serve (the record says so:
+	// SessionRecord.Served).
+	Served bool
 	// Connect gives the options that reach Entry's server.
 	Connect   func(context.Context) (conn.ConnectOptions, error)
 	Secrets   *redaction.Set
@@ -378,6 +381,7 @@ func (s *Sessions) record(sess *conn.Conn, h *hold.Holder, o HoldOptions, opts c
 	if o.Shell != nil {
 		rec.Shell = o.Shell.PID
 	}
+	rec.Served = o.Served
 	if g, ok := h.ServerGroup(); ok {
 		rec.ServerGroup, rec.ServerStart = g, transport.ProcessStart(rec.ServerPID)
 	}

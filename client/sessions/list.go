@@ -217,6 +217,11 @@ func (s *Sessions) stop(ctx context.Context, name string) error {
 			return s.awaitStopped(ctx, rec)
 		}
 	}
+	if rec.Served && HolderRunning(rec) {
+		// Its holder ended inside mcpc serve, which runs on: forgotten,
+		// serve never signalled.
+		return s.forget(ctx, name, false)
+	}
 	// A session that ended on its own may still have its holder winding
 	// down (tearing down its server's group, saying why in the record):
 	// stop returns only once it is gone, as for a live one, so that
@@ -237,8 +242,11 @@ func (s *Sessions) stop(ctx context.Context, name string) error {
 func (s *Sessions) awaitStopped(ctx context.Context, rec *state.SessionRecord) error {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		cur := s.Store.Read(rec.Name)
-		if cur == nil && !HolderRunning(rec) {
-			return nil
+		if cur == nil && (rec.Served || !HolderRunning(rec)) {
+			return nil // a holder inside mcpc serve ends, serve runs on
+		}
+		if cur != nil && rec.Served && cur.PID == rec.PID && cur.Ended != "" {
+			return s.forget(ctx, rec.Name, false)
 		}
 		if cur != nil && cur.PID == rec.PID && cur.Ended != "" && !HolderRunning(rec) {
 			// It was ending on its own (its server gone, or a fault

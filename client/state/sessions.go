@@ -26,7 +26,11 @@ type SessionRecord struct {
 	// HolderStart is the holder's start (transport.ProcessStart; "" where
 	// unknown): a pid reused by another process is not taken for it.
 	HolderStart string `json:"holderStart,omitempty"`
-	ServerPID   int    `json:"serverPid,omitempty"`
+	// Served says the holder runs inside mcpc serve: PID is serve's, which
+	// outlives the session (an ended session, a stopped one), so the pid
+	// alive proves nothing of the holder and is never signalled.
+	Served    bool `json:"served,omitempty"`
+	ServerPID int  `json:"serverPid,omitempty"`
 	// ServerGroup is a stdio server's process group, and ServerStart its
 	// leader's start (transport.ProcessStart): what the server started
 	// is stopped by the group once the holder is gone (transport.EndGroup).
