@@ -53,7 +53,7 @@ func (a *Aggregate) Open(ctx context.Context, era Era) (Line, error) {
 	f := &fan{a: a, era: era, out: make(chan jsonrpc.Message, 64), done: make(chan struct{}),
 		waiting: map[string]chan *jsonrpc.Response{}, routes: map[string]int{}, asked: map[string]asked{}}
 	for _, u := range a.Servers {
-		l, err := u.Link(ctx, era)
+		l, err := u.line(ctx, era)
 		if err != nil {
 			f.Close()
 			return nil, err
@@ -70,7 +70,7 @@ func (a *Aggregate) Open(ctx context.Context, era Era) (Line, error) {
 type fan struct {
 	a     *Aggregate
 	era   Era
-	links []*Link
+	links []Line
 	out   chan jsonrpc.Message // to the client
 	done  chan struct{}
 	once  sync.Once

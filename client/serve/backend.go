@@ -22,13 +22,10 @@ type Backend interface {
 	MaxMessage() int64 // the bound of one message, both ways
 }
 
-// Open is u.Link as a Line.
+// Open is u.Link as a Line, translated when the server speaks the
+// other era only (translate.go).
 func (u *Upstream) Open(ctx context.Context, era Era) (Line, error) {
-	l, err := u.Link(ctx, era)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
+	return u.line(ctx, era)
 }
 
 // Label is the server's, for messages.
