@@ -8,9 +8,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// refuseInitialize makes a --modern-only server refuse initialize on
-// every transport, as its usage says: the Go SDK refuses a 2025 revision
-// over HTTP (a 400) but answers initialize over stdio.
+// refuseInitialize makes a --modern-only stdio server refuse initialize,
+// as its usage says: the Go SDK refuses a 2025 revision over HTTP (a
+// 400) itself, but answers initialize over stdio.
 func refuseInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "initialize" {

@@ -514,7 +514,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 		sopts.SetCacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = opts.ttlMs }
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: serverVersion}, sopts)
-	if opts.modernOnly {
+	if opts.modernOnly && opts.httpAddr == "" {
 		s.AddReceivingMiddleware(refuseInitialize)
 	}
 	if opts.requestLog != "" {
