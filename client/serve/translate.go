@@ -51,6 +51,7 @@ type translation struct {
 	meta    map[string]json.RawMessage        // a 2025 client's: the keys each request gets
 	level   string                            // the log level set (a 2025 client's) or last sent (a 2026-07-28 one's)
 	listen  map[string]bool                   // a 2026-07-28 client's subscriptions/listen ids, by IDKey
+	sub     json.RawMessage                   // the first of them: what the server's list changes name
 	rounds  map[string]*inputRound            // a 2025 client's requests that may take input rounds, by IDKey
 	asking  map[string]chan *jsonrpc.Response // serve's questions to a 2025 client, by id
 }
@@ -159,11 +160,7 @@ func (t *translation) notification(v *jsonrpc.Request) jsonrpc.Message {
 		return v
 	}
 	t.mu.Lock()
-	var sub json.RawMessage
-	for k := range t.listen {
-		sub = json.RawMessage(k)
-		break
-	}
+	sub := t.sub
 	t.mu.Unlock()
 	if sub == nil {
 		return v
@@ -175,6 +172,9 @@ func (t *translation) notification(v *jsonrpc.Request) jsonrpc.Message {
 const (
 	metaPrefix      = "io.modelcontextprotocol/"
 	subscriptionKey = metaPrefix + "subscriptionId"
+	// maxListens bounds a 2026-07-28 client's listens on one line: each
+	// is kept until the line ends.
+	maxListens = 16
 )
 
 func (t *translation) toClient(m jsonrpc.Message) {
@@ -243,9 +243,20 @@ func (t *translation) fromModern(r *jsonrpc.Request) error {
 		// client's line. The holder sends every client the server's list
 		// changes; this client's name its listen.
 		t.mu.Lock()
-		t.listen[transport.IDKey(r.ID)] = true
-		t.mu.Unlock()
+		full := len(t.listen) >= maxListens
 		meta, _ := json.Marshal(map[string]any{subscriptionKey: r.ID.Raw()})
+		if !full {
+			t.listen[transport.IDKey(r.ID)] = true
+			if t.sub == nil {
+				t.sub, _ = json.Marshal(r.ID.Raw())
+			}
+		}
+		t.mu.Unlock()
+		if full {
+			t.toClient(&jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("at most %d subscriptions/listen at once on one line", maxListens)}})
+			return nil
+		}
 		ack := `{"_meta":` + string(meta) + `}`
 		if n := rawmsg.View(r.Params).Get("notifications"); n.IsObject() {
 			ack = `{"_meta":` + string(meta) + `,"notifications":` + n.Raw + `}`
