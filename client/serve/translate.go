@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 
@@ -64,7 +65,7 @@ func (u *Upstream) line(ctx context.Context, era Era) (Line, error) {
 	if err == nil {
 		return l, nil
 	}
-	if ctx.Err() != nil || !(fail.CodeOf(err) == fail.Protocol || u.Hold == nil && u.Session != "") {
+	if ctx.Err() != nil || !eraRefused(u, err) {
 		return nil, err
 	}
 	other := Legacy
@@ -85,6 +86,18 @@ func (u *Upstream) line(ctx context.Context, era Era) (Line, error) {
 		}
 	}
 	return newTranslation(ol, era, u.Name), nil
+}
+
+// eraRefused says err, Link's failure, means the server does not speak
+// the era: a refusal of it (fail.Protocol, which Upstream remembers), an
+// HTTP 400 to its handshake (how a Streamable HTTP server such as the Go
+// SDK's refuses a revision it does not speak, before any JSON-RPC; not
+// remembered, so each client of the era asks once more), or a session of
+// the other era and no Hold.
+func eraRefused(u *Upstream, err error) bool {
+	var he *transport.HTTPError
+	return fail.CodeOf(err) == fail.Protocol || errors.As(err, &he) && he.Status() == http.StatusBadRequest ||
+		u.Hold == nil && u.Session != ""
 }
 
 // translatedNoted holds the translations serve has noted, once each for
