@@ -215,7 +215,8 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 	name := cmp.Or(o.servers[0], "served")
 	ends := []serve.Endpoint{{Path: "/mcp", Backend: b}}
 	if len(ups) > 1 {
-		b, name = &serve.Aggregate{Servers: ups, Names: o.servers, Separator: o.separator, Version: buildinfo.Name()}, "served"
+		b, name = &serve.Aggregate{Servers: ups, Names: o.servers, Separator: o.separator, Version: buildinfo.Name(),
+			Log: func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) }}, "served"
 		ends = []serve.Endpoint{{Path: "/mcp", Backend: b}}
 	}
 	for i, up := range ups {
