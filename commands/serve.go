@@ -41,6 +41,8 @@ See 'mcpc help serve'.`,
 			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
 			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
 			&cli.DurationFlag{Name: "idle", Usage: "end serve after `DURATION` without a client's request (0: never)"},
+			&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout,
+				Usage: "answer a client's request with an error, and cancel it on the server, when the server has not answered within `DURATION` (0: never)"},
 			&cli.StringFlag{Name: "separator", Value: "__", Usage: "with several servers: the `SEP` in SERVER" + "__" + "NAME, the names of their tools and prompts"},
 			&cli.StringSliceFlag{Name: "allow", Usage: "lend only the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
 			&cli.StringSliceFlag{Name: "deny", Usage: "do not lend the tools matching `GLOB`, as SERVER__TOOL or TOOL (repeatable)"},
@@ -79,7 +81,11 @@ See 'mcpc help serve'.`,
 			if cmd.Duration("idle") < 0 {
 				return usagef("give --idle 0 (never) or a duration, e.g. --idle 30m", "--idle cannot be negative")
 			}
-			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l, policy: pol, idle: cmd.Duration("idle")})
+			if cmd.Duration("request-timeout") < 0 {
+				return usagef("give --request-timeout 0 (never) or a duration, e.g. --request-timeout 2m", "--request-timeout cannot be negative")
+			}
+			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l, policy: pol,
+				idle: cmd.Duration("idle"), requestTimeout: cmd.Duration("request-timeout")})
 		},
 	}
 }
@@ -182,7 +188,15 @@ type serveOptions struct {
 	listen    *serve.Listen // nil: stdio
 	policy    *serve.Policy // --allow, --deny, --read-only, --log
 	idle      time.Duration // --idle: 0, never
+	// requestTimeout is --request-timeout: 0, never.
+	requestTimeout time.Duration
 }
+
+// defaultRequestTimeout bounds the wait for one answer: long enough for
+// a slow tool (a long one should be a task, which answers at once), and
+// a server that hangs does not hold a client's request, and its share of
+// serve's limits, for ever.
+const defaultRequestTimeout = 10 * time.Minute
 
 // runServe lends the servers to their clients: on stdin and stdout, or
 // over HTTP as o.listen says.
@@ -197,7 +211,7 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 			return err
 		}
 		defer done()
-		up.Policy = o.policy
+		up.Policy, up.RequestTimeout = o.policy, o.requestTimeout
 		how := "held by serve"
 		if up.Session != "" {
 			how = "through its session (" + up.SessionEra.String() + ")"
@@ -215,7 +229,8 @@ func runServe(ctx context.Context, st *state, g *globals, o serveOptions) error 
 	name := cmp.Or(o.servers[0], "served")
 	ends := []serve.Endpoint{{Path: "/mcp", Backend: b}}
 	if len(ups) > 1 {
-		b, name = &serve.Aggregate{Servers: ups, Names: o.servers, Separator: o.separator, Version: buildinfo.Name()}, "served"
+		b, name = &serve.Aggregate{Servers: ups, Names: o.servers, Separator: o.separator, Version: buildinfo.Name(),
+			Log: func(msg string) { textsafe.Note(st.env.Stderr, "%s", msg) }}, "served"
 		ends = []serve.Endpoint{{Path: "/mcp", Backend: b}}
 	}
 	for i, up := range ups {

@@ -114,6 +114,14 @@ func (h *Holder) relayFailed(hid string, err error) {
 		h.end(fmt.Sprintf("%s no longer knows the session (HTTP 404): the server restarted or let it expire", h.s.Label()))
 		return
 	}
+	if rpc := serverVerdict(he); rpc != nil {
+		// The server's own JSON-RPC error, which a 2026-07-28 server
+		// sends with a 4xx status: the invocation gets it as the server
+		// sent it, as over stdio, and explains it as it would any
+		// server's (serve lends it byte for byte).
+		r.a.send(&jsonrpc.Response{ID: r.id, Error: h.redacted(rpc)})
+		return
+	}
 	// Said as the one-shot says it (fail.go): the holder's session
 	// is the one that saw the failure, and its explainer is the one-shot's.
 	f := fail.As(h.s.Explain(context.Background(), "relay a request to", err))
@@ -121,6 +129,17 @@ func (h *Holder) relayFailed(hid string, err error) {
 		f = fail.Wrap(fail.Connection, errors.New(h.s.Scrub(err)), "", "the request did not reach %s", h.s.Label())
 	}
 	r.a.send(&jsonrpc.Response{ID: r.id, Error: h.redacted(holdwire.VerdictError(f))})
+}
+
+// serverVerdict is the JSON-RPC error a failed POST's answer carries, when
+// it is the server's verdict on the request rather than on the
+// connection: not an authorization refusal (401, 403), which the
+// one-shot's explainer turns into a login hint.
+func serverVerdict(he *transport.HTTPError) *jsonrpc.Error {
+	if he == nil || he.RPC() == nil || he.Status() == http.StatusUnauthorized || he.Status() == http.StatusForbidden {
+		return nil
+	}
+	return he.RPC()
 }
 
 // end says the server is gone (an HTTP session lost, a stdio server

@@ -27,9 +27,14 @@ type Aggregate struct {
 	Names     []string    // the servers' names, as SERVER in SERVER__NAME
 	Separator string      // "__" unless --separator
 	Version   string      // mcpc's, in serverInfo
+	// Log, when set, is told of a clash between two servers' resource
+	// URIs, the first time a list shows one: what a client now reaches
+	// under another URI is said where serve's operator reads it.
+	Log func(msg string)
 
-	mu    sync.Mutex
-	owner map[string]int // resource URIs as clients see them: which server listed them first
+	mu      sync.Mutex
+	owner   map[string]int // resource URIs as clients see them: which server listed them first
+	clashes map[[2]int]bool
 }
 
 // resourcePrefix names a resource of one server whose URI another server
@@ -80,7 +85,11 @@ type fan struct {
 	seq     int64
 	waiting map[string]chan *jsonrpc.Response // serve's own requests, by id
 	routes  map[string]int                    // the client's requests in flight, by id: which server
-	asked   map[string]asked                  // the servers' questions, by the id the client sees
+	// logs says which servers declared logging in the client's handshake
+	// (nil before it): logging/setLevel goes to those alone, as a server
+	// without logging may refuse it ("logging not supported").
+	logs  []bool
+	asked map[string]asked // the servers' questions, by the id the client sees
 }
 
 // asked is a server's question as the client sees it: the server's id
@@ -238,7 +247,7 @@ func (f *fan) answer(r *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		return f.list(r)
 	case "logging/setLevel":
-		return f.all(r)
+		return f.setLevel(r)
 	case "tools/call", "prompts/get":
 		return f.byName(r)
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
@@ -281,11 +290,15 @@ func (f *fan) ask(i int, method string, params json.RawMessage) (*jsonrpc.Respon
 	}
 }
 
-// askAll asks every server at once; each answer (or error) in its place.
+// askAll asks every server at once; each answer (or error) in its place,
+// nil where params are nil: a server not asked.
 func (f *fan) askAll(method string, params func(i int) json.RawMessage) []*jsonrpc.Response {
 	res := make([]*jsonrpc.Response, len(f.links))
 	var wg sync.WaitGroup
 	for i := range f.links {
+		if params(i) == nil {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -300,10 +313,23 @@ func (f *fan) askAll(method string, params func(i int) json.RawMessage) []*jsonr
 	return res
 }
 
-// all sends r to every server and answers {} once all have.
-func (f *fan) all(r *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
-	for i, resp := range f.askAll(r.Method, func(int) json.RawMessage { return r.Params }) {
-		if resp.Error != nil {
+// setLevel sends r to every server that declared logging (every server,
+// before a handshake says which) and answers {} once all have.
+func (f *fan) setLevel(r *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
+	f.mu.Lock()
+	logs := f.logs
+	f.mu.Unlock()
+	asked := func(i int) json.RawMessage {
+		if logs != nil && !logs[i] {
+			return nil
+		}
+		if r.Params == nil {
+			return json.RawMessage(`{}`)
+		}
+		return r.Params
+	}
+	for i, resp := range f.askAll(r.Method, asked) {
+		if resp != nil && resp.Error != nil {
 			return nil, f.serverError(i, resp.Error)
 		}
 	}

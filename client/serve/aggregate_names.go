@@ -46,6 +46,7 @@ func (f *fan) handshake(r *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
 	caps := map[string]map[string]any{}
 	var instructions []string
 	version := ""
+	logs := make([]bool, len(results))
 	for i, resp := range results {
 		if resp.Error != nil {
 			return nil, f.serverError(i, resp.Error)
@@ -59,6 +60,7 @@ func (f *fan) handshake(r *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
 		}
 		var c map[string]map[string]any
 		json.Unmarshal(res["capabilities"], &c)
+		_, logs[i] = c["logging"]
 		for k, v := range c {
 			if caps[k] == nil {
 				caps[k] = map[string]any{}
@@ -78,6 +80,9 @@ func (f *fan) handshake(r *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
 			version = v // the oldest: what every server speaks
 		}
 	}
+	f.mu.Lock()
+	f.logs = logs
+	f.mu.Unlock()
 	base["capabilities"], _ = json.Marshal(caps)
 	base["serverInfo"], _ = json.Marshal(map[string]string{"name": "mcpc serve", "version": f.a.Version})
 	delete(base, "instructions")
@@ -168,10 +173,26 @@ func (f *fan) clientURI(i int, uri string) string {
 		a.owner = map[string]int{}
 	}
 	if o, ok := a.owner[uri]; ok && o != i {
+		a.clash(o, i, uri)
 		return resourcePrefix + a.Names[i] + "/" + uri
 	}
 	a.owner[uri] = i
 	return uri
+}
+
+// clash tells a.Log, once for each pair of servers, that server i lists
+// uri, which server o listed first. Once a pair: a server that copies
+// another's thousand resources is one note, not a thousand. a.mu is held.
+func (a *Aggregate) clash(o, i int, uri string) {
+	if a.Log == nil || a.clashes[[2]int{o, i}] {
+		return
+	}
+	if a.clashes == nil {
+		a.clashes = map[[2]int]bool{}
+	}
+	a.clashes[[2]int{o, i}] = true
+	a.Log(fmt.Sprintf("servers %q and %q both list the resource %s (and maybe more): %q's are served as %s%s/URI",
+		a.Names[o], a.Names[i], uri, a.Names[i], resourcePrefix, a.Names[i]))
 }
 
 // named is the server and the name a client's SERVER__NAME stands for.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -77,10 +78,10 @@ func server(name string, uris ...string) func(string, json.RawMessage) json.RawM
 	}
 }
 
-func testFan(t *testing.T) Line {
+func testFan(t *testing.T, log func(string)) Line {
 	t.Helper()
 	a := &Aggregate{Servers: []*Upstream{scriptedHolder(t, server("a", "file:///x", "file:///a")), scriptedHolder(t, server("b", "file:///x"))},
-		Names: []string{"a", "b"}, Separator: "__", Version: "v9"}
+		Names: []string{"a", "b"}, Separator: "__", Version: "v9", Log: log}
 	l, err := a.Open(context.Background(), Legacy)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +117,8 @@ func roundTrip(t *testing.T, l Line, id int, method, params string) string {
 // SERVER__NAME and go to their server by it, renamed back; resources keep
 // their URIs, the later of two equal ones under mcpc+resource://.
 func TestAggregate(t *testing.T) {
-	l := testFan(t)
+	var notes []string
+	l := testFan(t, func(msg string) { notes = append(notes, msg) })
 	for _, c := range []struct{ method, params, want string }{
 		{"initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"a":{},"b":{},"tools":{"listChanged":true}},"instructions":"a: use a\n\nb: use b","protocolVersion":"2025-11-25","serverInfo":{"name":"mcpc serve","version":"v9"}}}`},
@@ -140,6 +142,12 @@ func TestAggregate(t *testing.T) {
 		if got := roundTrip(t, l, w.ID, c.method, c.params); got != c.want {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.method, c.params, got, c.want)
 		}
+	}
+	// The clash is named once, however often the list is read.
+	roundTrip(t, l, 13, "resources/list", `{}`)
+	want := []string{`servers "a" and "b" both list the resource file:///x (and maybe more): "b"'s are served as mcpc+resource://b/URI`}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes:\n got %q\nwant %q", notes, want)
 	}
 }
 

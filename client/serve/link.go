@@ -43,6 +43,11 @@ type Link struct {
 	mu    sync.Mutex
 	lists map[string]bool         // the client's tools/list requests in flight
 	calls map[string]*pendingCall // its requests in flight, with --log
+	// With --request-timeout: the client's requests in flight, each
+	// with its timer, and those serve answered when it fired, whose
+	// server's late answer is dropped.
+	timers map[string]*time.Timer
+	late   map[string]bool
 }
 
 // rules are what holds on one link: the entry's filter, serve's policy,
@@ -52,12 +57,17 @@ type rules struct {
 	policy     *Policy
 	server     string // the server's plain name: SERVER in SERVER__TOOL
 	downstream string // the client, for the call log
+	label      string // the server, for messages
+	// timeout bounds the wait for the server's answer to one request
+	// (--request-timeout); 0: none.
+	timeout time.Duration
 }
 
 // newLink opens a link over c, reading messages of at most limit bytes.
 func newLink(c net.Conn, limit int64, r rules) *Link {
 	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
-		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{}}
+		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{},
+		timers: map[string]*time.Timer{}, late: map[string]bool{}}
 	go l.read(transport.NewMessageReader(c, int(limit)))
 	return l
 }
@@ -74,8 +84,11 @@ func (l *Link) read(r *transport.MessageReader) {
 			return
 		}
 		for _, m := range msgs {
+			if m = l.filtered(m); m == nil {
+				continue // answered by serve already (--request-timeout)
+			}
 			select {
-			case l.in <- l.filtered(m):
+			case l.in <- m:
 			case <-l.quit:
 				return // closed: nobody reads what comes
 			}
@@ -152,7 +165,75 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 		l.calls[key] = c
 		l.mu.Unlock()
 	}
+	l.arm(key, r)
 	return nil
+}
+
+// arm starts r's timer, with --request-timeout: when it fires before the
+// server answers, the server is told to cancel r and the client gets
+// serve's answer, a JSON-RPC error saying so.
+func (l *Link) arm(key string, r *jsonrpc.Request) {
+	if l.timeout <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.timers[key] = time.AfterFunc(l.timeout, func() { l.expired(key, r) })
+}
+
+// lateMax bounds the answers serve waits to drop: a server that answers
+// nothing it timed out would grow the set with every request. Past it,
+// the set starts again (a late answer then reaches the client, which
+// ignores an answer to an id it no longer waits for).
+const lateMax = 4096
+
+// expired answers r for its server, which did not within the timeout.
+func (l *Link) expired(key string, r *jsonrpc.Request) {
+	l.mu.Lock()
+	if l.timers[key] == nil {
+		l.mu.Unlock()
+		return // answered meanwhile
+	}
+	delete(l.timers, key)
+	if len(l.late) >= lateMax {
+		clear(l.late)
+	}
+	l.late[key] = true
+	l.mu.Unlock()
+	why := fmt.Sprintf("%s did not answer %s within %s (mcpc serve --request-timeout): serve cancelled it", l.label, r.Method, l.timeout)
+	if c := l.pending(key); c != nil {
+		l.policy.Log.write(l.downstream, l.server, c, "timeout", 0, why, len(why))
+	}
+	params, _ := json.Marshal(map[string]any{"requestId": r.ID.Raw(), "reason": why})
+	if data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/cancelled", Params: params}); err == nil {
+		l.wmu.Lock()
+		l.c.Write(append(data, '\n'))
+		l.wmu.Unlock()
+	}
+	select {
+	case l.local <- &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: codeRequestTimeout, Message: why}}:
+	case <-l.quit:
+	}
+}
+
+// codeRequestTimeout is the JSON-RPC error of a request serve stopped
+// waiting for: the code the SDKs give their own request timeouts.
+const codeRequestTimeout = -32001
+
+// answered stops key's timer; false when serve answered it already (the
+// server's answer is late, and dropped).
+func (l *Link) answered(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.late[key] {
+		delete(l.late, key)
+		return false
+	}
+	if t := l.timers[key]; t != nil {
+		t.Stop()
+		delete(l.timers, key)
+	}
+	return true
 }
 
 // filters says tools/list answers lose tools on this link.
@@ -225,13 +306,17 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 
 // filtered is m with the tools the filter or the policy refuses left
 // out, when m answers one of the client's tools/list requests; the
-// answer to a logged request is logged.
+// answer to a logged request is logged; nil when serve answered the
+// request already (--request-timeout).
 func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	r, ok := m.(*jsonrpc.Response)
 	if !ok {
 		return m
 	}
 	key := transport.IDKey(r.ID)
+	if l.timeout > 0 && !l.answered(key) {
+		return nil
+	}
 	if c := l.pending(key); c != nil {
 		l.logAnswer(c, r)
 	}
@@ -287,6 +372,11 @@ func (l *Link) logAnswer(c *pendingCall, r *jsonrpc.Response) {
 // Close ends the link: the holder cancels what the client left running.
 func (l *Link) Close() error {
 	l.closeOnce.Do(func() { close(l.quit) })
+	l.mu.Lock()
+	for _, t := range l.timers {
+		t.Stop()
+	}
+	l.mu.Unlock()
 	return l.c.Close()
 }
 

@@ -274,3 +274,45 @@ func TestLinkEmptyBatch(t *testing.T) {
 		t.Fatal("Receive took an empty batch")
 	}
 }
+
+// --request-timeout: a request its server leaves unanswered is answered
+// by serve and cancelled on the server; the server's late answer never
+// reaches the client, and the link goes on.
+func TestLinkRequestTimeout(t *testing.T) {
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	l := newLink(a, 1<<20, rules{label: `server "s"`, timeout: 50 * time.Millisecond})
+	h := &holderEnd{t: t, c: b, r: json.NewDecoder(b)}
+	got := make(chan []map[string]any, 1)
+	go func() {
+		var seen []map[string]any
+		for range 3 { // the call, its cancellation, the second call
+			seen = append(seen, h.read())
+		}
+		h.write(`{"jsonrpc":"2.0","id":1,"result":{"late":true}}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+		got <- seen
+	}()
+	id1, _ := jsonrpc.MakeID(float64(1))
+	if err := l.Send(&jsonrpc.Request{ID: id1, Method: "tools/call", Params: json.RawMessage(`{"name":"slow"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"server \"s\" did not answer tools/call within 50ms (mcpc serve --request-timeout): serve cancelled it"}}`
+	if m, err := l.Receive(); err != nil {
+		t.Fatal(err)
+	} else if data, _ := jsonrpc.EncodeMessage(m); string(data) != want {
+		t.Fatalf("serve's answer:\n got %s\nwant %s", data, want)
+	}
+	id2, _ := jsonrpc.MakeID(float64(2))
+	if err := l.Send(&jsonrpc.Request{ID: id2, Method: "ping"}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := l.Receive(); err != nil {
+		t.Fatal(err)
+	} else if data, _ := jsonrpc.EncodeMessage(m); string(data) != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Fatalf("after the late answer: got %s, want the second call's answer", data)
+	}
+	seen := <-got
+	if seen[1]["method"] != "notifications/cancelled" || seen[1]["params"].(map[string]any)["requestId"] != float64(1) {
+		t.Errorf("the holder was not told to cancel request 1: %v", seen[1])
+	}
+}

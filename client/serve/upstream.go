@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/hold"
@@ -65,6 +66,9 @@ type Upstream struct {
 	// Policy is serve's --allow, --deny, --read-only and --log; nil
 	// refuses nothing and logs nothing.
 	Policy *Policy
+	// RequestTimeout bounds the wait for the server's answer to one
+	// client request (--request-timeout); 0: none.
+	RequestTimeout time.Duration
 
 	mu     sync.Mutex
 	own    [2]*owned
@@ -96,7 +100,8 @@ func (u *Upstream) Link(ctx context.Context, era Era) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the holder of %s: %w", u.Name, err)
 	}
-	return newLink(c, u.Limit, rules{hidden: u.Hidden, policy: u.Policy, server: u.Server, downstream: downstreamOf(ctx)}), nil
+	return newLink(c, u.Limit, rules{hidden: u.Hidden, policy: u.Policy, server: u.Server,
+		downstream: downstreamOf(ctx), label: u.Name, timeout: u.RequestTimeout}), nil
 }
 
 // owned is the holder serve keeps for era, opened now if it is not yet.
