@@ -2,9 +2,7 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -173,11 +172,7 @@ func (st *state) openRecord(g *globals) error {
 	r, err := transport.CreateRecorder(path, transport.RecordOptions{Secrets: st.secrets,
 		MaxMessage: g.maxMessage, MaxFile: g.recordMax, Client: buildinfo.Name(), Now: st.env.Now})
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return usagef("give a file in a directory that exists and you can write", "cannot write the --record file %s: %v", g.record, err)
+		return usagef("give a file in a directory that exists and you can write", "cannot write the --record file %s: %v", g.record, fsx.Reason(err))
 	}
 	g.recorder = r
 	return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ import (
 // left open.
 var recordHead = regexp.MustCompile(`^\{"mcpc-record":1,"mcpc":"[^"]+","started":"([^"]+)"\}$`)
 
-// record-shape FILE: FILE is a recording (mcpc help record) of mode
+// record-shape FILE: FILE (or the one file in FILE, a directory) is a
+// recording (mcpc help record) of mode
 // 0600 whose first line is version 1's and whose every line is one JSON
 // object with a valid time; stdout gets the shape of each line after the
 // first, one a line: its keys in order, then what it is (the connection,
@@ -35,6 +37,16 @@ func cmdRecordShape(ts *testscript.TestScript, neg bool, args []string) {
 	path := ts.MkAbs(args[0])
 	st, err := os.Stat(path)
 	ts.Check(err)
+	if st.IsDir() {
+		files, err := os.ReadDir(path)
+		ts.Check(err)
+		if len(files) != 1 {
+			ts.Fatalf("%s holds %d files, not one", args[0], len(files))
+		}
+		path = filepath.Join(path, files[0].Name())
+		st, err = os.Stat(path)
+		ts.Check(err)
+	}
 	if m := st.Mode().Perm(); m != 0o600 {
 		ts.Fatalf("%s has mode %v, not 0600", args[0], m)
 	}
