@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +15,10 @@ import (
 	"github.com/mcpc-dev/mcpc/client/holdwire"
 	"github.com/mcpc-dev/mcpc/client/sessions"
 	"github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
+	"github.com/mcpc-dev/mcpc/internal/redact"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -159,10 +164,58 @@ func (c *Connector[S]) HoldSession(ctx context.Context, o StartOptions, to io.Wr
 	if o.Shell && h.Shell == nil {
 		return fail.New(fail.Internal, "", "the holder was not told which shell it ends with")
 	}
+	var rec sessionRecord
+	defer rec.close(c.Stderr)
 	h.Connect = func(ctx context.Context) (conn.ConnectOptions, error) {
-		return c.ConnectOptions(ctx, h.Entry)
+		o, err := c.ConnectOptions(ctx, h.Entry)
+		if err == nil {
+			o.Record, err = rec.open(h.Entry, h.Name, c.Cwd, o, c.Secrets)
+		}
+		return o, err
 	}
 	return c.Sessions.Hold(ctx, h)
+}
+
+// sessionRecord is the recording of a holder's connections, when its
+// entry has "record": one file in that directory for the holder, opened
+// with its first connection, in place when the holder ends.
+type sessionRecord struct {
+	r    *transport.Recorder
+	path string
+}
+
+func (s *sessionRecord) open(e *config.Entry, name, cwd string, o conn.ConnectOptions, secrets *redact.Set) (*transport.Recorder, error) {
+	if e.Server.Record == "" || s.r != nil {
+		return s.r, nil
+	}
+	dir := e.Server.Record
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(e.ConfigDir(cwd), dir)
+	}
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, name)
+	s.path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d.jsonl", safe, time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		s.r, err = transport.CreateRecorder(s.path, transport.RecordOptions{Secrets: secrets, MaxMessage: o.MaxMessage, Client: o.Version})
+	}
+	if err != nil {
+		return nil, fail.New(fail.Config, fmt.Sprintf("fix \"record\" of server %q in %s: a directory you can write", e.Name, e.SourceName()),
+			"cannot record the session of %q into %s: %v", e.Name, dir, fsx.Reason(err))
+	}
+	return s.r, nil
+}
+
+// close puts the recording in place; a failure to is told to w (the
+// holder's log).
+func (s *sessionRecord) close(w io.Writer) {
+	if err := s.r.Close(); err != nil && w != nil {
+		fmt.Fprintf(w, "mcpc: the recording %s was not written: %v\n", s.path, err)
+	}
 }
 
 // sessionTarget resolves what session start holds, and its name: a

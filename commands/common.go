@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/sessions"
@@ -14,9 +15,11 @@ import (
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	clientstate "github.com/mcpc-dev/mcpc/client/state"
+	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/termui"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -106,14 +109,17 @@ func (st *state) sessionOptions(g *globals, entry *config.Entry) conn.ConnectOpt
 		Transport:      g.transport,
 		Version:        buildinfo.Name(),
 		Memo:           clientstate.NewMemo(g.dirs.State, g.dirs.Cache),
-		NoCache:        g.noCache,
-		NoFilter:       g.noFilter,
-		Reprobe:        g.reprobe,
-		Verbose:        g.trace(st.env.Stderr),
-		TraceMeta:      client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
-		Progress:       st.progress.Notify,
-		Input:          g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
-		StartUp:        &termui.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
+		// A recording holds what the server said: no answer from the
+		// results cache, which would leave the exchange out of it.
+		NoCache:   g.noCache || g.recorder != nil,
+		Record:    g.recorder,
+		NoFilter:  g.noFilter,
+		Reprobe:   g.reprobe,
+		Verbose:   g.trace(st.env.Stderr),
+		TraceMeta: client.TraceContext(st.env.Getenv, g.trace(st.env.Stderr)),
+		Progress:  st.progress.Notify,
+		Input:     g.input.Input(st.env.Stdin, st.env.Stderr, g.jsonFlag, st.progress.Pause),
+		StartUp:   &termui.StartUp{Display: st.progress, Term: progressTerm(st.env), Secrets: st.secrets},
 	}
 }
 
@@ -143,9 +149,40 @@ func (st *state) serverAction(run func(ctx context.Context, cmd *cli.Command, g 
 		if err != nil {
 			return err
 		}
+		if err := st.openRecord(g); err != nil {
+			return err
+		}
+		defer st.closeRecord(g)
 		ctx, cancel := g.withTimeout(ctx)
 		defer cancel()
 		return ctxErr(ctx, run(ctx, cmd, g))
+	}
+}
+
+// openRecord starts --record's file before anything connects: a path
+// that cannot be written is a usage error before any server starts.
+func (st *state) openRecord(g *globals) error {
+	if g.record == "" {
+		return nil
+	}
+	path := g.record
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(g.cwd, path)
+	}
+	r, err := transport.CreateRecorder(path, transport.RecordOptions{Secrets: st.secrets,
+		MaxMessage: g.maxMessage, MaxFile: g.recordMax, Client: buildinfo.Name(), Now: st.env.Now})
+	if err != nil {
+		return usagef("give a file in a directory that exists and you can write", "cannot write the --record file %s: %v", g.record, fsx.Reason(err))
+	}
+	g.recorder = r
+	return nil
+}
+
+// closeRecord puts the recording in place; a failure to is told on
+// stderr, the invocation's outcome being the request's.
+func (st *state) closeRecord(g *globals) {
+	if err := g.recorder.Close(); err != nil {
+		textsafe.Note(st.env.Stderr, "the --record file %s was not written: %v", g.record, err)
 	}
 }
 

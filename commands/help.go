@@ -24,6 +24,7 @@ func helpValues() helptext.Values {
 		// The defaults of --probe-timeout and session start --idle.
 		ProbeTimeout: units.DurationText(conn.DefaultProbeTimeout),
 		SessionIdle:  units.DurationText(client.DefaultSessionIdle),
+		RecordMax:    units.SizeText(transport.DefaultRecordMax),
 	}
 }
 

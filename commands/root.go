@@ -70,6 +70,11 @@ type globals struct {
 	input       *client.Answers
 	// noSession bypasses a live session (--no-session).
 	noSession bool
+	// record is --record FILE ("": none), recordMax --record-max;
+	// recorder, once serverAction opened it, what records into FILE.
+	record    string
+	recordMax int64
+	recorder  *transport.Recorder
 	// reprobe is set by mcpc reconnect: the era is probed afresh, what was
 	// remembered about the server forgotten (conn.ConnectOptions.Reprobe).
 	reprobe bool
@@ -178,6 +183,8 @@ func globalFlags(getenv func(string) string) []cli.Flag {
 		&cli.DurationFlag{Name: "probe-timeout", DefaultText: units.DurationText(conn.DefaultProbeTimeout), Category: catConnection, Usage: "wait at most `DURATION` for a stdio server to answer the server/discover probe (per server: \"probeTimeout\")"},
 		&cli.DurationFlag{Name: "idle-timeout", DefaultText: units.DurationText(transport.DefaultIdleTimeout) + ", none when --timeout is given", Category: catConnection, Usage: "give up on a request when the server sends nothing for `DURATION`; progress resets it (0: no limit)"},
 		&cli.StringFlag{Name: "max-message", Category: catConnection, Usage: "accept messages from the server of up to `SIZE` (bytes, or e.g. 128MiB; default " + units.SizeText(transport.DefaultMaxMessage) + "; per server: \"maxMessage\")"},
+		&cli.StringFlag{Name: "record", Category: catConnection, TakesFile: true, Usage: "record every message to and from the server in `FILE`, as JSON Lines with secrets redacted (mcpc help record)"},
+		&cli.StringFlag{Name: "record-max", Category: catConnection, Usage: "stop a --record file at `SIZE` with a note (default " + units.SizeText(transport.DefaultRecordMax) + ")"},
 		&cli.BoolFlag{Name: "no-session", Category: catConnection, Usage: "start the server for this invocation even when a session holds it"},
 		&cli.BoolFlag{Name: "no-cache", Category: catConnection, Usage: "do not answer requests from results cached under the server's ttlMs hint"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: catOutput, Usage: "trace each request, response, cache and era decision on stderr"},
@@ -256,6 +263,7 @@ func flagGlobals(f cliflags.Index, dashArgs []string) *globals {
 		probeTimeout:      f.Duration("probe-timeout"),
 		transport:         f.String("transport"),
 		strict:            f.Bool("strict"),
+		record:            f.String("record"),
 		serverStderrSet:   f.IsSet("server-stderr"),
 		adhoc: config.AdHoc{
 			Stdio:     f.String("stdio"),
@@ -275,6 +283,11 @@ func (g *globals) readConnection(f cliflags.Index) (err error) {
 		IdleTimeout: f.Duration("idle-timeout"), IdleSet: f.IsSet("idle-timeout"), TimeoutSet: f.IsSet("timeout"),
 		MaxMessage: f.String("max-message"), Protocol: g.adhoc.Protocol, Transport: g.transport,
 	}.Check()
+	if err == nil && f.IsSet("record-max") {
+		if g.recordMax, err = units.ParseSize(f.String("record-max")); err != nil {
+			err = usagef("", "--record-max: %v", err)
+		}
+	}
 	return err
 }
 

@@ -61,6 +61,10 @@ See 'mcpc help serve'.`,
 			if err != nil {
 				return err
 			}
+			if err := st.openRecord(g); err != nil {
+				return err
+			}
+			defer st.closeRecord(g)
 			servers, err := serveArgs(g, cmd.Args().Slice(), cmd.String("separator"))
 			if err != nil {
 				return err

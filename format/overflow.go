@@ -128,11 +128,7 @@ func (o *Overflow) unsavedBecause(err error) string {
 	if errors.Is(err, ErrTooLarge) {
 		return "larger than the overflow cap"
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return "cannot write to the overflow directory " + o.Dir + ": " + err.Error()
+	return "cannot write to the overflow directory " + o.Dir + ": " + fsx.Reason(err).Error()
 }
 
 // capWriter writes up to left bytes and then only notes that there was

@@ -250,6 +250,8 @@ func params(t *testing.T, dir string) testscript.Params {
 			"oauth-revoke":      cmdOAuthRevokeClients,
 			"oauth-echo":        cmdOAuthEcho,
 			"oauth-echoed":      cmdOAuthEchoed,
+			"no-secrets":        cmdNoSecrets,
+			"record-shape":      cmdRecordShape,
 			"authorize":         cmdAuthorize,
 			"concurrent":        cmdConcurrent,
 			"auth-coverage":     cmdConformanceAuthCoverage,

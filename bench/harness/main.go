@@ -382,6 +382,8 @@ func (k *kit) stdioGroups() []*group {
 		{name: "mcpc call, cold (first contact with this server)", cmd: cmdSpec{argv: k.call(k.stdio...), home: k.cold, want: echoWant}},
 		{name: "mcpc call, warm", cmd: cmdSpec{argv: k.call(k.stdio...), home: k.warm, want: echoWant}},
 		{name: "mcpc call --protocol 2026-07-28", cmd: cmdSpec{argv: k.call(append(k.stdio, "--protocol", "2026-07-28")...), home: k.pinnedHome, want: echoWant}},
+		{name: "mcpc call --no-cache, warm", cmd: cmdSpec{argv: k.call(append(k.stdio, "--no-cache")...), home: k.warm, want: echoWant}, note: "the yardstick of --record, which asks the cache nothing"},
+		{name: "mcpc call --record FILE, warm", cmd: cmdSpec{argv: k.call(append(k.stdio, "--record", filepath.Join(k.h.tmp, "record.jsonl"))...), home: k.warm, want: echoWant}, note: "target: within 1.05× of --no-cache"},
 	}, []*row{
 		{name: "mcporter 0.12.3 call --stdio", cmd: cmdSpec{argv: append(append([]string{k.h.peer("mcporter"), "call"}, k.mcporterStdio...), "--tool", "echo", "--args", echoArgs), home: k.peerH, want: echoWant}},
 		{name: "@apify/mcpc 0.2.6 @session tools-call", cmd: cmdSpec{argv: []string{k.apifyMcpc, "--json", k.apify["stdio"], "tools-call", "echo", "text:=hello"}, home: k.peerH, want: echoWant}, note: "session connected first; its bridge process is not counted"},

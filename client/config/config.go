@@ -82,6 +82,10 @@ type Server struct {
 	// KeepAlive makes the first use of a server start a session
 	// holding it (mcpc session), which later uses reuse.
 	KeepAlive KeepAlive `json:"keepAlive,omitempty"`
+	// Record is a directory (relative to the config file's directory)
+	// a session's holder of the server records its traffic into, a file
+	// for each holder (mcpc help record).
+	Record string `json:"record,omitempty"`
 
 	// unusable is why the entry cannot be used (see Unusable).
 	unusable error

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,11 +70,7 @@ func (e *Entry) EnvFileVars(cwd string) ([]string, error) {
 	hint := fmt.Sprintf("fix \"envFile\" of server %q in %s", e.Name, e.SourceName())
 	data, err := fsx.ReadFile(path, MaxEnvFile)
 	if err != nil {
-		reason := err
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			reason = pe.Err
-		}
-		return nil, fail.Wrap(fail.Config, reason, hint, "server %q: cannot read envFile %s", e.Name, path)
+		return nil, fail.Wrap(fail.Config, fsx.Reason(err), hint, "server %q: cannot read envFile %s", e.Name, path)
 	}
 	vars, err := parseDotenv(path, data)
 	if err != nil {

@@ -1,9 +1,7 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/suggest"
 )
@@ -166,11 +165,7 @@ func readProjectFile(p string) *File {
 	if err == nil {
 		return f
 	}
-	reason := err
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		reason = pe.Err
-	}
-	return &File{Path: p, Source: SourceProject, Err: fail.Wrap(fail.Config, reason, "", "%s", p)}
+	return &File{Path: p, Source: SourceProject, Err: fail.Wrap(fail.Config, fsx.Reason(err), "", "%s", p)}
 }
 
 // UnusableFile is a config file that was found but not loaded, and why.

@@ -81,6 +81,9 @@ type ConnectOptions struct {
 	// Held, when set, reaches the server through the holder of a live
 	// session (mcpc session) instead of starting it.
 	Held *Held
+	// Record, when set, records every message of the connection
+	// (--record FILE, a session's "record"; transport.Recorder).
+	Record *transport.Recorder
 	// GuardGroup starts a stdio server with a guard of its process group
 	// (transport.Process.Guard): a holder's, which outlives invocations
 	// and may be killed outright.
@@ -288,17 +291,21 @@ func trace(o ConnectOptions, format string, args ...any) {
 	}
 }
 
+// newConn is a connection to e not yet made, with its wire.
+func newConn(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) *Conn {
+	w := newWire()
+	w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, o.NoCache, o.TraceMeta, o.Verbose
+	w.pinModern, w.discover = chosen.pinsModern(), chosen.discover
+	w.tap.Record(o.Record.Conn(e.Label()))
+	idle := transport.NewIdleWatch(o.IdleTimeout)
+	w.activity = idle.Touch
+	return &Conn{Entry: e, Label: e.Label(), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle,
+		secrets: redact.FromContext(ctx)}
+}
+
 // connectOnce makes one connection attempt with the era chosen.
 func connectOnce(ctx context.Context, e *config.Entry, o ConnectOptions, key string, chosen era) (*Conn, error) {
-	newSession := func() *Conn {
-		w := newWire()
-		w.memo, w.serverKey, w.noCache, w.meta, w.verbose = o.Memo, key, o.NoCache, o.TraceMeta, o.Verbose
-		w.pinModern, w.discover = chosen.pinsModern(), chosen.discover
-		idle := transport.NewIdleWatch(o.IdleTimeout)
-		w.activity = idle.Touch
-		return &Conn{Entry: e, Label: e.Label(), wire: w, key: key, opts: o, era: chosen, maxMessage: o.MaxMessage, idle: idle,
-			secrets: redact.FromContext(ctx)}
-	}
+	newSession := func() *Conn { return newConn(ctx, e, o, key, chosen) }
 	s := newSession()
 	trace(o, "era: %s", chosen.describe(e.Server.URL == "", o.ProbeTimeout))
 	var err error

@@ -165,13 +165,29 @@ type exchange struct {
 	msg  jsonrpc.Message
 	call *jsonrpc.Request // the request, when it expects an answer
 	sse  bool             // the server speaks HTTP+SSE (2024-11-05)
+	body []byte           // the body sent, when a recording needs it
+	// legacy is sse, or the GET that opens an HTTP+SSE stream (OpenSSE):
+	// how a recording names the transport.
+	legacy bool
 }
+
+// recName is how a recording names the exchange's transport.
+func (ex *exchange) recName() string {
+	if ex.legacy {
+		return "sse"
+	}
+	return "http"
+}
+
+// openingSSE marks the context of OpenSSE's GET.
+type openingSSE struct{}
 
 // prepare checks where req goes and clones it with the configured headers
 // and the message as the wire changed it. The tap may answer the message
 // itself: then that answer is returned instead, and nothing is sent.
 func (t *HTTP) prepare(req *http.Request) (*exchange, *http.Response, error) {
 	ex := &exchange{sse: t.SSE()}
+	ex.legacy = ex.sse || req.Context().Value(openingSSE{}) != nil
 	if ex.sse {
 		// The SDK posts where the server's endpoint event said, which
 		// OpenSSE checked; nothing else leaves the origin either.
@@ -212,6 +228,7 @@ func (t *HTTP) prepareMessage(ex *exchange) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.body = body
 	if ex.msg, err = jsonrpc.DecodeMessage(body); err != nil {
 		ex.msg = nil
 		return nil, nil
@@ -234,6 +251,7 @@ func (t *HTTP) prepareMessage(ex *exchange) (*http.Response, error) {
 			return nil, err
 		}
 		setBody(ex.req, body)
+		ex.body = body
 	}
 	return nil, nil
 }
@@ -243,7 +261,7 @@ func (t *HTTP) prepareMessage(ex *exchange) (*http.Response, error) {
 func (t *HTTP) send(ex *exchange) (*http.Response, error) {
 	req := ex.req
 	start := time.Now()
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.roundTripOnce(ex)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +282,7 @@ func (t *HTTP) send(ex *exchange) (*http.Response, error) {
 			req.Body = body
 		}
 		start = time.Now()
-		if resp, err = t.base.RoundTrip(req); err != nil {
+		if resp, err = t.roundTripOnce(ex); err != nil {
 			return nil, err
 		}
 		t.traceHTTP(req, resp, time.Since(start))
@@ -275,6 +293,22 @@ func (t *HTTP) send(ex *exchange) (*http.Response, error) {
 	if _, ok := ex.msg.(*jsonrpc.Response); ok {
 		t.tap.answered()
 	}
+	return resp, nil
+}
+
+// roundTripOnce sends ex's request once, recording it and its answer's
+// head when the tap records.
+func (t *HTTP) roundTripOnce(ex *exchange) (*http.Response, error) {
+	if t.tap.rec == nil {
+		return t.base.RoundTrip(ex.req)
+	}
+	t.tap.rec.request(ex.recName(), ex.req, ex.body)
+	resp, err := t.base.RoundTrip(ex.req)
+	if err != nil {
+		t.tap.rec.note("%s %s: %v", ex.req.Method, urlx.Redact(ex.req.URL.String()), err)
+		return nil, err
+	}
+	t.tap.rec.response(ex.recName(), resp)
 	return resp, nil
 }
 

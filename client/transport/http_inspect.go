@@ -21,7 +21,7 @@ import (
 func (t *HTTP) inspect(ex *exchange, resp *http.Response, own bool) (*http.Response, error) {
 	switch {
 	case ex.req.Method == http.MethodPost && resp.StatusCode >= 400:
-		return t.refused(ex.req, resp, ex.call, own || ex.sse)
+		return t.refused(ex, resp, own || ex.sse)
 	case resp.StatusCode < 200 || resp.StatusCode >= 300:
 		// A redirect is Go's client's to follow; the standalone GET's 405
 		// (no stream offered) and a DELETE's answer are the SDK's.
@@ -33,12 +33,15 @@ func (t *HTTP) inspect(ex *exchange, resp *http.Response, own bool) (*http.Respo
 		return t.inspectJSON(ex, resp)
 	case "text/event-stream":
 		resp.Body = newSSETap(resp.Body, t.tap, t.maxMessage)
+		resp.Body.(*sseTap).name = ex.recName()
 	default:
 		if ex.call != nil && !ex.sse {
 			// An HTML page, an empty 202, anything but the two answers a
 			// request may have. (On HTTP+SSE every answer comes on the
 			// stream: a POST is answered 202.)
-			return nil, t.unusable(ex.req, resp, ex.call, readEvidence(resp.Body))
+			data := readEvidence(resp.Body)
+			t.recordBody(ex, data)
+			return nil, t.unusable(ex.req, resp, ex.call, data)
 		}
 	}
 	return resp, nil
@@ -57,6 +60,7 @@ func (t *HTTP) inspectJSON(ex *exchange, resp *http.Response) (*http.Response, e
 		t.tap.OverLimit(ErrTooLarge)
 		return nil, ErrTooLarge
 	}
+	t.recordBody(ex, data)
 	if t.tap.framed(len(data)) && json.Valid(data) {
 		data = t.tap.frame(data)
 	}
@@ -86,8 +90,10 @@ func (t *HTTP) inspectJSON(ex *exchange, resp *http.Response) (*http.Response, e
 // request's error (and negotiates a revision on, for -32022). Anything
 // else, and anything for mcpc's own requests, is an *HTTPError. The wire
 // is told either way (Wire.Refused).
-func (t *HTTP) refused(req *http.Request, resp *http.Response, call *jsonrpc.Request, own bool) (*http.Response, error) {
+func (t *HTTP) refused(ex *exchange, resp *http.Response, own bool) (*http.Response, error) {
+	req, call := ex.req, ex.call
 	data := readEvidence(resp.Body)
+	t.recordBody(ex, data)
 	e := newHTTPError(req, resp, data)
 	t.tellRefused(call, e)
 	sdk := false
@@ -115,6 +121,14 @@ func (t *HTTP) refused(req *http.Request, resp *http.Response, call *jsonrpc.Req
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	return resp, nil
+}
+
+// recordBody records an answer's body (what was read of it) when the tap
+// records.
+func (t *HTTP) recordBody(ex *exchange, data []byte) {
+	if t.tap.rec != nil && len(data) > 0 {
+		t.tap.rec.message("in", ex.recName(), data)
+	}
 }
 
 // unusable is the *HTTPError for a 2xx answer to call that is not a

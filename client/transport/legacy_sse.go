@@ -110,7 +110,7 @@ func (t *HTTP) openSSE(ctx context.Context, endpoint string, end context.CancelC
 // getStream sends the transport's GET, with a token from the OAuth
 // handler when there is one.
 func (t *HTTP) getStream(ctx context.Context, endpoint string) (*http.Response, *http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, openingSSE{}, true), http.MethodGet, endpoint, nil)
 	if err != nil {
 		return nil, nil, err
 	}

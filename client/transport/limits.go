@@ -41,6 +41,9 @@ const UnframedSpan = 4
 // holder's tap (Unreadable) records none over the size or depth limit:
 // the request it answered fails, and the connection goes on.
 func (t *Tap) OverLimit(err error) {
+	if t.rec != nil {
+		t.rec.note("a message from the server was refused, not recorded: %v", err)
+	}
 	if (err == ErrTooLarge || err == ErrTooDeep) && t.dropping() {
 		t.trace("%v: dropped", err)
 		return

@@ -80,7 +80,7 @@ func DialSocket(ctx context.Context, path string) (*Socket, error) {
 // Transport is the MCP transport over the socket: every message passes
 // tap, and one message is at most limit bytes.
 func (s *Socket) Transport(tap *Tap, limit int64) mcp.Transport {
-	return lineTransport(s.in, s.out, tap, limit)
+	return lineTransport(s.in, s.out, tap, limit, "session")
 }
 
 // CancelSent is closed once a notifications/cancelled message has been

@@ -193,6 +193,7 @@ type sseTap struct {
 	tap    *Tap
 	limit  int64
 	events *EventReader
+	name   string // how a recording names the transport
 	out    []byte // ready for the SDK
 	err    error
 }
@@ -240,6 +241,9 @@ func (s *sseTap) Read(p []byte) (int, error) {
 // the SDK, with the data the wire gave back.
 func (s *sseTap) dispatch(ev Event) error {
 	data := ev.Data
+	if s.tap.rec != nil && len(data) > 0 {
+		s.tap.rec.event(s.name, ev, data)
+	}
 	if s.tap.framed(len(data)) && json.Valid(data) {
 		data = s.tap.frame(data)
 	}

@@ -239,6 +239,7 @@ type lineChecker struct {
 	framed func(n int) bool    // whether a line of n bytes goes through frame
 	over   func(error)         // told of a line over a limit
 	bound  func(int64) int64   // the tap's limit: a Bound in force lowers limit
+	record func([]byte)        // sees each line as read, before frame (Tap.Record); nil: none
 	mu     sync.Mutex
 	bad    *ProtocolError
 
@@ -265,6 +266,9 @@ func (l *lineChecker) next() ([]byte, error) {
 			continue
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if l.record != nil {
+				l.record(t)
+			}
 			if l.frame != nil && l.framed(len(t)) {
 				// The wire may keep the message and hand the SDK a
 				// stub; it is shown only valid JSON.

@@ -60,6 +60,10 @@ type Tap struct {
 	frameAll atomic.Bool  // see FrameAll
 	bound    atomic.Int64 // see Bound; 0: none
 
+	// rec records every message that passes (--record); nil, as it is
+	// unless set before the transport is made, costs a nil check.
+	rec *RecordConn
+
 	diverter   atomic.Pointer[func(jsonrpc.Message) bool]          // see Divert
 	unreadable atomic.Pointer[func(err error, id json.RawMessage)] // see Unreadable
 }
@@ -88,6 +92,10 @@ func (t *Tap) skip(line []byte) bool {
 	return t.diverter.Load() == nil && t.wire.Skip(line)
 }
 
+// Record makes the tap record every message that passes it into c (nil:
+// none). It is set before the tap's transport is made.
+func (t *Tap) Record(c *RecordConn) { t.rec = c }
+
 // NewTap is the tap of a session whose Wire is w.
 func NewTap(w Wire) *Tap { return &Tap{wire: w} }
 
@@ -107,7 +115,11 @@ func (t *Tap) trace(format string, args ...any) {
 }
 
 func (t *Tap) outgoing(msg jsonrpc.Message) (*jsonrpc.Response, error) {
-	return t.wire.Outgoing(msg)
+	resp, err := t.wire.Outgoing(msg)
+	if resp != nil && t.rec != nil {
+		t.rec.local(msg, resp)
+	}
+	return resp, err
 }
 
 // incoming counts the server's requests (see waitRoom) and shows msg to

@@ -14,17 +14,20 @@ import (
 // Transport is the MCP transport over the server's stdin and stdout: every
 // message passes tap, and one message is at most limit bytes.
 func (p *Process) Transport(tap *Tap, limit int64) mcp.Transport {
-	return lineTransport(p.stdout, p.stdin, tap, limit)
+	return lineTransport(p.stdout, p.stdin, tap, limit, "stdio")
 }
 
 // lineTransport is newline-delimited JSON-RPC read from in and written to
 // out, every message passing tap: a stdio server's pipes, or the socket
-// of a session's holder.
-func lineTransport(in *lineChecker, out io.WriteCloser, tap *Tap, limit int64) mcp.Transport {
+// of a session's holder (the transport named name in a recording).
+func lineTransport(in *lineChecker, out io.WriteCloser, tap *Tap, limit int64, name string) mcp.Transport {
 	in.frame, in.framed, in.over, in.limit = tap.frame, tap.framed, tap.OverLimit, int(limit)+1
 	in.bound = tap.limit
 	in.drops, in.dropped = tap.dropping, tap.dropped
-	return &wireTransport{inner: &stdioTransport{in: in, out: out, skip: tap.skip}, tap: tap}
+	if rec := tap.rec; rec != nil {
+		in.record = func(line []byte) { rec.message("in", name, line) }
+	}
+	return &wireTransport{inner: &stdioTransport{in: in, out: out, skip: tap.skip, rec: tap.rec, name: name}, tap: tap}
 }
 
 // stdioTransport is newline-delimited JSON-RPC over the server's stdout and
@@ -36,6 +39,8 @@ type stdioTransport struct {
 	in   *lineChecker
 	out  io.WriteCloser
 	skip func(line []byte) bool
+	rec  *RecordConn // see Tap.Record
+	name string      // "stdio" or "session", as a recording names it
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
@@ -86,6 +91,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	if c.t.rec != nil {
+		c.t.rec.message("out", c.t.name, data)
+	}
 	_, err = c.t.out.Write(append(data, '\n'))
 	return err
 }

@@ -104,3 +104,15 @@ func FileKind(m fs.FileMode) string {
 	}
 	return m.Type().String()
 }
+
+// Reason is err without the operation and path of an *fs.PathError
+// around it ("no such file or directory"): for a message that names the
+// file its own way (the path as the user wrote it, not a temporary
+// file's).
+func Reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -43,18 +43,89 @@ func WriteFileParts(path string, parts [][]byte, perm fs.FileMode, links Symlink
 	if st, err := os.Stat(target); err == nil {
 		perm = st.Mode().Perm()
 	}
-	dir := filepath.Dir(target)
-	name, err := writeTemp(target, parts, perm)
-	if err == nil {
-		err = os.Rename(name, target)
-	}
+	p, err := createPending(target, perm)
 	if err != nil {
-		if name != "" {
-			os.Remove(name)
-		}
 		return err
 	}
-	return syncDir(dir)
+	for _, b := range parts {
+		if _, err := p.Write(b); err != nil {
+			p.Abort()
+			return err
+		}
+	}
+	return p.Commit()
+}
+
+// Pending is a file written as it goes that replaces its path atomically
+// when done (WriteFile for what is not in memory at once: a recording of
+// a session's traffic). Until Commit it is a temporary file beside the
+// path, already with its final mode, so what it holds is never readable
+// by others; Abort removes it. Not safe for concurrent use.
+type Pending struct {
+	f      *os.File
+	target string
+	perm   fs.FileMode
+	err    error
+}
+
+// CreatePending starts the file that will replace path with mode perm
+// (whatever mode an existing file has). A directory that is missing or
+// not writable is an error here, before anything is written.
+func CreatePending(path string, perm fs.FileMode, links Symlinks) (*Pending, error) {
+	target, err := resolve(path, links)
+	if err != nil {
+		return nil, err
+	}
+	return createPending(target, perm)
+}
+
+func createPending(target string, perm fs.FileMode) (*Pending, error) {
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	p := &Pending{f: f, target: target, perm: perm}
+	if err := f.Chmod(perm); err != nil {
+		p.Abort()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Write appends b; after an error every Write returns it.
+func (p *Pending) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.f.Write(b)
+	p.err = err
+	return n, err
+}
+
+// Commit syncs the file and renames it over the path, then syncs the
+// directory. After an earlier Write error it aborts and returns that.
+func (p *Pending) Commit() error {
+	err := p.err
+	if err == nil {
+		err = p.f.Sync()
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(p.f.Name(), p.target)
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+		return err
+	}
+	return syncDir(filepath.Dir(p.target))
+}
+
+// Abort removes the file; the path is left as it was.
+func (p *Pending) Abort() {
+	p.f.Close()
+	os.Remove(p.f.Name())
 }
 
 // resolve is the file WriteFile replaces: path itself, or under Follow the
@@ -106,26 +177,23 @@ func CreateExcl(path string, data []byte, perm fs.FileMode) error {
 }
 
 // writeTemp writes data to a new temporary file beside path, with perm,
-// and syncs it: what WriteFile renames and CreateExcl links into place. On
-// an error after the file was made, its name is returned for removal.
+// and syncs it: what CreateExcl links into place. On an error after the
+// file was made, its name is returned for removal.
 func writeTemp(path string, parts [][]byte, perm fs.FileMode) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	p, err := createPending(path, perm)
 	if err != nil {
 		return "", err
 	}
-	for _, p := range parts {
-		if _, err = tmp.Write(p); err != nil {
+	for _, b := range parts {
+		if _, err = p.Write(b); err != nil {
 			break
 		}
 	}
 	if err == nil {
-		err = tmp.Chmod(perm)
+		err = p.f.Sync()
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
+	if cerr := p.f.Close(); err == nil {
 		err = cerr
 	}
-	return tmp.Name(), err
+	return p.f.Name(), err
 }

@@ -20,7 +20,7 @@ func TestExamples(t *testing.T) {
 }
 
 func TestBody(t *testing.T) {
-	v := Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "5s", SessionIdle: "30m"}
+	v := Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "5s", SessionIdle: "30m", RecordMax: "256MiB"}
 	for _, tp := range Topics {
 		text, body := tp.Text(v), tp.Body(v)
 		if !strings.HasSuffix(text, body) || strings.HasPrefix(body, "\n") || len(body) >= len(text) {
@@ -30,7 +30,7 @@ func TestBody(t *testing.T) {
 }
 
 func TestSkillOf(t *testing.T) {
-	v := Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "5s", SessionIdle: "30m"}
+	v := Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "5s", SessionIdle: "30m", RecordMax: "256MiB"}
 	if s, err := SkillOf("agents", v); err != nil || !strings.HasPrefix(s, "---\nname: mcpc\n") {
 		t.Errorf("SkillOf(agents) = %.40q, %v", s, err)
 	}

@@ -41,6 +41,7 @@ var Topics = []Topic{
 	{"skills", "SKILLS"},
 	{"ci", "CI, HEALTH CHECKS AND SCHEMA DRIFT"},
 	{"http", "HTTP SERVERS"},
+	{"record", "RECORDING A SERVER'S TRAFFIC"},
 	{"eras", "PROTOCOL ERAS AND CACHE"},
 	{"servers", "SERVERS RUN BY MCPC"},
 	{"oauth", "OAUTH LOGIN AND THE AUTH ENTRY"},
@@ -55,6 +56,8 @@ type Values struct {
 	ProbeTimeout string
 	// SessionIdle is the default of session start --idle (sessions).
 	SessionIdle string
+	// RecordMax is the default of --record-max (record).
+	RecordMax string
 }
 
 // funcs are the parts computed here, from the error model's lists; made

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var values = Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "10s", SessionIdle: "15m"}
+var values = Values{MaxMessage: "64MiB", KeepAlive: "15m", ProbeTimeout: "10s", SessionIdle: "15m", RecordMax: "256MiB"}
 
 // Every topic has its text, and every text file is a topic's: a file left
 // out of Topics would be carried by the binary and printed by nothing.
@@ -50,7 +50,7 @@ func TestTopics(t *testing.T) {
 
 // The values given are the ones printed, where the text states them.
 func TestValuesFilledIn(t *testing.T) {
-	v := Values{MaxMessage: "7MiB", KeepAlive: "3m", ProbeTimeout: "4s", SessionIdle: "9h"}
+	v := Values{MaxMessage: "7MiB", KeepAlive: "3m", ProbeTimeout: "4s", SessionIdle: "9h", RecordMax: "256MiB"}
 	for name, want := range map[string][]string{
 		"config":   {`bytes or "128MiB"; default 7MiB); an HTTP`, `stdio or HTTP (true: 3m; a duration like "10m"`},
 		"eras":     {`per server "probeTimeout",` + "\n  default 4s) once;"},

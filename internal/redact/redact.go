@@ -119,6 +119,17 @@ func (s *Set) String(text string) string {
 	return string(out)
 }
 
+// Append appends p to dst with every registered secret replaced by Mark:
+// String for bytes (a recorded message), without a copy when nothing is
+// registered.
+func (s *Set) Append(dst, p []byte) []byte {
+	if s.empty() {
+		return append(dst, p...)
+	}
+	out, _ := s.scan(dst, p, true)
+	return out
+}
+
 // scan appends p to dst with every secret replaced by Mark, scanning from
 // the left and taking at each position the longest secret that starts
 // there (what strings.NewReplacer does with the forms longest first). Not

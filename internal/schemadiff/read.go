@@ -2,8 +2,6 @@ package schemadiff
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
@@ -19,11 +17,7 @@ const readHint = "give a file written by: mcpc snapshot SERVER > FILE"
 func ReadFile(path, name string) (*Snapshot, error) {
 	data, err := fsx.ReadFile(path, MaxSize)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fail.New(fail.Usage, readHint, "cannot read snapshot file %s: %v", name, err)
+		return nil, fail.New(fail.Usage, readHint, "cannot read snapshot file %s: %v", name, fsx.Reason(err))
 	}
 	if !json.Valid(data) {
 		// Decoded only to say where the text goes wrong: a valid
