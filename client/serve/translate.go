@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
@@ -45,6 +46,9 @@ type translation struct {
 	done   chan struct{}
 	once   sync.Once
 	err    error
+	// timeout bounds the wait for a 2025 client's answer to one of
+	// serve's questions (--request-timeout); 0: none.
+	timeout time.Duration
 
 	mu      sync.Mutex
 	seq     int64
@@ -85,7 +89,7 @@ func (u *Upstream) line(ctx context.Context, era Era) (Line, error) {
 			u.Log(u.Name + ": " + how)
 		}
 	}
-	return newTranslation(ol, era, u.Name), nil
+	return newTranslation(ol, era, u.Name, u.RequestTimeout), nil
 }
 
 // eraRefused says err, Link's failure, means the server does not speak
@@ -109,8 +113,8 @@ type noteKey struct {
 	era Era
 }
 
-func newTranslation(l *Link, client Era, name string) *translation {
-	t := &translation{l: l, client: client, name: name, out: make(chan jsonrpc.Message, 16), done: make(chan struct{}),
+func newTranslation(l *Link, client Era, name string, timeout time.Duration) *translation {
+	t := &translation{l: l, client: client, name: name, timeout: timeout, out: make(chan jsonrpc.Message, 16), done: make(chan struct{}),
 		waiting: map[string]chan *jsonrpc.Response{}, listen: map[string]bool{}, rounds: map[string]*inputRound{},
 		asking: map[string]chan *jsonrpc.Response{}}
 	go t.pump()

@@ -157,11 +157,22 @@ func (t *translation) askClient(method string, params json.RawMessage) (*jsonrpc
 	t.asking[transport.IDKey(id)] = w
 	t.mu.Unlock()
 	t.toClient(&jsonrpc.Request{ID: id, Method: method, Params: params})
+	var expired <-chan time.Time
+	if t.timeout > 0 {
+		timer := time.NewTimer(t.timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	select {
 	case r := <-w:
 		return r, nil
 	case <-t.done:
 		return nil, t.err
+	case <-expired:
+		t.mu.Lock()
+		delete(t.asking, transport.IDKey(id))
+		t.mu.Unlock()
+		return nil, fmt.Errorf("the client did not answer %s for %s within %s (mcpc serve --request-timeout)", method, t.name, t.timeout)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // translated is a translation for a client of era over a link whose
 // holder answers each message with answer (nil: no answer); what the
 // holder read comes on got, encoded.
-func translated(t *testing.T, era Era, answer func(m map[string]any) []string) (*translation, chan string) {
+func translated(t *testing.T, era Era, answer func(m map[string]any) []string, timeout ...time.Duration) (*translation, chan string) {
 	t.Helper()
 	l, h := newLinkPair(t)
 	got := make(chan string, 64)
@@ -33,7 +33,7 @@ func translated(t *testing.T, era Era, answer func(m map[string]any) []string) (
 			h.write(answer(m)...)
 		}
 	}()
-	tr := newTranslation(l, era, `server "s"`)
+	tr := newTranslation(l, era, `server "s"`, append(timeout, 0)[0])
 	t.Cleanup(func() { tr.Close() })
 	return tr, got
 }
@@ -284,7 +284,7 @@ func TestTranslateListen(t *testing.T) {
 		for h.read() != nil {
 		}
 	}()
-	tr := newTranslation(l, Modern, `server "s"`)
+	tr := newTranslation(l, Modern, `server "s"`, 0)
 	t.Cleanup(func() { tr.Close() })
 	tr.Send(request(t, "sub-1", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
 	want := `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"},"notifications":{"toolsListChanged":true}}}`
@@ -304,5 +304,25 @@ func TestTranslateListen(t *testing.T) {
 		if i == maxListens-1 && m != `{"jsonrpc":"2.0","id":15,"error":{"code":-32600,"message":"at most 16 subscriptions/listen at once on one line"}}` {
 			t.Errorf("listen over the bound: %s", m)
 		}
+	}
+}
+
+// A 2025 client that does not answer serve's question within
+// --request-timeout has its request answered with why.
+func TestTranslateQuestionTimeout(t *testing.T) {
+	tr, got := translated(t, Legacy, func(m map[string]any) []string {
+		if m["method"] == "tools/call" {
+			return []string{answerWith(m, `{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}}}`)}
+		}
+		return nil
+	}, 50*time.Millisecond)
+	tr.Send(request(t, 1, "tools/call", `{"name":"t"}`))
+	holderGot(t, got)
+	if m := next(t, tr); !strings.Contains(m, `"method":"roots/list"`) {
+		t.Fatalf("the client was asked %s", m)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the client did not answer roots/list for server \"s\" within 50ms (mcpc serve --request-timeout)"}}`
+	if m := next(t, tr); m != want {
+		t.Errorf("answer\n%s\nwant\n%s", m, want)
 	}
 }
