@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
@@ -26,9 +27,9 @@ import (
 // io.modelcontextprotocol/* keys leave each request's _meta (the rest,
 // progressToken and trace context, stays), a per-request log level
 // becoming a logging/setLevel; a question of the server's (elicitation,
-// sampling, roots) is answered with an error at once, as a 2026-07-28
-// client asks nothing of that kind over its line; its ping is answered
-// here. subscriptions/listen is acknowledged here: the server's list
+// sampling, roots) is asked in the answer to the client's call when the
+// line lasts (translate_ask.go), else refused at once; its ping is
+// answered here. subscriptions/listen is acknowledged here: the server's list
 // changes reach every client of its holder anyway.
 //
 // A 2025 client of a 2026-07-28 server: initialize is answered from
@@ -45,6 +46,10 @@ type translation struct {
 	done   chan struct{}
 	once   sync.Once
 	err    error
+	// timeout bounds the wait for a 2025 client's answer to one of
+	// serve's questions (--request-timeout); 0: none.
+	timeout time.Duration
+	lasting bool // the line outlives a request (stdio, a 2025 HTTP session)
 
 	mu      sync.Mutex
 	seq     int64
@@ -55,6 +60,8 @@ type translation struct {
 	sub     json.RawMessage                   // the first of them: what the server's list changes name
 	rounds  map[string]*inputRound            // a 2025 client's requests that may take input rounds, by IDKey
 	asking  map[string]chan *jsonrpc.Response // serve's questions to a 2025 client, by id
+	calls   map[string]*modernCall            // a 2026-07-28 client's calls in flight, by the server's id
+	states  map[string]*modernCall            // its calls whose question is out, by requestState
 }
 
 // line opens the Line for a client of era: a Link to a holder of the
@@ -85,7 +92,10 @@ func (u *Upstream) line(ctx context.Context, era Era) (Line, error) {
 			u.Log(u.Name + ": " + how)
 		}
 	}
-	return newTranslation(ol, era, u.Name), nil
+	// A stateless HTTP request's line ends with its answer: a question
+	// cannot wait on it for the client's retry (translate_ask.go).
+	lasting := downstreamOf(ctx) != "http"
+	return newTranslation(ol, era, u.Name, u.RequestTimeout, lasting), nil
 }
 
 // eraRefused says err, Link's failure, means the server does not speak
@@ -109,8 +119,9 @@ type noteKey struct {
 	era Era
 }
 
-func newTranslation(l *Link, client Era, name string) *translation {
-	t := &translation{l: l, client: client, name: name, out: make(chan jsonrpc.Message, 16), done: make(chan struct{}),
+func newTranslation(l *Link, client Era, name string, timeout time.Duration, lasting bool) *translation {
+	t := &translation{l: l, client: client, name: name, timeout: timeout, lasting: lasting,
+		calls: map[string]*modernCall{}, states: map[string]*modernCall{}, out: make(chan jsonrpc.Message, 16), done: make(chan struct{}),
 		waiting: map[string]chan *jsonrpc.Response{}, listen: map[string]bool{}, rounds: map[string]*inputRound{},
 		asking: map[string]chan *jsonrpc.Response{}}
 	go t.pump()
@@ -141,6 +152,9 @@ func (t *translation) pump() {
 			if t.client == Legacy && t.inputRequired(v) {
 				continue // serve asks the client, and sends the request again
 			}
+			if t.client == Modern && t.callAnswered(v) {
+				continue
+			}
 			t.toClient(v)
 		case *jsonrpc.Request:
 			if v.IsCall() {
@@ -157,10 +171,13 @@ func (t *translation) pump() {
 // not the client's, waits on it otherwise). A 2026-07-28 server asks
 // nothing over a line; what it might is refused alike.
 func (t *translation) serverAsks(r *jsonrpc.Request) {
+	if t.client == Modern && t.askInResult(r) {
+		return
+	}
 	resp := &jsonrpc.Response{ID: r.ID, Result: json.RawMessage(`{}`)}
 	if r.Method != "ping" {
 		resp = &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: fmt.Sprintf("%s: mcpc serve does not pass %s to this client: it speaks %s, where a server asks in input_required answers, and serve translates none of a 2025 server's questions into them",
+			Message: fmt.Sprintf("%s: mcpc serve cannot pass %s to this client: it speaks %s, asked in an input_required answer, which serve gives only to the one call in flight on a line that lasts (stdio), for a capability the call declares",
 				t.name, r.Method, t.client)}}
 	}
 	t.l.Send(resp)
@@ -277,7 +294,13 @@ func (t *translation) fromModern(r *jsonrpc.Request) error {
 		t.toClient(&jsonrpc.Request{Method: "notifications/subscriptions/acknowledged", Params: json.RawMessage(ack)})
 		return nil
 	}
+	if r.Method == "notifications/cancelled" {
+		r = t.cancelled(r)
+	}
 	if r.IsCall() {
+		if t.held(r) {
+			return nil
+		}
 		if level := rawmsg.View(r.Params).Get("_meta." + gjson.Escape(metaPrefix+"logLevel")); level.Type == gjson.String {
 			t.setLevel(level.Str)
 		}

@@ -157,11 +157,22 @@ func (t *translation) askClient(method string, params json.RawMessage) (*jsonrpc
 	t.asking[transport.IDKey(id)] = w
 	t.mu.Unlock()
 	t.toClient(&jsonrpc.Request{ID: id, Method: method, Params: params})
+	var expired <-chan time.Time
+	if t.timeout > 0 {
+		timer := time.NewTimer(t.timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	select {
 	case r := <-w:
 		return r, nil
 	case <-t.done:
 		return nil, t.err
+	case <-expired:
+		t.mu.Lock()
+		delete(t.asking, transport.IDKey(id))
+		t.mu.Unlock()
+		return nil, fmt.Errorf("the client did not answer %s for %s within %s (mcpc serve --request-timeout)", method, t.name, t.timeout)
 	}
 }
 
@@ -180,8 +191,9 @@ func (t *translation) answered(v *jsonrpc.Response) bool {
 	return true
 }
 
-// cancelled is a 2025 client's notifications/cancelled as the server
-// reads it: a request sent again is in flight under serve's id.
+// cancelled is a client's notifications/cancelled as the server reads
+// it: a request the server knows by another id (a 2025 client's request
+// sent again, a 2026-07-28 client's retry of a held call) is named by it.
 func (t *translation) cancelled(r *jsonrpc.Request) *jsonrpc.Request {
 	req := rawmsg.View(r.Params).Get("requestId")
 	id, err := jsonrpc.MakeID(req.Value())
@@ -189,11 +201,22 @@ func (t *translation) cancelled(r *jsonrpc.Request) *jsonrpc.Request {
 		return r
 	}
 	key := transport.IDKey(id)
+	renamed := func(client, up jsonrpc.ID) *jsonrpc.Request {
+		if transport.IDKey(client) == key && transport.IDKey(up) != key {
+			return &jsonrpc.Request{Method: r.Method, Params: setParam(r.Params, "requestId", up.Raw())}
+		}
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, rd := range t.rounds {
-		if transport.IDKey(rd.client) == key && transport.IDKey(rd.now) != key {
-			return &jsonrpc.Request{Method: r.Method, Params: setParam(r.Params, "requestId", rd.now.Raw())}
+		if c := renamed(rd.client, rd.now); c != nil {
+			return c
+		}
+	}
+	for _, mc := range t.calls {
+		if c := renamed(mc.client, mc.up); c != nil {
+			return c
 		}
 	}
 	return r

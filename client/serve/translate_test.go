@@ -18,7 +18,7 @@ import (
 // translated is a translation for a client of era over a link whose
 // holder answers each message with answer (nil: no answer); what the
 // holder read comes on got, encoded.
-func translated(t *testing.T, era Era, answer func(m map[string]any) []string) (*translation, chan string) {
+func translated(t *testing.T, era Era, answer func(m map[string]any) []string, timeout ...time.Duration) (*translation, chan string) {
 	t.Helper()
 	l, h := newLinkPair(t)
 	got := make(chan string, 64)
@@ -33,7 +33,7 @@ func translated(t *testing.T, era Era, answer func(m map[string]any) []string) (
 			h.write(answer(m)...)
 		}
 	}()
-	tr := newTranslation(l, era, `server "s"`)
+	tr := newTranslation(l, era, `server "s"`, append(timeout, 0)[0], true)
 	t.Cleanup(func() { tr.Close() })
 	return tr, got
 }
@@ -119,7 +119,7 @@ func TestTranslateForModernClient(t *testing.T) {
 	if m := holderGot(t, got); m != `{"id":3,"jsonrpc":"2.0","method":"tools/call","params":{"_meta":{"progressToken":7,"traceparent":"00-x"},"name":"t"}}` {
 		t.Errorf("the holder got %s", m)
 	}
-	if m := holderGot(t, got); !strings.Contains(m, `"id":"h-q"`) || !strings.Contains(m, `mcpc serve does not pass elicitation/create to this client`) {
+	if m := holderGot(t, got); !strings.Contains(m, `"id":"h-q"`) || !strings.Contains(m, `mcpc serve cannot pass elicitation/create to this client`) {
 		t.Errorf("the server's question was answered %s", m)
 	}
 	if m := next(t, tr); m != `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` {
@@ -284,7 +284,7 @@ func TestTranslateListen(t *testing.T) {
 		for h.read() != nil {
 		}
 	}()
-	tr := newTranslation(l, Modern, `server "s"`)
+	tr := newTranslation(l, Modern, `server "s"`, 0, true)
 	t.Cleanup(func() { tr.Close() })
 	tr.Send(request(t, "sub-1", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
 	want := `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"},"notifications":{"toolsListChanged":true}}}`
@@ -304,5 +304,92 @@ func TestTranslateListen(t *testing.T) {
 		if i == maxListens-1 && m != `{"jsonrpc":"2.0","id":15,"error":{"code":-32600,"message":"at most 16 subscriptions/listen at once on one line"}}` {
 			t.Errorf("listen over the bound: %s", m)
 		}
+	}
+}
+
+// A 2025 client that does not answer serve's question within
+// --request-timeout has its request answered with why.
+func TestTranslateQuestionTimeout(t *testing.T) {
+	tr, got := translated(t, Legacy, func(m map[string]any) []string {
+		if m["method"] == "tools/call" {
+			return []string{answerWith(m, `{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}}}`)}
+		}
+		return nil
+	}, 50*time.Millisecond)
+	tr.Send(request(t, 1, "tools/call", `{"name":"t"}`))
+	holderGot(t, got)
+	if m := next(t, tr); !strings.Contains(m, `"method":"roots/list"`) {
+		t.Fatalf("the client was asked %s", m)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"the client did not answer roots/list for server \"s\" within 50ms (mcpc serve --request-timeout)"}}`
+	if m := next(t, tr); m != want {
+		t.Errorf("answer\n%s\nwant\n%s", m, want)
+	}
+}
+
+// A 2025 server's question during a 2026-07-28 client's call on a line
+// that lasts: the call is answered input_required, the retry answers the
+// question, and the server's answer to the call is the retry's. A
+// requestState serve does not hold is refused; a client that did not
+// declare the capability is not asked.
+func TestTranslateQuestionAsInputRequired(t *testing.T) {
+	tr, got := translated(t, Modern, func(m map[string]any) []string {
+		switch {
+		case m["method"] == "tools/call":
+			return []string{`{"jsonrpc":"2.0","id":"h-q","method":"elicitation/create","params":{"message":"name?"}}`}
+		case m["id"] == "h-q":
+			res, _ := json.Marshal(m["result"])
+			return []string{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + strconvQuote(string(res)) + `}]}}`}
+		}
+		return nil
+	})
+	caps := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	tr.Send(request(t, 1, "tools/call", `{"name":"ask",`+caps+`}`))
+	holderGot(t, got)
+	want := `{"jsonrpc":"2.0","id":1,"result":{"inputRequests":{"q":{"method":"elicitation/create","params":{"message":"name?"}}},"requestState":"mcpc-serve-ask-1","resultType":"input_required"}}`
+	if m := next(t, tr); m != want {
+		t.Fatalf("the call was answered\n%s\nwant\n%s", m, want)
+	}
+	tr.Send(request(t, 2, "tools/call", `{"name":"ask","inputResponses":{"q":{"action":"accept","content":{"name":"Ann"}}},"requestState":"mcpc-serve-ask-1",`+caps+`}`))
+	if m := holderGot(t, got); m != `{"id":"h-q","jsonrpc":"2.0","result":{"action":"accept","content":{"name":"Ann"}}}` {
+		t.Errorf("the server's question was answered %s", m)
+	}
+	if m := next(t, tr); m != `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"action\":\"accept\",\"content\":{\"name\":\"Ann\"}}"}]}}` {
+		t.Errorf("the retry was answered %s", m)
+	}
+	tr.Send(request(t, 3, "tools/call", `{"name":"ask","inputResponses":{},"requestState":"mcpc-serve-ask-1",`+caps+`}`))
+	if m := next(t, tr); !strings.Contains(m, `"id":3,"error":{"code":-32602,"message":"server \"s\": requestState \"mcpc-serve-ask-1\" names no question`) {
+		t.Errorf("a requestState not held: %s", m)
+	}
+	// Without the capability, the question is refused at once.
+	tr.Send(request(t, 4, "tools/call", `{"name":"ask"}`))
+	holderGot(t, got)
+	if m := holderGot(t, got); !strings.HasPrefix(m, `{"error":{"code":-32601,"message":"server \"s\": mcpc serve cannot pass elicitation/create`) || !strings.Contains(m, `"id":"h-q"`) {
+		t.Errorf("the server's question to a client without elicitation: %s", m)
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// A cancellation of a retry names the request the server knows.
+func TestTranslateCancelRetry(t *testing.T) {
+	tr, got := translated(t, Modern, func(m map[string]any) []string {
+		if m["method"] == "tools/call" {
+			return []string{`{"jsonrpc":"2.0","id":"h-q","method":"roots/list"}`}
+		}
+		return nil
+	})
+	caps := `"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
+	tr.Send(request(t, 1, "tools/call", `{"name":"t",`+caps+`}`))
+	holderGot(t, got)
+	next(t, tr)
+	tr.Send(request(t, 2, "tools/call", `{"name":"t","inputResponses":{"q":{"roots":[]}},"requestState":"mcpc-serve-ask-1",`+caps+`}`))
+	holderGot(t, got) // the question's answer
+	tr.Send(request(t, nil, "notifications/cancelled", `{"requestId":2}`))
+	if m := holderGot(t, got); m != `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}` {
+		t.Errorf("the holder got %s", m)
 	}
 }
