@@ -212,7 +212,7 @@ func (t *HTTP) prepareMessage(ex *exchange) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ex.msg, err = jsonrpc.DecodeMessage(body); err != nil {
+	if ex.msg, err = DecodeMessage(body); err != nil {
 		ex.msg = nil
 		return nil, nil
 	}
