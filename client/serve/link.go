@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,6 +44,16 @@ type Link struct {
 	mu    sync.Mutex
 	lists map[string]bool         // the client's tools/list requests in flight
 	calls map[string]*pendingCall // its requests in flight, with --log
+	// open are the client's requests not yet answered, and kept says
+	// nothing but requests and their answers went over the link (pool.go):
+	// a link left so may serve the next stateless request.
+	open map[string]bool
+	kept bool
+	// idle is set while the link waits in its upstream's pool: what the
+	// holder sends then (a notification to every client) is no one's.
+	idle atomic.Bool
+	// readDone is closed when the holder's side has ended.
+	readDone chan struct{}
 }
 
 // rules are what holds on one link: the entry's filter, serve's policy,
@@ -57,7 +68,8 @@ type rules struct {
 // newLink opens a link over c, reading messages of at most limit bytes.
 func newLink(c net.Conn, limit int64, r rules) *Link {
 	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
-		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{}}
+		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{},
+		open: map[string]bool{}, kept: true, readDone: make(chan struct{})}
 	go l.read(transport.NewMessageReader(c, int(limit)))
 	return l
 }
@@ -65,6 +77,7 @@ func newLink(c net.Conn, limit int64, r rules) *Link {
 // read passes what the holder sends on to in until the link ends; the
 // requests left unanswered are logged so.
 func (l *Link) read(r *transport.MessageReader) {
+	defer close(l.readDone)
 	defer close(l.in)
 	defer l.unanswered()
 	for {
@@ -74,8 +87,12 @@ func (l *Link) read(r *transport.MessageReader) {
 			return
 		}
 		for _, m := range msgs {
+			m = l.filtered(m)
+			if l.idle.Load() {
+				continue // between requests: for none of them
+			}
 			select {
-			case l.in <- l.filtered(m):
+			case l.in <- m:
 			case <-l.quit:
 				return // closed: nobody reads what comes
 			}
@@ -87,6 +104,7 @@ func (l *Link) read(r *transport.MessageReader) {
 // tool the filter or the policy refuses.
 func (l *Link) Send(msg jsonrpc.Message) error {
 	if ans := l.screen(msg); ans != nil {
+		l.answered(transport.IDKey(ans.ID), ans)
 		select {
 		case l.local <- ans:
 		case <-l.quit:
@@ -99,7 +117,9 @@ func (l *Link) Send(msg jsonrpc.Message) error {
 	}
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	_, err = l.c.Write(append(data, '\n'))
+	if _, err = l.c.Write(append(data, '\n')); err != nil {
+		l.spoil()
+	}
 	return err
 }
 
@@ -112,6 +132,7 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 		return nil
 	}
 	if !r.IsCall() {
+		l.spoil() // the holder may answer for it, or not, later
 		if r.Method == "notifications/cancelled" {
 			l.cancelled(rawmsg.View(r.Params).Get("requestId"))
 		}
@@ -119,6 +140,7 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 	}
 	key := transport.IDKey(r.ID)
 	params := rawmsg.View(r.Params)
+	l.sent(key, r.Method, params)
 	var c *pendingCall
 	if l.policy != nil && l.policy.Log != nil {
 		c = &pendingCall{start: time.Now(), method: r.Method, size: len(r.Params)}
@@ -206,7 +228,10 @@ func (l *Link) unanswered() {
 
 // Receive is the next message from the held server for this client (or
 // serve's own answer); an error once the link has ended.
-func (l *Link) Receive() (jsonrpc.Message, error) {
+func (l *Link) Receive() (jsonrpc.Message, error) { return l.receive(nil) }
+
+// receive is Receive, given up when stop is closed (errStopped).
+func (l *Link) receive(stop <-chan struct{}) (jsonrpc.Message, error) {
 	select {
 	case m := <-l.local:
 		return m, nil
@@ -214,6 +239,8 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 		if ok {
 			return m, nil
 		}
+	case <-stop:
+		return nil, errStopped
 	}
 	select {
 	case m := <-l.local:
@@ -229,9 +256,13 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	r, ok := m.(*jsonrpc.Response)
 	if !ok {
+		if q, ok := m.(*jsonrpc.Request); ok && q.IsCall() {
+			l.spoil() // a question of the server's, asked of this client
+		}
 		return m
 	}
 	key := transport.IDKey(r.ID)
+	l.answered(key, r)
 	if c := l.pending(key); c != nil {
 		l.logAnswer(c, r)
 	}
