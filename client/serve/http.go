@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -313,14 +314,15 @@ func (s *HTTP) take(w http.ResponseWriter, r *http.Request) bool {
 	}
 }
 
-// stateless runs a 2026-07-28 request on a link of its own, which ends
-// with it: no request depends on an earlier one.
+// stateless runs a 2026-07-28 request on a link of its own, for as long
+// as it runs: no request depends on an earlier one. A server's link may
+// have served an earlier request, and wait for a later one (pool.go).
 func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, b Backend, req *jsonrpc.Request) {
 	if !s.take(w, r) {
 		return
 	}
 	defer func() { <-s.slots }()
-	link, err := b.Open(r.Context(), Modern)
+	link, recv, done, err := openStateless(r.Context(), b)
 	if err != nil && req.Method == "server/discover" {
 		// A 2026-07-28 client's probe of a server that speaks 2025 only:
 		// not found, as the server itself would answer, so the client
@@ -335,13 +337,12 @@ func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, b Backend, req 
 		http.Error(w, s.Secrets.String(err.Error()), http.StatusBadGateway)
 		return
 	}
-	defer link.Close()
 	st := &stream{out: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
 		for {
-			m, err := link.Receive()
+			m, err := recv(st.done)
 			if err != nil {
 				return
 			}
@@ -354,8 +355,30 @@ func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, b Backend, req 
 	}()
 	if err := link.Send(req); err != nil {
 		http.Error(w, "the held server went away", http.StatusBadGateway)
-		return
+	} else {
+		s.write(w, r, st, req.ID, ended)
 	}
-	s.write(w, r, st, req.ID, ended)
 	close(st.done)
+	done(ended)
+}
+
+// openStateless opens the line of one stateless request on b, with how
+// it is read (given up when stop is closed) and done, called once the
+// request is over with the reader's end: a server's link is leased
+// (and given back once nothing reads it), any other line opened and
+// closed.
+func openStateless(ctx context.Context, b Backend) (line Line, recv func(stop <-chan struct{}) (jsonrpc.Message, error), done func(read <-chan struct{}), err error) {
+	if u, ok := b.(*Upstream); ok {
+		l, err := u.Lease(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return l, l.receive, func(read <-chan struct{}) { <-read; u.Release(l) }, nil
+	}
+	line, err = b.Open(ctx, Modern)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	recv = func(<-chan struct{}) (jsonrpc.Message, error) { return line.Receive() }
+	return line, recv, func(<-chan struct{}) { line.Close() }, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -48,6 +49,16 @@ type Link struct {
 	// server's late answer is dropped.
 	timers map[string]*time.Timer
 	late   map[string]bool
+	// open are the client's requests not yet answered, and kept says
+	// nothing but requests and their answers went over the link (pool.go):
+	// a link left so may serve the next stateless request.
+	open map[string]bool
+	kept bool
+	// idle is set while the link waits in its upstream's pool: what the
+	// holder sends then (a notification to every client) is no one's.
+	idle atomic.Bool
+	// readDone is closed when the holder's side has ended.
+	readDone chan struct{}
 }
 
 // rules are what holds on one link: the entry's filter, serve's policy,
@@ -67,7 +78,8 @@ type rules struct {
 func newLink(c net.Conn, limit int64, r rules) *Link {
 	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
 		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{},
-		timers: map[string]*time.Timer{}, late: map[string]bool{}}
+		timers: map[string]*time.Timer{}, late: map[string]bool{},
+		open: map[string]bool{}, kept: true, readDone: make(chan struct{})}
 	go l.read(transport.NewMessageReader(c, int(limit)))
 	return l
 }
@@ -75,6 +87,7 @@ func newLink(c net.Conn, limit int64, r rules) *Link {
 // read passes what the holder sends on to in until the link ends; the
 // requests left unanswered are logged so.
 func (l *Link) read(r *transport.MessageReader) {
+	defer close(l.readDone)
 	defer close(l.in)
 	defer l.unanswered()
 	for {
@@ -86,6 +99,9 @@ func (l *Link) read(r *transport.MessageReader) {
 		for _, m := range msgs {
 			if m = l.filtered(m); m == nil {
 				continue // answered by serve already (--request-timeout)
+			}
+			if l.idle.Load() {
+				continue // between requests: for none of them
 			}
 			select {
 			case l.in <- m:
@@ -100,6 +116,7 @@ func (l *Link) read(r *transport.MessageReader) {
 // tool the filter or the policy refuses.
 func (l *Link) Send(msg jsonrpc.Message) error {
 	if ans := l.screen(msg); ans != nil {
+		l.answered(transport.IDKey(ans.ID), ans)
 		select {
 		case l.local <- ans:
 		case <-l.quit:
@@ -112,7 +129,9 @@ func (l *Link) Send(msg jsonrpc.Message) error {
 	}
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	_, err = l.c.Write(append(data, '\n'))
+	if _, err = l.c.Write(append(data, '\n')); err != nil {
+		l.spoil()
+	}
 	return err
 }
 
@@ -125,6 +144,7 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 		return nil
 	}
 	if !r.IsCall() {
+		l.spoil() // the holder may answer for it, or not, later
 		if r.Method == "notifications/cancelled" {
 			l.cancelled(rawmsg.View(r.Params).Get("requestId"))
 		}
@@ -132,6 +152,7 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 	}
 	key := transport.IDKey(r.ID)
 	params := rawmsg.View(r.Params)
+	l.sent(key, r.Method, params)
 	var c *pendingCall
 	if l.policy != nil && l.policy.Log != nil {
 		c = &pendingCall{start: time.Now(), method: r.Method, size: len(r.Params)}
@@ -220,9 +241,9 @@ func (l *Link) expired(key string, r *jsonrpc.Request) {
 // waiting for: the code the SDKs give their own request timeouts.
 const codeRequestTimeout = -32001
 
-// answered stops key's timer; false when serve answered it already (the
+// untimed stops key's timer; false when serve answered it already (the
 // server's answer is late, and dropped).
-func (l *Link) answered(key string) bool {
+func (l *Link) untimed(key string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.late[key] {
@@ -287,7 +308,10 @@ func (l *Link) unanswered() {
 
 // Receive is the next message from the held server for this client (or
 // serve's own answer); an error once the link has ended.
-func (l *Link) Receive() (jsonrpc.Message, error) {
+func (l *Link) Receive() (jsonrpc.Message, error) { return l.receive(nil) }
+
+// receive is Receive, given up when stop is closed (errStopped).
+func (l *Link) receive(stop <-chan struct{}) (jsonrpc.Message, error) {
 	select {
 	case m := <-l.local:
 		return m, nil
@@ -295,6 +319,8 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 		if ok {
 			return m, nil
 		}
+	case <-stop:
+		return nil, errStopped
 	}
 	select {
 	case m := <-l.local:
@@ -311,12 +337,16 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	r, ok := m.(*jsonrpc.Response)
 	if !ok {
+		if q, ok := m.(*jsonrpc.Request); ok && q.IsCall() {
+			l.spoil() // a question of the server's, asked of this client
+		}
 		return m
 	}
 	key := transport.IDKey(r.ID)
-	if l.timeout > 0 && !l.answered(key) {
+	if l.timeout > 0 && !l.untimed(key) {
 		return nil
 	}
+	l.answered(key, r)
 	if c := l.pending(key); c != nil {
 		l.logAnswer(c, r)
 	}

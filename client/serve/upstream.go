@@ -70,6 +70,8 @@ type Upstream struct {
 	// client request (--request-timeout); 0: none.
 	RequestTimeout time.Duration
 
+	pool linkPool // links waiting for a stateless request (pool.go)
+
 	mu     sync.Mutex
 	own    [2]*owned
 	failed [2]error // why holding the server for an era failed: not tried again
@@ -169,6 +171,7 @@ func (u *Upstream) owned(ctx context.Context, era Era) (*owned, error) {
 
 // Close ends the holders serve keeps, and their servers.
 func (u *Upstream) Close() {
+	u.pool.close()
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for i, o := range u.own {

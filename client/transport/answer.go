@@ -65,7 +65,7 @@ func ReadAnswer(ctx context.Context, resp *http.Response, id jsonrpc.ID, o Answe
 
 // answerOf reads the response to request id from a JSON body.
 func answerOf(body []byte, id jsonrpc.ID, label string) (json.RawMessage, error) {
-	msg, err := jsonrpc.DecodeMessage(body)
+	msg, err := DecodeMessage(body)
 	if err != nil {
 		return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an answer that is not JSON-RPC", label)
 	}
@@ -100,7 +100,7 @@ func readStream(ctx context.Context, body io.Reader, id jsonrpc.ID, o AnswerOpti
 		if len(ev.Data) == 0 {
 			continue
 		}
-		msg, err := jsonrpc.DecodeMessage(ev.Data)
+		msg, err := DecodeMessage(ev.Data)
 		if err != nil {
 			return nil, fail.Wrap(fail.Protocol, err, "", "%s sent an event that is not JSON-RPC", o.Label)
 		}

@@ -117,7 +117,7 @@ func newHTTPError(req *http.Request, resp *http.Response, data []byte) *HTTPErro
 	}
 	// Whatever the content type, as the SDK does: some servers send their
 	// JSON-RPC errors as text/plain.
-	if m, err := jsonrpc.DecodeMessage(data); err == nil {
+	if m, err := DecodeMessage(data); err == nil {
 		if r, ok := m.(*jsonrpc.Response); ok {
 			errors.As(r.Error, &e.rpc)
 		}

@@ -229,7 +229,7 @@ func (t *HTTP) prepareMessage(ex *exchange) (*http.Response, error) {
 		return nil, err
 	}
 	ex.body = body
-	if ex.msg, err = jsonrpc.DecodeMessage(body); err != nil {
+	if ex.msg, err = DecodeMessage(body); err != nil {
 		ex.msg = nil
 		return nil, nil
 	}
@@ -315,9 +315,14 @@ func (t *HTTP) roundTripOnce(ex *exchange) (*http.Response, error) {
 // BaseTransport is Go's default transport, except that names under
 // .localhost (and localhost itself) reach the loopback address without a
 // DNS query (RFC 6761): mcpc allows plain http there because it is local,
-// so a resolver must not be able to send it anywhere else.
+// so a resolver must not be able to send it anywhere else. It keeps as
+// many idle connections to its one server as to all (Go's default is 2
+// per host): a holder (a session's, serve's) posts many requests at once,
+// and every connection past 2 was closed at its answer and dialed again
+// for the next.
 func BaseTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = t.MaxIdleConns
 	// Go's proxy rules skip localhost and loopback IPs but not other
 	// .localhost names, which are loopback too.
 	proxy := t.Proxy

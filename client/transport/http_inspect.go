@@ -64,7 +64,7 @@ func (t *HTTP) inspectJSON(ex *exchange, resp *http.Response) (*http.Response, e
 	if t.tap.framed(len(data)) && json.Valid(data) {
 		data = t.tap.frame(data)
 	}
-	m, err := jsonrpc.DecodeMessage(data)
+	m, err := DecodeMessage(data)
 	switch {
 	case err == nil && t.tap.divert(m):
 		// Routed by a session's holder, whose relay reads nothing

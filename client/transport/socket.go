@@ -170,9 +170,14 @@ func withSocketAddr(path string, f func(addr string) error) error {
 // the socket is bounded like what a server sends.
 type MessageReader struct{ l *lineChecker }
 
+// messageReaderSize is a MessageReader's buffer: room for most messages
+// (a line longer is gathered past it, readLine), and small, since a
+// holder or serve keeps one per client connected, idle or not.
+const messageReaderSize = 8 << 10
+
 // NewMessageReader reads messages from r.
 func NewMessageReader(r io.ReadCloser, limit int) *MessageReader {
-	return &MessageReader{l: &lineChecker{r: bufio.NewReaderSize(r, 64<<10), c: r, limit: limit + 1}}
+	return &MessageReader{l: &lineChecker{r: bufio.NewReaderSize(r, messageReaderSize), c: r, limit: limit + 1}}
 }
 
 // Read returns the next message (several, for a batch).

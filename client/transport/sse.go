@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
 	"github.com/mcpc-dev/mcpc/internal/blockbuf"
 )
 
@@ -248,7 +246,7 @@ func (s *sseTap) dispatch(ev Event) error {
 		data = s.tap.frame(data)
 	}
 	if len(data) > 0 {
-		if m, err := jsonrpc.DecodeMessage(data); err == nil {
+		if m, err := DecodeMessage(data); err == nil {
 			if s.tap.divert(m) {
 				return nil // routed by a session's holder: not the SDK's
 			}

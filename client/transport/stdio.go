@@ -307,7 +307,7 @@ func (l *lineChecker) decode(line []byte) ([]jsonrpc.Message, error) {
 		}
 		msgs := make([]jsonrpc.Message, 0, len(raws))
 		for _, raw := range raws {
-			m, err := jsonrpc.DecodeMessage(raw)
+			m, err := DecodeMessage(raw)
 			if err != nil {
 				return nil, err
 			}
@@ -315,7 +315,7 @@ func (l *lineChecker) decode(line []byte) ([]jsonrpc.Message, error) {
 		}
 		return msgs, nil
 	}
-	m, err := jsonrpc.DecodeMessage(line)
+	m, err := DecodeMessage(line)
 	if err != nil {
 		if !json.Valid(line) {
 			return nil, l.notJSON(line)
