@@ -43,6 +43,8 @@ type Link struct {
 	mu    sync.Mutex
 	lists map[string]bool         // the client's tools/list requests in flight
 	calls map[string]*pendingCall // its requests in flight, with --log
+	// taskLists are its tasks/list requests in flight (tasks.go).
+	taskLists map[string]bool
 }
 
 // rules are what holds on one link: the entry's filter, serve's policy,
@@ -52,12 +54,15 @@ type rules struct {
 	policy     *Policy
 	server     string // the server's plain name: SERVER in SERVER__TOOL
 	downstream string // the client, for the call log
+	// book is who owns each task of the server (tasks.go); nil: no
+	// ownership kept.
+	book *taskBook
 }
 
 // newLink opens a link over c, reading messages of at most limit bytes.
 func newLink(c net.Conn, limit int64, r rules) *Link {
 	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
-		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{}}
+		quit: make(chan struct{}), lists: map[string]bool{}, taskLists: map[string]bool{}, calls: map[string]*pendingCall{}}
 	go l.read(transport.NewMessageReader(c, int(limit)))
 	return l
 }
@@ -74,8 +79,11 @@ func (l *Link) read(r *transport.MessageReader) {
 			return
 		}
 		for _, m := range msgs {
+			if m = l.filtered(m); m == nil {
+				continue // another client's task's news
+			}
 			select {
-			case l.in <- l.filtered(m):
+			case l.in <- m:
 			case <-l.quit:
 				return // closed: nobody reads what comes
 			}
@@ -119,6 +127,9 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 	}
 	key := transport.IDKey(r.ID)
 	params := rawmsg.View(r.Params)
+	if ans := l.taskRefusal(r, key, params); ans != nil {
+		return ans
+	}
 	var c *pendingCall
 	if l.policy != nil && l.policy.Log != nil {
 		c = &pendingCall{start: time.Now(), method: r.Method, size: len(r.Params)}
@@ -229,12 +240,17 @@ func (l *Link) Receive() (jsonrpc.Message, error) {
 func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	r, ok := m.(*jsonrpc.Response)
 	if !ok {
+		if q, ok := m.(*jsonrpc.Request); ok && l.foreignTask(q) {
+			return nil
+		}
 		return m
 	}
 	key := transport.IDKey(r.ID)
 	if c := l.pending(key); c != nil {
 		l.logAnswer(c, r)
 	}
+	r = l.taskAnswered(key, r)
+	m = r
 	l.mu.Lock()
 	list := l.lists[key]
 	delete(l.lists, key)
@@ -286,7 +302,12 @@ func (l *Link) logAnswer(c *pendingCall, r *jsonrpc.Response) {
 
 // Close ends the link: the holder cancels what the client left running.
 func (l *Link) Close() error {
-	l.closeOnce.Do(func() { close(l.quit) })
+	l.closeOnce.Do(func() {
+		close(l.quit)
+		if l.book != nil {
+			l.book.forget(l)
+		}
+	})
 	return l.c.Close()
 }
 

@@ -66,6 +66,8 @@ type Upstream struct {
 	// refuses nothing and logs nothing.
 	Policy *Policy
 
+	tasks taskBook // which client owns each task
+
 	mu     sync.Mutex
 	own    [2]*owned
 	failed [2]error // why holding the server for an era failed: not tried again
@@ -96,7 +98,7 @@ func (u *Upstream) Link(ctx context.Context, era Era) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the holder of %s: %w", u.Name, err)
 	}
-	return newLink(c, u.Limit, rules{hidden: u.Hidden, policy: u.Policy, server: u.Server, downstream: downstreamOf(ctx)}), nil
+	return newLink(c, u.Limit, rules{hidden: u.Hidden, policy: u.Policy, server: u.Server, downstream: downstreamOf(ctx), book: &u.tasks}), nil
 }
 
 // owned is the holder serve keeps for era, opened now if it is not yet.
