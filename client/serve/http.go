@@ -70,6 +70,7 @@ type httpSession struct {
 type stream struct {
 	out  chan jsonrpc.Message
 	done chan struct{}
+	sse  bool // an event stream: it can carry the server's questions
 }
 
 // DefaultMaxRequests bounds the requests serve runs at once.
@@ -293,7 +294,7 @@ func (s *HTTP) call(w http.ResponseWriter, r *http.Request, hs *httpSession, req
 		return
 	}
 	defer func() { <-s.slots }()
-	st := hs.open(req)
+	st := hs.open(req, strings.Contains(r.Header.Get("Accept"), "text/event-stream"))
 	defer hs.close(req, st)
 	if err := hs.link.Send(req); err != nil {
 		http.Error(w, "the held server went away", http.StatusBadGateway)
