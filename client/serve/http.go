@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -217,10 +219,19 @@ func (s *HTTP) read(w http.ResponseWriter, r *http.Request, b Backend) (jsonrpc.
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
 		return nil, errors.New("too large")
 	}
-	// The body is read by the one message reader, under its bounds (size,
-	// depth), as it comes: not gathered first and copied.
-	body := io.MultiReader(http.MaxBytesReader(w, r.Body, b.MaxMessage()), strings.NewReader("\n"))
-	msgs, err := transport.NewMessageReader(io.NopCloser(body), int(b.MaxMessage())).Read()
+	// The body is one JSON value, which may span lines (pretty-printed):
+	// read under the bound, put on one line, then read by the one message
+	// reader under its bounds (depth, shape).
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, b.MaxMessage()))
+	var line bytes.Buffer
+	if err == nil && bytes.ContainsAny(raw, "\r\n") && json.Compact(&line, raw) == nil {
+		raw = line.Bytes()
+	}
+	var msgs []jsonrpc.Message
+	if err == nil {
+		body := io.MultiReader(bytes.NewReader(raw), strings.NewReader("\n"))
+		msgs, err = transport.NewMessageReader(io.NopCloser(body), int(b.MaxMessage())).Read()
+	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) || errors.Is(err, transport.ErrTooLarge) {
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)

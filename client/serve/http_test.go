@@ -305,3 +305,16 @@ func TestHTTPQuestionRouting(t *testing.T) {
 		}
 	}
 }
+
+// A body is one JSON value however it is laid out: pretty-printed (over
+// several lines) it is read as on one.
+func TestHTTPPrettyBody(t *testing.T) {
+	srv := testFront(t, Legacy)
+	pretty := "{\n  \"jsonrpc\": \"2.0\",\r\n  \"id\": 1,\n  \"method\": \"initialize\",\n  \"params\": {\"protocolVersion\": \"2025-11-25\",\n \"capabilities\": {}, \"clientInfo\": {\"name\": \"c\", \"version\": \"1\"}}\n}\n"
+	if r := post(t, srv, pretty); r.status != 200 || !strings.Contains(r.body, `"serverInfo":{"name":"fake"`) {
+		t.Fatalf("pretty initialize: %d %s", r.status, r.body)
+	}
+	if r := post(t, srv, "{\n\"jsonrpc\": \"2.0\",\n"); r.status != 400 {
+		t.Fatalf("a broken body: %d %s", r.status, r.body)
+	}
+}
