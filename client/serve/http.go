@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -71,6 +73,7 @@ type httpSession struct {
 type stream struct {
 	out  chan jsonrpc.Message
 	done chan struct{}
+	sse  bool // an event stream: it can carry the server's questions
 }
 
 // DefaultMaxRequests bounds the requests serve runs at once.
@@ -217,10 +220,19 @@ func (s *HTTP) read(w http.ResponseWriter, r *http.Request, b Backend) (jsonrpc.
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
 		return nil, errors.New("too large")
 	}
-	// The body is read by the one message reader, under its bounds (size,
-	// depth), as it comes: not gathered first and copied.
-	body := io.MultiReader(http.MaxBytesReader(w, r.Body, b.MaxMessage()), strings.NewReader("\n"))
-	msgs, err := transport.NewMessageReader(io.NopCloser(body), int(b.MaxMessage())).Read()
+	// The body is one JSON value, which may span lines (pretty-printed):
+	// read under the bound, put on one line, then read by the one message
+	// reader under its bounds (depth, shape).
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, b.MaxMessage()))
+	var line bytes.Buffer
+	if err == nil && bytes.ContainsAny(raw, "\r\n") && json.Compact(&line, raw) == nil {
+		raw = line.Bytes()
+	}
+	var msgs []jsonrpc.Message
+	if err == nil {
+		body := io.MultiReader(bytes.NewReader(raw), strings.NewReader("\n"))
+		msgs, err = transport.NewMessageReader(io.NopCloser(body), int(b.MaxMessage())).Read()
+	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) || errors.Is(err, transport.ErrTooLarge) {
 		http.Error(w, "the message is larger than serve's --max-message", http.StatusRequestEntityTooLarge)
@@ -294,7 +306,7 @@ func (s *HTTP) call(w http.ResponseWriter, r *http.Request, hs *httpSession, req
 		return
 	}
 	defer func() { <-s.slots }()
-	st := hs.open(req)
+	st := hs.open(req, strings.Contains(r.Header.Get("Accept"), "text/event-stream"))
 	defer hs.close(req, st)
 	if err := hs.link.Send(req); err != nil {
 		http.Error(w, "the held server went away", http.StatusBadGateway)

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -15,13 +16,14 @@ import (
 // question waits for the stream, so a slow client slows only itself.
 const streamQueue = 64
 
-func newStream() *stream {
-	return &stream{out: make(chan jsonrpc.Message, streamQueue), done: make(chan struct{})}
+func newStream(sse bool) *stream {
+	return &stream{out: make(chan jsonrpc.Message, streamQueue), done: make(chan struct{}), sse: sse}
 }
 
-// open registers the stream of req, a request in flight.
-func (hs *httpSession) open(req *jsonrpc.Request) *stream {
-	st := newStream()
+// open registers the stream of req, a request in flight; sse says its
+// client takes an event stream, which can carry the server's questions.
+func (hs *httpSession) open(req *jsonrpc.Request, sse bool) *stream {
+	st := newStream(sse)
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	hs.waiting[transport.IDKey(req.ID)] = st
@@ -58,9 +60,10 @@ func (hs *httpSession) close(req *jsonrpc.Request, st *stream) {
 
 // route delivers what comes on the session's link until it ends: an
 // answer to the stream of its request; progress to the stream of the
-// request it is about; any other message to the oldest request in
-// flight (what a server says during a call is about it), else to the
-// standalone stream; with neither, a notification is dropped.
+// request it is about; a question of the server's to the stream of the
+// request it is asked under (asker); any other message to the oldest
+// request in flight (what a server says during a call is about it), else
+// to the standalone stream; with neither, a notification is dropped.
 func (hs *httpSession) route() {
 	defer close(hs.done)
 	for {
@@ -74,6 +77,15 @@ func (hs *httpSession) route() {
 		case *jsonrpc.Response:
 			to = hs.waiting[transport.IDKey(v.ID)]
 		case *jsonrpc.Request:
+			if v.IsCall() {
+				var why string
+				if to, why = hs.asker(); to == nil {
+					hs.mu.Unlock()
+					hs.refuse(v, why)
+					continue
+				}
+				break
+			}
 			if tok := rawmsg.View(v.Params).Get("progressToken"); v.Method == "notifications/progress" && tok.Exists() {
 				to = hs.tokens[tok.Raw]
 			}
@@ -89,6 +101,32 @@ func (hs *httpSession) route() {
 			deliver(to, m)
 		}
 	}
+}
+
+// asker is the stream a question of the server's goes to: the one
+// request in flight, which it is asked under, when its client takes an
+// event stream; with none in flight, the standalone stream. nil, and
+// why, when no stream can carry it or which request it is about is not
+// known (it is not guessed). hs.mu is held.
+func (hs *httpSession) asker() (*stream, string) {
+	switch {
+	case len(hs.order) == 1 && hs.order[0].sse:
+		return hs.order[0], ""
+	case len(hs.order) == 1:
+		return nil, "mcpc serve: the client's request takes a JSON answer only, which cannot carry the server's question"
+	case len(hs.order) > 1:
+		return nil, fmt.Sprintf("mcpc serve: the client has %d requests in flight and the question does not say which it is asked under; "+
+			"it is not guessed", len(hs.order))
+	case hs.get != nil:
+		return hs.get, ""
+	}
+	return nil, "mcpc serve: the client has no stream open to carry the server's question"
+}
+
+// refuse answers q, a question of the server's no stream can carry, at
+// once: the server is not left waiting for an answer that cannot come.
+func (hs *httpSession) refuse(q *jsonrpc.Request, why string) {
+	hs.link.Send(&jsonrpc.Response{ID: q.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why}})
 }
 
 // deliver queues m on st: a notification only when there is room.
@@ -176,7 +214,7 @@ func (s *HTTP) standalone(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such HTTP session", http.StatusNotFound)
 		return
 	}
-	st := newStream()
+	st := newStream(true)
 	hs.mu.Lock()
 	if hs.get != nil {
 		hs.mu.Unlock()

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,7 +20,10 @@ import (
 
 // fakeHolder serves a socket like a session's holder that answers every
 // request at once with {"method": its method}; it answers initialize as a
-// 2025 server would.
+// 2025 server would. An "ask" is answered after the server's question
+// (elicitation/create, id "q-1") is: its result is the question's answer.
+// A notification "poke" has the question asked under no request; "last"
+// is answered with the last answer to it.
 func fakeHolder(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "h.sock")
@@ -37,17 +41,38 @@ func fakeHolder(t *testing.T) string {
 			go func() {
 				defer c.Close()
 				r := transport.NewMessageReader(c, 1<<20)
+				var ask *jsonrpc.Request
+				last := []byte("null")
 				for {
 					msgs, err := r.Read()
 					if err != nil {
 						return
 					}
 					for _, m := range msgs {
+						if ans, ok := m.(*jsonrpc.Response); ok {
+							last, _ = jsonrpc.EncodeMessage(ans)
+							if ask != nil {
+								data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: ask.ID, Result: last})
+								c.Write(append(data, '\n'))
+								ask = nil
+							}
+						}
 						req, ok := m.(*jsonrpc.Request)
+						if ok && req.Method == "poke" {
+							c.Write([]byte(`{"jsonrpc":"2.0","id":"q-1","method":"elicitation/create","params":{"message":"go on?"}}` + "\n"))
+						}
 						if !ok || !req.IsCall() || req.Method == "hang" {
 							continue
 						}
+						if req.Method == "ask" {
+							ask = req
+							c.Write([]byte(`{"jsonrpc":"2.0","id":"q-1","method":"elicitation/create","params":{"message":"go on?"}}` + "\n"))
+							continue
+						}
 						res, _ := json.Marshal(map[string]string{"method": req.Method})
+						if req.Method == "last" {
+							res = last
+						}
 						if req.Method == "initialize" {
 							res = json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}`)
 						}
@@ -221,5 +246,75 @@ func TestHTTPSessionRequestCap(t *testing.T) {
 	}
 	if other := post(t, srv, initialize); other.status != 200 {
 		t.Fatalf("another client: %d %s", other.status, other.body)
+	}
+}
+
+// A question of the server's goes to the stream of the request it is
+// asked under; when no stream can carry it (a JSON-only request, none
+// open), serve answers the server at once with why.
+func TestHTTPQuestionRouting(t *testing.T) {
+	srv := testFront(t, Legacy)
+	sid := post(t, srv, initialize).header.Get("Mcp-Session-Id")
+	// JSON only: the question cannot be carried; the server hears so.
+	r := post(t, srv, `{"jsonrpc":"2.0","id":"a","method":"ask"}`, "Mcp-Session-Id", sid, "Accept", "application/json")
+	want := `{"jsonrpc":"2.0","id":"a","result":{"jsonrpc":"2.0","id":"q-1","error":{"code":-32603,"message":"mcpc serve: the client's request takes a JSON answer only, which cannot carry the server's question"}}}`
+	if r.status != 200 || r.body != want {
+		t.Fatalf("JSON-only ask: %d %s\nwant %s", r.status, r.body, want)
+	}
+	// An event stream: the question is on the ask's own stream, and the
+	// client's answer reaches the server.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"b","method":"ask"}`))
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer s3cret")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var lines []string
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			lines = append(lines, d)
+			if len(lines) == 1 {
+				if a := post(t, srv, `{"jsonrpc":"2.0","id":"q-1","result":{"action":"accept"}}`, "Mcp-Session-Id", sid); a.status != 202 {
+					t.Fatalf("the answer: %d %s", a.status, a.body)
+				}
+			}
+		}
+	}
+	want = `{"jsonrpc":"2.0","id":"q-1","method":"elicitation/create","params":{"message":"go on?"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"b","result":{"jsonrpc":"2.0","id":"q-1","result":{"action":"accept"}}}`
+	if got := strings.Join(lines, "\n"); got != want {
+		t.Fatalf("SSE ask:\n%s\nwant\n%s", got, want)
+	}
+	// None in flight and no stream of its own: answered at once (the
+	// server asks on a "poke"; "last" is the answer it got).
+	if r := post(t, srv, `{"jsonrpc":"2.0","method":"poke"}`, "Mcp-Session-Id", sid); r.status != 202 {
+		t.Fatalf("poke: %d %s", r.status, r.body)
+	}
+	want = `{"jsonrpc":"2.0","id":"q-1","error":{"code":-32603,"message":"mcpc serve: the client has no stream open to carry the server's question"}}`
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r := post(t, srv, `{"jsonrpc":"2.0","id":"l","method":"last"}`, "Mcp-Session-Id", sid, "Accept", "application/json")
+		if r.body == `{"jsonrpc":"2.0","id":"l","result":`+want+`}` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stream: %s\nwant the answer %s", r.body, want)
+		}
+	}
+}
+
+// A body is one JSON value however it is laid out: pretty-printed (over
+// several lines) it is read as on one.
+func TestHTTPPrettyBody(t *testing.T) {
+	srv := testFront(t, Legacy)
+	pretty := "{\n  \"jsonrpc\": \"2.0\",\r\n  \"id\": 1,\n  \"method\": \"initialize\",\n  \"params\": {\"protocolVersion\": \"2025-11-25\",\n \"capabilities\": {}, \"clientInfo\": {\"name\": \"c\", \"version\": \"1\"}}\n}\n"
+	if r := post(t, srv, pretty); r.status != 200 || !strings.Contains(r.body, `"serverInfo":{"name":"fake"`) {
+		t.Fatalf("pretty initialize: %d %s", r.status, r.body)
+	}
+	if r := post(t, srv, "{\n\"jsonrpc\": \"2.0\",\n"); r.status != 400 {
+		t.Fatalf("a broken body: %d %s", r.status, r.body)
 	}
 }

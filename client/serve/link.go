@@ -59,6 +59,8 @@ type Link struct {
 	idle atomic.Bool
 	// readDone is closed when the holder's side has ended.
 	readDone chan struct{}
+	// taskLists are its tasks/list requests in flight (tasks.go).
+	taskLists map[string]bool
 }
 
 // rules are what holds on one link: the entry's filter, serve's policy,
@@ -72,12 +74,15 @@ type rules struct {
 	// timeout bounds the wait for the server's answer to one request
 	// (--request-timeout); 0: none.
 	timeout time.Duration
+	// book is who owns each task of the server (tasks.go); nil: no
+	// ownership kept.
+	book *taskBook
 }
 
 // newLink opens a link over c, reading messages of at most limit bytes.
 func newLink(c net.Conn, limit int64, r rules) *Link {
 	l := &Link{c: c, rules: r, in: make(chan jsonrpc.Message, 16), local: make(chan jsonrpc.Message, 16),
-		quit: make(chan struct{}), lists: map[string]bool{}, calls: map[string]*pendingCall{},
+		quit: make(chan struct{}), lists: map[string]bool{}, taskLists: map[string]bool{}, calls: map[string]*pendingCall{},
 		timers: map[string]*time.Timer{}, late: map[string]bool{},
 		open: map[string]bool{}, kept: true, readDone: make(chan struct{})}
 	go l.read(transport.NewMessageReader(c, int(limit)))
@@ -98,7 +103,9 @@ func (l *Link) read(r *transport.MessageReader) {
 		}
 		for _, m := range msgs {
 			if m = l.filtered(m); m == nil {
-				continue // answered by serve already (--request-timeout)
+				// answered by serve already (--request-timeout), or
+				// another client's task's news
+				continue
 			}
 			if l.idle.Load() {
 				continue // between requests: for none of them
@@ -152,6 +159,9 @@ func (l *Link) screen(msg jsonrpc.Message) *jsonrpc.Response {
 	}
 	key := transport.IDKey(r.ID)
 	params := rawmsg.View(r.Params)
+	if ans := l.taskRefusal(r, key, params); ans != nil {
+		return ans
+	}
 	l.sent(key, r.Method, params)
 	var c *pendingCall
 	if l.policy != nil && l.policy.Log != nil {
@@ -337,7 +347,11 @@ func (l *Link) receive(stop <-chan struct{}) (jsonrpc.Message, error) {
 func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	r, ok := m.(*jsonrpc.Response)
 	if !ok {
-		if q, ok := m.(*jsonrpc.Request); ok && q.IsCall() {
+		q, ok := m.(*jsonrpc.Request)
+		if ok && l.foreignTask(q) {
+			return nil
+		}
+		if ok && q.IsCall() {
 			l.spoil() // a question of the server's, asked of this client
 		}
 		return m
@@ -350,6 +364,8 @@ func (l *Link) filtered(m jsonrpc.Message) jsonrpc.Message {
 	if c := l.pending(key); c != nil {
 		l.logAnswer(c, r)
 	}
+	r = l.taskAnswered(key, r)
+	m = r
 	l.mu.Lock()
 	list := l.lists[key]
 	delete(l.lists, key)
@@ -401,7 +417,12 @@ func (l *Link) logAnswer(c *pendingCall, r *jsonrpc.Response) {
 
 // Close ends the link: the holder cancels what the client left running.
 func (l *Link) Close() error {
-	l.closeOnce.Do(func() { close(l.quit) })
+	l.closeOnce.Do(func() {
+		close(l.quit)
+		if l.book != nil {
+			l.book.forget(l)
+		}
+	})
 	l.mu.Lock()
 	for _, t := range l.timers {
 		t.Stop()

@@ -72,6 +72,8 @@ type Upstream struct {
 
 	pool linkPool // links waiting for a stateless request (pool.go)
 
+	tasks taskBook // which client owns each task
+
 	mu     sync.Mutex
 	own    [2]*owned
 	failed [2]error // why holding the server for an era failed: not tried again
@@ -103,7 +105,7 @@ func (u *Upstream) Link(ctx context.Context, era Era) (*Link, error) {
 		return nil, fmt.Errorf("cannot reach the holder of %s: %w", u.Name, err)
 	}
 	return newLink(c, u.Limit, rules{hidden: u.Hidden, policy: u.Policy, server: u.Server,
-		downstream: downstreamOf(ctx), label: u.Name, timeout: u.RequestTimeout}), nil
+		downstream: downstreamOf(ctx), label: u.Name, timeout: u.RequestTimeout, book: &u.tasks}), nil
 }
 
 // owned is the holder serve keeps for era, opened now if it is not yet.
