@@ -31,6 +31,7 @@ type WatchSource interface {
 	ListRaw(ctx context.Context, kind string) (json.RawMessage, error)
 	ReadResource(ctx context.Context, uri string) (json.RawMessage, error)
 	Subscribe(ctx context.Context, uri string) error
+	Unsubscribe(ctx context.Context, uri string) error
 	// Gone returns when the connection ends, with why; nil when ctx did.
 	Gone(ctx context.Context) error
 }
@@ -57,6 +58,8 @@ type Watch struct {
 	events  chan watchEvent
 	dropped atomic.Int64
 	names   map[string][]string // each watched list's names, as last listed
+	// subscribed are the resources subscribed to, unsubscribed at the end.
+	subscribed []string
 }
 
 // watchEvent is one notification received: seq is its place in what the
@@ -159,6 +162,7 @@ func (w *Watch) Pushed(kind, name string) {
 // until --count or --until is met (nil), ctx ends (its error) or the
 // connection does (why). server is how the ready line names the server.
 func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
+	defer w.unsubscribe(ctx, src)
 	if err := w.start(ctx, src); err != nil {
 		return err
 	}
@@ -218,8 +222,29 @@ func (w *Watch) start(ctx context.Context, src WatchSource) error {
 		if err := src.Subscribe(ctx, uri); err != nil {
 			return err
 		}
+		w.subscribed = append(w.subscribed, uri)
 	}
 	return nil
+}
+
+// unsubscribeWait bounds the unsubscriptions at a watch's end, Ctrl-C's
+// or --timeout's included: a session's server would otherwise go on
+// sending the updates to the holder, and the holder to every invocation.
+const unsubscribeWait = time.Second
+
+// unsubscribe ends the resources' subscriptions, within unsubscribeWait
+// of the watch's end (a server that went away does not answer).
+func (w *Watch) unsubscribe(ctx context.Context, src WatchSource) {
+	if len(w.subscribed) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unsubscribeWait)
+	defer cancel()
+	for _, uri := range w.subscribed {
+		if src.Unsubscribe(ctx, uri) != nil {
+			return
+		}
+	}
 }
 
 func (w *Watch) list(ctx context.Context, src WatchSource, kind string) ([]string, error) {

@@ -30,6 +30,15 @@ func (s *Conn) Subscribe(ctx context.Context, uri string) error {
 	return nil
 }
 
+// Unsubscribe tells the server a Subscribe's updates are no longer
+// wanted: resources/unsubscribe (on 2026-07-28, the end of its stream).
+func (s *Conn) Unsubscribe(ctx context.Context, uri string) error {
+	if err := s.CS.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		return s.explain(ctx, "unsubscribe from "+uri+" of", err)
+	}
+	return nil
+}
+
 // Gone waits until the connection ends and says why: the server exited,
 // broke the protocol, or went away. nil when ctx ended first.
 func (s *Conn) Gone(ctx context.Context) error {
