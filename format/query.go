@@ -219,3 +219,15 @@ func member(raw []byte, part string) ([]byte, bool) {
 		p.pos++
 	}
 }
+
+// Holds says whether q, a --query path (CheckQuery), selects from the
+// JSON document src something other than null or false, as jq -e would
+// exit 0: mcpc watch's --until.
+func Holds(src []byte, q string) (bool, error) {
+	sel, err := selectRaw(src, q)
+	if err != nil || sel == nil {
+		return false, err
+	}
+	s := string(sel)
+	return s != "null" && s != "false", nil
+}

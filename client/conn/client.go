@@ -35,6 +35,9 @@ func (s *Conn) newClient(o ConnectOptions) *mcp.Client {
 			o.Progress(r.Params)
 		}
 	}
+	if o.Pushed != nil {
+		watchPushed(opts, o.Pushed)
+	}
 	// On stdio the wire hands these two to the same handlers undecoded by
 	// the SDK (wire.Skip).
 	s.wire.deliver = func(method string, params []byte) bool {
@@ -55,7 +58,10 @@ func (s *Conn) newClient(o ConnectOptions) *mcp.Client {
 			}
 			s.input.ShowLog(&p)
 		case method == holdwire.Dropped && s.sock != nil:
-			if n := holdwire.DroppedShown(params, func(lv string) bool { return input.LevelRank(lv) >= input.LevelRank(s.input.Level()) }, o.Progress != nil); n > 0 {
+			n := holdwire.DroppedShown(params, func(lv string) bool { return input.LevelRank(lv) >= input.LevelRank(s.input.Level()) }, o.Progress != nil)
+			if n > 0 && o.Lost != nil {
+				o.Lost(n)
+			} else if n > 0 {
 				s.input.Note(fmt.Sprintf("session %s dropped %d of the server's notifications to this invocation: it read them more slowly than the server sent them", s.opts.Held.Name, n))
 			}
 		}

@@ -58,6 +58,16 @@ type ConnectOptions struct {
 	// (every tools/call carries a progress token).
 	Progress func(*mcp.ProgressNotificationParams)
 	Input    *input.Input // answers to what the server asks; nil offers nothing
+	// Pushed, when set, is told of what the server pushes besides logs
+	// and progress (mcpc watch): a list's change ("list", the family:
+	// tools, prompts or resources) and a resource's update ("resource",
+	// its URI). Set, it also has the SDK open a 2026-07-28 server's
+	// subscriptions/listen stream for the list changes it offers.
+	Pushed func(kind, name string)
+	// Lost, when set, is told of the notifications a session's holder
+	// dropped for this invocation (a reader slower than the server),
+	// instead of a note on stderr for each time it did.
+	Lost func(n int64)
 	// StartUp, when set, shows a stdio server's start on a terminal's
 	// live line while it is waited for (startUp).
 	StartUp *termui.StartUp

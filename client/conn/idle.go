@@ -13,10 +13,13 @@ import (
 )
 
 // idleBound is a sending middleware that bounds each request by the idle
-// watch. The handshake has the connect timeout instead.
+// watch. The handshake has the connect timeout instead. A
+// subscriptions/listen is not bounded: the SDK sends it and returns, its
+// stream open for as long as the subscription, silent for as long as
+// nothing changes (and a bound's end would cancel it).
 func (s *Conn) idleBound(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if s.idle.Bound() <= 0 || method == "initialize" || method == "server/discover" || strings.HasPrefix(method, "notifications/") {
+		if s.idle.Bound() <= 0 || method == "initialize" || method == "server/discover" || method == "subscriptions/listen" || strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
 		wctx, stop := s.idle.Watch(ctx)

@@ -305,6 +305,11 @@ func (h *Holder) serverNotification(m *jsonrpc.Request) {
 		return // the holder's own note: a server does not speak for it
 	}
 	if id := subscriptionOf(m); id != "" && id != heldListen {
+		// A list's change told on an invocation's own listen (mcpc
+		// watch) may come before the holder's listen tells it: what the
+		// holder holds of the list is stale from now on, so that the
+		// invocation's next list is the server's.
+		h.lists.notified(m)
 		h.subscribed(id, m)
 		return
 	}

@@ -24,7 +24,9 @@ import (
 // again with a new id, the answers, and the requestState echoed exactly.
 func (st *State) Rounds(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if strings.HasPrefix(method, "notifications/") || method == "server/discover" || method == "initialize" {
+		// (A subscriptions/listen's stream outlives the send, which an
+		// ended request's context would cancel.)
+		if strings.HasPrefix(method, "notifications/") || method == "server/discover" || method == "initialize" || method == "subscriptions/listen" {
 			return next(ctx, method, req)
 		}
 		ctx, end := st.begin(ctx)

@@ -38,6 +38,7 @@ var Topics = []Topic{
 	{"output", "OUTPUT"},
 	{"answers", "WHEN THE SERVER ASKS"},
 	{"tasks", "TASKS"},
+	{"watch", "WATCHING WHAT A SERVER PUSHES"},
 	{"skills", "SKILLS"},
 	{"ci", "CI, HEALTH CHECKS AND SCHEMA DRIFT"},
 	{"http", "HTTP SERVERS"},

@@ -1,0 +1,155 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpc-dev/mcpc/client"
+	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
+	"github.com/mcpc-dev/mcpc/format"
+	"github.com/mcpc-dev/mcpc/internal/cliflags"
+	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/helptext"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
+)
+
+func watchCommand(st *state) *cli.Command {
+	return &cli.Command{
+		Name:      "watch",
+		Usage:     "follow what a server pushes, as JSON Lines",
+		ArgsUsage: "SERVER [logs|lists|progress|resources URI…]…",
+		Description: `Writes a JSON line on stdout for each thing the server pushes, flushed as it
+comes: log messages at --log-level (logs), the tools, prompts and resources
+lists' changes with the names added and removed (lists), progress (progress),
+and the updates of the resources named after 'resources' (subscribed to;
+--read adds their contents as re-read). Without WHAT: logs and lists. The
+first line ("kind":"ready") says the watch is in place. Every line has a
+seq; a gap in it is notifications lost to a reader slower than the server.
+Through the server's session when one runs, so the watch sees what other
+invocations' calls change. Stops at Ctrl-C (exit 130), after --count lines,
+at the first line --until selects something other than null or false (exit
+0), at --timeout (exit 6), or when the server goes away (exit 5, with why).
+See 'mcpc help watch'.`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "count", Usage: "stop after `N` lines of what the server pushed (0: no limit)"},
+			&cli.StringFlag{Name: "until", Usage: "stop after the first line for which `QUERY` (--query syntax) selects something other than null or false"},
+			&cli.BoolFlag{Name: "read", Usage: "re-read an updated resource and put its contents in the line"},
+		},
+		Metadata: helptext.Examples(
+			"follow a server's tool list as it changes", "mcpc watch everything lists",
+			"wait for one update of a resource, with its contents", "mcpc watch everything resources demo://resource/dynamic/text/1 --read --count 1",
+			"follow debug logs until an error", "mcpc watch --log-level debug everything logs --until 'level==\"error\"'",
+		),
+		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
+			o, err := watchArgs(g, cmd)
+			if err != nil {
+				return err
+			}
+			return st.runWatch(ctx, g, o)
+		}),
+	}
+}
+
+// watchArgs reads SERVER [WHAT…] and the watch's flags.
+func watchArgs(g *globals, cmd *cli.Command) (watchOptions, error) {
+	f := cliflags.Of(cmd)
+	wo := watchOptions{WatchOptions: client.WatchOptions{Count: f.Int("count"), Read: f.Bool("read")}}
+	o := &wo.WatchOptions
+	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
+	if err != nil {
+		return wo, err
+	}
+	wo.server = server
+	if o.Count < 0 {
+		return wo, fail.New(fail.Usage, "", "--count must be 0 or more, not %d", o.Count)
+	}
+	if q := f.String("until"); q != "" {
+		if err := format.CheckQuery(q); err != nil {
+			var qe *format.QueryError
+			errors.As(err, &qe)
+			return wo, fail.New(fail.Usage, "--until takes a --query path; see 'mcpc help output'", "invalid --until %q: %s", q, qe.Reason)
+		}
+		o.Until = func(line []byte) (bool, error) { return format.Holds(line, q) }
+	}
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		if !slices.Contains(client.WatchKinds, w) {
+			return wo, fail.New(fail.Usage, "what a watch follows: "+strings.Join(client.WatchKinds, ", "),
+				"mcpc watch cannot follow %q", w)
+		}
+		if !slices.Contains(o.What, w) {
+			o.What = append(o.What, w)
+		}
+		for w == "resources" && i+1 < len(rest) && !slices.Contains(client.WatchKinds, rest[i+1]) {
+			i++
+			o.Resources = append(o.Resources, rest[i])
+		}
+	}
+	if slices.Contains(o.What, "resources") && len(o.Resources) == 0 {
+		return wo, fail.New(fail.Usage, "mcpc watch SERVER resources URI…", "give the URIs of the resources to watch")
+	}
+	if len(o.What) == 0 {
+		o.What = []string{"logs", "lists"}
+	}
+	return wo, nil
+}
+
+// watchOptions are a watch's: the server and client.WatchOptions.
+type watchOptions struct {
+	server string
+	client.WatchOptions
+}
+
+// runWatch connects with the watch's hooks and runs it.
+func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) error {
+	o := wo.WatchOptions
+	rio := st.runIO(g)
+	var w *client.Watch
+	o.Write = func(doc []byte) error {
+		line, err := rio.line(doc)
+		if err != nil {
+			return err
+		}
+		return rio.write(append(line, '\n'))
+	}
+	o.Now = st.env.Now
+	w = client.NewWatch(o)
+	c := st.connector(g)
+	base := c.Options
+	c.Options = func(e *config.Entry) conn.ConnectOptions {
+		opts := base(e)
+		if opts.Input != nil {
+			in := *opts.Input
+			in.Log = w.Log
+			opts.Input = &in
+		}
+		opts.Progress = w.Progress
+		opts.Pushed = w.Pushed
+		opts.Lost = w.Lost
+		return opts
+	}
+	e, err := c.Resolve(wo.server)
+	if err != nil {
+		return err
+	}
+	sess, closeFn, err := c.OpenEntry(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	src, ok := sess.(client.WatchSource)
+	if !ok {
+		return fmt.Errorf("%s cannot be watched", sess.label())
+	}
+	err = w.Run(ctx, e.ShownName(), src)
+	if n := w.Dropped(); n > 0 {
+		textsafe.Note(rio.stderr, "%d of the server's notifications were dropped (the gaps in seq): stdout was read more slowly than the server sent them", n)
+	}
+	return err
+}
