@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"io/fs"
 
 	"github.com/urfave/cli/v3"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/mcpc-dev/mcpc/internal/buildinfo"
 	"github.com/mcpc-dev/mcpc/internal/fsx"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
-	"github.com/mcpc-dev/mcpc/internal/jsonpos"
 	"github.com/mcpc-dev/mcpc/internal/schemadiff"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
@@ -43,9 +40,10 @@ as the text content; a tool without one answers {"content": []}.
 prompts/get answers one user message: the prompt's name and its arguments
 as NAME=VALUE. Anything else is "method not found".
 
---answers FILE is a JSON object of tool name to the whole CallToolResult
-that tool answers with: {"search": {"content": [{"type": "text", "text":
-"3 hits"}], "structuredContent": {"hits": 3}}}. Each answer is checked at
+--answers @FILE (or inline JSON, as for every command; not - on stdio) is
+a JSON object of tool name to the whole CallToolResult that tool answers
+with: {"search": {"content": [{"type": "text", "text": "3 hits"}],
+"structuredContent": {"hits": 3}}}. Each answer is checked at
 start: a tool the snapshot does not list, an answer without a "content"
 array, or a structuredContent that does not match the outputSchema (or is
 missing, unless "isError": true) is an error before anything is served
@@ -53,16 +51,19 @@ missing, unless "isError": true) is an error before anything is served
 no value mcpc makes matches (a pattern, a required cycle) is noted at
 start and its calls fail (JSON-RPC internal error, exit 7): give its
 answer in --answers.`,
-		Flags: append(serveHTTPFlags(),
-			&cli.StringFlag{Name: "answers", TakesFile: true, Usage: "answer each tool's calls with the CallToolResult `FILE` gives it (a JSON object by tool name)"},
-		),
+		Flags: serveHTTPFlags(),
 		Metadata: helptext.Examples(
 			"keep a snapshot of a server", "mcpc snapshot github > github.snapshot.json",
 			"test a script's call against its mock", "mcpc call --stdio 'mcpc mock github.snapshot.json' search_issues query=bug",
 			"the mock over Streamable HTTP on a free loopback port", "mcpc mock github.snapshot.json --http 127.0.0.1:0",
-			"answers of your own", "mcpc mock github.snapshot.json --answers answers.json",
+			"answers of your own", "mcpc mock github.snapshot.json --answers @answers.json",
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			// Checked before the flags are read: reading them reads
+			// --answers -, and on stdio stdin is the client's.
+			if cmd.String("answers") == "-" && cmd.String("http") == "" {
+				return usagef("pass --answers @FILE", "--answers - would read the stdin mcpc mock serves on")
+			}
 			g, err := st.readGlobals(cmd)
 			if err != nil {
 				return err
@@ -74,23 +75,23 @@ answer in --answers.`,
 			if err != nil {
 				return err
 			}
-			return runMock(ctx, st, g, cmd.Args().First(), cmd.String("answers"), l)
+			return runMock(ctx, st, g, cmd.Args().First(), l)
 		},
 	}
 }
 
 // runMock reads the snapshot and the answers, then serves the mock
 // until its client goes (stdio) or SIGINT/SIGTERM.
-func runMock(ctx context.Context, st *state, g *globals, file, answersFile string, l *serve.Listen) error {
+func runMock(ctx context.Context, st *state, g *globals, file string, l *serve.Listen) error {
 	snap, err := schemadiff.ReadFile(fsx.Under(g.cwd, file), file)
 	if err != nil {
 		return err
 	}
-	var answers map[string]json.RawMessage
-	if answersFile != "" {
-		if answers, err = readMockAnswers(fsx.Under(g.cwd, answersFile), answersFile); err != nil {
-			return err
-		}
+	// --answers, which answers a server's questions elsewhere, answers
+	// the mock's calls: the mock asks none.
+	answers := make(map[string]json.RawMessage, len(g.input.Base))
+	for name, v := range g.input.Base {
+		answers[name], _ = json.Marshal(v)
 	}
 	m, err := serve.NewMock(ctx, file, snap, answers)
 	if err != nil {
@@ -111,23 +112,4 @@ func runMock(ctx context.Context, st *state, g *globals, file, answersFile strin
 		in = io.NopCloser(st.env.Stdin)
 	}
 	return serve.Stdio(ctx, m, in, st.env.Stdout, st.secrets, nil)
-}
-
-// readMockAnswers reads --answers: a JSON object of tool name to
-// CallToolResult, bounded as a snapshot is.
-func readMockAnswers(path, name string) (map[string]json.RawMessage, error) {
-	const hint = `give a JSON object of tool name to CallToolResult: {"TOOL": {"content": [...], "structuredContent": {...}}}`
-	data, err := fsx.ReadFile(path, schemadiff.MaxSize)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usagef(hint, "cannot read the --answers file %s: %v", name, err)
-	}
-	var answers map[string]json.RawMessage
-	if err := jsonpos.Decode(data, &answers); err != nil {
-		return nil, usagef(hint, "the --answers file %s is not a JSON object: %v", name, err)
-	}
-	return answers, nil
 }
