@@ -119,7 +119,7 @@ func newMockTool(ctx context.Context, t schemadiff.Tool, answer json.RawMessage)
 		// Its calls fail, the rest of the mock serves: one tool with a
 		// schema no value is made for does not stop a script's test of
 		// the others.
-		mt.missing = fmt.Sprintf("mcpc mock has no answer for tool %q: no value it makes matches the outputSchema (%v); give one with --answers FILE", t.Name, err)
+		mt.missing = fmt.Sprintf("mcpc mock has no answer for tool %q: no value it makes matches the outputSchema (%v); give one with --answers @FILE", t.Name, err)
 		return mt, nil
 	}
 	mt.answer, _ = json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": string(sc)}},
