@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -62,8 +63,12 @@ func legacyVersions() []string {
 // admits; one that has none fails its calls (Unanswered says which).
 func NewMock(ctx context.Context, name string, snap *schemadiff.Snapshot, answers map[string]json.RawMessage) (*Mock, error) {
 	m := &Mock{Name: name, tools: map[string]*mockTool{}, prompts: map[string]schemadiff.Prompt{}}
-	for name := range answers {
-		if !slices.ContainsFunc(snap.Tools, func(t schemadiff.Tool) bool { return t.Name == name }) {
+	listed := make(map[string]bool, len(snap.Tools))
+	for _, t := range snap.Tools {
+		listed[t.Name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(answers)) {
+		if !listed[name] {
 			return nil, fail.New(fail.Usage, "give answers for tools the snapshot lists only", "--answers: the snapshot has no tool %q", name)
 		}
 	}
@@ -182,8 +187,12 @@ func (l *mockLine) Send(msg jsonrpc.Message) error {
 		return nil
 	}
 	res, rpcErr := l.m.answer(r)
+	resp := &jsonrpc.Response{ID: r.ID, Result: res}
+	if rpcErr != nil {
+		resp.Error = rpcErr // not a nil *Error in the interface
+	}
 	select {
-	case l.out <- &jsonrpc.Response{ID: r.ID, Result: res, Error: rpcErr}:
+	case l.out <- resp:
 		return nil
 	case <-l.done:
 		return io.ErrClosedPipe

@@ -226,9 +226,15 @@ func (g *minimal) typed(m map[string]any, t string, depth int) (any, error) {
 // order) up to minProperties.
 func (g *minimal) object(m map[string]any, depth int) (any, error) {
 	props, _ := m["properties"].(map[string]any)
+	required := asList(m["required"])
+	if g.steps+len(required) > maxMinimalSteps {
+		return nil, errUnbounded // each is a value to make
+	}
 	var names []string
-	for _, r := range asList(m["required"]) {
-		if s, ok := r.(string); ok && !slices.Contains(names, s) {
+	seen := make(map[string]bool, len(required))
+	for _, r := range required {
+		if s, ok := r.(string); ok && !seen[s] {
+			seen[s] = true
 			names = append(names, s)
 		}
 	}
@@ -238,7 +244,7 @@ func (g *minimal) object(m map[string]any, depth int) (any, error) {
 		}
 		optional := make([]string, 0, len(props))
 		for k := range props {
-			if !slices.Contains(names, k) {
+			if !seen[k] {
 				optional = append(optional, k)
 			}
 		}

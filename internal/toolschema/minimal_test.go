@@ -3,8 +3,11 @@ package toolschema
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 )
 
 func TestMinimalValue(t *testing.T) {
@@ -61,6 +64,34 @@ func TestMinimalValueRefused(t *testing.T) {
 		_, err := MinimalValue(context.Background(), json.RawMessage(c.schema))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("MinimalValue(%.80s…) = %v; want an error with %q", c.schema, err, c.want)
+		}
+	}
+}
+
+// TestMinimalValueBounded: a schema whose smallest value multiplies
+// (arrays of 1000 of arrays of 1000 of long strings) or that is itself
+// huge (200,000 required properties) ends in the bounds' error, having
+// allocated a small multiple of the bound of what it makes, not the
+// value's size.
+func TestMinimalValueBounded(t *testing.T) {
+	multiplies := strings.Repeat(`{"type":"array","minItems":1000,"items":`, 4) + `{"type":"string","minLength":60000}` + strings.Repeat(`}`, 4)
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{},"required":[`)
+	for i := range 200_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d"`, i)
+	}
+	b.WriteString(`]}`)
+	for name, schema := range map[string]string{"multiplies": multiplies, "huge": b.String()} {
+		var err error
+		n := memtest.Allocated(func() { _, err = MinimalValue(context.Background(), json.RawMessage(schema)) })
+		if err == nil || !strings.Contains(err.Error(), "larger or deeper than mcpc makes") {
+			t.Errorf("%s: MinimalValue = %v; want the bounds' error", name, err)
+		}
+		if limit := uint64(64<<20 + 40*len(schema)); n > limit {
+			t.Errorf("%s: MinimalValue allocated %d bytes; want at most %d", name, n, limit)
 		}
 	}
 }
