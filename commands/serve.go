@@ -34,12 +34,7 @@ serve holds the session itself until it ends (other invocations attach to it
 meanwhile); with --no-session (and for a --stdio or URL target) serve holds
 the server alone. It runs until the client closes stdin, or SIGINT/SIGTERM.
 See 'mcpc help serve'.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `HOST:PORT` (endpoint /mcp) instead of stdio"},
-			&cli.BoolFlag{Name: "no-auth", Usage: "with --http on loopback: let any local process in, without a bearer token"},
-			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the certificate in `FILE`"},
-			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
-			&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
+		Flags: append(serveHTTPFlags(),
 			&cli.DurationFlag{Name: "idle", Usage: "end serve after `DURATION` without a client's request (0: never)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: defaultRequestTimeout,
 				Usage: "answer a client's request with an error, and cancel it on the server, when the server has not answered within `DURATION` (0: never)"},
@@ -49,7 +44,7 @@ See 'mcpc help serve'.`,
 			&cli.BoolFlag{Name: "read-only", Usage: "lend only the tools annotated readOnlyHint: true"},
 			&cli.StringFlag{Name: "log", TakesFile: true, Usage: "append one JSON line per client request to `FILE`"},
 			&cli.BoolFlag{Name: "log-arguments", Usage: "with --log: log each tool call's arguments too (redacted)"},
-		},
+		),
 		Metadata: helptext.Examples(
 			"an MCP host's server command that lends the github entry", "mcpc serve github",
 			"the same over Streamable HTTP on a free loopback port", "mcpc serve github --http 127.0.0.1:0",
@@ -91,6 +86,18 @@ See 'mcpc help serve'.`,
 			return runServe(ctx, st, g, serveOptions{servers: servers, separator: cmd.String("separator"), listen: l, policy: pol,
 				idle: cmd.Duration("idle"), requestTimeout: cmd.Duration("request-timeout")})
 		},
+	}
+}
+
+// serveHTTPFlags are --http and what goes with it (serveListen reads
+// them): serve's and mock's, one set of rules.
+func serveHTTPFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `HOST:PORT` (endpoint /mcp) instead of stdio"},
+		&cli.BoolFlag{Name: "no-auth", Usage: "with --http on loopback: let any local process in, without a bearer token"},
+		&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with the certificate in `FILE`"},
+		&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's key in `FILE`"},
+		&cli.BoolFlag{Name: "insecure-http", Usage: "with --http off loopback: serve plain HTTP (the token travels in the clear)"},
 	}
 }
 

@@ -41,7 +41,7 @@ type servedProc struct {
 	done chan struct{}
 }
 
-// mcpcserve [-env VAR]... [-rsscap MIB] NAME [ARGS...]: start
+// mcpcserve [-env VAR]... [-rsscap MIB] [-mock] NAME [ARGS...]: start
 // 'mcpc serve --http 127.0.0.1:0 ARGS...' in the background, with the
 // script's environment and each VAR of -env, its stderr in .NAME.err;
 // wait (60s at most) for its note of where it serves and set $NAME to
@@ -49,9 +49,10 @@ type servedProc struct {
 // file when serve made one. With -rsscap it runs under rsscap MIB. It
 // is stopped with SIGTERM at the script's end;
 // 'mcpcserve -stop NAME' stops it now and requires exit status 0 (under
-// rsscap: its peak resident memory stayed within MIB).
+// rsscap: its peak resident memory stayed within MIB). With -mock it is
+// 'mcpc mock --http 127.0.0.1:0 ARGS...', served on the same side.
 func cmdMcpcServe(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: mcpcserve [-env VAR]... [-rsscap MIB] NAME [ARGS...] | mcpcserve -stop NAME"
+	const usage = "usage: mcpcserve [-env VAR]... [-rsscap MIB] [-mock] NAME [ARGS...] | mcpcserve -stop NAME"
 	if neg || len(args) < 1 {
 		ts.Fatalf(usage)
 	}
@@ -66,11 +67,16 @@ func cmdMcpcServe(ts *testscript.TestScript, neg bool, args []string) {
 	var envs []string
 	fs.Func("env", "", func(v string) error { envs = append(envs, v); return nil })
 	rss := fs.Int("rsscap", 0, "")
+	mock := fs.Bool("mock", false, "")
 	if err := fs.Parse(args); err != nil || fs.NArg() < 1 {
 		ts.Fatalf(usage)
 	}
 	name, rest := fs.Arg(0), fs.Args()[1:]
-	argv := append([]string{filepath.Join(binDir, "mcpc"), "serve", "--http", "127.0.0.1:0"}, rest...)
+	what := "serve"
+	if *mock {
+		what = "mock"
+	}
+	argv := append([]string{filepath.Join(binDir, "mcpc"), what, "--http", "127.0.0.1:0"}, rest...)
 	if *rss > 0 {
 		argv = append([]string{filepath.Join(binDir, "rsscap"), strconv.Itoa(*rss)}, argv...)
 	}
