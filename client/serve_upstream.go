@@ -56,8 +56,11 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 	if err != nil {
 		return nil, nil, err
 	}
+	closeStderr := func() {}
 	if sw != nil {
-		opts.ServerStderr = sw
+		// Closed once the server has ended: its last line without a
+		// newline is written, and a --server-stderr FILE closed.
+		opts.ServerStderr, closeStderr = sw, sw.Close
 	}
 	u = &serve.Upstream{Name: entry.Label(), Server: entry.Name, Limit: conn.MessageLimit(entry, opts),
 		Hold: func(ctx context.Context, era serve.Era) (*conn.Conn, error) {
@@ -70,13 +73,14 @@ func (c *Connector[S]) ServeUpstream(ctx context.Context, server string) (u *ser
 		u.Hidden = entry.Server.ToolFilteredBy
 	}
 	if c.NoSession || entry.File == nil {
-		return u, u.Close, nil
+		return u, func() { u.Close(); closeStderr() }, nil
 	}
 	end, err := c.servedSession(ctx, entry, u)
 	if err != nil {
+		closeStderr()
 		return nil, nil, err
 	}
-	return u, func() { u.Close(); end() }, nil
+	return u, func() { u.Close(); end(); closeStderr() }, nil
 }
 
 // servedSession points u at entry's session: the live one, or one serve

@@ -102,7 +102,12 @@ func (l Listen) Serve(ctx context.Context, h *HTTP, name string, notes io.Writer
 	h.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	srv.Shutdown(sctx)
+	if srv.Shutdown(sctx) != nil {
+		// A client that stopped reading holds its handler in a write
+		// that Shutdown waits for: past the grace, its connection is
+		// closed under it, and the write returns.
+		srv.Close()
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
