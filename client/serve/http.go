@@ -382,10 +382,14 @@ func (s *HTTP) stateless(w http.ResponseWriter, r *http.Request, b Backend, req 
 func openStateless(ctx context.Context, b Backend) (line Line, recv func(stop <-chan struct{}) (jsonrpc.Message, error), done func(read <-chan struct{}), err error) {
 	if u, ok := b.(*Upstream); ok {
 		l, err := u.Lease(ctx)
-		if err != nil {
+		if err == nil {
+			return l, l.receive, func(read <-chan struct{}) { <-read; u.Release(l) }, nil
+		}
+		if ctx.Err() != nil || !eraRefused(u, err) {
 			return nil, nil, nil, err
 		}
-		return l, l.receive, func(read <-chan struct{}) { <-read; u.Release(l) }, nil
+		// A server that speaks 2025 only: its line is a translation
+		// (Open), opened and closed as any other backend's, not pooled.
 	}
 	line, err = b.Open(ctx, Modern)
 	if err != nil {
