@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -132,6 +133,7 @@ func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) erro
 		opts.Progress = w.Progress
 		opts.Pushed = w.Pushed
 		opts.Lost = w.Lost
+		opts.Resumed = func(last string) { noteResumed(rio.stderr, e.ShownName(), last) }
 		return opts
 	}
 	e, err := c.Resolve(wo.server)
@@ -152,4 +154,15 @@ func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) erro
 		textsafe.Note(rio.stderr, "%d of the server's notifications were dropped (the gaps in seq): stdout was read more slowly than the server sent them", n)
 	}
 	return err
+}
+
+// noteResumed says on stderr that the server's event stream dropped and
+// was reconnected: from where, or that what it sent in between is lost
+// (a server that numbers no events cannot be resumed).
+func noteResumed(stderr io.Writer, server, last string) {
+	if last == "" {
+		textsafe.Note(stderr, "the event stream of server %q dropped and was reconnected; its events have no IDs, so what it sent in between is lost", server)
+		return
+	}
+	textsafe.Note(stderr, "the event stream of server %q dropped and was reconnected, resuming after event %q", server, last)
 }

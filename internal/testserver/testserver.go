@@ -167,6 +167,10 @@ flags:
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
   --busy-once METHOD   with --http: answer the first METHOD request 503 Busy
   --retry-after V      the Retry-After of that 503 (default 1)
+  --cut-stream N       with --http: number the events (an event store) and cut
+                       the connection halfway through the Nth message of the
+                       first standalone GET stream, once: a client resumes
+                       with Last-Event-ID and is sent that event again
   --ask                also offer the tools, a prompt and a resource that ask
                        the client for input (ask, ask-*, test://ask), and log
   --logging            declare the logging capability (for logging/setLevel)
@@ -230,6 +234,7 @@ type options struct {
 	startDelay  time.Duration
 	busyOnce    string // --busy-once: the first such request gets 503
 	retryAfter  string // --retry-after: its Retry-After
+	cutStream   int    // --cut-stream: the standalone stream's event to cut
 	ask         bool
 	logging     bool
 	completions bool        // --completions: answer completion/complete
@@ -415,6 +420,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.BoolVar(&o.anyHost, "any-host", false, "")
 	fs.DurationVar(&o.startDelay, "start-delay", 0, "")
 	fs.StringVar(&o.busyOnce, "busy-once", "", "")
+	fs.IntVar(&o.cutStream, "cut-stream", 0, "")
 	fs.StringVar(&o.retryAfter, "retry-after", "1", "")
 	fs.BoolVar(&o.ask, "ask", false, "")
 	fs.BoolVar(&o.logging, "logging", false, "")
