@@ -44,8 +44,13 @@ type WatchOptions struct {
 	Count     int      // stop after so many lines of events; 0: never
 	// Until, when set, stops the watch after the first line it holds for.
 	Until func(line []byte) (bool, error)
-	// Write writes one line (without its newline) to stdout, flushed.
+	// Write writes one line (without its newline) to stdout, flushed
+	// unless Flush is set.
 	Write func(line []byte) error
+	// Flush, when set, flushes what Write wrote: the watch calls it when
+	// no notification waits, so a flood's lines go out in few writes and
+	// a line is never held while the watch is idle.
+	Flush func() error
 	Now   func() time.Time
 }
 
@@ -163,10 +168,22 @@ func (w *Watch) Pushed(kind, name string) {
 // connection does (why). server is how the ready line names the server.
 func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
 	defer w.unsubscribe(ctx, src)
+	err := w.run(ctx, server, src)
+	if ferr := w.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// run is Run until the watch ends, its last lines perhaps not flushed.
+func (w *Watch) run(ctx context.Context, server string, src WatchSource) error {
 	if err := w.start(ctx, src); err != nil {
 		return err
 	}
 	if _, err := w.write(WatchLine{Kind: "ready", Server: server, Watching: w.o.What}, w.o.Now()); err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
 		return err
 	}
 	gctx, stop := context.WithCancel(ctx)
@@ -181,6 +198,9 @@ func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
 			return w.flushed(ctx, src, err)
 		case ev := <-w.events:
 			done, err := w.event(ctx, src, ev)
+			if err == nil && len(w.events) == 0 {
+				err = w.flush()
+			}
 			if err != nil || done {
 				return err
 			}
@@ -189,6 +209,14 @@ func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
 			}
 		}
 	}
+}
+
+// flush flushes the lines written (WatchOptions.Flush).
+func (w *Watch) flush() error {
+	if w.o.Flush == nil {
+		return nil
+	}
+	return w.o.Flush()
 }
 
 // flushed writes what was queued before the connection ended, then

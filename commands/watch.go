@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -112,13 +113,20 @@ func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) erro
 	o := wo.WatchOptions
 	rio := st.runIO(g)
 	var w *client.Watch
+	// Lines are buffered while more wait, and flushed when none does
+	// (WatchOptions.Flush): a flood's lines in 64 KiB writes.
+	out := bufio.NewWriterSize(writeAll(rio.write), 64<<10)
 	o.Write = func(doc []byte) error {
 		line, err := rio.line(doc)
 		if err != nil {
 			return err
 		}
-		return rio.write(append(line, '\n'))
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			return err
+		}
+		return nil
 	}
+	o.Flush = out.Flush
 	o.Now = st.env.Now
 	w = client.NewWatch(o)
 	c := st.connector(g)
@@ -165,4 +173,14 @@ func noteResumed(stderr io.Writer, server, last string) {
 		return
 	}
 	textsafe.Note(stderr, "the event stream of server %q dropped and was reconnected, resuming after event %q", server, last)
+}
+
+// writeAll is an io.Writer of a function that writes all of b or fails.
+type writeAll func(b []byte) error
+
+func (f writeAll) Write(b []byte) (int, error) {
+	if err := f(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

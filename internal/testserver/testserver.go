@@ -158,6 +158,9 @@ flags:
                        session (Mcp-Session-Id over HTTP) it came in
   --notify N           send N notifications before each tool result (stdio)
   --notify-kind KIND   log (notifications/message, the default) or progress
+  --notify-on METHOD   send the --notify notifications before the answer to
+                       METHOD requests (default tools/call): logging/setLevel
+                       floods a watch of the logs, which calls nothing
   --branchy            also serve branchy, whose schemas branch exponentially
   --hints              annotate echo and add readOnlyHint: true (serve --read-only)
   --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
@@ -240,6 +243,7 @@ type options struct {
 	completions bool        // --completions: answer completion/complete
 	notify      int         // --notify N: N notifications before each tool result (stdio)
 	notifyKind  string      // --notify-kind log|progress
+	notifyOn    string      // --notify-on: the method the flood precedes
 	manyTools   int         // --tools N: N generated tools more (stdio)
 	deepSchema  int         // --deep-schema N: the deep tool's nesting (stdio)
 	generated   []byte      // their JSON, each followed by a comma
@@ -429,6 +433,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.IntVar(&o.completionFlood, "completion-flood", 0, "")
 	fs.IntVar(&o.notify, "notify", 0, "")
 	fs.StringVar(&o.notifyKind, "notify-kind", notifyLog, "")
+	fs.StringVar(&o.notifyOn, "notify-on", "tools/call", "")
 	fs.IntVar(&o.manyTools, "tools", 0, "")
 	fs.IntVar(&o.deepSchema, "deep-schema", 0, "")
 	fs.BoolVar(&o.drift, "drift", false, "")
