@@ -33,6 +33,7 @@ const (
 	TaskFailed     Code = "task_failed"     // a task ended in status failed
 	TaskGone       Code = "task_gone"       // the server cancelled or lost a task
 	Drift          Code = "drift"           // mcpc diff found a breaking change
+	Unmatched      Code = "unmatched"       // mcpc replay --strict answered a request with no recorded answer
 	Interrupted    Code = "interrupted"     // Ctrl-C or SIGTERM
 	Internal       Code = "internal"        // a failure mcpc did not classify: a bug
 )
@@ -75,6 +76,7 @@ var Codes = []struct {
 	{Rejected, ExitRejected, "the server rejected the request (JSON-RPC error)"},
 	{TaskFailed, ExitToolError, "a task ended in status failed"},
 	{Drift, ExitToolError, "mcpc diff found a breaking change (with --strict, any change)"},
+	{Unmatched, ExitToolError, "mcpc replay --strict answered a request the recording had no answer for"},
 	{TaskGone, ExitRejected, "the server cancelled a task, or no longer knows it (expired ttl, unknown id)"},
 	{Interrupted, ExitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 	{Internal, ExitConnection, "an unexpected failure inside mcpc (please report it)"},

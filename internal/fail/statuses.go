@@ -8,7 +8,7 @@ var Statuses = []struct {
 	Meaning string
 }{
 	{ExitOK, "success"},
-	{ExitToolError, "the tool ran and reported an error (isError: true), its result still printed; or a task failed; or mcpc diff found a breaking change"},
+	{ExitToolError, "the tool ran and reported an error (isError: true), its result still printed; or a task failed; or mcpc diff found a breaking change; or mcpc replay --strict answered a request the recording had no answer for"},
 	{ExitUsage, "usage error: bad flags, bad --args JSON, arguments or answers that do not match the schema, unknown command"},
 	{ExitConfig, "configuration error: unknown server, invalid or untrusted config file"},
 	{ExitAuth, "authentication required or failed"},

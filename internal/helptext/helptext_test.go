@@ -70,7 +70,7 @@ func TestValuesFilledIn(t *testing.T) {
 func TestAgentsGuideExitCodes(t *testing.T) {
 	got := codesByStatus()
 	want := "      0  success\n" +
-		"      1  tool_error, task_failed, drift\n" +
+		"      1  tool_error, task_failed, drift, unmatched\n" +
 		"      2  usage\n" +
 		"      3  config, untrusted\n" +
 		"      4  auth_required, auth_failed\n" +
