@@ -278,6 +278,8 @@ func (s *Conn) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 		if caps := rawmsg.View(rpc.Data).Get("requiredCapabilities|@ugly"); caps.Exists() {
 			hint += " (" + caps.Raw + ")"
 		}
+	case codeRateLimited:
+		return s.rateLimited(rpc, err)
 	case jsonrpc.CodeMethodNotFound:
 		hint = "the server does not implement this request"
 	case jsonrpc.CodeInvalidParams:

@@ -27,6 +27,7 @@ const (
 	TooLarge       Code = "too_large"       // a message over --max-message or nested too deep
 	HTTPStatus     Code = "http_status"     // an HTTP error status that is not auth
 	Redirect       Code = "redirect"        // a redirect mcpc refused to follow
+	RateLimited    Code = "rate_limited"    // -32023 (SEP-3304): the server asked to wait
 	Timeout        Code = "timeout"         // --timeout or a request bound passed
 	ConnectTimeout Code = "connect_timeout" // --connect-timeout passed
 	Rejected       Code = "rejected"        // a JSON-RPC error from the server
@@ -71,6 +72,7 @@ var Codes = []struct {
 	{TooLarge, ExitConnection, "the server sent a message over --max-message or nested too deeply"},
 	{HTTPStatus, ExitConnection, "the server answered with an HTTP error status"},
 	{Redirect, ExitConnection, "the server redirected to another origin or to plain http"},
+	{RateLimited, ExitConnection, "the server is rate limiting (JSON-RPC error -32023, SEP-3304): the wait it asked for was too long to honour, or a retry was refused again"},
 	{Timeout, ExitTimeout, "the invocation or a request ran out of time"},
 	{ConnectTimeout, ExitTimeout, "start-up and handshake ran out of time"},
 	{Rejected, ExitRejected, "the server rejected the request (JSON-RPC error)"},
@@ -99,6 +101,9 @@ type Error struct {
 	Msg  string
 	Hint string
 	Err  error
+	// Fields are more members of the --json error object, each a stable
+	// interface like Code (retryAfterMs); nil for most failures.
+	Fields map[string]any
 }
 
 func (e *Error) Error() string { return e.Msg }

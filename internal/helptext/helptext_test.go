@@ -74,7 +74,7 @@ func TestAgentsGuideExitCodes(t *testing.T) {
 		"      2  usage\n" +
 		"      3  config, untrusted\n" +
 		"      4  auth_required, auth_failed\n" +
-		"      5  connection, server_exited, protocol, too_large, http_status, redirect, internal\n" +
+		"      5  connection, server_exited, protocol, too_large, http_status, redirect, rate_limited, internal\n" +
 		"      6  timeout, connect_timeout\n" +
 		"      7  rejected, task_gone\n" +
 		"    130  interrupted"

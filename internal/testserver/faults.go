@@ -285,7 +285,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.faulted(w, r) {
 		return
 	}
-	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil {
+	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil && h.opts.signals == nil {
 		h.next.ServeHTTP(w, r)
 		return
 	}
@@ -349,7 +349,9 @@ func (h *faultHandler) answerBelow(w http.ResponseWriter, r *http.Request, req *
 		return true
 	}
 	if resp := h.opts.below(req); resp != nil {
-		writeResponse(w, resp)
+		if !rateLimitedHTTP(w, resp) {
+			writeResponse(w, resp)
+		}
 		return true
 	}
 	return false

@@ -191,6 +191,10 @@ flags:
                        resources/directory/read and skill:// files, one skill
                        per way a skill can be right or wrong (skills.go)
   --no-directory-read  with --skills: declare no directoryRead
+  --signals            also serve the error and retry signals' tools (signals.go):
+                       limited (SEP-3304 -32023, over HTTP a 429), flaky and
+                       charge (SEP-3313 toolFailure), each echoing the SEP-3182
+                       idempotencyKey it was sent
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
@@ -240,21 +244,22 @@ type options struct {
 	cutStream   int    // --cut-stream: the standalone stream's event to cut
 	ask         bool
 	logging     bool
-	completions bool        // --completions: answer completion/complete
-	notify      int         // --notify N: N notifications before each tool result (stdio)
-	notifyKind  string      // --notify-kind log|progress
-	notifyOn    string      // --notify-on: the method the flood precedes
-	manyTools   int         // --tools N: N generated tools more (stdio)
-	deepSchema  int         // --deep-schema N: the deep tool's nesting (stdio)
-	generated   []byte      // their JSON, each followed by a comma
-	drift       bool        // --drift: the tools changed (toolEnv.drift)
-	toolsOnly   bool        // --tools-only: no resources, templates or prompts
-	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
-	branchy     bool        // --branchy: toolEnv.branchy
-	hints       bool        // --hints: toolEnv.hints
-	callFaults  bool        // --call-faults: the tools not-json, too-deep and endless (faults.go)
-	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
-	skills      *skillStore // --skills: the skills extension
+	completions bool         // --completions: answer completion/complete
+	notify      int          // --notify N: N notifications before each tool result (stdio)
+	notifyKind  string       // --notify-kind log|progress
+	notifyOn    string       // --notify-on: the method the flood precedes
+	manyTools   int          // --tools N: N generated tools more (stdio)
+	deepSchema  int          // --deep-schema N: the deep tool's nesting (stdio)
+	generated   []byte       // their JSON, each followed by a comma
+	drift       bool         // --drift: the tools changed (toolEnv.drift)
+	toolsOnly   bool         // --tools-only: no resources, templates or prompts
+	hugeEscapes bool         // --huge-escapes: toolEnv.hugeEscapes
+	branchy     bool         // --branchy: toolEnv.branchy
+	hints       bool         // --hints: toolEnv.hints
+	callFaults  bool         // --call-faults: the tools not-json, too-deep and endless (faults.go)
+	tasks       *taskStore   // --tasks: the 2026-07-28 tasks extension
+	skills      *skillStore  // --skills: the skills extension
+	signals     *signalStore // --signals: rate limits, failure classes, idempotency keys
 
 	// --completion-values FILE: the greet prompt's names (completeFrom);
 	// --completion-flood BYTES: one answer that large (completionFlood).
@@ -266,6 +271,9 @@ type options struct {
 // skills); nil when it is the SDK's.
 func (o *options) below(req *jsonrpc.Request) *jsonrpc.Response {
 	if r := o.tasks.handle(req); r != nil {
+		return r
+	}
+	if r := o.signals.handle(req); r != nil {
 		return r
 	}
 	return o.skills.handle(req)
@@ -383,6 +391,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if *x.skills {
 		opts.skills = newSkillStore(&opts, !*x.noDirRead)
 	}
+	if *x.signals {
+		opts.signals = newSignalStore()
+	}
 	if err := opts.check(*x.tasks, fs.Args()); err != nil {
 		return nil, err
 	}
@@ -393,6 +404,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 type moreFlags struct {
 	completionValues         *string
 	tasks, skills, noDirRead *bool
+	signals                  *bool
 }
 
 // define defines on fs the flags that set o's options, and returns the
@@ -448,6 +460,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	x.tasks = fs.Bool("tasks", false, "")
 	x.skills = fs.Bool("skills", false, "")
 	x.noDirRead = fs.Bool("no-directory-read", false, "")
+	x.signals = fs.Bool("signals", false, "")
 	return x
 }
 
@@ -552,6 +565,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	}
 	if opts.tasks != nil {
 		addTaskTools(s)
+	}
+	if opts.signals != nil {
+		addSignalTools(s)
 	}
 	if opts.toolsOnly {
 		return s
