@@ -231,7 +231,7 @@ func ParseHelperOutput(out []byte, bearer bool) (http.Header, error) {
 	hs := http.Header{}
 	for _, k := range slices.Sorted(maps.Keys(members)) {
 		var v string
-		if err := json.Unmarshal(members[k], &v); err != nil {
+		if raw := members[k]; len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
 			return nil, fmt.Errorf("the value of %q is not a string", textsafe.OneLine(k))
 		}
 		if err := checkHelperHeader(k, v); err != nil {
@@ -380,26 +380,31 @@ var errHelperOutput = errors.New("the credential helper's output passed its boun
 type tail struct {
 	buf []byte
 	max int
+	cut bool // bytes before buf were dropped
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	n := len(p)
 	if len(p) >= t.max {
 		p = p[len(p)-t.max:]
-		t.buf = t.buf[:0]
+		t.buf, t.cut = t.buf[:0], true
 	}
 	if over := len(t.buf) + len(p) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.buf, t.cut = append(t.buf[:0], t.buf[over:]...), true
 	}
 	t.buf = append(t.buf, p...)
 	return n, nil
 }
 
-// lines are the last n non-empty lines kept, made safe to print and
-// clipped.
+// lines are the last n non-empty lines kept (not one whose start was
+// dropped), made safe to print and clipped.
 func (t *tail) lines(n int) []string {
 	var out []string
-	for l := range strings.Lines(string(t.buf)) {
+	kept := string(t.buf)
+	if t.cut {
+		_, kept, _ = strings.Cut(kept, "\n")
+	}
+	for l := range strings.Lines(kept) {
 		if l = strings.TrimSpace(textsafe.StripControl(l)); l != "" {
 			out = append(out, textsafe.Clip(l, 200))
 		}
