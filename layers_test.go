@@ -40,6 +40,7 @@ var layers = []struct{ pkg, may string }{
 	{"client/sessions", "client/conn client/hold client/holdwire client/config client/state client/transport internal/..."},
 	// Which credential a server gets, set on its connect options.
 	{"client/credentials", "client/conn client/config creds internal/..."},
+	{"client/cards", "client/config client/transport internal/..."},
 	{"client/tasks", "client/state " + leaves},
 	{"client/config", leaves},
 	{"client/state", leaves},

@@ -269,6 +269,7 @@ func params(t *testing.T, dir string) testscript.Params {
 			"idleconns":         cmdIdleConns,
 			"countlines":        cmdCountLines,
 			"peer":              cmdPeer,
+			"cardserver":        cmdCardServer,
 		},
 	}
 }

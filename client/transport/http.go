@@ -123,24 +123,35 @@ func (o ownRequests) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // checkRedirect lets a redirect through only when it stays on the
-// configured origin: headers and tokens were configured for that origin,
-// and a downgrade to plain http off loopback would expose them on the wire.
-// Its refusal reaches the request's caller inside Go's *url.Error.
+// configured origin (SameOriginRedirects).
 func (t *HTTP) checkRedirect(req *http.Request, via []*http.Request) error {
-	switch to := urlx.Origin(req.URL); {
-	case req.URL.Scheme == "http" && !urlx.IsLoopback(req.URL.Hostname()):
-		return fail.New(fail.Redirect, "mcpc never sends a request over plain http off loopback; ask the server's operator to fix the redirect",
-			"%s redirected to plain http on a non-loopback host (%s → %s); refused", t.label, t.origin, to)
-	case to != t.origin:
-		return fail.New(fail.Redirect, "credentials and headers go only to the configured origin; if you trust "+to+", use the URL it redirects to",
-			"%s redirected to another origin (%s → %s); refused", t.label, t.origin, to)
-	case len(via) >= 10:
-		// The URL the chain ended at tells a loop (the same URL again) from
-		// a long chain; its query values may be secrets, so it is redacted.
-		return fail.New(fail.Redirect, "the last redirect pointed to "+urlx.Redact(req.URL.String())+"; check the server's URL and its redirect configuration",
-			"%s redirected more than 10 times", t.label)
+	return SameOriginRedirects(t.label, t.origin)(req, via)
+}
+
+// SameOriginRedirects is the http.Client CheckRedirect of every request
+// mcpc sends to a URL it was given: a redirect is followed only when it
+// stays on origin (urlx.Origin), since headers and tokens were configured
+// for that origin and a document fetched there was asked of it; a
+// downgrade to plain http off loopback would expose them on the wire. Its
+// refusal reaches the request's caller inside Go's *url.Error; label names
+// the server or the URL in it.
+func SameOriginRedirects(label, origin string) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		switch to := urlx.Origin(req.URL); {
+		case req.URL.Scheme == "http" && !urlx.IsLoopback(req.URL.Hostname()):
+			return fail.New(fail.Redirect, "mcpc never sends a request over plain http off loopback; ask the server's operator to fix the redirect",
+				"%s redirected to plain http on a non-loopback host (%s → %s); refused", label, origin, to)
+		case to != origin:
+			return fail.New(fail.Redirect, "credentials and headers go only to the configured origin; if you trust "+to+", use the URL it redirects to",
+				"%s redirected to another origin (%s → %s); refused", label, origin, to)
+		case len(via) >= 10:
+			// The URL the chain ended at tells a loop (the same URL again) from
+			// a long chain; its query values may be secrets, so it is redacted.
+			return fail.New(fail.Redirect, "the last redirect pointed to "+urlx.Redact(req.URL.String())+"; check the server's URL and its redirect configuration",
+				"%s redirected more than 10 times", label)
+		}
+		return nil
 	}
-	return nil
 }
 
 func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -1,0 +1,46 @@
+package cards
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
+)
+
+// TestCatalogRefusals pins what a catalog that is not one, or whose
+// entries cannot be read, is told as; none of these needs a fetch.
+func TestCatalogRefusals(t *testing.T) {
+	card := `{"$schema":"` + SchemaURL + `","name":"dev.mcpc/x","version":"1"}`
+	many := make([]string, MaxEntries+1)
+	for i := range many {
+		many[i] = `{"identifier":"e","type":"` + CardType + `","data":` + card + `}`
+	}
+	for _, tc := range []struct {
+		doc, want string
+		code      fail.Code
+	}{
+		{`[]`, "https://h/c is not an AI Catalog: it is not a JSON object", fail.Protocol},
+		{`{"entries":{}}`, "https://h/c is not an AI Catalog: its member entries is not an array", fail.Protocol},
+		{`{"specVersion":"1.0"}`, "https://h/c is not an AI Catalog: it has no entries array", fail.Protocol},
+		{`{"entries":[` + strings.Join(many, ",") + `]}`, fmt.Sprintf("https://h/c lists %d Server Cards, more than the %d mcpc reads; refused", MaxEntries+1, MaxEntries), fail.TooLarge},
+		{`{"entries":[{"identifier":"a","type":"` + CardType + `"}]}`,
+			`1 of the 1 Server Cards https://h/c lists could not be read: the catalog entry "a" has neither of url and data`, fail.Protocol},
+		{`{"entries":[{"identifier":"a","type":"` + CardType + `","url":"/x","data":` + card + `}]}`,
+			`1 of the 1 Server Cards https://h/c lists could not be read: the catalog entry "a" has both of url and data`, fail.Protocol},
+		{`{"entries":[{"identifier":"a","type":"` + CardType + `","url":"%zz"}]}`,
+			`1 of the 1 Server Cards https://h/c lists could not be read: the catalog entry "a" has a url that is not a URL`, fail.Protocol},
+		{`{"entries":[{"identifier":"a","mediaType":"` + CardType + `","data":{"name":"x"}}]}`,
+			`1 of the 1 Server Cards https://h/c lists could not be read: the data of the catalog entry "a" is not a Server Card: its $schema is not ` + SchemaURL, fail.Protocol},
+	} {
+		_, err := readCatalog(context.Background(), "https://h/c", []byte(tc.doc))
+		if err == nil || err.Error() != tc.want || fail.CodeOf(err) != tc.code {
+			t.Errorf("readCatalog(%.60s) = %v (%s), want %q (%s)", tc.doc, err, fail.CodeOf(err), tc.want, tc.code)
+		}
+	}
+	found, err := readCatalog(context.Background(), "https://h/c", []byte(`{"entries":[{"identifier":"a","type":"`+CardType+`","data":`+card+`}]}`))
+	if err != nil || len(found.Servers) != 1 || found.Servers[0].Name != "dev.mcpc/x" {
+		t.Errorf("an inline card: %+v, %v", found, err)
+	}
+}
