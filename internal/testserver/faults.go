@@ -285,7 +285,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.faulted(w, r) {
 		return
 	}
-	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil && h.opts.signals == nil {
+	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil && h.opts.signals == nil && h.opts.events == nil {
 		h.next.ServeHTTP(w, r)
 		return
 	}

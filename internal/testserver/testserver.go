@@ -195,6 +195,9 @@ flags:
                        limited (SEP-3304 -32023, over HTTP a 429), flaky and
                        charge (SEP-3313 toolFailure), each echoing the SEP-3182
                        idempotencyKey it was sent
+  --events FILE        serve the events extension's poll delivery (events.go):
+                       events/list and events/poll, the events FILE's lines
+  --next-poll MS       with --events: the nextPollMs of every poll (1000)
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
@@ -260,6 +263,7 @@ type options struct {
 	tasks       *taskStore   // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore  // --skills: the skills extension
 	signals     *signalStore // --signals: rate limits, failure classes, idempotency keys
+	events      *eventsStore // --events: the events extension, poll delivery
 
 	// --completion-values FILE: the greet prompt's names (completeFrom);
 	// --completion-flood BYTES: one answer that large (completionFlood).
@@ -274,6 +278,9 @@ func (o *options) below(req *jsonrpc.Request) *jsonrpc.Response {
 		return r
 	}
 	if r := o.signals.handle(req); r != nil {
+		return r
+	}
+	if r := o.events.handle(req); r != nil {
 		return r
 	}
 	return o.skills.handle(req)
@@ -394,6 +401,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if *x.signals {
 		opts.signals = newSignalStore()
 	}
+	if *x.events != "" {
+		opts.events = &eventsStore{file: *x.events, nextPoll: *x.nextPoll}
+	}
 	if err := opts.check(*x.tasks, fs.Args()); err != nil {
 		return nil, err
 	}
@@ -405,6 +415,8 @@ type moreFlags struct {
 	completionValues         *string
 	tasks, skills, noDirRead *bool
 	signals                  *bool
+	events                   *string
+	nextPoll                 *int64
 }
 
 // define defines on fs the flags that set o's options, and returns the
@@ -461,6 +473,8 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	x.skills = fs.Bool("skills", false, "")
 	x.noDirRead = fs.Bool("no-directory-read", false, "")
 	x.signals = fs.Bool("signals", false, "")
+	x.events = fs.String("events", "", "")
+	x.nextPoll = fs.Int64("next-poll", 1000, "")
 	return x
 }
 
@@ -525,12 +539,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.modernOnly {
 		sopts.SupportedProtocolVersions = []string{modernVersion}
 	}
-	if opts.tasks != nil {
-		sopts.Capabilities.AddExtension(taskExtension, nil)
-	}
-	if opts.skills != nil {
-		sopts.Capabilities.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
-	}
+	addExtensions(opts, sopts.Capabilities)
 	if opts.completions || opts.completionValues != nil || opts.completionFlood > 0 {
 		sopts.CompletionHandler = completeFrom(opts.completionValues)
 	}
@@ -759,5 +768,18 @@ func logRequests(path string) mcp.Middleware {
 			appendLine(path, line)
 			return next(ctx, method, req)
 		}
+	}
+}
+
+// addExtensions declares the extensions the options serve below the SDK.
+func addExtensions(opts *options, caps *mcp.ServerCapabilities) {
+	if opts.tasks != nil {
+		caps.AddExtension(taskExtension, nil)
+	}
+	if opts.events != nil {
+		caps.AddExtension(eventsExtension, nil)
+	}
+	if opts.skills != nil {
+		caps.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
 	}
 }
