@@ -112,8 +112,12 @@ func replayAction(ctx context.Context, st *state, cmd *cli.Command) error {
 		if n == 1 {
 			what = "request"
 		}
-		return fail.New(fail.Unmatched, "record them again; the error each was answered with names the closest recorded request",
+		e := fail.New(fail.Unmatched, "record them again; the error each was answered with names the closest recorded request",
 			"%d %s had no answer in %s (--strict)", n, what, p.Name)
+		// A SIGTERM is how an HTTP replay ends: the report is this, not
+		// "interrupted" (which it wraps, so main keeps it).
+		e.Err = context.Cause(ctx)
+		return e
 	}
 	return nil
 }
