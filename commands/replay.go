@@ -3,7 +3,9 @@ package commands
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
+	"os"
 
 	"github.com/urfave/cli/v3"
 
@@ -99,37 +101,57 @@ func replayAction(ctx context.Context, st *state, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := readReplay(g, cmd.Args().First())
+	// --timeout bounds the replay as it bounds any invocation: a hang
+	// guard for the CI job that runs it.
+	ctx, cancel := g.withTimeout(ctx)
+	defer cancel()
+	p, f, err := readReplay(ctx, g, cmd.Args().First())
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	p.Strict = order == "strict"
 	if err := serveBackend(ctx, st, p, "replay", l); err != nil {
 		return err
 	}
-	if n := p.Unmatched(); n > 0 && cmd.Bool("strict") {
+	n := p.Unmatched()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && (n == 0 || !cmd.Bool("strict")) {
+		return ctxErr(ctx, ctx.Err())
+	}
+	if n > 0 && cmd.Bool("strict") {
 		what := "requests"
 		if n == 1 {
 			what = "request"
 		}
-		return fail.New(fail.Unmatched, "record them again; the error each was answered with names the closest recorded request",
+		e := fail.New(fail.Unmatched, "record them again; the error each was answered with names the closest recorded request",
 			"%d %s had no answer in %s (--strict)", n, what, p.Name)
+		// A SIGTERM is how an HTTP replay ends: the report is this, not
+		// "interrupted" (which it wraps, so main keeps it).
+		e.Err = context.Cause(ctx)
+		return e
 	}
 	return nil
 }
 
-// readReplay reads the recording file.
-func readReplay(g *globals, file string) (*serve.Replay, error) {
+// readReplay reads the recording file, which stays open while the
+// replay serves: its messages are read from it again as they are sent.
+func readReplay(ctx context.Context, g *globals, file string) (*serve.Replay, *os.File, error) {
 	f, err := fsx.OpenRegular(fsx.Under(g.cwd, file))
 	if err != nil {
-		return nil, fail.New(fail.Usage, "", "cannot read recording %s: %v", file, fsx.Reason(err))
+		return nil, nil, fail.New(fail.Usage, "", "cannot read recording %s: %v", file, fsx.Reason(err))
 	}
-	defer f.Close()
-	p, err := serve.ReadReplay(f, file, cmp.Or(g.maxMessage, transport.DefaultMaxMessage))
+	p, err := serve.ReadReplay(ctx, f, file, cmp.Or(g.maxMessage, transport.DefaultMaxMessage))
+	switch {
+	case ctx.Err() != nil:
+		err = ctxErr(ctx, ctx.Err())
+	case err != nil:
+		err = fail.New(fail.Usage, "mcpc replay reads what --record writes (mcpc help record)", "recording %s: %v", file, err)
+	}
 	if err != nil {
-		return nil, fail.New(fail.Usage, "mcpc replay reads what --record writes (mcpc help record)", "recording %s: %v", file, err)
+		f.Close()
+		return nil, nil, err
 	}
-	return p, nil
+	return p, f, nil
 }
 
 // serveBackend serves b until its client goes (stdio) or SIGINT/SIGTERM:

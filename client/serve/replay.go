@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,6 +29,7 @@ type Replay struct {
 	// one, in the file's order.
 	Strict bool
 
+	src       io.ReaderAt // the recording, which the messages are read from again
 	exchanges []*exchange
 	byMethod  map[string][]*exchange
 	byKey     map[string][]*exchange // by method and key
@@ -56,10 +58,21 @@ type exchange struct {
 	used   bool
 }
 
-// played is a message an exchange sends the client.
+// played is a message an exchange sends the client: where it lies in
+// the recording, read again when it is sent, so a replay holds a few
+// words a message and not the messages (a recording of a million
+// notifications is served in a few tens of MiB).
 type played struct {
-	raw  json.RawMessage // as recorded
+	at   int64 // its offset in the recording
+	n    int64 // its length; 0: more.raw holds it, or it was left out
 	kind playKind
+	more *playedMore // what few messages need
+}
+
+// playedMore is what a played message needs beyond its place.
+type playedMore struct {
+	// raw is a message of a batch, kept: where it lies is not known.
+	raw json.RawMessage
 	// asked is, for a question (askMsg), the client's recorded answer,
 	// as match compares them (nil when none was recorded).
 	asked any
@@ -67,25 +80,30 @@ type played struct {
 	omitted int
 }
 
-type playKind int
+type playKind uint8
 
 const (
-	notifyMsg playKind = iota // a notification, sent as it came
-	askMsg                    // a server's request to the client: sent with an id of replay's, its answer awaited
-	answerMsg                 // the answer: sent with the client's id
+	notifyMsg   playKind = iota // a notification, sent as it came
+	progressMsg                 // notifications/progress: sent with the client's token, if it gave one
+	askMsg                      // a server's request to the client: sent with an id of replay's, its answer awaited
+	answerMsg                   // the answer: sent with the client's id
 )
 
 // ReadReplay reads the recording from r into a Replay: every exchange
 // of every connection, each message under limit. An unreadable
-// recording is an error that names the line.
-func ReadReplay(r io.Reader, name string, limit int64) (*Replay, error) {
+// recording is an error that names the line; ctx ending (SIGTERM,
+// --timeout) stops a long one.
+func ReadReplay(ctx context.Context, r Recording, name string, limit int64) (*Replay, error) {
 	rr, err := transport.NewRecordReader(r, int(limit))
 	if err != nil {
 		return nil, err
 	}
-	p := &Replay{Name: name, Limit: limit, byMethod: map[string][]*exchange{}, byKey: map[string][]*exchange{}}
+	p := &Replay{Name: name, Limit: limit, src: r, byMethod: map[string][]*exchange{}, byKey: map[string][]*exchange{}}
 	conns := map[int]*pairing{}
-	for {
+	for n := 1; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		e, err := rr.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -143,26 +161,29 @@ func (p *Replay) pair(c *pairing, e *transport.RecordEntry) error {
 	case e.Msg == nil:
 		return nil // an HTTP head, a connection, text, a note
 	}
+	if e.Msg[0] != '[' {
+		return p.one(c, e, e.Msg, played{at: e.MsgAt, n: int64(len(e.Msg))})
+	}
 	var msgs []json.RawMessage
-	if e.Msg[0] == '[' {
-		if err := json.Unmarshal(e.Msg, &msgs); err != nil {
-			return err
-		}
-	} else {
-		msgs = []json.RawMessage{e.Msg}
+	if err := json.Unmarshal(e.Msg, &msgs); err != nil {
+		return err
 	}
 	for _, raw := range msgs {
-		m := rawmsg.Parse(raw)
-		var err error
-		if e.Dir == "out" {
-			err = p.sent(c, e, raw, m)
-		} else {
-			err = p.came(c, raw, m)
-		}
-		if err != nil {
+		if err := p.one(c, e, raw, played{more: &playedMore{raw: raw}}); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// one takes one message of line e: raw, which is at. raw is the
+// reader's buffer: what is kept of it is copied.
+func (p *Replay) one(c *pairing, e *transport.RecordEntry, raw json.RawMessage, at played) error {
+	m := rawmsg.Parse(raw)
+	if e.Dir == "out" {
+		return p.sent(c, e, raw, m)
+	}
+	p.came(c, at, m)
 	return nil
 }
 
@@ -177,8 +198,8 @@ func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage,
 		if err != nil {
 			return fmt.Errorf("the request's params: %v", err)
 		}
-		ex := &exchange{line: e.Line, conn: e.Conn, id: m.ID.Raw, method: m.Method.String(), params: params, key: key,
-			token: m.Params.Get("_meta.progressToken").Raw}
+		ex := &exchange{line: e.Line, conn: e.Conn, id: strings.Clone(m.ID.Raw), method: strings.Clone(m.Method.String()), params: params, key: key,
+			token: strings.Clone(m.Params.Get("_meta.progressToken").Raw)}
 		p.exchanges = append(p.exchanges, ex)
 		p.byMethod[ex.method] = append(p.byMethod[ex.method], ex)
 		p.byKey[ex.method+"\n"+ex.key] = append(p.byKey[ex.method+"\n"+ex.key], ex)
@@ -190,7 +211,7 @@ func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage,
 	case !m.Method.Exists() && m.ID.Exists():
 		if q, ok := c.asks[m.ID.Raw]; ok {
 			delete(c.asks, m.ID.Raw)
-			q.ex.msgs[q.i].asked, _, _ = matchForm("", answerOf(raw))
+			q.ex.msgs[q.i].more.asked, _, _ = matchForm("", answerOf(raw))
 		}
 	}
 	return nil
@@ -201,15 +222,16 @@ func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage,
 // names, else to the newest one waiting (what a server sends while it
 // works on a request is for that request); one that comes when none
 // waits is not played.
-func (p *Replay) came(c *pairing, raw json.RawMessage, m rawmsg.Message) error {
+func (p *Replay) came(c *pairing, at played, m rawmsg.Message) {
 	if !m.Method.Exists() {
 		ex := c.open[m.ID.Raw]
 		if ex == nil {
-			return nil // an answer to no request recorded
+			return // an answer to no request recorded
 		}
 		delete(c.open, m.ID.Raw)
-		ex.msgs, ex.done = append(ex.msgs, played{raw: raw, kind: answerMsg}), true
-		return nil
+		at.kind = answerMsg
+		ex.msgs, ex.done = append(ex.msgs, at), true
+		return
 	}
 	ex := c.latest()
 	if tok := m.Params.Get("progressToken"); tok.Exists() && m.Method.String() == "notifications/progress" {
@@ -220,15 +242,22 @@ func (p *Replay) came(c *pairing, raw json.RawMessage, m rawmsg.Message) error {
 		}
 	}
 	if ex == nil {
-		return nil
+		return
 	}
 	if !m.ID.Exists() {
-		ex.msgs = append(ex.msgs, played{raw: raw, kind: notifyMsg})
-		return nil
+		at.kind = notifyMsg
+		if m.Method.String() == "notifications/progress" {
+			at.kind = progressMsg
+		}
+		ex.msgs = append(ex.msgs, at)
+		return
 	}
-	ex.msgs = append(ex.msgs, played{raw: raw, kind: askMsg})
-	c.asks[m.ID.Raw] = question{ex, len(ex.msgs) - 1}
-	return nil
+	at.kind = askMsg
+	if at.more == nil {
+		at.more = &playedMore{}
+	}
+	ex.msgs = append(ex.msgs, at)
+	c.asks[strings.Clone(m.ID.Raw)] = question{ex, len(ex.msgs) - 1}
 }
 
 // omitted takes a line standing for a message over --max-message: an
@@ -240,8 +269,25 @@ func (p *Replay) omitted(c *pairing, e *transport.RecordEntry) {
 	}
 	if ex := c.open[string(o.ID)]; ex != nil {
 		delete(c.open, string(o.ID))
-		ex.msgs, ex.done = append(ex.msgs, played{kind: answerMsg, omitted: o.Bytes}), true
+		ex.msgs, ex.done = append(ex.msgs, played{kind: answerMsg, more: &playedMore{omitted: o.Bytes}}), true
 	}
+}
+
+// Recording is what a replay is read from: a file, read through once,
+// then at the places of the messages it sends.
+type Recording interface {
+	io.Reader
+	io.ReaderAt
+}
+
+// message is m's bytes as recorded.
+func (p *Replay) message(m played) ([]byte, error) {
+	if m.n == 0 {
+		return m.more.raw, nil
+	}
+	buf := make([]byte, m.n)
+	_, err := p.src.ReadAt(buf, m.at)
+	return buf, err
 }
 
 // Label names the replay, for messages.

@@ -77,16 +77,22 @@ func (l *replayLine) request(r *jsonrpc.Request) error {
 func (l *replayLine) play(id jsonrpc.ID, token string, ex *exchange) error {
 	for _, m := range ex.msgs {
 		switch {
-		case m.kind == answerMsg && m.omitted > 0:
+		case m.kind == answerMsg && m.more != nil && m.more.omitted > 0:
 			return l.put(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-				Message: fmt.Sprintf("%s left this answer out: %d bytes, over the --max-message it was recorded under", l.p.Label(), m.omitted)}})
+				Message: fmt.Sprintf("%s left this answer out: %d bytes, over the --max-message it was recorded under", l.p.Label(), m.more.omitted)}})
+		case m.kind == progressMsg && token == "" && ex.token != "":
+			continue // the client asked for no progress
 		case m.kind == askMsg:
 			if rpcErr := l.ask(m); rpcErr != nil {
 				return l.put(&jsonrpc.Response{ID: id, Error: rpcErr})
 			}
 			continue
 		}
-		msg, err := transport.DecodeMessage(m.raw)
+		raw, err := l.p.message(m)
+		var msg jsonrpc.Message
+		if err == nil {
+			msg, err = transport.DecodeMessage(raw)
+		}
 		if err != nil {
 			return l.put(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 				Message: fmt.Sprintf("%s holds an answer (line %d's) that cannot be read: %v", l.p.Label(), ex.line, err)}})
@@ -95,10 +101,7 @@ func (l *replayLine) play(id jsonrpc.ID, token string, ex *exchange) error {
 		case *jsonrpc.Response:
 			x.ID = id
 		case *jsonrpc.Request:
-			if x.Method == "notifications/progress" && ex.token != "" {
-				if token == "" {
-					continue // the client asked for no progress
-				}
+			if m.kind == progressMsg && ex.token != "" {
 				x.Params = withProgressToken(x.Params, token)
 			}
 		}
@@ -114,7 +117,11 @@ func (l *replayLine) play(id jsonrpc.ID, token string, ex *exchange) error {
 // of the request the question was for: what the server said next was
 // said to that answer.
 func (l *replayLine) ask(m played) *jsonrpc.Error {
-	msg, err := transport.DecodeMessage(m.raw)
+	raw, err := l.p.message(m)
+	var msg jsonrpc.Message
+	if err == nil {
+		msg, err = transport.DecodeMessage(raw)
+	}
 	q, ok := msg.(*jsonrpc.Request)
 	if err != nil || !ok {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s holds a question that cannot be read", l.p.Label())}
@@ -134,12 +141,12 @@ func (l *replayLine) ask(m played) *jsonrpc.Error {
 	case <-l.done:
 		return nil
 	}
-	if m.asked == nil {
+	if m.more.asked == nil {
 		return nil
 	}
 	data, _ := jsonrpc.EncodeMessage(resp)
 	got, _, _ := matchForm("", answerOf(data))
-	if d := differ(m.asked, got, "answer", nil); len(d) > 0 {
+	if d := differ(m.more.asked, got, "answer", nil); len(d) > 0 {
 		l.p.mu.Lock()
 		l.p.unmatched++
 		l.p.mu.Unlock()
@@ -149,17 +156,17 @@ func (l *replayLine) ask(m played) *jsonrpc.Error {
 	return nil
 }
 
-// withProgressToken is params with its progressToken token (raw JSON).
+// withProgressToken is params with its progressToken token (raw JSON),
+// put in the recorded one's place: the rest stays as recorded.
 func withProgressToken(params json.RawMessage, token string) json.RawMessage {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
+	v := rawmsg.View(params).Get("progressToken")
+	in := rawmsg.Within(params, v)
+	if in == nil {
 		return params
 	}
-	p["progressToken"] = json.RawMessage(token)
-	out, err := json.Marshal(p)
-	if err != nil {
-		return params
-	}
+	i := v.Index
+	out := make([]byte, 0, len(params)-len(in)+len(token))
+	out = append(append(append(out, params[:i]...), token...), params[i+len(in):]...)
 	return out
 }
 

@@ -7,6 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // RecordEntry is one line of a recording (mcpc help record) as a reader
@@ -17,6 +22,7 @@ type RecordEntry struct {
 	Dir     string          // "out" (to the server), "in", or "" (a connection, a note)
 	Local   bool            // answered by mcpc itself (the era memo)
 	Msg     json.RawMessage // the message, or nil (an HTTP head, text, a note)
+	MsgAt   int64           // where Msg lies in the file
 	Omitted *RecordOmitted  // a message over --max-message, left out
 }
 
@@ -36,8 +42,9 @@ const recordSlack = 64 << 10
 // recordSlack, so a file that is no recording (one endless line) costs
 // no more than one line's bound.
 type RecordReader struct {
-	l *lineChecker
-	n int // the line last read
+	l   *lineChecker
+	n   int   // the line last read
+	off int64 // the offset of the next line
 }
 
 // NewRecordReader reads the recording's first line, which names the
@@ -45,7 +52,7 @@ type RecordReader struct {
 // not know, is an error naming the line.
 func NewRecordReader(r io.Reader, limit int) (*RecordReader, error) {
 	rr := &RecordReader{l: &lineChecker{r: bufio.NewReaderSize(r, 64<<10), c: io.NopCloser(nil), limit: limit + recordSlack + 1}}
-	line, err := rr.line()
+	line, _, err := rr.line()
 	if err == io.EOF {
 		return nil, errors.New("the file is empty, not a recording")
 	}
@@ -64,51 +71,81 @@ func NewRecordReader(r io.Reader, limit int) (*RecordReader, error) {
 	return rr, nil
 }
 
-// line is the next line that is not blank, in the reader's buffer.
-func (rr *RecordReader) line() ([]byte, error) {
+// line is the next line that is not blank, in the reader's buffer, and
+// its offset in the file.
+func (rr *RecordReader) line() ([]byte, int64, error) {
 	for {
 		line, err := rr.l.readLine()
+		at := rr.off
+		rr.off += int64(len(line))
 		rr.n++
 		if errors.Is(err, ErrTooLarge) {
-			return nil, fmt.Errorf("line %d is longer than the --max-message it is read under", rr.n)
+			return nil, 0, fmt.Errorf("line %d is longer than the --max-message it is read under", rr.n)
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			return t, nil
+		left := bytes.TrimLeftFunc(line, unicode.IsSpace)
+		if t := bytes.TrimRightFunc(left, unicode.IsSpace); len(t) > 0 {
+			return t, at + int64(len(line)-len(left)), nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 }
 
-// Next is the next line; io.EOF at the end.
+// Next is the next line; io.EOF at the end. Its Msg is the reader's
+// buffer, valid until the next call.
 func (rr *RecordReader) Next() (*RecordEntry, error) {
-	line, err := rr.line()
+	line, at, err := rr.line()
 	if err != nil {
 		return nil, err
-	}
-	var l struct {
-		Conn    *int            `json:"conn"`
-		Dir     string          `json:"dir"`
-		Local   bool            `json:"local"`
-		Msg     json.RawMessage `json:"msg"`
-		Omitted *RecordOmitted  `json:"omitted"`
 	}
 	if deeper(line, MaxDepth) {
 		return nil, fmt.Errorf("line %d nests JSON more than %d levels deep", rr.n, MaxDepth)
 	}
-	if err := json.Unmarshal(line, &l); err != nil {
+	if line[0] != '{' || !json.Valid(line) {
+		// Decoded only to say where the text goes wrong.
+		var skip map[string]any
+		err := json.Unmarshal(line, &skip)
+		if err == nil {
+			err = errors.New("it is not a JSON object")
+		}
 		return nil, fmt.Errorf("line %d is not a recording's line: %v", rr.n, jsonErr(err))
 	}
-	if l.Conn == nil {
+	// One pass over the line's top level; the results point into it.
+	e := &RecordEntry{Line: rr.n}
+	var conn, dir, omitted gjson.Result
+	rawmsg.View(line).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "conn":
+			conn = v
+		case "dir":
+			dir = v
+		case "local":
+			e.Local = v.Type == gjson.True
+		case "msg":
+			if e.Msg = rawmsg.Within(line, v); e.Msg != nil {
+				e.MsgAt = at + int64(v.Index)
+			}
+		case "omitted":
+			omitted = v
+		}
+		return true
+	})
+	if conn.Type != gjson.Number {
 		return nil, fmt.Errorf(`line %d is not a recording's line: it has no "conn"`, rr.n)
 	}
-	if l.Dir != "" && l.Dir != "in" && l.Dir != "out" {
-		return nil, fmt.Errorf(`line %d: "dir" is %q, not "in" or "out"`, rr.n, l.Dir)
+	e.Conn = int(conn.Int())
+	switch dir.Str {
+	case "", "in", "out":
+		e.Dir = dir.Str
+	default:
+		return nil, fmt.Errorf(`line %d: "dir" is %q, not "in" or "out"`, rr.n, dir.Str)
 	}
-	// l.Msg is a copy (json.RawMessage's decoding copies): the line is
-	// the reader's buffer.
-	return &RecordEntry{Line: rr.n, Conn: *l.Conn, Dir: l.Dir, Local: l.Local, Msg: l.Msg, Omitted: l.Omitted}, nil
+	if omitted.IsObject() {
+		e.Omitted = new(RecordOmitted)
+		json.Unmarshal([]byte(omitted.Raw), e.Omitted)
+	}
+	return e, nil
 }
 
 // jsonErr is err without the decoder's "json: " prefix.
