@@ -192,6 +192,7 @@ func (s *Conn) filterHint() string {
 // SDK cannot decode it, e.g. a content type it does not know) and exactly
 // as it arrived.
 func (s *Conn) CallTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, json.RawMessage, error) {
+	defer s.wire.tasks.withKey(idempotencyKeyOf(ctx))()
 	var res *mcp.CallToolResult
 	var raw json.RawMessage
 	err := s.verify(ctx, func() error {
