@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -188,7 +189,11 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 	if run.Record != nil {
 		return printDetached(rio, o.structured, srv.entry, srv.sess.label(), run)
 	}
-	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
+	err = printToolResult(ctx, rio, o.strict, tool, run.Result, err)
+	if d := client.DenialOf(run.Result); d != nil && errors.Is(err, client.ErrToolError) {
+		return d.Failure(srv.entry, srv.sess.label(), o.tool)
+	}
+	return err
 }
 
 // printToolResult prints a call's final result and returns the exit
