@@ -17,7 +17,7 @@ func (s *Conn) OffersEvents() bool {
 	if t.Extension(EventsExtension).Exists() {
 		return true
 	}
-	return t.capability("events").Exists()
+	return s.capability("events").Exists()
 }
 
 // ListEvents sends events/list (one page: the draft's lists are short).

@@ -77,11 +77,12 @@ func rateNumber(v gjson.Result) (int64, bool) {
 // maxRateWait and ends before the invocation's deadline. A -32023 means
 // the request was not run (RL-6 keeps a tool's own upstream limits in
 // its result), so even a tools/call is safe to send again. Through a
-// session the holder has already paced the request: its verdict stands.
+// session the holder relays the server's answer as it came, and the
+// invocation paces it here like any other.
 func (s *Conn) paced(ctx context.Context, op func() error) error {
 	err := op()
 	f := fail.As(err)
-	if f == nil || f.Code != fail.RateLimited || s.sock != nil {
+	if f == nil || f.Code != fail.RateLimited {
 		return err
 	}
 	ms, ok := f.Fields["retryAfterMs"].(int64)

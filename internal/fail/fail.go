@@ -21,6 +21,7 @@ const (
 	Untrusted      Code = "untrusted"       // a project file that is not trusted
 	AuthRequired   Code = "auth_required"   // credentials missing
 	AuthFailed     Code = "auth_failed"     // credentials sent and refused
+	AuthDenied     Code = "auth_denied"     // SEP-2643: denied on authorization grounds
 	Connection     Code = "connection"      // cannot start or reach the server
 	ServerExited   Code = "server_exited"   // a stdio server died
 	Protocol       Code = "protocol"        // not MCP, wrong era
@@ -66,6 +67,7 @@ var Codes = []struct {
 	{Untrusted, ExitConfig, "the server comes from a project file that is not trusted"},
 	{AuthRequired, ExitAuth, "the server needs credentials that were not given"},
 	{AuthFailed, ExitAuth, "the server refused the credentials"},
+	{AuthDenied, ExitAuth, "the server denied the call on authorization grounds (SEP-2643's envelope), its result still printed"},
 	{Connection, ExitConnection, "the server could not be started or reached"},
 	{ServerExited, ExitConnection, "the stdio server exited"},
 	{Protocol, ExitConnection, "the server broke the protocol or speaks another revision"},

@@ -109,7 +109,7 @@ func httpHandler(opts *options, std streams, stop chan struct{}) http.Handler {
 	}
 	var root http.Handler = mux
 	if opts.busyOnce != "" {
-		root = busyOnce(opts.busyOnce, opts.retryAfter, root)
+		root = busyOnce(opts.busyOnce, opts.retryAfter, opts.signals != nil, root)
 	}
 	if opts.headerLog != "" {
 		root = logHeaders(opts.headerLog, root)
@@ -307,8 +307,9 @@ func logHeaders(path string, next http.Handler) http.Handler {
 
 // busyOnce answers the first request for method with 503 and
 // "Retry-After: retry" (1 unless --retry-after), as a server shedding
-// load would; later ones pass.
-func busyOnce(method, retry string, next http.Handler) http.Handler {
+// load would; later ones pass. With --signals, the answer is SEP-3304's
+// instead: a 429 with a -32023 asking for 200ms, and that Retry-After.
+func busyOnce(method, retry string, limited bool, next http.Handler) http.Handler {
 	var once sync.Once
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -319,6 +320,15 @@ func busyOnce(method, retry string, next http.Handler) http.Handler {
 			busy := false
 			if m.Method == method {
 				once.Do(func() { busy = true })
+			}
+			if busy && limited {
+				var id struct{ ID json.RawMessage }
+				json.Unmarshal(body, &id)
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", retry)
+				w.WriteHeader(http.StatusTooManyRequests)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"Rate limited","data":{"retryAfterMs":200}}}`, id.ID, rateLimitedCode)
+				return
 			}
 			if busy {
 				w.Header().Set("Retry-After", retry)

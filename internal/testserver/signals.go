@@ -28,6 +28,7 @@ var signalTools = map[string]string{
 	"limited": "Refuse the first `times` calls (default 1) of a key with -32023, asking to wait `wait_ms`; then succeed.",
 	"flaky":   "Fail the first `fails` calls (default 1) of a key with a toolFailure of `class` and `code`, retryable when `retryable`; then succeed. Idempotent.",
 	"charge":  "As flaky, but not idempotent: a client must not retry it.",
+	"denied":  "Deny the call with SEP-2643's envelope: `remediation` (default available), an authorization_remediation hint for `detail` when given.",
 }
 
 type signalStore struct {
@@ -41,7 +42,7 @@ func newSignalStore() *signalStore { return &signalStore{calls: map[string]int{}
 // calls never reach the SDK (handle answers them).
 func addSignalTools(s *mcp.Server) {
 	yes, no := true, false
-	schema := json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},"wait_ms":{"type":"number"},"times":{"type":"integer"},"fails":{"type":"integer"},"class":{"type":"string"},"code":{"type":"string"},"retryable":{"type":"boolean"}}}`)
+	schema := json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},"wait_ms":{"type":"number"},"times":{"type":"integer"},"fails":{"type":"integer"},"class":{"type":"string"},"code":{"type":"string"},"retryable":{"type":"boolean"},"remediation":{"type":"string"},"detail":{"type":"string"}}}`)
 	for name, desc := range signalTools {
 		ann := &mcp.ToolAnnotations{IdempotentHint: name == "flaky", DestructiveHint: &no}
 		if name == "charge" {
@@ -62,6 +63,9 @@ type signalArgs struct {
 	Class     string   `json:"class"`
 	Code      string   `json:"code"`
 	Retryable bool     `json:"retryable"`
+	// denied's
+	Remediation string `json:"remediation"`
+	Detail      string `json:"detail"`
 }
 
 // handle answers a call of a signal tool; nil for any other request.
@@ -88,6 +92,9 @@ func (st *signalStore) handle(req *jsonrpc.Request) *jsonrpc.Response {
 		key = strconv.Quote(*p.IdempotencyKey)
 	}
 	done := fmt.Sprintf("%s %s: done at attempt %d, idempotencyKey %s", p.Name, a.Key, n, key)
+	if p.Name == "denied" {
+		return reply(req, denial(a, n), nil)
+	}
 	if p.Name == "limited" {
 		if n > orOne(a.Times) {
 			return reply(req, textOf(done), nil)
@@ -149,4 +156,21 @@ func rateLimitedHTTP(w http.ResponseWriter, resp *jsonrpc.Response) bool {
 	w.WriteHeader(http.StatusTooManyRequests)
 	w.Write(data)
 	return true
+}
+
+// denial is SEP-2643's case 3 or 4: a failed CallToolResult whose _meta
+// carries the envelope, hints only when remediation is available.
+func denial(a signalArgs, n int) map[string]any {
+	env := map[string]any{"reason": "insufficient_authorization", "remediation": a.Remediation, "authorizationContextId": fmt.Sprintf("authzctx_%s_%d", a.Key, n)}
+	if a.Remediation == "" {
+		env["remediation"] = "available"
+	}
+	if a.Detail != "" {
+		env["remediationHints"] = []any{map[string]any{"type": "authorization_remediation",
+			"authorization_details": []any{map[string]any{"type": a.Detail, "actions": []string{"initiate"}}}}}
+	}
+	res := textOf("Current authorization is insufficient for this call.")
+	res["isError"] = true
+	res["_meta"] = map[string]any{"io.modelcontextprotocol/authorization": env}
+	return res
 }
