@@ -180,7 +180,13 @@ func (h *Helper) run(ctx context.Context) (http.Header, error) {
 	return hs, nil
 }
 
-var errHelperSlow = errors.New("the credential helper's time passed")
+// helperError is a sentinel of the helper's own; a constant, so that
+// nothing is allocated at start-up (TestInitAllocations).
+type helperError string
+
+func (e helperError) Error() string { return string(e) }
+
+const errHelperSlow = helperError("the credential helper's time passed")
 
 // failure is the exit-4 verdict on a run: why, after what ran.
 func (h *Helper) failure(format string, args ...any) *fail.Error {
@@ -374,7 +380,7 @@ func (c *capped) Write(p []byte) (int, error) {
 	return c.buf.Write(p)
 }
 
-var errHelperOutput = errors.New("the credential helper's output passed its bound")
+const errHelperOutput = helperError("the credential helper's output passed its bound")
 
 // tail keeps the last max bytes written to it.
 type tail struct {
