@@ -44,3 +44,35 @@ func TestCatalogRefusals(t *testing.T) {
 		t.Errorf("an inline card: %+v, %v", found, err)
 	}
 }
+
+// TestEntryRefusals pins the cards config add refuses to make an entry
+// of, and what it writes of a secret.
+func TestEntryRefusals(t *testing.T) {
+	remote := func(url string, more string) string {
+		return `{"$schema":"` + SchemaURL + `","name":"dev.mcpc/x","version":"1","remotes":[{"type":"streamable-http","url":"` + url + `"` + more + `}]}`
+	}
+	for _, tc := range []struct{ card, want string }{
+		{`{"$schema":"` + SchemaURL + `","name":"dev.mcpc/x","version":"1"}`, "C lists no remote"},
+		{remote("https://{tenant}.example/mcp", ""), "C: its remote's url uses {tenant}, which the card does not define"},
+		{remote("https://{tenant}.example/mcp", `,"variables":{"tenant":{"isRequired":true}}`), "C: its remote's url needs {tenant}, which the card gives no value for"},
+		{remote("https://{tenant}.example/mcp", `,"variables":{"tenant":{"isSecret":true,"default":"t"}}`), "C: its remote's url needs {tenant}, which the card gives no value for"},
+		{remote("https://h.example/mcp", `,"headers":[{"name":"Bad Name","isRequired":true}]`), `C: a header's name "Bad Name" is not an HTTP header name`},
+		{remote("https://h.example/mcp", `,"headers":[{"name":"A","value":"{v}","variables":{"v":{"default":"x}"}}}]`), "C: its header A has a $ in its text, which the config would expand from your environment; refused"},
+	} {
+		c, err := ParseCard("C", []byte(tc.card))
+		if err != nil {
+			t.Fatalf("ParseCard(%s): %v", tc.card, err)
+		}
+		if _, err := c.Entry("C", "n"); err == nil || err.Error() != tc.want {
+			t.Errorf("Entry of %s: %v, want %q", tc.card, err, tc.want)
+		}
+	}
+	c, err := ParseCard("C", []byte(remote("https://h.example/mcp", `,"headers":[{"name":"authorization","value":"Bearer {t}","variables":{"t":{"isSecret":true,"value":"LEAKED","default":"LEAKED"}}}]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Entry("C", "my-srv")
+	if err != nil || e.Headers["Authorization"] != "Bearer ${MCPC_MY_SRV_T}" || len(e.Vars) != 1 || !e.Vars[0].Secret {
+		t.Errorf("a secret with a value and a default: %+v, %v; want neither written", e, err)
+	}
+}
