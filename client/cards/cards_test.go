@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
@@ -74,5 +76,26 @@ func TestEntryRefusals(t *testing.T) {
 	e, err := c.Entry("C", "my-srv")
 	if err != nil || e.Headers["Authorization"] != "Bearer ${MCPC_MY_SRV_T}" || len(e.Vars) != 1 || !e.Vars[0].Secret {
 		t.Errorf("a secret with a value and a default: %+v, %v; want neither written", e, err)
+	}
+}
+
+// TestCompare pins what a live server is compared by: the name whole or
+// after the slash, what both sides give, the remote at the server's URL.
+func TestCompare(t *testing.T) {
+	card := &Card{Name: "com.example/weather", Version: "1.0.0", Title: "Weather",
+		Remotes: []Remote{{Type: "sse", URL: "https://a.example/sse"}, {Type: "streamable-http", URL: "https://a.example/mcp/", Protocols: []string{"2026-07-28"}}}}
+	for _, tc := range []struct {
+		live Live
+		want string
+	}{
+		{Live{Info: &mcp.Implementation{Name: "weather", Version: "1.0.0"}, URL: "https://A.example:443/mcp", Revision: "2026-07-28"}, "[]"},
+		{Live{Info: &mcp.Implementation{Name: "com.example/weather", Title: "Wetter"}, URL: "https://a.example/sse", SSE: true}, "[{title Weather Wetter}]"},
+		{Live{Info: &mcp.Implementation{Name: "other"}, URL: "https://a.example/sse"}, "[{name com.example/weather other} {remotes.type sse streamable-http}]"},
+		{Live{URL: "https://a.example/MCP", Revision: "2025-11-25"}, "[{name com.example/weather } {remotes.url https://a.example/sse, https://a.example/mcp/ https://a.example/MCP}]"},
+		{Live{Info: &mcp.Implementation{Name: "weather"}, URL: "https://a.example/mcp", Revision: "2025-11-25"}, "[{remotes.supportedProtocolVersions 2026-07-28 2025-11-25}]"},
+	} {
+		if got := fmt.Sprint(Compare(card, tc.live)); got != tc.want {
+			t.Errorf("Compare(%+v) = %s, want %s", tc.live, got, tc.want)
+		}
 	}
 }

@@ -32,7 +32,7 @@ const (
 	Rejected       Code = "rejected"        // a JSON-RPC error from the server
 	TaskFailed     Code = "task_failed"     // a task ended in status failed
 	TaskGone       Code = "task_gone"       // the server cancelled or lost a task
-	Drift          Code = "drift"           // mcpc diff found a breaking change
+	Drift          Code = "drift"           // mcpc diff found a breaking change; card check, a difference
 	Interrupted    Code = "interrupted"     // Ctrl-C or SIGTERM
 	Internal       Code = "internal"        // a failure mcpc did not classify: a bug
 )
@@ -74,7 +74,7 @@ var Codes = []struct {
 	{ConnectTimeout, ExitTimeout, "start-up and handshake ran out of time"},
 	{Rejected, ExitRejected, "the server rejected the request (JSON-RPC error)"},
 	{TaskFailed, ExitToolError, "a task ended in status failed"},
-	{Drift, ExitToolError, "mcpc diff found a breaking change (with --strict, any change)"},
+	{Drift, ExitToolError, "mcpc diff found a breaking change (with --strict, any change), or mcpc card check a difference"},
 	{TaskGone, ExitRejected, "the server cancelled a task, or no longer knows it (expired ttl, unknown id)"},
 	{Interrupted, ExitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 	{Internal, ExitConnection, "an unexpected failure inside mcpc (please report it)"},
