@@ -70,7 +70,8 @@ func cmdCardServer(ts *testscript.TestScript, neg bool, args []string) {
 // (redirect) and one within the origin (moved), a catalog whose entry is
 // plain http on a host name (insecure), a page served as text/html (html),
 // a body that is no JSON (notjson), JSON that is no card (notcard), a
-// header value with a ${VAR} in it (dollar) and a remote on plain http off
+// header value with a ${VAR} in it (dollar), an answer that never comes
+// (slow) and a remote on plain http off
 // loopback (plain). /cards/templated has a URL variable and header
 // templates, a secret among them.
 func cardRoutes(mcpURL, other string) map[string]http.HandlerFunc {
@@ -124,7 +125,10 @@ func cardRoutes(mcpURL, other string) map[string]http.HandlerFunc {
 			io.WriteString(w, "name: dev.mcpc/yaml\n")
 		},
 		"/bad/dollar": fixed(cardType, dollar),
-		"/bad/plain":  fixed(cardType, card("http://mcp.example/mcp", "1.0.0")),
+		"/bad/slow": func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done() // the client gives up first
+		},
+		"/bad/plain": fixed(cardType, card("http://mcp.example/mcp", "1.0.0")),
 		"/cards/templated": fixed(cardType, map[string]any{"$schema": cardSchema, "name": "dev.mcpc/templated", "version": "1",
 			"remotes": []any{map[string]any{"type": "streamable-http", "url": strings.Replace(mcpURL, "/mcp", "/{path}", 1),
 				"variables": map[string]any{"path": map[string]any{"description": "the endpoint's path", "default": "mcp"}},

@@ -99,3 +99,28 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestTarget pins what discover's argument names: a domain or an origin
+// is looked up at its well-known catalogs, over https for a domain.
+func TestTarget(t *testing.T) {
+	for _, tc := range []struct {
+		arg, where string
+		wellKnown  bool
+		code       fail.Code
+	}{
+		{"example.com", "https://example.com", true, ""},
+		{"example.com:8443", "https://example.com:8443", true, ""},
+		{"https://example.com/", "https://example.com", true, ""},
+		{"http://localhost:9/", "http://localhost:9", true, ""},
+		{"https://example.com/mcp/server-card", "https://example.com/mcp/server-card", false, ""},
+		{"https://example.com/?x=1", "https://example.com/?x=1", false, ""},
+		{"http://example.com", "", false, fail.Usage},
+		{"user@example.com", "", false, fail.Usage},
+		{"", "", false, fail.Usage},
+	} {
+		where, wk, err := target(tc.arg)
+		if where != tc.where || wk != tc.wellKnown || fail.CodeOf(err) != tc.code {
+			t.Errorf("target(%q) = %q, %v, %v; want %q, %v, %q", tc.arg, where, wk, err, tc.where, tc.wellKnown, tc.code)
+		}
+	}
+}
