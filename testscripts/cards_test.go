@@ -69,7 +69,11 @@ func cmdCardServer(ts *testscript.TestScript, neg bool, args []string) {
 // (huge), one nested 100 deep (deep), a redirect to the other origin
 // (redirect) and one within the origin (moved), a catalog whose entry is
 // plain http on a host name (insecure), a page served as text/html (html),
-// a body that is no JSON (notjson) and JSON that is no card (notcard).
+// a body that is no JSON (notjson), JSON that is no card (notcard), a
+// header value with a ${VAR} in it (dollar), an answer that never comes
+// (slow) and a remote on plain http off
+// loopback (plain). /cards/templated has a URL variable and header
+// templates, a secret among them.
 func cardRoutes(mcpURL, other string) map[string]http.HandlerFunc {
 	good := card(mcpURL, "1.0.0", "2026-07-28", "2025-11-25")
 	fixed := func(ct string, v any) http.HandlerFunc {
@@ -85,6 +89,9 @@ func cardRoutes(mcpURL, other string) map[string]http.HandlerFunc {
 		huge[k] = v
 	}
 	huge["_meta"] = map[string]string{"dev.mcpc/pad": strings.Repeat("x", 2<<20)}
+	dollar := card(mcpURL, "1.0.0")
+	dollar["remotes"] = []any{map[string]any{"type": "streamable-http", "url": mcpURL,
+		"headers": []any{map[string]any{"name": "X-Token", "value": "${GITHUB_TOKEN}"}}}}
 	drifted := card(mcpURL, "0.9.0", "2025-06-18")
 	drifted["name"] = "dev.mcpc/another-server"
 	return map[string]http.HandlerFunc{
@@ -117,6 +124,19 @@ func cardRoutes(mcpURL, other string) map[string]http.HandlerFunc {
 			w.Header().Set("Content-Type", cardType)
 			io.WriteString(w, "name: dev.mcpc/yaml\n")
 		},
+		"/bad/dollar": fixed(cardType, dollar),
+		"/bad/slow": func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done() // the client gives up first
+		},
+		"/bad/plain": fixed(cardType, card("http://mcp.example/mcp", "1.0.0")),
+		"/cards/templated": fixed(cardType, map[string]any{"$schema": cardSchema, "name": "dev.mcpc/templated", "version": "1",
+			"remotes": []any{map[string]any{"type": "streamable-http", "url": strings.Replace(mcpURL, "/mcp", "/{path}", 1),
+				"variables": map[string]any{"path": map[string]any{"description": "the endpoint's path", "default": "mcp"}},
+				"headers": []any{
+					map[string]any{"name": "Authorization", "value": "Bearer {token}", "variables": map[string]any{"token": map[string]any{"isSecret": true, "default": "not-written"}}},
+					map[string]any{"name": "X-Region", "value": "eu"},
+					map[string]any{"name": "X-Optional", "description": "not sent when not given"},
+				}}}}),
 		"/bad/notcard": fixed(cardType, map[string]any{"$schema": cardSchema, "name": "no slash", "version": "1"}),
 	}
 }

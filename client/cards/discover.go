@@ -158,11 +158,15 @@ func readCatalog(ctx context.Context, where string, data []byte) (*Found, error)
 		}
 		found.Servers = append(found.Servers, s)
 	}
-	if fe := fail.As(first); fe != nil {
-		return found, fail.Wrap(fe.Code, fe, fe.Hint,
-			"%d of the %d Server Cards %s lists could not be read", failed, len(cardEntries), urlx.Redact(where))
+	if first == nil {
+		return found, nil
 	}
-	return found, nil
+	fe := fail.As(first)
+	if fe == nil || fe.Code == fail.Timeout || fe.Code == fail.Interrupted {
+		return found, first // the invocation's end, not the catalog's
+	}
+	return found, fail.Wrap(fe.Code, fe, fe.Hint,
+		"%d of the %d Server Cards %s lists could not be read", failed, len(cardEntries), urlx.Redact(where))
 }
 
 // readEntry reads one catalog entry's card: its data, or what its url

@@ -69,7 +69,9 @@ func fetch(ctx context.Context, raw string, o FetchOptions) (*Fetched, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, cmp.Or(o.Timeout, 30*time.Second))
+	limit := cmp.Or(o.Timeout, 30*time.Second)
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	req := (&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{"Accept": {o.Accept}}}).WithContext(ctx)
 	base := o.Base
@@ -79,7 +81,7 @@ func fetch(ctx context.Context, raw string, o FetchOptions) (*Fetched, error) {
 	hc := &http.Client{Transport: base, CheckRedirect: SameOriginRedirects(shown, urlx.Origin(u))}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fetchFailure(ctx, shown, err)
+		return nil, fetchFailure(outer, ctx, limit, shown, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
@@ -94,7 +96,7 @@ func fetch(ctx context.Context, raw string, o FetchOptions) (*Fetched, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, o.MaxBytes+1))
 	if err != nil {
-		return nil, fetchFailure(ctx, shown, err)
+		return nil, fetchFailure(outer, ctx, limit, shown, err)
 	}
 	if int64(len(body)) > o.MaxBytes {
 		return nil, fail.New(fail.TooLarge, "", "%s is over %d bytes; refused", shown, o.MaxBytes)
@@ -121,14 +123,18 @@ func CheckFetchURL(raw string) (*url.URL, error) {
 }
 
 // fetchFailure explains why a fetch of shown got no answer: the
-// invocation's or the request's time ran out, a redirect was refused, or
-// the host could not be reached.
-func fetchFailure(ctx context.Context, shown string, err error) error {
-	if fe := fail.As(err); fe != nil {
-		return fe
-	}
-	if ctx.Err() != nil {
-		return fail.Wrap(fail.Timeout, ctx.Err(), "", "fetching %s", shown)
+// invocation's time (outer) or the request's (ctx, limit) ran out, a
+// redirect was refused, or the host could not be reached.
+func fetchFailure(outer, ctx context.Context, limit time.Duration, shown string, err error) error {
+	switch {
+	case fail.As(err) != nil:
+		return fail.As(err)
+	case errors.Is(outer.Err(), context.DeadlineExceeded):
+		return fail.Deadline(err)
+	case outer.Err() != nil:
+		return outer.Err() // interrupted: the command says so
+	case ctx.Err() != nil:
+		return fail.New(fail.Timeout, "", "%s did not answer within %s", shown, limit)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

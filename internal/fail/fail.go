@@ -34,7 +34,7 @@ const (
 	Rejected       Code = "rejected"        // a JSON-RPC error from the server
 	TaskFailed     Code = "task_failed"     // a task ended in status failed
 	TaskGone       Code = "task_gone"       // the server cancelled or lost a task
-	Drift          Code = "drift"           // mcpc diff found a breaking change
+	Drift          Code = "drift"           // mcpc diff found a breaking change; card check, a difference
 	Unmatched      Code = "unmatched"       // mcpc replay --strict answered a request with no recorded answer
 	Interrupted    Code = "interrupted"     // Ctrl-C or SIGTERM
 	Internal       Code = "internal"        // a failure mcpc did not classify: a bug
