@@ -188,6 +188,7 @@ flags:
                        limited (SEP-3304 -32023, over HTTP a 429), flaky and
                        charge (SEP-3313 toolFailure), each echoing the SEP-3182
                        idempotencyKey it was sent
+  --idempotency        declare SEP-3182's tools.idempotency capability (stdio)
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
@@ -251,6 +252,7 @@ type options struct {
 	tasks       *taskStore   // --tasks: the 2026-07-28 tasks extension
 	skills      *skillStore  // --skills: the skills extension
 	signals     *signalStore // --signals: rate limits, failure classes, idempotency keys
+	idempotency bool         // --idempotency: declare tools.idempotency (stdio)
 
 	// --completion-values FILE: the greet prompt's names (completeFrom);
 	// --completion-flood BYTES: one answer that large (completionFlood).
@@ -450,6 +452,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	x.skills = fs.Bool("skills", false, "")
 	x.noDirRead = fs.Bool("no-directory-read", false, "")
 	x.signals = fs.Bool("signals", false, "")
+	fs.BoolVar(&o.idempotency, "idempotency", false, "")
 	return x
 }
 
