@@ -24,6 +24,9 @@ type BatchRun struct {
 	Tools      []*mcp.Tool // listed before the first call (BatchTools)
 	NoValidate bool
 	Strict     bool
+	// Retry is --retry, for each call (ToolCall.Retry): each gets a key
+	// of its own.
+	Retry int
 	// Notes takes what a call notes (a schema mcpc cannot use, a result
 	// that misses its outputSchema).
 	Notes io.Writer
@@ -55,7 +58,7 @@ func BatchTools(calls []toolschema.Call) []string {
 func (b BatchRun) Run(ctx context.Context, calls []toolschema.Call) error {
 	var status BatchStatus
 	for _, c := range calls {
-		res, err := BatchCall(ctx, b.Session, b.Tools, c, b.NoValidate, b.Strict, b.Notes)
+		res, err := BatchCall(ctx, b.Session, b.Tools, c, BatchFlags{NoValidate: b.NoValidate, Strict: b.Strict, Retry: b.Retry}, b.Notes)
 		var line []byte
 		if res != nil {
 			var lerr error

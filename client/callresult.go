@@ -36,18 +36,24 @@ func ResultVerdict(raw []byte, taskErr, strictErr error) error {
 // the line gave them (JSON: no word to type by the schema), a tool that
 // runs as a task followed to its end. It returns the result (nil when
 // there is none) and its verdict.
-func BatchCall(ctx context.Context, s ToolCaller, tools []*mcp.Tool, c toolschema.Call, noValidate, strict bool, notes io.Writer) (json.RawMessage, error) {
+func BatchCall(ctx context.Context, s ToolCaller, tools []*mcp.Tool, c toolschema.Call, f BatchFlags, notes io.Writer) (json.RawMessage, error) {
 	args := func(*mcp.Tool) map[string]any {
 		if c.Arguments == nil {
 			return map[string]any{}
 		}
 		return c.Arguments
 	}
-	tool, run, err := CallTool(ctx, s, tools, ToolCall{Name: c.Tool, Args: args, NoValidate: noValidate, Notes: notes})
+	tool, run, err := CallTool(ctx, s, tools, ToolCall{Name: c.Tool, Args: args, NoValidate: f.NoValidate, Notes: notes, Retry: f.Retry})
 	if run == nil || run.Result == nil {
 		return nil, err
 	}
-	return run.Result, CallVerdict(ctx, notes, strict, tool, run.Result, err)
+	return run.Result, CallVerdict(ctx, notes, f.Strict, tool, run.Result, err)
+}
+
+// BatchFlags are the flags of a --batch that apply to each of its calls.
+type BatchFlags struct {
+	NoValidate, Strict bool
+	Retry              int // --retry
 }
 
 // CallVerdict finishes a call that has a result, the one way for mcpc

@@ -57,7 +57,7 @@ func TestBatchCall(t *testing.T) {
 	} {
 		s := &oneTool{result: c.result}
 		var notes strings.Builder
-		res, err := BatchCall(context.Background(), s, []*mcp.Tool{tool}, toolschema.Call{Tool: c.tool}, false, c.strict, &notes)
+		res, err := BatchCall(context.Background(), s, []*mcp.Tool{tool}, toolschema.Call{Tool: c.tool}, BatchFlags{Strict: c.strict}, &notes)
 		if fail.CodeOf(err) != c.code || !strings.HasPrefix(notes.String(), c.warn) || (c.warn == "") != (notes.Len() == 0) {
 			t.Errorf("%s %s strict=%v: %v (code %v), notes %q", c.tool, c.result, c.strict, err, fail.CodeOf(err), notes.String())
 		}
@@ -79,7 +79,7 @@ func TestFailedTaskResultChecked(t *testing.T) {
 	failed := &fail.Error{Code: fail.TaskFailed, Msg: "task t-1 failed"}
 	s := &oneTool{result: `{"content":[],"structuredContent":{}}`, err: failed}
 	var notes strings.Builder
-	_, err := BatchCall(context.Background(), s, []*mcp.Tool{tool}, toolschema.Call{Tool: "t"}, false, false, &notes)
+	_, err := BatchCall(context.Background(), s, []*mcp.Tool{tool}, toolschema.Call{Tool: "t"}, BatchFlags{}, &notes)
 	if !errors.Is(err, failed) || !strings.HasPrefix(notes.String(), "mcpc: warning: structuredContent does not match the outputSchema of tool \"t\"") {
 		t.Errorf("--batch: %v, notes %q", err, notes.String())
 	}

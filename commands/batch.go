@@ -22,6 +22,8 @@ func checkBatch(o *callOptions, rest []string, text, args bool) error {
 		return usagef("", "--batch prints JSON Lines; --text cannot be used with it")
 	case args:
 		return usagef("put each call's arguments in its line of the --batch file", "--args cannot be used with --batch")
+	case o.idemKey != "":
+		return usagef("with --retry, each call of the batch gets a key of its own", "--idempotency-key names one call: it cannot be used with --batch")
 	}
 	return nil
 }
@@ -38,7 +40,7 @@ func runBatch(ctx context.Context, rio runIO, o *callOptions) error {
 		return err
 	}
 	defer srv.close()
-	return client.BatchRun{Session: srv.sess, Tools: srv.tools, NoValidate: o.noValidate, Strict: o.strict,
+	return client.BatchRun{Session: srv.sess, Tools: srv.tools, NoValidate: o.noValidate, Strict: o.strict, Retry: o.retry,
 		Notes: rio.stderr, Out: rio.stdout, Interrupt: errInterrupted,
 		Line: func(doc json.RawMessage) ([]byte, error) {
 			line, err := rio.line(doc)

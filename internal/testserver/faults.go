@@ -82,6 +82,12 @@ func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		cp.Result = bytes.Replace(r.Result, []byte(`"resultType":"complete"`), []byte(`"resultType":"later"`), 1)
 		msg = &cp
 	}
+	if r, ok := msg.(*jsonrpc.Response); ok && c.t.opts.idempotency && bytes.Contains(r.Result, []byte(`"capabilities":`)) {
+		// SEP-3182's capability, which the SDK does not model.
+		cp := *r
+		cp.Result = bytes.Replace(r.Result, []byte(`"tools":{`), []byte(`"tools":{"idempotency":{},`), 1)
+		msg = &cp
+	}
 	if r, ok := msg.(*jsonrpc.Response); ok && len(c.t.opts.generated) > 0 && bytes.Contains(r.Result, []byte(`"tools":[`)) {
 		msg = c.withManyTools(r)
 	}

@@ -198,6 +198,7 @@ flags:
   --events FILE        serve the events extension's poll delivery (events.go):
                        events/list and events/poll, the events FILE's lines
   --next-poll MS       with --events: the nextPollMs of every poll (1000)
+  --idempotency        declare SEP-3182's tools.idempotency capability (stdio)
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
@@ -264,6 +265,7 @@ type options struct {
 	skills      *skillStore  // --skills: the skills extension
 	signals     *signalStore // --signals: rate limits, failure classes, idempotency keys
 	events      *eventsStore // --events: the events extension, poll delivery
+	idempotency bool         // --idempotency: declare tools.idempotency (stdio)
 
 	// --completion-values FILE: the greet prompt's names (completeFrom);
 	// --completion-flood BYTES: one answer that large (completionFlood).
@@ -475,6 +477,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	x.signals = fs.Bool("signals", false, "")
 	x.events = fs.String("events", "", "")
 	x.nextPoll = fs.Int64("next-poll", 1000, "")
+	fs.BoolVar(&o.idempotency, "idempotency", false, "")
 	return x
 }
 
