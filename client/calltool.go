@@ -7,7 +7,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpc-dev/mcpc/client/config"
+	"github.com/mcpc-dev/mcpc/client/conn"
 	"github.com/mcpc-dev/mcpc/client/tasks"
+	"github.com/mcpc-dev/mcpc/client/transport"
+	"github.com/mcpc-dev/mcpc/internal/textsafe"
 	"github.com/mcpc-dev/mcpc/internal/toolschema"
 )
 
@@ -54,6 +57,12 @@ type ToolCall struct {
 	// (call does; a --batch line does not).
 	Progress func() (stop func())
 	Tasks    tasks.Options
+	// Retry is how many times more a failure SEP-3313 marks retryable
+	// is retried, for a tool annotated idempotent (--retry); 0: never.
+	Retry int
+	// IdempotencyKey is SEP-3182's key, sent with every attempt of the
+	// call (--idempotency-key); with Retry and no key, one is made up.
+	IdempotencyKey string
 }
 
 // CallTool is the one call path of call and --batch: the tool found among
@@ -71,11 +80,35 @@ func CallTool(ctx context.Context, s ToolCaller, tools []*mcp.Tool, c ToolCall) 
 			return tool, nil, err
 		}
 	}
-	stop := func() {}
-	if c.Progress != nil {
-		stop = c.Progress()
+	key := c.IdempotencyKey
+	if key == "" && c.Retry > 0 {
+		key = newIdempotencyKey()
 	}
-	run, err := s.RunTool(ctx, c.Name, args, c.Tasks)
-	stop()
-	return tool, run, err
+	if key != "" {
+		ctx = conn.WithIdempotencyKey(ctx, key)
+	}
+	for attempt := 1; ; attempt++ {
+		stop := func() {}
+		if c.Progress != nil {
+			stop = c.Progress()
+		}
+		run, err := s.RunTool(ctx, c.Name, args, c.Tasks)
+		stop()
+		if err != nil || run == nil || run.Task != nil || run.Result == nil {
+			return tool, run, err
+		}
+		f := noteFailure(c.Notes, c.Name, run.Result)
+		if f == nil || attempt > c.Retry {
+			return tool, run, nil
+		}
+		wait, why := f.retryWait(ctx, tool, attempt)
+		if why != "" {
+			textsafe.Note(c.Notes, "not retried: %s", why)
+			return tool, run, nil
+		}
+		textsafe.Note(c.Notes, "retrying %q (attempt %d of %d) with idempotencyKey %s", c.Name, attempt+1, c.Retry+1, key)
+		if transport.WaitFor(ctx.Done(), wait) {
+			return tool, nil, context.Cause(ctx)
+		}
+	}
 }

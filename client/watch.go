@@ -16,7 +16,7 @@ import (
 )
 
 // WatchKinds are what mcpc watch follows: the words after SERVER.
-var WatchKinds = []string{"logs", "lists", "progress", "resources"}
+var WatchKinds = []string{"logs", "lists", "progress", "resources", "events"}
 
 // watchLists are the families whose list_changed a watch of lists follows.
 var watchLists = []string{"tools", "prompts", "resources"}
@@ -41,11 +41,24 @@ type WatchOptions struct {
 	What      []string // of WatchKinds, as given
 	Resources []string // the URIs of "resources"
 	Read      bool     // re-read an updated resource, its contents in the line
-	Count     int      // stop after so many lines of events; 0: never
+	Events    []string // the event types of "events"; none: all that poll
+	// SinceLast starts each event type at the cursor kept by the last
+	// watch (Cursors), and keeps the one this watch gets to.
+	SinceLast bool
+	Cursors   EventCursors
+	Drain     bool          // end once every event type has no more events
+	MinPoll   time.Duration // the floor on the server's nextPollMs (0: DefaultMinPoll)
+	Note      func(string)  // a note for stderr
+	Count     int           // stop after so many lines of events; 0: never
 	// Until, when set, stops the watch after the first line it holds for.
 	Until func(line []byte) (bool, error)
-	// Write writes one line (without its newline) to stdout, flushed.
+	// Write writes one line (without its newline) to stdout, flushed
+	// unless Flush is set.
 	Write func(line []byte) error
+	// Flush, when set, flushes what Write wrote: the watch calls it when
+	// no notification waits, so a flood's lines go out in few writes and
+	// a line is never held while the watch is idle.
+	Flush func() error
 	Now   func() time.Time
 }
 
@@ -60,16 +73,23 @@ type Watch struct {
 	names   map[string][]string // each watched list's names, as last listed
 	// subscribed are the resources subscribed to, unsubscribed at the end.
 	subscribed []string
+	// The events' pollers (watch_events.go): how many, how many are
+	// drained, and their loops, started after the ready line.
+	pollers, drained int
+	later            []func(context.Context)
+	server           string // as the ready line names it
 }
 
 // watchEvent is one notification received: seq is its place in what the
 // server sent, counted as it arrived.
 type watchEvent struct {
-	seq  int64
-	at   time.Time
-	kind string    // log, progress, list, resource
-	name string    // list: the family; resource: the URI
-	line WatchLine // log, progress: the line's fields
+	seq    int64
+	at     time.Time
+	kind   string    // log, progress, list, resource, event; cursor, drained, failed, truncated (eventControl)
+	cursor string    // cursor: the cursor to keep
+	err    error     // failed: why
+	name   string    // list: the family; resource: the URI
+	line   WatchLine // log, progress: the line's fields
 }
 
 // WatchLine is one line of mcpc watch's output. Fields a kind has not
@@ -81,6 +101,10 @@ type WatchLine struct {
 	// ready: the server, and what is watched.
 	Server   string   `json:"server,omitempty"`
 	Watching []string `json:"watching,omitempty"`
+	// event: its type, id and time as the server gave them (data: its data)
+	Event     string `json:"event,omitempty"`
+	EventID   string `json:"eventId,omitempty"`
+	Timestamp string `json:"timestamp,omitempty"`
 	// log
 	Level  string `json:"level,omitempty"`
 	Logger string `json:"logger,omitempty"`
@@ -103,6 +127,13 @@ func NewWatch(o WatchOptions) *Watch {
 	}
 	return &Watch{o: o, events: make(chan watchEvent, watchQueue), names: map[string][]string{}}
 }
+
+// SetCursors sets where a watch of events keeps its cursors, once the
+// server is known.
+func (w *Watch) SetCursors(c EventCursors) { w.o.Cursors = c }
+
+// SetNote sets where a watch's notes go.
+func (w *Watch) SetNote(note func(string)) { w.o.Note = note }
 
 // Watches says whether kind is among what is watched.
 func (w *Watch) Watches(kind string) bool { return slices.Contains(w.o.What, kind) }
@@ -163,16 +194,32 @@ func (w *Watch) Pushed(kind, name string) {
 // connection does (why). server is how the ready line names the server.
 func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
 	defer w.unsubscribe(ctx, src)
+	err := w.run(ctx, server, src)
+	if ferr := w.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// run is Run until the watch ends, its last lines perhaps not flushed.
+func (w *Watch) run(ctx context.Context, server string, src WatchSource) error {
+	w.server = server
 	if err := w.start(ctx, src); err != nil {
 		return err
 	}
 	if _, err := w.write(WatchLine{Kind: "ready", Server: server, Watching: w.o.What}, w.o.Now()); err != nil {
 		return err
 	}
+	if err := w.flush(); err != nil {
+		return err
+	}
 	gctx, stop := context.WithCancel(ctx)
 	defer stop()
 	gone := make(chan error, 1)
 	go func() { gone <- src.Gone(gctx) }()
+	for _, f := range w.later {
+		go f(gctx)
+	}
 	for n := 0; ; {
 		select {
 		case <-ctx.Done():
@@ -180,7 +227,16 @@ func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
 		case err := <-gone:
 			return w.flushed(ctx, src, err)
 		case ev := <-w.events:
+			if counted, done, err := w.eventControl(ev); !counted || err != nil {
+				if err != nil || done {
+					return err
+				}
+				continue
+			}
 			done, err := w.event(ctx, src, ev)
+			if err == nil && len(w.events) == 0 {
+				err = w.flush()
+			}
 			if err != nil || done {
 				return err
 			}
@@ -189,6 +245,14 @@ func (w *Watch) Run(ctx context.Context, server string, src WatchSource) error {
 			}
 		}
 	}
+}
+
+// flush flushes the lines written (WatchOptions.Flush).
+func (w *Watch) flush() error {
+	if w.o.Flush == nil {
+		return nil
+	}
+	return w.o.Flush()
 }
 
 // flushed writes what was queued before the connection ended, then
@@ -223,6 +287,9 @@ func (w *Watch) start(ctx context.Context, src WatchSource) error {
 			return err
 		}
 		w.subscribed = append(w.subscribed, uri)
+	}
+	if w.Watches("events") {
+		return w.startEvents(ctx, src)
 	}
 	return nil
 }

@@ -16,5 +16,5 @@ func credentialsOf(env Env, g *globals, secrets *redaction.Set) credentials.Cred
 		store = creds.OSStore(env.Getenv)
 	}
 	return credentials.Credentials{Store: store, LockDir: filepath.Join(g.dirs.State, "locks"),
-		Getenv: env.Getenv, Now: env.Now, Secrets: secrets}
+		Getenv: env.Getenv, Environ: env.Environ, Now: env.Now, Secrets: secrets}
 }

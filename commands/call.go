@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/mcpc-dev/mcpc/client/conn"
@@ -24,10 +26,12 @@ type callOptions struct {
 	base       map[string]any
 	pairs      []toolschema.Pair
 	noValidate bool
-	progress   bool // --progress: show it even when stderr is not a terminal
-	task       bool // --task: run a tool that may run as a task as one
-	detach     bool // --detach: return once the server has accepted the task
-	strict     bool // --strict: a result that misses its outputSchema fails
+	progress   bool   // --progress: show it even when stderr is not a terminal
+	task       bool   // --task: run a tool that may run as a task as one
+	detach     bool   // --detach: return once the server has accepted the task
+	strict     bool   // --strict: a result that misses its outputSchema fails
+	retry      int    // --retry: retries of a retryable failure (SEP-3313)
+	idemKey    string // --idempotency-key: SEP-3182's key
 	// structured: the output is JSON (or --query of it), not text.
 	structured bool
 	// batch is --batch's file (- for stdin), read from src: the calls
@@ -84,6 +88,8 @@ accepted the task; 'mcpc task' reaches it later.`,
 			&cli.BoolFlag{Name: "progress", Usage: "print the server's progress notifications on stderr even when it is not a terminal"},
 			&cli.BoolFlag{Name: "task", Usage: "run the tool as a task when it allows one (execution.taskSupport \"optional\")"},
 			&cli.BoolFlag{Name: "detach", Usage: "with a task on an HTTP server: print the task id and exit once the server has accepted it"},
+			&cli.IntFlag{Name: "retry", Usage: "retry a failure the server marks retryable (SEP-3313) up to `N` times, for a tool annotated idempotentHint", Validator: checkRetry},
+			&cli.StringFlag{Name: "idempotency-key", Usage: "send `KEY` as the call's idempotencyKey (SEP-3182), the same on every attempt (default with --retry: a random one)"},
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			o, err := callArgs(cmd, g, argSource(st.env.Stdin, g))
@@ -103,7 +109,18 @@ accepted the task; 'mcpc task' reaches it later.`,
 func callArgs(cmd *cli.Command, g *globals, src toolschema.Source) (*callOptions, error) {
 	return callWords(g, cmd.Args().Slice(), callFlags{args: cmd.String("args"), argsSet: cmd.IsSet("args"),
 		text: cmd.Bool("text"), batch: cmd.String("batch"), noValidate: cmd.Bool("no-validate"),
-		progress: cmd.Bool("progress"), task: cmd.Bool("task"), detach: cmd.Bool("detach")}, src)
+		progress: cmd.Bool("progress"), task: cmd.Bool("task"), detach: cmd.Bool("detach"),
+		retry: int(cmd.Int("retry")), idemKey: cmd.String("idempotency-key")}, src)
+}
+
+// maxRetry bounds --retry: each attempt is a call of the tool.
+const maxRetry = 10
+
+func checkRetry(n int) error {
+	if n < 0 || n > maxRetry {
+		return fmt.Errorf("want 0 to %d", maxRetry)
+	}
+	return nil
 }
 
 // callFlags are the flags of call that callWords reads with its words.
@@ -112,6 +129,8 @@ type callFlags struct {
 	argsSet, text                      bool   // --args and --text were given
 	batch                              string // --batch
 	noValidate, progress, task, detach bool
+	retry                              int    // --retry
+	idemKey                            string // --idempotency-key
 }
 
 // callWords reads SERVER TOOL [key=value | key:=json ...] (or, with
@@ -122,7 +141,7 @@ func callWords(g *globals, words []string, f callFlags, src toolschema.Source) (
 		return nil, err
 	}
 	o := &callOptions{server: server, noValidate: f.noValidate, progress: f.progress,
-		task: f.task, detach: f.detach, strict: g.strict, structured: g.structured()}
+		task: f.task, detach: f.detach, strict: g.strict, structured: g.structured(), retry: f.retry, idemKey: f.idemKey}
 	if o.batch, o.src = f.batch, src; o.batch != "" {
 		return o, checkBatch(o, rest, f.text, f.argsSet)
 	}
@@ -162,6 +181,7 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 		NoValidate: o.noValidate, Notes: rio.stderr,
 		Progress: func() func() { return rio.progress(o.progress) },
 		Tasks:    tasks.Options{Ask: o.task, Detach: o.detach, Status: rio.taskStatus},
+		Retry:    o.retry, IdempotencyKey: o.idemKey,
 	})
 	if err != nil && (run == nil || run.Result == nil) {
 		return err
@@ -169,7 +189,11 @@ func runCall(ctx context.Context, rio runIO, o *callOptions) error {
 	if run.Record != nil {
 		return printDetached(rio, o.structured, srv.entry, srv.sess.label(), run)
 	}
-	return printToolResult(ctx, rio, o.strict, tool, run.Result, err)
+	err = printToolResult(ctx, rio, o.strict, tool, run.Result, err)
+	if d := client.DenialOf(run.Result); d != nil && errors.Is(err, client.ErrToolError) {
+		return d.Failure(srv.entry, srv.sess.label(), o.tool)
+	}
+	return err
 }
 
 // printToolResult prints a call's final result and returns the exit

@@ -30,7 +30,7 @@ came from: a table with --text (the default on a terminal), every field with
 			"one server's entry, as JSON", `mcpc config -q 'servers.#(name=="everything").server'`,
 			"add a server, then remove it", "mcpc config add web https://mcp.example.com/mcp && mcpc config remove web",
 		),
-		Commands: []*cli.Command{configAddCommand(st), configRemoveCommand(st), configImportCommand(st)},
+		Commands: []*cli.Command{configAddCommand(st), configRemoveCommand(st), configImportCommand(st), configClientMetadataCommand(st)},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
 			if err := noMoreThan(cmd.Args().Slice(), 0, ""); err != nil {
 				return err

@@ -35,8 +35,9 @@ func configAddCommand(st *state) *cli.Command {
 		ArgsUsage: "NAME URL | NAME --card URL | NAME -- COMMAND [ARGS...] | NAME --stdio 'COMMAND ARGS'",
 		Description: `Writes the server into the config file, replacing one of the same name there;
 the rest of the file keeps its bytes. Headers (-H), a bearer token variable
-(--bearer-env) and a protocol (--protocol) go with a URL; --env with a
-command. Values may hold ${VAR}, expanded when the server is used (quote
+(--bearer-env) or command (--bearer-command), a headers command
+(--headers-command, --headers-ttl) and a protocol (--protocol) go with a
+URL; --env with a command. Values may hold ${VAR}, expanded when the server is used (quote
 them from the shell). The file is written atomically and under a lock
 (concurrent edits all land); a symlink stays one, its target is written.
 With --project, a trusted project file stays trusted.
@@ -48,6 +49,7 @@ supplies written as ${MCPC_NAME_VAR} (a note names each), never a secret or
 a $ of the card's. -H and --bearer-env apply on top.`,
 		Metadata: helptext.Examples(
 			"an HTTP server whose token is in $GITHUB_TOKEN", "mcpc config add github https://api.githubcopilot.com/mcp/ --bearer-env GITHUB_TOKEN",
+			"an HTTP server whose token gcloud prints", `mcpc config add api https://mcp.example.com/mcp --bearer-command 'gcloud auth print-access-token'`,
 			"a stdio server started with npx", "mcpc config add everything -- npx -y @modelcontextprotocol/server-everything",
 			"with an environment variable, for this project", `mcpc config add --project --env 'API_KEY=${API_KEY}' tools -- ./bin/server`,
 			"from a server's Server Card", "mcpc config add weather --card https://mcp.example.com/mcp/server-card",
@@ -55,6 +57,9 @@ a $ of the card's. -H and --bearer-env apply on top.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set `KEY=VALUE` in a stdio server's environment (repeatable)"},
 			&cli.StringFlag{Name: "card", Usage: "take the URL, transport and headers from the Server Card at `URL` (SEP-2127, draft)"},
+			&cli.StringFlag{Name: "bearer-command", Usage: "an HTTP server's token is what `'COMMAND ARGS'` prints (bearerTokenCommand)"},
+			&cli.StringFlag{Name: "headers-command", Usage: "an HTTP server's headers are the JSON object `'COMMAND ARGS'` prints (headersCommand)"},
+			&cli.StringFlag{Name: "headers-ttl", Usage: "a session uses what the helper printed for `DURATION` (headersTtl)"},
 			projectFlag,
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {
@@ -64,6 +69,10 @@ a $ of the card's. -H and --bearer-env apply on top.`,
 			}
 			name, srv, err := config.ParseAdd(args, cmd.StringSlice("env"), g.adhoc)
 			if err != nil {
+				return err
+			}
+			helpers := config.AddHelpers{HeadersCommand: cmd.String("headers-command"), BearerCommand: cmd.String("bearer-command"), TTL: cmd.String("headers-ttl")}
+			if err := helpers.Set(srv); err != nil {
 				return err
 			}
 			o := configEditOptions{name: name, server: srv, structured: g.structured(),

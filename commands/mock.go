@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"io"
 
 	"github.com/urfave/cli/v3"
 
@@ -101,15 +100,5 @@ func runMock(ctx context.Context, st *state, g *globals, file string, l *serve.L
 	for _, why := range m.Unanswered() {
 		textsafe.Note(st.env.Stderr, "%s", why)
 	}
-	if l != nil {
-		h := &serve.HTTP{Endpoints: []serve.Endpoint{{Path: "/mcp", Backend: m}}, Secrets: st.secrets, MaxRequests: serve.DefaultMaxRequests}
-		return l.Serve(ctx, h, "mock", st.env.Stderr)
-	}
-	// Quiet on stdio: an mcpc that runs the mock as its --stdio server
-	// passes its stderr on, into the script's output.
-	in, ok := st.env.Stdin.(io.ReadCloser)
-	if !ok {
-		in = io.NopCloser(st.env.Stdin)
-	}
-	return serve.Stdio(ctx, m, in, st.env.Stdout, st.secrets, nil)
+	return serveBackend(ctx, st, m, "mock", l)
 }

@@ -1,21 +1,26 @@
 package commands
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpc-dev/mcpc/client"
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/conn"
+	clientstate "github.com/mcpc-dev/mcpc/client/state"
 	"github.com/mcpc-dev/mcpc/format"
 	"github.com/mcpc-dev/mcpc/internal/cliflags"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/helptext"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 	"github.com/mcpc-dev/mcpc/internal/textsafe"
 )
 
@@ -23,12 +28,16 @@ func watchCommand(st *state) *cli.Command {
 	return &cli.Command{
 		Name:      "watch",
 		Usage:     "follow what a server pushes, as JSON Lines",
-		ArgsUsage: "SERVER [logs|lists|progress|resources URI…]…",
+		ArgsUsage: "SERVER [logs|lists|progress|resources URI…|events [TYPE…]]…",
 		Description: `Writes a JSON line on stdout for each thing the server pushes, flushed as it
 comes: log messages at --log-level (logs), the tools, prompts and resources
 lists' changes with the names added and removed (lists), progress (progress),
 and the updates of the resources named after 'resources' (subscribed to;
---read adds their contents as re-read). Without WHAT: logs and lists. The
+--read adds their contents as re-read), and the events of the types named
+after 'events' (all that can be polled when none is named) of a server of
+the events extension, polled; --since-last goes on where the last such
+watch left off, --drain ends once there are no more. Without WHAT: logs
+and lists. The
 first line ("kind":"ready") says the watch is in place. Every line has a
 seq; a gap in it is notifications lost to a reader slower than the server.
 Through the server's session when one runs, so the watch sees what other
@@ -40,6 +49,9 @@ See 'mcpc help watch'.`,
 			&cli.IntFlag{Name: "count", Usage: "stop after `N` lines of what the server pushed (0: no limit)"},
 			&cli.StringFlag{Name: "until", Usage: "stop after the first line for which `QUERY` (--query syntax) selects something other than null or false"},
 			&cli.BoolFlag{Name: "read", Usage: "re-read an updated resource and put its contents in the line"},
+			&cli.BoolFlag{Name: "since-last", Usage: "events: start each event type where the last --since-last watch of the server left off, and keep where this one gets to"},
+			&cli.BoolFlag{Name: "drain", Usage: "events: end (exit 0) once the server has no more events of any type watched"},
+			&cli.DurationFlag{Name: "min-poll", Value: client.DefaultMinPoll, Usage: "events: poll no more often than every `DURATION`, whatever the server asks"},
 		},
 		Metadata: helptext.Examples(
 			"follow a server's tool list as it changes", "mcpc watch everything lists",
@@ -59,7 +71,8 @@ See 'mcpc help watch'.`,
 // watchArgs reads SERVER [WHAT…] and the watch's flags.
 func watchArgs(g *globals, cmd *cli.Command) (watchOptions, error) {
 	f := cliflags.Of(cmd)
-	wo := watchOptions{WatchOptions: client.WatchOptions{Count: f.Int("count"), Read: f.Bool("read")}}
+	wo := watchOptions{WatchOptions: client.WatchOptions{Count: f.Int("count"), Read: f.Bool("read"),
+		SinceLast: f.Bool("since-last"), Drain: f.Bool("drain"), MinPoll: f.Duration("min-poll")}}
 	o := &wo.WatchOptions
 	server, rest, err := g.adhoc.Target(cmd.Args().Slice())
 	if err != nil {
@@ -90,6 +103,16 @@ func watchArgs(g *globals, cmd *cli.Command) (watchOptions, error) {
 			i++
 			o.Resources = append(o.Resources, rest[i])
 		}
+		for w == "events" && i+1 < len(rest) && !slices.Contains(client.WatchKinds, rest[i+1]) {
+			i++
+			o.Events = append(o.Events, rest[i])
+		}
+	}
+	if (o.SinceLast || o.Drain) && !slices.Contains(o.What, "events") {
+		return wo, fail.New(fail.Usage, "mcpc watch SERVER events [TYPE…] --since-last", "--since-last and --drain are for a watch of events")
+	}
+	if o.MinPoll < client.DefaultMinPoll/10 {
+		return wo, fail.New(fail.Usage, "", "--min-poll must be %s or more, not %s", client.DefaultMinPoll/10, o.MinPoll)
 	}
 	if slices.Contains(o.What, "resources") && len(o.Resources) == 0 {
 		return wo, fail.New(fail.Usage, "mcpc watch SERVER resources URI…", "give the URIs of the resources to watch")
@@ -111,13 +134,20 @@ func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) erro
 	o := wo.WatchOptions
 	rio := st.runIO(g)
 	var w *client.Watch
+	// Lines are buffered while more wait, and flushed when none does
+	// (WatchOptions.Flush): a flood's lines in 64 KiB writes.
+	out := bufio.NewWriterSize(writeAll(rio.write), 64<<10)
 	o.Write = func(doc []byte) error {
 		line, err := rio.line(doc)
 		if err != nil {
 			return err
 		}
-		return rio.write(append(line, '\n'))
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			return err
+		}
+		return nil
 	}
+	o.Flush = out.Flush
 	o.Now = st.env.Now
 	w = client.NewWatch(o)
 	c := st.connector(g)
@@ -132,12 +162,15 @@ func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) erro
 		opts.Progress = w.Progress
 		opts.Pushed = w.Pushed
 		opts.Lost = w.Lost
+		opts.Resumed = func(last string) { noteResumed(rio.stderr, e.ShownName(), last) }
 		return opts
 	}
 	e, err := c.Resolve(wo.server)
 	if err != nil {
 		return err
 	}
+	w.SetCursors(eventCursors{clientstate.NewCursors(g.dirs.State), serverKey(e)})
+	w.SetNote(func(s string) { textsafe.Note(rio.stderr, "%s", s) })
 	sess, closeFn, err := c.OpenEntry(ctx, e)
 	if err != nil {
 		return err
@@ -152,4 +185,46 @@ func (st *state) runWatch(ctx context.Context, g *globals, wo watchOptions) erro
 		textsafe.Note(rio.stderr, "%d of the server's notifications were dropped (the gaps in seq): stdout was read more slowly than the server sent them", n)
 	}
 	return err
+}
+
+// noteResumed says on stderr that the server's event stream dropped and
+// was reconnected: from where, or that what it sent in between is lost
+// (a server that numbers no events cannot be resumed).
+func noteResumed(stderr io.Writer, server, last string) {
+	if last == "" {
+		textsafe.Note(stderr, "the event stream of server %q dropped and was reconnected; its events have no IDs, so what it sent in between is lost", server)
+		return
+	}
+	textsafe.Note(stderr, "the event stream of server %q dropped and was reconnected, resuming after event %q", server, last)
+}
+
+// writeAll is an io.Writer of a function that writes all of b or fails.
+type writeAll func(b []byte) error
+
+func (f writeAll) Write(b []byte) (int, error) {
+	if err := f(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// eventCursors are the cursors of one server (client.EventCursors).
+type eventCursors struct {
+	c      *clientstate.Cursors
+	server string
+}
+
+func (e eventCursors) Load(event string) (string, bool) { return e.c.Load(e.server, event) }
+func (e eventCursors) Save(event, cursor string) error {
+	return e.c.Save(e.server, event, cursor, time.Now())
+}
+
+// serverKey names a server for the cursors kept: its name and where it
+// is, so a name given to another server starts afresh.
+func serverKey(e *config.Entry) string {
+	where := e.Server.URL
+	if where == "" {
+		where = shellwords.Join(append([]string{e.Server.Command}, e.Server.Args...))
+	}
+	return e.Name + "\x00" + where
 }

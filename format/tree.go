@@ -79,10 +79,11 @@ func parseShallow(data []byte) (*node, error) {
 // parser reads input that json.Valid has accepted, so it does no error checks.
 // The tree's byte slices point into the input unless they had to be repaired.
 type parser struct {
-	data []byte
-	pos  int
-	slab []node // nodes are carved from chunks: one allocation per value is most of a parse's cost
-	max  int    // > 0: elements kept per container, the rest left raw
+	data   []byte
+	pos    int
+	slab   []node // nodes are carved from chunks: one allocation per value is most of a parse's cost
+	carved bool   // a first chunk was made, sized by the data
+	max    int    // > 0: elements kept per container, the rest left raw
 	// capAt > 0 caps only the containers at that depth (1 the top
 	// level); depth is the current one.
 	capAt, depth int
@@ -185,7 +186,14 @@ func (n *node) eachRest(f func(key []byte, v *node) bool) {
 
 func (p *parser) newNode(kind nodeKind) *node {
 	if len(p.slab) == 0 {
-		p.slab = make([]node, 1024)
+		// The first chunk is sized by the data (a value and its key take
+		// some bytes): a small document, a watch's line, one of millions,
+		// would otherwise pay for 1024 nodes (96 KiB) it never uses.
+		size := 1024
+		if !p.carved {
+			size, p.carved = min(size, 8+len(p.data)/8), true
+		}
+		p.slab = make([]node, size)
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]

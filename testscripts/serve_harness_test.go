@@ -48,19 +48,25 @@ type servedProc struct {
 // that URL, $NAME_PID to its pid, and $NAME_TOKEN_FILE to the token's
 // file when serve made one. With -rsscap it runs under rsscap MIB. It
 // is stopped with SIGTERM at the script's end;
-// 'mcpcserve -stop NAME' stops it now and requires exit status 0 (under
-// rsscap: its peak resident memory stayed within MIB). With -mock it is
-// 'mcpc mock --http 127.0.0.1:0 ARGS...', served on the same side.
+// 'mcpcserve -stop NAME [CODE]' stops it now and requires exit status
+// CODE, 0 unless given (under rsscap: its peak resident memory stayed
+// within MIB). With -mock it is 'mcpc mock --http 127.0.0.1:0 ARGS...',
+// with -replay 'mcpc replay --http 127.0.0.1:0 ARGS...', served on the
+// same side.
 func cmdMcpcServe(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: mcpcserve [-env VAR]... [-rsscap MIB] [-mock] NAME [ARGS...] | mcpcserve -stop NAME"
+	const usage = "usage: mcpcserve [-env VAR]... [-rsscap MIB] [-mock | -replay] NAME [ARGS...] | mcpcserve -stop NAME [CODE]"
 	if neg || len(args) < 1 {
 		ts.Fatalf(usage)
 	}
 	if args[0] == "-stop" {
-		if len(args) != 2 {
+		want := 0
+		if len(args) == 3 {
+			want, _ = strconv.Atoi(args[2])
+		}
+		if len(args) < 2 || len(args) > 3 {
 			ts.Fatalf(usage)
 		}
-		stopMcpcServe(ts, args[1])
+		stopMcpcServe(ts, args[1], want)
 		return
 	}
 	fs := flag.NewFlagSet("mcpcserve", flag.ContinueOnError)
@@ -68,13 +74,17 @@ func cmdMcpcServe(ts *testscript.TestScript, neg bool, args []string) {
 	fs.Func("env", "", func(v string) error { envs = append(envs, v); return nil })
 	rss := fs.Int("rsscap", 0, "")
 	mock := fs.Bool("mock", false, "")
+	replay := fs.Bool("replay", false, "")
 	if err := fs.Parse(args); err != nil || fs.NArg() < 1 {
 		ts.Fatalf(usage)
 	}
 	name, rest := fs.Arg(0), fs.Args()[1:]
 	what := "serve"
-	if *mock {
+	switch {
+	case *mock:
 		what = "mock"
+	case *replay:
+		what = "replay"
 	}
 	argv := append([]string{filepath.Join(binDir, "mcpc"), what, "--http", "127.0.0.1:0"}, rest...)
 	if *rss > 0 {
@@ -132,8 +142,9 @@ func cmdMcpcServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// stopMcpcServe ends the mcpc serve started as name and requires exit 0.
-func stopMcpcServe(ts *testscript.TestScript, name string) {
+// stopMcpcServe ends the mcpc serve started as name and requires exit
+// status want.
+func stopMcpcServe(ts *testscript.TestScript, name string, want int) {
 	v, ok := mcpcServes.Load(ts)
 	var p *servedProc
 	if ok {
@@ -150,7 +161,7 @@ func stopMcpcServe(ts *testscript.TestScript, name string) {
 		<-p.done
 		ts.Fatalf("mcpc serve %s did not stop within 30s of SIGTERM", name)
 	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+	if code := p.cmd.ProcessState.ExitCode(); code != want {
 		b, _ := os.ReadFile(ts.MkAbs("." + name + ".err"))
 		ts.Fatalf("mcpc serve %s exited %d (%v):\n%s", name, code, p.cmd.ProcessState, b)
 	}

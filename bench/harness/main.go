@@ -308,6 +308,7 @@ func (h *harness) groups(url26, url25, session25, peerHome string, apify map[str
 	g = append(g, h.hugeAnyGroups(k.huge)...)
 	g = append(g, h.scaleGroups(k.huge)...)
 	g = append(g, k.floodGroups()...)
+	g = append(g, k.replayGroups()...)
 	g = append(g, h.sessionGroups(k.call, k.stdio)...)
 	g = append(g, &group{key: "startup", title: "start-up", runs: k.runs, warmup: 3, faults: true, rows: []*row{
 		{name: "hello-world Go binary", cmd: cmdSpec{argv: []string{h.path("hello")}, want: "hello"}},

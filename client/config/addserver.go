@@ -3,9 +3,11 @@ package config
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/shellwords"
+	"github.com/mcpc-dev/mcpc/internal/units"
 )
 
 // addUsage is the hint of a 'mcpc config add' that names no server.
@@ -64,6 +66,38 @@ func ParseAdd(args, env []string, a AdHoc) (string, *Server, error) {
 	}
 	s.BearerTokenEnv, s.Protocol = a.BearerEnv, a.Protocol
 	return args[0], s, nil
+}
+
+// AddHelpers are the credential helper flags of 'mcpc config add': each
+// command a line split into words as a shell would (never run by one).
+type AddHelpers struct {
+	HeadersCommand, BearerCommand, TTL string
+}
+
+// Set puts h's helpers on s; a line that cannot be split, or a TTL that is
+// no duration, is a usage error.
+func (h AddHelpers) Set(s *Server) error {
+	for _, f := range []struct {
+		flag, line string
+		dst        *[]string
+	}{{"--headers-command", h.HeadersCommand, &s.HeadersCommand}, {"--bearer-command", h.BearerCommand, &s.BearerTokenCommand}} {
+		if f.line == "" {
+			continue
+		}
+		argv, err := shellwords.Split(f.line)
+		if err != nil || len(argv) == 0 {
+			return fail.New(fail.Usage, "write the command as you would in a shell, in one quoted word", "%s: cannot split %q", f.flag, f.line)
+		}
+		*f.dst = argv
+	}
+	if h.TTL != "" {
+		d, err := time.ParseDuration(h.TTL)
+		if err != nil || d <= 0 {
+			return fail.New(fail.Usage, `give a duration like "50m"`, "--headers-ttl: %q is not a duration", h.TTL)
+		}
+		s.HeadersTTL = units.Duration(d)
+	}
+	return nil
 }
 
 // Add sets server name to s in the file e names (EditFile, SetServer).

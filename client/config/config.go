@@ -54,7 +54,15 @@ type Server struct {
 	ProbeTimeout   units.Duration    `json:"probeTimeout,omitempty"`
 	MaxMessage     units.Size        `json:"maxMessage,omitempty"`
 	BearerTokenEnv string            `json:"bearerTokenEnv,omitempty"`
-	Auth           *Auth             `json:"auth,omitempty"`
+	// HeadersCommand and BearerTokenCommand are credential helpers: a
+	// command (argv, never a shell) whose stdout is a JSON object of
+	// headers, or one bearer token, run when the server is first reached
+	// and once more when it refuses them. HeadersTTL is how long what it
+	// printed is used (default: for the invocation, or the session).
+	HeadersCommand     []string       `json:"headersCommand,omitempty"`
+	BearerTokenCommand []string       `json:"bearerTokenCommand,omitempty"`
+	HeadersTTL         units.Duration `json:"headersTtl,omitempty"`
+	Auth               *Auth          `json:"auth,omitempty"`
 	// DPoP binds OAuth tokens to a key (RFC 9449): unset, when the
 	// authorization server offers it; true always; false never.
 	DPoP *bool `json:"dpop,omitempty"`
@@ -130,6 +138,18 @@ type IdP struct {
 	ClientSecretEnv string   `json:"clientSecretEnv,omitempty"`
 	TokenEndpoint   string   `json:"tokenEndpoint,omitempty"`
 	Scopes          []string `json:"scopes,omitempty"`
+}
+
+// HelperCommand is the server's credential helper, and the key that
+// names it; nil when it has none.
+func (s *Server) HelperCommand() (argv []string, key string) {
+	switch {
+	case s.BearerTokenCommand != nil:
+		return s.BearerTokenCommand, "bearerTokenCommand"
+	case s.HeadersCommand != nil:
+		return s.HeadersCommand, "headersCommand"
+	}
+	return nil, ""
 }
 
 // LiteralHeaders are the --header values, which are sent as given.

@@ -212,6 +212,16 @@ func TestServerUnusable(t *testing.T) {
 		{"var in envFile", "user", `{"mcpServers": {"a": {"command": "x", "envFile": "${HOME}/.env"}}}`, `not in "envFile"`},
 		{"bad tool glob", "user", `{"mcpServers": {"a": {"command": "x", "excludeTools": ["ok_*", "del[ete"]}}}`, `f.json:1:39: server "a": excludeTools[1] "del[ete": not a glob: use *, ? and [a-z] classes, \ to quote one of them`},
 		{"empty tool glob", "user", `{"mcpServers": {"a": {"command": "x", "includeTools": [""]}}}`, `f.json:1:39: server "a": includeTools[0] "": an empty pattern matches no tool`},
+		{"helper on stdio", "user", `{"mcpServers": {"a": {"command": "x", "headersCommand": ["h"]}}}`, `server "a": "headersCommand", "bearerTokenCommand" and "headersTtl" apply to HTTP servers only`},
+		{"two helpers", "user", `{"mcpServers": {"a": {"url": "https://x.example", "headersCommand": ["h"], "bearerTokenCommand": ["t"]}}}`, `server "a": give "headersCommand" or "bearerTokenCommand", not both`},
+		{"helper and env", "user", `{"mcpServers": {"a": {"url": "https://x.example", "bearerTokenCommand": ["t"], "bearerTokenEnv": "T"}}}`, `f.json:1:51: server "a": "bearerTokenCommand" and "bearerTokenEnv" or "auth" are two ways to authenticate: give one`},
+		{"helper and auth", "user", `{"mcpServers": {"a": {"url": "https://x.example", "headersCommand": ["t"], "auth": {"type": "oauth"}}}}`, `"headersCommand" and "bearerTokenEnv" or "auth" are two ways to authenticate: give one`},
+		{"helper empty", "user", `{"mcpServers": {"a": {"url": "https://x.example", "headersCommand": []}}}`, `server "a": "headersCommand" needs a command: ["program", "arg", …]`},
+		{"helper empty program", "user", `{"mcpServers": {"a": {"url": "https://x.example", "bearerTokenCommand": ["", "x"]}}}`, `"bearerTokenCommand" needs a command`},
+		{"helper var", "user", `{"mcpServers": {"a": {"url": "https://x.example", "bearerTokenCommand": ["op", "read", "${VAULT}"]}}}`, `${VAR} is only expanded in "env" and "headers" values, not in "bearerTokenCommand": the command reads its environment itself`},
+		{"helper nul", "user", `{"mcpServers": {"a": {"url": "https://x.example", "bearerTokenCommand": ["op\u0000x"]}}}`, `"bearerTokenCommand" holds a NUL byte`},
+		{"helper long", "user", `{"mcpServers": {"a": {"url": "https://x.example", "bearerTokenCommand": ["x"` + strings.Repeat(`, "a"`, 256) + `]}}}`, `"bearerTokenCommand" has 257 words; at most 256 are taken`},
+		{"ttl alone", "user", `{"mcpServers": {"a": {"url": "https://x.example", "headersTtl": "1h"}}}`, `f.json:1:51: server "a": "headersTtl" is how long a "headersCommand" or "bearerTokenCommand" is trusted: give one`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := SourceUser

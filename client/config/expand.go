@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/httpx"
 )
 
 // Headers are the HTTP headers srv says to send: its "headers" with
@@ -21,14 +22,14 @@ func Headers(srv *Server, label string, getenv func(string) string) (http.Header
 		}
 		// A line break would end the header early (and smuggle another);
 		// the variable's value is never quoted in the message.
-		if !validHeaderValue(v) {
+		if !httpx.ValidHeaderValue(v) {
 			return nil, fail.New(fail.Config, "header values must be one line of printable text",
 				"%s: header %q: its value (after ${VAR} expansion) contains a control character such as CR or LF", label, k)
 		}
 		headers.Set(k, v)
 	}
 	for k, v := range srv.LiteralHeaders() {
-		if !validHeaderValue(v) {
+		if !httpx.ValidHeaderValue(v) {
 			return nil, fail.New(fail.Usage, "header values must be one line of printable text",
 				"--header %q: its value contains a control character such as CR or LF", k)
 		}
@@ -58,15 +59,4 @@ func Environ(srv *Server, label string, getenv func(string) string) ([]string, e
 		env = append(env, k+"="+v)
 	}
 	return env, nil
-}
-
-// validHeaderValue reports whether v can be sent as one HTTP header value:
-// no control characters but tab (RFC 9110 field-value).
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/jsonpos"
 	"github.com/mcpc-dev/mcpc/internal/schemamsg"
+	"github.com/mcpc-dev/mcpc/internal/shellwords"
 )
 
 // The readers of other apps' formats. Each turns an app's entry into an
@@ -39,6 +40,8 @@ type rawEntry struct {
 	// Gemini CLI's tool filters, which mcpc reads under the same names.
 	IncludeTools []string `json:"includeTools"`
 	ExcludeTools []string `json:"excludeTools"`
+	// Claude Code's credential helper: a shell command printing headers.
+	HeadersHelper string `json:"headersHelper"`
 }
 
 // carried are the keys rawEntry reads; any other key is named in a note.
@@ -101,7 +104,7 @@ func parseJSONApp(f *ImportFile, data []byte) error {
 		}
 		var dropped []string
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			if !slices.Contains(carried(), k) || k == "serverUrl" && f.App != AppWindsurf || k == "httpUrl" && f.App != AppGemini {
+			if !slices.Contains(carried(), k) || k == "serverUrl" && f.App != AppWindsurf || k == "httpUrl" && f.App != AppGemini || k == "headersHelper" && f.App != AppClaudeCode {
 				dropped = append(dropped, k)
 			}
 		}
@@ -211,6 +214,9 @@ func convertJSON(app string, e *ImportEntry, r *rawEntry, dropped []string) {
 	if sse && s.URL != "" {
 		e.note("%s marks it as the old HTTP+SSE transport (2024-11-05); its url is kept, and mcpc reaches it once it speaks that transport", appTitle(app))
 	}
+	if r.HeadersHelper != "" && app == AppClaudeCode {
+		importHeadersHelper(e, r.HeadersHelper)
+	}
 	if r.EnvFile != "" {
 		e.note("its envFile %s is not carried over: set those variables in the environment, or in \"env\" as ${VAR}", r.EnvFile)
 	}
@@ -218,6 +224,24 @@ func convertJSON(app string, e *ImportEntry, r *rawEntry, dropped []string) {
 		e.note("not carried over: %s", strings.Join(dropped, ", "))
 	}
 	rewriteVars(app, e)
+}
+
+// importHeadersHelper makes Claude Code's headersHelper, a command line
+// its shell runs, the entry's "headersCommand": the words themselves when
+// they are plain words, else the same line through sh -c, as Claude Code
+// runs it. A helper written for Claude Code may read the server's name
+// from its variables, which mcpc names otherwise.
+func importHeadersHelper(e *ImportEntry, line string) {
+	if e.Server.URL == "" {
+		e.note("its headersHelper is not carried over: it applies to HTTP servers only")
+		return
+	}
+	argv, err := shellwords.Split(line)
+	if err != nil || len(argv) == 0 || strings.ContainsAny(line, "|&;<>()$`*?[]{}~#!\n\\") {
+		argv = []string{"sh", "-c", line}
+	}
+	e.Server.HeadersCommand = argv
+	e.note("its headersHelper became \"headersCommand\": mcpc tells it the server in MCPC_SERVER_NAME and MCPC_SERVER_URL (Claude Code: CLAUDE_CODE_MCP_SERVER_NAME and CLAUDE_CODE_MCP_SERVER_URL)")
 }
 
 // interpRE matches ${...}: ${VAR}, ${VAR:-default}, ${env:VAR},

@@ -31,10 +31,10 @@ func TestNameChecksMatchTheirExpressions(t *testing.T) {
 // bare name (no ",omitempty"), in field order, which the hints rely on.
 func TestAllowedKeysFromTags(t *testing.T) {
 	for name, c := range map[string]struct{ got, want []string }{
-		"server":  {allowedKeys()["server"], []string{"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "auth", "dpop", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "disabled", "includeTools", "excludeTools", "envFile", "keepAlive", "record"}},
+		"server":  {allowedKeys()["server"], []string{"type", "command", "args", "env", "cwd", "url", "headers", "protocol", "timeout", "probeTimeout", "maxMessage", "bearerTokenEnv", "headersCommand", "bearerTokenCommand", "headersTtl", "auth", "dpop", "serverStderr", "caFile", "clientCertFile", "clientKeyFile", "disabled", "includeTools", "excludeTools", "envFile", "keepAlive", "record"}},
 		"auth":    {allowedKeys()["auth"], []string{"type", "clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer", "clientAssertionKeyFile", "clientAssertionAlg", "assertionEnv", "assertionFile", "assertionFrom", "audience", "idp", "idTokenEnv", "idTokenFile"}},
 		"idp":     {allowedKeys()["idp"], []string{"issuer", "clientId", "clientSecretEnv", "tokenEndpoint", "scopes"}},
-		"carried": {carried(), []string{"type", "command", "args", "env", "cwd", "url", "serverUrl", "httpUrl", "headers", "disabled", "envFile", "includeTools", "excludeTools"}},
+		"carried": {carried(), []string{"type", "command", "args", "env", "cwd", "url", "serverUrl", "httpUrl", "headers", "disabled", "envFile", "includeTools", "excludeTools", "headersHelper"}},
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s keys = %q, want %q", name, c.got, c.want)

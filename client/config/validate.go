@@ -84,6 +84,7 @@ var serverChecks = []func(s *Server, src Source) (key, msg string){
 	checkStdioFields,
 	checkToolPatterns,
 	checkValues,
+	checkHelpers,
 }
 
 // checkTransport checks "type" and that it agrees with "command" or "url".
@@ -149,6 +150,8 @@ func checkStdioFields(s *Server, _ Source) (string, string) {
 		return "", ""
 	case len(s.Headers) > 0 || s.BearerTokenEnv != "" || s.Auth != nil:
 		return "", `"headers", "bearerTokenEnv" and "auth" apply to HTTP servers only`
+	case s.HeadersCommand != nil || s.BearerTokenCommand != nil || s.HeadersTTL != 0:
+		return "", `"headersCommand", "bearerTokenCommand" and "headersTtl" apply to HTTP servers only`
 	case s.DPoP != nil:
 		return "", `"dpop" applies to HTTP servers only`
 	case s.CAFile != "" || s.ClientCertFile != "" || s.ClientKeyFile != "":
@@ -199,6 +202,38 @@ func checkValues(s *Server, src Source) (string, string) {
 	}
 	if s.Auth != nil {
 		return "", checkAuth(s.Auth)
+	}
+	return "", ""
+}
+
+// maxHelperArgs bounds a credential helper's command line.
+const maxHelperArgs = 256
+
+// checkHelpers checks the credential helpers: one way to authenticate, a
+// command to run, and "headersTtl" only beside one.
+func checkHelpers(s *Server, _ Source) (string, string) {
+	argv, key := s.HelperCommand()
+	switch {
+	case s.HeadersCommand != nil && s.BearerTokenCommand != nil:
+		return "", `give "headersCommand" or "bearerTokenCommand", not both`
+	case argv == nil && s.HeadersTTL != 0:
+		return "headersTtl", `"headersTtl" is how long a "headersCommand" or "bearerTokenCommand" is trusted: give one`
+	case argv == nil:
+		return "", ""
+	case s.BearerTokenEnv != "" || s.Auth != nil:
+		return key, fmt.Sprintf(`%q and "bearerTokenEnv" or "auth" are two ways to authenticate: give one`, key)
+	case len(argv) == 0 || argv[0] == "":
+		return key, fmt.Sprintf(`%q needs a command: ["program", "arg", …]`, key)
+	case len(argv) > maxHelperArgs:
+		return key, fmt.Sprintf("%q has %d words; at most %d are taken", key, len(argv), maxHelperArgs)
+	}
+	for _, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			return key, fmt.Sprintf("%q holds a NUL byte", key)
+		}
+		if hasVar(a) {
+			return key, fmt.Sprintf("${VAR} is only expanded in \"env\" and \"headers\" values, not in %q: the command reads its environment itself", key)
+		}
 	}
 	return "", ""
 }

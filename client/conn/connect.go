@@ -68,6 +68,10 @@ type ConnectOptions struct {
 	// dropped for this invocation (a reader slower than the server),
 	// instead of a note on stderr for each time it did.
 	Lost func(n int64)
+	// Resumed, when set, is told each time an HTTP event stream that
+	// dropped is reconnected, with the Last-Event-ID it resumes after
+	// ("" when the server's events have none).
+	Resumed func(lastEventID string)
 	// StartUp, when set, shows a stdio server's start on a terminal's
 	// live line while it is waited for (startUp).
 	StartUp *termui.StartUp

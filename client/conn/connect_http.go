@@ -145,7 +145,7 @@ func (s *Conn) prepareHTTP(o ConnectOptions) error {
 		base = o.WrapHTTP(base)
 	}
 	s.http = transport.NewHTTP(transport.HTTPOptions{Base: base, Endpoint: endpoint, Label: s.Label, Headers: headers,
-		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil, OAuthHandler: o.OAuthHandler})
+		Tap: s.wire.tap, MaxMessage: s.maxMessage, OAuth: o.OAuthHandler != nil, OAuthHandler: o.OAuthHandler, OnResume: o.Resumed})
 	if a := headers.Get("Authorization"); a != "" {
 		s.wire.credKey = o.Memo.CredentialKey(a)
 	} else if o.CredentialID != "" {

@@ -272,7 +272,7 @@ func (s *Conn) verify(ctx context.Context, op func() error) error {
 // verifyOp is verify for op, which sends a method an era names (eraMethod:
 // mcpc ping's server/discover), whose -32601 is a sign like any other.
 func (s *Conn) verifyOp(ctx context.Context, eraMethod bool, op func() error) error {
-	err := op()
+	err := s.paced(ctx, op)
 	if s.verified || !s.era.remembered() {
 		s.verified = s.verified || err == nil
 		return err
@@ -293,5 +293,5 @@ func (s *Conn) verifyOp(ctx context.Context, eraMethod bool, op func() error) er
 	}
 	*s = *s2
 	s.verified = true
-	return op()
+	return s.paced(ctx, op)
 }

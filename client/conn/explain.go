@@ -171,6 +171,16 @@ func (s *Conn) httpFailure(e *transport.HTTPError) *fail.Error {
 }
 
 func (s *Conn) authFailure(e *transport.HTTPError) *fail.Error {
+	if _, key := s.Entry.Server.HelperCommand(); key != "" {
+		// The helper ran again after the first refusal (creds.Helper):
+		// this is the server's word on a fresh credential.
+		f := &fail.Error{Code: fail.AuthFailed, Err: e, Hint: "run the command by hand: what it prints is sent as it is",
+			Msg: fmt.Sprintf("%s refused what its %s printed, also when run again (HTTP %d)", s.Label, key, e.Status())}
+		if e.Status() == http.StatusForbidden {
+			f.Msg += forbiddenWhy(e)
+		}
+		return f
+	}
 	hint := "pass --bearer-env VAR, naming the environment variable that holds its token"
 	if s.Entry.File != nil {
 		hint = fmt.Sprintf("name the variable holding its token with \"bearerTokenEnv\" for %q in %s, or pass --bearer-env VAR", s.Entry.Name, s.Entry.File.Path)
@@ -278,6 +288,8 @@ func (s *Conn) rpcFailure(rpc *jsonrpc.Error, err error) *fail.Error {
 		if caps := rawmsg.View(rpc.Data).Get("requiredCapabilities|@ugly"); caps.Exists() {
 			hint += " (" + caps.Raw + ")"
 		}
+	case codeRateLimited:
+		return s.rateLimited(rpc, err)
 	case jsonrpc.CodeMethodNotFound:
 		hint = "the server does not implement this request"
 	case jsonrpc.CodeInvalidParams:

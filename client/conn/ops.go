@@ -192,6 +192,14 @@ func (s *Conn) filterHint() string {
 // SDK cannot decode it, e.g. a content type it does not know) and exactly
 // as it arrived.
 func (s *Conn) CallTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, json.RawMessage, error) {
+	if key := idempotencyKeyOf(ctx); key != "" {
+		if !s.capability("tools.idempotency").Exists() {
+			// SEP-3182 lets a client send the key anyway: harmless, but
+			// without the capability nothing says the server honours it.
+			trace(s.opts, "the server does not declare tools.idempotency (SEP-3182): the idempotencyKey may be ignored")
+		}
+		defer s.wire.tasks.withKey(key)()
+	}
 	var res *mcp.CallToolResult
 	var raw json.RawMessage
 	err := s.verify(ctx, func() error {

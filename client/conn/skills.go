@@ -31,11 +31,17 @@ func (s *Conn) pagesLimit() int64 { return cmp.Or(s.maxMessage, transport.Defaul
 
 // Extension is what the server declared of an extension, as it arrived.
 func (t taskConn) Extension(id string) gjson.Result {
-	res := string(last(t.s.wire.peek("initialize")))
-	if t.s.modern() {
-		res = cmp.Or(string(last(t.s.wire.peek("server/discover"))), string(t.s.wire.discover))
+	return t.s.capability("extensions." + gjson.Escape(id))
+}
+
+// capability is what the server declared at path of its capabilities, as
+// its handshake (or the era memo's server/discover) carried it.
+func (s *Conn) capability(path string) gjson.Result {
+	res := string(last(s.wire.peek("initialize")))
+	if s.modern() {
+		res = cmp.Or(string(last(s.wire.peek("server/discover"))), string(s.wire.discover))
 	}
-	return gjson.Get(res, "capabilities.extensions."+gjson.Escape(id))
+	return gjson.Get(res, "capabilities."+path)
 }
 
 // Read reads uri with the tap's size limit lowered to limit while it

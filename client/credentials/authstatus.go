@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/client/config"
@@ -27,6 +28,10 @@ func (c Credentials) Status(ctx context.Context, e *config.Entry) string {
 			return v + " not set"
 		}
 		return "token from " + v
+	}
+	if argv, key := srv.HelperCommand(); argv != nil {
+		// Never run here: a helper may prompt, or cost a request.
+		return key + " " + filepath.Base(argv[0])
 	}
 	a := srv.Auth
 	switch {

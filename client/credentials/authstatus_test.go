@@ -40,6 +40,8 @@ func TestCredentialsStatus(t *testing.T) {
 	}{
 		{"stdio", entry(&config.Server{Command: "srv"}), nil, ""},
 		{"bearer set", entry(&config.Server{URL: u, BearerTokenEnv: "TOKEN"}), nil, "token from TOKEN"},
+		{"token helper", entry(&config.Server{URL: u, BearerTokenCommand: []string{"/usr/bin/gcloud", "auth", "print-access-token"}}), nil, "bearerTokenCommand gcloud"},
+		{"headers helper", entry(&config.Server{URL: u, HeadersCommand: []string{"./headers.sh"}}), nil, "headersCommand headers.sh"},
 		{"bearer unset", entry(&config.Server{URL: u, BearerTokenEnv: "NOPE"}), nil, "NOPE not set"},
 		{"client secret unset", entry(&config.Server{URL: u, Auth: &config.Auth{Type: "client_credentials", ClientSecretEnv: "CS"}}), nil, "CS not set"},
 		{"client credentials", entry(&config.Server{URL: u, Auth: &config.Auth{Type: "client_credentials", ClientSecretEnv: "TOKEN"}}), nil, "client credentials"},

@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpc-dev/mcpc/creds"
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/redact"
+	"github.com/mcpc-dev/mcpc/internal/urlx"
 )
 
 // CredentialRef names the keyring record of an HTTP server. A server without an
@@ -32,6 +34,8 @@ type Credentials struct {
 	Store   creds.Store // the keyring
 	LockDir string      // where refreshes take their file locks
 	Getenv  func(string) string
+	// Environ is the invocation's environment, a credential helper's.
+	Environ func() []string
 	Now     func() time.Time
 	// Secrets receives every secret read from the environment, so that
 	// nothing printed shows it.
@@ -49,6 +53,10 @@ type Credentials struct {
 func (c Credentials) Apply(ctx context.Context, e *config.Entry, opts *conn.ConnectOptions) error {
 	srv := e.Server
 	if srv.URL == "" || srv.BearerTokenEnv != "" {
+		return nil
+	}
+	if argv, key := srv.HelperCommand(); argv != nil {
+		c.helper(e, opts, argv, key)
 		return nil
 	}
 	var err error
@@ -72,6 +80,29 @@ func (c Credentials) Apply(ctx context.Context, e *config.Entry, opts *conn.Conn
 	}
 	opts.WrapHTTP = creds.WrapHTTP(opts.OAuthHandler)
 	return err
+}
+
+// helper sets opts up for a credential helper: run on the first request
+// (a session's use never runs it: the holder does), its headers added
+// below mcpc's own. The session's credential is the command, never what
+// it prints: the holder runs it and keeps what it printed.
+func (c Credentials) helper(e *config.Entry, opts *conn.ConnectOptions, argv []string, key string) {
+	srv := e.Server
+	origin := ""
+	if u, err := url.Parse(srv.URL); err == nil {
+		origin = urlx.Origin(u)
+	}
+	var env []string
+	if c.Environ != nil {
+		env = c.Environ()
+	}
+	// What the helper is for, as Claude Code tells its headersHelper: one
+	// helper can serve several servers.
+	env = append(env, "MCPC_SERVER_NAME="+e.ShownName(), "MCPC_SERVER_URL="+srv.URL)
+	h := creds.NewHelper(creds.HelperOptions{Server: e.ShownName(), Key: key, Argv: argv, Dir: e.Dir(opts.Cwd), Env: env,
+		Bearer: key == "bearerTokenCommand", TTL: time.Duration(srv.HeadersTTL), Origin: origin, Secrets: c.Secrets, Now: c.Now})
+	opts.WrapHTTP = h.WrapHTTP
+	opts.CredentialID = key + "\x00" + strings.Join(argv, "\x00")
 }
 
 // storedLogin serves the server's stored login; nil when there is none

@@ -18,6 +18,10 @@ func CheckLoginTarget(e *config.Entry, verb string) error {
 	if e.Server.URL == "" {
 		return fail.New(fail.Usage, "", "mcpc %s applies to HTTP servers; %q runs over stdio", verb, e.ShownName())
 	}
+	if _, key := e.Server.HelperCommand(); key != "" {
+		return fail.New(fail.Config, "the command prints the credential when the server is reached; nothing is stored",
+			"%q authenticates with its %s: there is no login to %s", e.ShownName(), key, verb)
+	}
 	a := e.Server.Auth
 	if a == nil || a.Type == "oauth" || a.IdPLogin() {
 		return nil

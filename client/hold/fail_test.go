@@ -43,7 +43,7 @@ func TestHeldFailureOneShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	started, attached := rep.Raise(nil), holdwire.Verdict(rpc, rpc)
-	if started == nil || attached == nil || *started != (fail.Error{Code: attached.Code, Msg: attached.Msg, Hint: attached.Hint}) ||
+	if started == nil || attached == nil || !reflect.DeepEqual(*started, fail.Error{Code: attached.Code, Msg: attached.Msg, Hint: attached.Hint}) ||
 		started.Code != fail.AuthFailed || started.Msg != `server "a" rejected <redacted>` || started.Hint != "check <redacted>" {
 		t.Fatalf("re-raised by the starter %#v, by an attached invocation %#v", started, attached)
 	}

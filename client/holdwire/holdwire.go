@@ -95,16 +95,18 @@ type Failure struct {
 	Code    fail.Code `json:"code"`
 	Message string    `json:"message"`
 	Hint    string    `json:"hint,omitempty"`
+	// Fields are the failure's more --json members (fail.Error.Fields).
+	Fields map[string]any `json:"fields,omitempty"`
 }
 
 // FailureOf is f as the holder reports it.
 func FailureOf(f *fail.Error) *Failure {
-	return &Failure{Code: f.Code, Message: f.Msg, Hint: f.Hint}
+	return &Failure{Code: f.Code, Message: f.Msg, Hint: f.Hint, Fields: f.Fields}
 }
 
 // Redacted is h with secrets replaced.
 func (h *Failure) Redacted(secrets *redaction.Set) *Failure {
-	return &Failure{Code: h.Code, Message: secrets.String(h.Message), Hint: secrets.String(h.Hint)}
+	return &Failure{Code: h.Code, Message: secrets.String(h.Message), Hint: secrets.String(h.Hint), Fields: h.Fields}
 }
 
 // Raise is the failure h reports, caused by err. A code this mcpc does
@@ -119,7 +121,7 @@ func (h *Failure) Raise(err error) *fail.Error {
 	if !KnownCode(code) {
 		code = fail.Internal
 	}
-	return &fail.Error{Code: code, Msg: h.Message, Hint: h.Hint, Err: err}
+	return &fail.Error{Code: code, Msg: h.Message, Hint: h.Hint, Err: err, Fields: h.Fields}
 }
 
 // VerdictError is the answer that carries f to the invocation.

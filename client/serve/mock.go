@@ -165,6 +165,8 @@ func (m *Mock) Label() string { return "the mock of " + m.Name }
 // MaxMessage is m.Limit.
 func (m *Mock) MaxMessage() int64 { return m.Limit }
 
+func (m *Mock) answersItself() {}
+
 // Open is a client's line to the mock: it answers every request itself,
 // in the order they come, in either era.
 func (m *Mock) Open(ctx context.Context, era Era) (Line, error) {

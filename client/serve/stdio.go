@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
@@ -58,7 +59,7 @@ func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secr
 	if first == nil {
 		return err
 	}
-	w := &downstream{w: out, secrets: secrets, pending: map[string]jsonrpc.ID{}}
+	w := &downstream{w: out, secrets: secrets, pending: map[string]jsonrpc.ID{}, answered: make(chan struct{}, 1)}
 	link, first, err := openFor(ctx, u, w, first, next)
 	if link == nil {
 		return err
@@ -77,10 +78,45 @@ func Stdio(ctx context.Context, u Backend, in io.ReadCloser, out io.Writer, secr
 		case err := <-ended:
 			return w.ended(upstreamEnded(u, err))
 		case err := <-rerr:
+			if _, ok := u.(answersItself); ok && errors.Is(err, io.EOF) {
+				w.drain(ended)
+			}
 			return clientEnded(ctx, err)
 		case <-ctx.Done():
 			return nil
 		case batch = <-msgs:
+		}
+	}
+}
+
+// answersItself is a Backend that holds no server (Mock, Replay): a
+// client that writes its requests and closes its stdin (printf … | mcpc
+// mock) is still answered them, as a server would answer what it read.
+type answersItself interface{ answersItself() }
+
+// drainTime bounds how long Stdio waits, once its client's input ended,
+// for the answers a Backend that answers itself still owes: a recorded
+// request that was never answered is not answered now either.
+const drainTime = 2 * time.Second
+
+// drain waits until every request the client sent is answered, the
+// line ends, or drainTime passes.
+func (d *downstream) drain(ended <-chan error) {
+	t := time.NewTimer(drainTime)
+	defer t.Stop()
+	for {
+		d.mu.Lock()
+		n := len(d.pending)
+		d.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-d.answered:
+		case <-ended:
+			return
+		case <-t.C:
+			return
 		}
 	}
 }
@@ -175,6 +211,9 @@ type downstream struct {
 	w       io.Writer
 	secrets *redact.Set
 	pending map[string]jsonrpc.ID // the client's requests not answered yet
+	// answered is told (without waiting) of each answer written: drain
+	// counts what is left.
+	answered chan struct{}
 }
 
 // sent notes m, on its way to the server: a request awaits its answer.
@@ -231,6 +270,10 @@ func (d *downstream) write(m jsonrpc.Message) error {
 	defer d.mu.Unlock()
 	if r, ok := m.(*jsonrpc.Response); ok {
 		delete(d.pending, transport.IDKey(r.ID))
+		select {
+		case d.answered <- struct{}{}:
+		default:
+		}
 	}
 	_, err = d.w.Write(append(data, '\n'))
 	return err

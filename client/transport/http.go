@@ -55,6 +55,12 @@ type HTTP struct {
 	held         *http.Response
 	heldURL      string
 	oauthHandler auth.OAuthHandler
+
+	// streams counts the SDK's GETs on Streamable HTTP: the first opens
+	// the standalone stream; each after it, or one with a Last-Event-ID,
+	// is the SDK reconnecting a stream that dropped (onResume).
+	streams  atomic.Int32
+	onResume func(lastEventID string)
 }
 
 // HTTPOptions say how to reach one Streamable HTTP endpoint.
@@ -71,13 +77,17 @@ type HTTPOptions struct {
 	// OAuthHandler is that handler: on HTTP+SSE, where the SDK has none,
 	// mcpc sets its tokens and sends it the GET's challenge.
 	OAuthHandler auth.OAuthHandler
+	// OnResume, when set, is told each time the SDK reconnects an event
+	// stream that dropped, with the Last-Event-ID it resumes after (""
+	// when the server gave its events none: what came between is lost).
+	OnResume func(lastEventID string)
 }
 
 // NewHTTP is the transport to o.Endpoint.
 func NewHTTP(o HTTPOptions) *HTTP {
 	return &HTTP{base: o.Base, headers: o.Headers, origin: urlx.Origin(o.Endpoint), label: o.Label, cancelSent: make(chan struct{}),
 		tap: o.Tap, maxMessage: cmp.Or(o.MaxMessage, DefaultMaxMessage), oauth: o.OAuth, challenged: map[string]bool{},
-		oauthHandler: o.OAuthHandler}
+		oauthHandler: o.OAuthHandler, onResume: o.OnResume}
 }
 
 // Client is the http.Client the SDK sends through: it follows a redirect
@@ -158,6 +168,9 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 	if resp := t.takeHeld(req); resp != nil {
 		return resp, nil
 	}
+	if req.Method == http.MethodGet && !own {
+		t.streamOpening(req)
+	}
 	ex, local, err := t.prepare(req)
 	if err != nil || local != nil {
 		return local, err
@@ -167,6 +180,24 @@ func (t *HTTP) roundTrip(req *http.Request, own bool) (*http.Response, error) {
 		return nil, err
 	}
 	return t.inspect(ex, resp, own)
+}
+
+// streamOpening tells of a GET of the SDK's that reconnects a dropped
+// Streamable HTTP event stream: one that carries a Last-Event-ID, or any
+// GET after the first (the standalone stream opened again, from nothing).
+// HTTP+SSE's GETs are not the SDK's reconnects: it has none.
+func (t *HTTP) streamOpening(req *http.Request) {
+	if t.SSE() || req.Context().Value(openingSSE{}) != nil {
+		return
+	}
+	last := req.Header.Get("Last-Event-ID")
+	if t.streams.Add(1) == 1 && last == "" {
+		return
+	}
+	t.tap.trace("event stream dropped: reconnecting (Last-Event-ID %q)", last)
+	if t.onResume != nil {
+		t.onResume(last)
+	}
 }
 
 // exchange is one request on its way: the clone that is sent and the

@@ -112,7 +112,8 @@ func (t *HTTP) refused(ex *exchange, resp *http.Response, own bool) (*http.Respo
 		}
 	case status == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "":
 		sdk = true // the SDK reports ErrSessionMissing and sends no DELETE
-	case status < 500 && e.rpc != nil:
+	case status < 500 && e.rpc != nil && e.rpc.Code != CodeRateLimited:
+		// (A -32023 is mcpc's to honour: the SDK reads only the 429.)
 		sdk = true
 	}
 	t.settled(call)

@@ -1,12 +1,15 @@
 package transport
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/listkind"
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -27,6 +30,23 @@ func reads(methods ...string) map[string]bool {
 	return set
 }
 
+// CodeRateLimited is SEP-3304's RateLimited JSON-RPC error, which the
+// connection honours by its data.retryAfterMs (client/conn/ratelimit.go).
+const CodeRateLimited = -32023
+
+// rateLimited says a 429's body is a -32023: its retryAfterMs, not the
+// Retry-After header, says when to come back (SEP-3304 RL-9), and the
+// connection retries it, once: the transport does not. The body is read
+// within the error-body bound and put back.
+func rateLimited(resp *http.Response) bool {
+	if resp.StatusCode != http.StatusTooManyRequests {
+		return false
+	}
+	data := readEvidence(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return rawmsg.View(data).Get("error.code").Int() == CodeRateLimited
+}
+
 // maxRetryAfter bounds how long mcpc waits on a Retry-After without a
 // deadline of the user's.
 const maxRetryAfter = 10 * time.Second
@@ -35,7 +55,7 @@ const maxRetryAfter = 10 * time.Second
 // once, and after how long: only a request safe to repeat, and only when
 // the wait fits the invocation's deadline (or maxRetryAfter).
 func retryAfter(req *http.Request, resp *http.Response, msg jsonrpc.Message) (time.Duration, bool) {
-	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable || rateLimited(resp) {
 		return 0, false
 	}
 	r, ok := msg.(*jsonrpc.Request)

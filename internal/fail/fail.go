@@ -21,18 +21,21 @@ const (
 	Untrusted      Code = "untrusted"       // a project file that is not trusted
 	AuthRequired   Code = "auth_required"   // credentials missing
 	AuthFailed     Code = "auth_failed"     // credentials sent and refused
+	AuthDenied     Code = "auth_denied"     // SEP-2643: denied on authorization grounds
 	Connection     Code = "connection"      // cannot start or reach the server
 	ServerExited   Code = "server_exited"   // a stdio server died
 	Protocol       Code = "protocol"        // not MCP, wrong era
 	TooLarge       Code = "too_large"       // a message over --max-message or nested too deep
 	HTTPStatus     Code = "http_status"     // an HTTP error status that is not auth
 	Redirect       Code = "redirect"        // a redirect mcpc refused to follow
+	RateLimited    Code = "rate_limited"    // -32023 (SEP-3304): the server asked to wait
 	Timeout        Code = "timeout"         // --timeout or a request bound passed
 	ConnectTimeout Code = "connect_timeout" // --connect-timeout passed
 	Rejected       Code = "rejected"        // a JSON-RPC error from the server
 	TaskFailed     Code = "task_failed"     // a task ended in status failed
 	TaskGone       Code = "task_gone"       // the server cancelled or lost a task
 	Drift          Code = "drift"           // mcpc diff found a breaking change; card check, a difference
+	Unmatched      Code = "unmatched"       // mcpc replay --strict answered a request with no recorded answer
 	Interrupted    Code = "interrupted"     // Ctrl-C or SIGTERM
 	Internal       Code = "internal"        // a failure mcpc did not classify: a bug
 )
@@ -64,17 +67,20 @@ var Codes = []struct {
 	{Untrusted, ExitConfig, "the server comes from a project file that is not trusted"},
 	{AuthRequired, ExitAuth, "the server needs credentials that were not given"},
 	{AuthFailed, ExitAuth, "the server refused the credentials"},
+	{AuthDenied, ExitAuth, "the server denied the call on authorization grounds (SEP-2643's envelope), its result still printed"},
 	{Connection, ExitConnection, "the server could not be started or reached"},
 	{ServerExited, ExitConnection, "the stdio server exited"},
 	{Protocol, ExitConnection, "the server broke the protocol or speaks another revision"},
 	{TooLarge, ExitConnection, "the server sent a message over --max-message or nested too deeply"},
 	{HTTPStatus, ExitConnection, "the server answered with an HTTP error status"},
 	{Redirect, ExitConnection, "the server redirected to another origin or to plain http"},
+	{RateLimited, ExitConnection, "the server is rate limiting (JSON-RPC error -32023, SEP-3304): the wait it asked for was too long to honour, or a retry was refused again"},
 	{Timeout, ExitTimeout, "the invocation or a request ran out of time"},
 	{ConnectTimeout, ExitTimeout, "start-up and handshake ran out of time"},
 	{Rejected, ExitRejected, "the server rejected the request (JSON-RPC error)"},
 	{TaskFailed, ExitToolError, "a task ended in status failed"},
 	{Drift, ExitToolError, "mcpc diff found a breaking change (with --strict, any change), or mcpc card check a difference"},
+	{Unmatched, ExitToolError, "mcpc replay --strict answered a request the recording had no answer for"},
 	{TaskGone, ExitRejected, "the server cancelled a task, or no longer knows it (expired ttl, unknown id)"},
 	{Interrupted, ExitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 	{Internal, ExitConnection, "an unexpected failure inside mcpc (please report it)"},
@@ -97,6 +103,9 @@ type Error struct {
 	Msg  string
 	Hint string
 	Err  error
+	// Fields are more members of the --json error object, each a stable
+	// interface like Code (retryAfterMs); nil for most failures.
+	Fields map[string]any
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 )
 
 // TooLargeError says a file is over the limit its reader set.
@@ -40,19 +41,36 @@ func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
 	return readFile(path, limit, false)
 }
 
-func readFile(path string, limit int64, follow bool) ([]byte, error) {
+// OpenRegular opens a regular file to be read as a stream (a recording
+// that may be large), refusing anything else as ReadFile does, before a
+// byte is read.
+func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openRegular(path, true)
+	return f, err
+}
+
+func openRegular(path string, follow bool) (*os.File, fs.FileInfo, error) {
 	f, err := openRead(path, follow)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: path, Err: &NotRegularError{Kind: FileKind(st.Mode())}}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+func readFile(path string, limit int64, follow bool) ([]byte, error) {
+	f, st, err := openRegular(path, follow)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: &NotRegularError{Kind: FileKind(st.Mode())}}
-	}
 	if st.Size() > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Limit: limit}}
 	}

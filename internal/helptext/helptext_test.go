@@ -70,11 +70,11 @@ func TestValuesFilledIn(t *testing.T) {
 func TestAgentsGuideExitCodes(t *testing.T) {
 	got := codesByStatus()
 	want := "      0  success\n" +
-		"      1  tool_error, task_failed, drift\n" +
+		"      1  tool_error, task_failed, drift, unmatched\n" +
 		"      2  usage\n" +
 		"      3  config, untrusted\n" +
-		"      4  auth_required, auth_failed\n" +
-		"      5  connection, server_exited, protocol, too_large, http_status, redirect, internal\n" +
+		"      4  auth_required, auth_failed, auth_denied\n" +
+		"      5  connection, server_exited, protocol, too_large, http_status, redirect, rate_limited, internal\n" +
 		"      6  timeout, connect_timeout\n" +
 		"      7  rejected, task_gone\n" +
 		"    130  interrupted"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,6 +67,9 @@ type faultConn struct {
 	// our own replies never interleave with the SDK's lines.
 	writeMu     sync.Mutex
 	garbageOnce sync.Once
+	// floodAfter is the request whose answer the --notify flood follows
+	// (--notify-on other than tools/call).
+	floodAfter atomic.Pointer[jsonrpc.ID]
 }
 
 func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -80,6 +84,18 @@ func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok && len(c.t.opts.generated) > 0 && bytes.Contains(r.Result, []byte(`"tools":[`)) {
 		msg = c.withManyTools(r)
+	}
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		if id := c.floodAfter.Load(); id != nil && *id == r.ID {
+			c.floodAfter.Store(nil)
+			if err := c.Connection.Write(ctx, msg); err != nil {
+				return err
+			}
+			c.writeMu.Unlock()
+			defer c.writeMu.Lock()
+			c.notifyFlood(&jsonrpc.Request{})
+			return nil
+		}
 	}
 	return c.Connection.Write(ctx, msg)
 }
@@ -114,7 +130,13 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if req.Method == "tools/call" && req.IsCall() && c.answerCall(req) {
 			continue
 		}
-		if req.Method == "tools/call" && c.t.opts.notify > 0 {
+		if req.Method == c.t.opts.notifyOn && c.t.opts.notify > 0 {
+			if req.Method != "tools/call" {
+				// After the answer: a watch is ready (its first line
+				// written) once the answer came, and reads the flood then.
+				c.floodAfter.Store(&req.ID)
+				return msg, nil
+			}
 			c.notifyFlood(req)
 		}
 		if req.Method == "tools/call" && req.IsCall() && c.callGenerated(req) {
@@ -263,7 +285,7 @@ func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.faulted(w, r) {
 		return
 	}
-	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil {
+	if r.Method != http.MethodPost || !h.opts.legacyMode() && h.opts.tasks == nil && h.opts.skills == nil && h.opts.signals == nil && h.opts.events == nil {
 		h.next.ServeHTTP(w, r)
 		return
 	}
@@ -327,7 +349,9 @@ func (h *faultHandler) answerBelow(w http.ResponseWriter, r *http.Request, req *
 		return true
 	}
 	if resp := h.opts.below(req); resp != nil {
-		writeResponse(w, resp)
+		if !rateLimitedHTTP(w, resp) {
+			writeResponse(w, resp)
+		}
 		return true
 	}
 	return false

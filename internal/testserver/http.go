@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +46,9 @@ func serveHTTP(ctx context.Context, opts *options, std streams) int {
 		Handler:           root,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		// --cut-stream closes a stream's connection itself, from the
+		// goroutine that writes the event, not the handler's.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -105,13 +109,66 @@ func httpHandler(opts *options, std streams, stop chan struct{}) http.Handler {
 	}
 	var root http.Handler = mux
 	if opts.busyOnce != "" {
-		root = busyOnce(opts.busyOnce, opts.retryAfter, root)
+		root = busyOnce(opts.busyOnce, opts.retryAfter, opts.signals != nil, root)
 	}
 	if opts.headerLog != "" {
 		root = logHeaders(opts.headerLog, root)
 	}
+	if opts.cutStream > 0 {
+		root = cutStream(opts.cutStream, root)
+	}
 	return root
 }
+
+// connKey is the context key of a request's net.Conn.
+type connKey struct{}
+
+// cutStream (--cut-stream N) cuts the first standalone GET stream halfway
+// through its Nth message, once, by closing its connection: what a proxy
+// that times out or a dropped network does to a long-lived stream. The
+// event store has the event, so a client that resumes with Last-Event-ID
+// is sent it again, whole.
+func cutStream(n int, next http.Handler) http.Handler {
+	var cut atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Context().Value(connKey{}).(net.Conn)
+		if r.Method != http.MethodGet || r.Header.Get("Last-Event-ID") != "" || c == nil || cut.Load() {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(&cutter{ResponseWriter: w, conn: c, left: n, cut: &cut}, r)
+	})
+}
+
+// cutter is a GET stream's writer that cuts the connection mid-event.
+type cutter struct {
+	http.ResponseWriter
+	conn net.Conn
+	mu   sync.Mutex
+	left int
+	cut  *atomic.Bool
+}
+
+// Write passes an event on, or, at the Nth message, half of it and then
+// closes the connection. The SDK writes one event a Write.
+func (c *cutter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !bytes.Contains(p, []byte("data: {")) || c.cut.Load() {
+		return c.ResponseWriter.Write(p)
+	}
+	if c.left--; c.left > 0 {
+		return c.ResponseWriter.Write(p)
+	}
+	c.cut.Store(true)
+	n, _ := c.ResponseWriter.Write(p[:len(p)/2])
+	_ = http.NewResponseController(c.ResponseWriter).Flush()
+	c.conn.Close()
+	return n, io.ErrClosedPipe
+}
+
+// Unwrap lets http.ResponseController reach the writer's Flush.
+func (c *cutter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // sdkHandler is the SDK's handler of server for the transport the options
 // ask for.
@@ -133,6 +190,7 @@ func sdkHandler(opts *options, server *mcp.Server) http.Handler {
 			// would stay empty).
 			PropagateRequestCancellation: true,
 			DisableLocalhostProtection:   opts.anyHost,
+			EventStore:                   eventStore(opts),
 		})
 }
 
@@ -249,8 +307,9 @@ func logHeaders(path string, next http.Handler) http.Handler {
 
 // busyOnce answers the first request for method with 503 and
 // "Retry-After: retry" (1 unless --retry-after), as a server shedding
-// load would; later ones pass.
-func busyOnce(method, retry string, next http.Handler) http.Handler {
+// load would; later ones pass. With --signals, the answer is SEP-3304's
+// instead: a 429 with a -32023 asking for 200ms, and that Retry-After.
+func busyOnce(method, retry string, limited bool, next http.Handler) http.Handler {
 	var once sync.Once
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -261,6 +320,15 @@ func busyOnce(method, retry string, next http.Handler) http.Handler {
 			busy := false
 			if m.Method == method {
 				once.Do(func() { busy = true })
+			}
+			if busy && limited {
+				var id struct{ ID json.RawMessage }
+				json.Unmarshal(body, &id)
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", retry)
+				w.WriteHeader(http.StatusTooManyRequests)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"Rate limited","data":{"retryAfterMs":200}}}`, id.ID, rateLimitedCode)
+				return
 			}
 			if busy {
 				w.Header().Set("Retry-After", retry)
@@ -286,4 +354,14 @@ func announceEndpoint(endpoint string) http.Handler {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
+}
+
+// eventStore numbers the events of a 2025 session's streams, so that a
+// client can resume one: --cut-stream needs it; otherwise none is kept,
+// as a server that does not offer resumption has none.
+func eventStore(opts *options) mcp.EventStore {
+	if opts.cutStream == 0 {
+		return nil
+	}
+	return mcp.NewMemoryEventStore(nil)
 }

@@ -158,6 +158,9 @@ flags:
                        session (Mcp-Session-Id over HTTP) it came in
   --notify N           send N notifications before each tool result (stdio)
   --notify-kind KIND   log (notifications/message, the default) or progress
+  --notify-on METHOD   send the --notify notifications before the answer to
+                       METHOD requests (default tools/call): logging/setLevel
+                       floods a watch of the logs, which calls nothing
   --branchy            also serve branchy, whose schemas branch exponentially
   --hints              annotate echo and add readOnlyHint: true (serve --read-only)
   --tools N            serve N generated tools more (tool-0 …), for huge lists (stdio)
@@ -167,6 +170,10 @@ flags:
   --start-delay D      wait D before serving, as an npx- or uvx-launched server does
   --busy-once METHOD   with --http: answer the first METHOD request 503 Busy
   --retry-after V      the Retry-After of that 503 (default 1)
+  --cut-stream N       with --http: number the events (an event store) and cut
+                       the connection halfway through the Nth message of the
+                       first standalone GET stream, once: a client resumes
+                       with Last-Event-ID and is sent that event again
   --ask                also offer the tools, a prompt and a resource that ask
                        the client for input (ask, ask-*, test://ask), and log
   --logging            declare the logging capability (for logging/setLevel)
@@ -184,6 +191,13 @@ flags:
                        resources/directory/read and skill:// files, one skill
                        per way a skill can be right or wrong (skills.go)
   --no-directory-read  with --skills: declare no directoryRead
+  --signals            also serve the error and retry signals' tools (signals.go):
+                       limited (SEP-3304 -32023, over HTTP a 429), flaky and
+                       charge (SEP-3313 toolFailure), each echoing the SEP-3182
+                       idempotencyKey it was sent
+  --events FILE        serve the events extension's poll delivery (events.go):
+                       events/list and events/poll, the events FILE's lines
+  --next-poll MS       with --events: the nextPollMs of every poll (1000)
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
                        the server, for the session tests; and grow, which
@@ -230,22 +244,26 @@ type options struct {
 	startDelay  time.Duration
 	busyOnce    string // --busy-once: the first such request gets 503
 	retryAfter  string // --retry-after: its Retry-After
+	cutStream   int    // --cut-stream: the standalone stream's event to cut
 	ask         bool
 	logging     bool
-	completions bool        // --completions: answer completion/complete
-	notify      int         // --notify N: N notifications before each tool result (stdio)
-	notifyKind  string      // --notify-kind log|progress
-	manyTools   int         // --tools N: N generated tools more (stdio)
-	deepSchema  int         // --deep-schema N: the deep tool's nesting (stdio)
-	generated   []byte      // their JSON, each followed by a comma
-	drift       bool        // --drift: the tools changed (toolEnv.drift)
-	toolsOnly   bool        // --tools-only: no resources, templates or prompts
-	hugeEscapes bool        // --huge-escapes: toolEnv.hugeEscapes
-	branchy     bool        // --branchy: toolEnv.branchy
-	hints       bool        // --hints: toolEnv.hints
-	callFaults  bool        // --call-faults: the tools not-json, too-deep and endless (faults.go)
-	tasks       *taskStore  // --tasks: the 2026-07-28 tasks extension
-	skills      *skillStore // --skills: the skills extension
+	completions bool         // --completions: answer completion/complete
+	notify      int          // --notify N: N notifications before each tool result (stdio)
+	notifyKind  string       // --notify-kind log|progress
+	notifyOn    string       // --notify-on: the method the flood precedes
+	manyTools   int          // --tools N: N generated tools more (stdio)
+	deepSchema  int          // --deep-schema N: the deep tool's nesting (stdio)
+	generated   []byte       // their JSON, each followed by a comma
+	drift       bool         // --drift: the tools changed (toolEnv.drift)
+	toolsOnly   bool         // --tools-only: no resources, templates or prompts
+	hugeEscapes bool         // --huge-escapes: toolEnv.hugeEscapes
+	branchy     bool         // --branchy: toolEnv.branchy
+	hints       bool         // --hints: toolEnv.hints
+	callFaults  bool         // --call-faults: the tools not-json, too-deep and endless (faults.go)
+	tasks       *taskStore   // --tasks: the 2026-07-28 tasks extension
+	skills      *skillStore  // --skills: the skills extension
+	signals     *signalStore // --signals: rate limits, failure classes, idempotency keys
+	events      *eventsStore // --events: the events extension, poll delivery
 
 	// --completion-values FILE: the greet prompt's names (completeFrom);
 	// --completion-flood BYTES: one answer that large (completionFlood).
@@ -257,6 +275,12 @@ type options struct {
 // skills); nil when it is the SDK's.
 func (o *options) below(req *jsonrpc.Request) *jsonrpc.Response {
 	if r := o.tasks.handle(req); r != nil {
+		return r
+	}
+	if r := o.signals.handle(req); r != nil {
+		return r
+	}
+	if r := o.events.handle(req); r != nil {
 		return r
 	}
 	return o.skills.handle(req)
@@ -374,6 +398,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if *x.skills {
 		opts.skills = newSkillStore(&opts, !*x.noDirRead)
 	}
+	if *x.signals {
+		opts.signals = newSignalStore()
+	}
+	if *x.events != "" {
+		opts.events = &eventsStore{file: *x.events, nextPoll: *x.nextPoll}
+	}
 	if err := opts.check(*x.tasks, fs.Args()); err != nil {
 		return nil, err
 	}
@@ -384,6 +414,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 type moreFlags struct {
 	completionValues         *string
 	tasks, skills, noDirRead *bool
+	signals                  *bool
+	events                   *string
+	nextPoll                 *int64
 }
 
 // define defines on fs the flags that set o's options, and returns the
@@ -415,6 +448,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.BoolVar(&o.anyHost, "any-host", false, "")
 	fs.DurationVar(&o.startDelay, "start-delay", 0, "")
 	fs.StringVar(&o.busyOnce, "busy-once", "", "")
+	fs.IntVar(&o.cutStream, "cut-stream", 0, "")
 	fs.StringVar(&o.retryAfter, "retry-after", "1", "")
 	fs.BoolVar(&o.ask, "ask", false, "")
 	fs.BoolVar(&o.logging, "logging", false, "")
@@ -423,6 +457,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	fs.IntVar(&o.completionFlood, "completion-flood", 0, "")
 	fs.IntVar(&o.notify, "notify", 0, "")
 	fs.StringVar(&o.notifyKind, "notify-kind", notifyLog, "")
+	fs.StringVar(&o.notifyOn, "notify-on", "tools/call", "")
 	fs.IntVar(&o.manyTools, "tools", 0, "")
 	fs.IntVar(&o.deepSchema, "deep-schema", 0, "")
 	fs.BoolVar(&o.drift, "drift", false, "")
@@ -437,6 +472,9 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	x.tasks = fs.Bool("tasks", false, "")
 	x.skills = fs.Bool("skills", false, "")
 	x.noDirRead = fs.Bool("no-directory-read", false, "")
+	x.signals = fs.Bool("signals", false, "")
+	x.events = fs.String("events", "", "")
+	x.nextPoll = fs.Int64("next-poll", 1000, "")
 	return x
 }
 
@@ -501,12 +539,7 @@ func newServer(opts *options, std streams) *mcp.Server {
 	if opts.modernOnly {
 		sopts.SupportedProtocolVersions = []string{modernVersion}
 	}
-	if opts.tasks != nil {
-		sopts.Capabilities.AddExtension(taskExtension, nil)
-	}
-	if opts.skills != nil {
-		sopts.Capabilities.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
-	}
+	addExtensions(opts, sopts.Capabilities)
 	if opts.completions || opts.completionValues != nil || opts.completionFlood > 0 {
 		sopts.CompletionHandler = completeFrom(opts.completionValues)
 	}
@@ -541,6 +574,9 @@ func newServer(opts *options, std streams) *mcp.Server {
 	}
 	if opts.tasks != nil {
 		addTaskTools(s)
+	}
+	if opts.signals != nil {
+		addSignalTools(s)
 	}
 	if opts.toolsOnly {
 		return s
@@ -732,5 +768,18 @@ func logRequests(path string) mcp.Middleware {
 			appendLine(path, line)
 			return next(ctx, method, req)
 		}
+	}
+}
+
+// addExtensions declares the extensions the options serve below the SDK.
+func addExtensions(opts *options, caps *mcp.ServerCapabilities) {
+	if opts.tasks != nil {
+		caps.AddExtension(taskExtension, nil)
+	}
+	if opts.events != nil {
+		caps.AddExtension(eventsExtension, nil)
+	}
+	if opts.skills != nil {
+		caps.AddExtension(skillsExtension, map[string]any{"directoryRead": opts.skills.directoryRead})
 	}
 }

@@ -37,7 +37,12 @@ func Print(stderr io.Writer, err error, asJSON bool) int {
 
 // Object is the JSON form of a failure.
 func Object(e *fail.Error) []byte {
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"code": e.Code, "message": textsafe.OneLine(e.Msg), "hint": textsafe.OneLine(e.Hint), "exit": e.Code.Exit()}})
+	obj := map[string]any{"code": e.Code, "message": textsafe.OneLine(e.Msg), "hint": textsafe.OneLine(e.Hint), "exit": e.Code.Exit()}
+	for k, v := range e.Fields {
+		if _, taken := obj[k]; !taken {
+			obj[k] = v
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"error": obj})
 	return b
 }
