@@ -56,10 +56,10 @@ a $ of the card's. -H and --bearer-env apply on top.`,
 		),
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "set `KEY=VALUE` in a stdio server's environment (repeatable)"},
-			&cli.StringFlag{Name: "card", Usage: "take the URL, transport and headers from the Server Card at `URL` (SEP-2127, draft)"},
 			&cli.StringFlag{Name: "bearer-command", Usage: "an HTTP server's token is what `'COMMAND ARGS'` prints (bearerTokenCommand)"},
 			&cli.StringFlag{Name: "headers-command", Usage: "an HTTP server's headers are the JSON object `'COMMAND ARGS'` prints (headersCommand)"},
 			&cli.StringFlag{Name: "headers-ttl", Usage: "a session uses what the helper printed for `DURATION` (headersTtl)"},
+			&cli.StringFlag{Name: "card", Usage: "take the URL, transport and headers from the Server Card at `URL` (SEP-2127, draft)"},
 			projectFlag,
 		},
 		Action: st.serverAction(func(ctx context.Context, cmd *cli.Command, g *globals) error {

@@ -133,33 +133,7 @@ printed, never opened. Server log messages go to stderr (--log-level).`,
 			}
 			return cli.ShowRootCommandHelp(cmd)
 		},
-		Commands: []*cli.Command{
-			listCommand(st),
-			callCommand(st),
-			readCommand(st),
-			promptCommand(st),
-			pingCommand(st),
-			watchCommand(st),
-			serveCommand(st),
-			mockCommand(st),
-			replayCommand(st),
-			grepCommand(st),
-			skillsCommand(st),
-			reconnectCommand(st),
-			snapshotCommand(st),
-			diffCommand(st),
-			taskCommand(st),
-			sessionCommand(st),
-			loginCommand(st), logoutCommand(st),
-			configCommand(st),
-			discoverCommand(st), cardCommand(st),
-			trustCommand(st, true),
-			trustCommand(st, false),
-			manCommand(st),
-			completionCommand(st),
-			helpCommand(st),
-			completeCommand(st),
-		},
+		Commands: rootCommands(st),
 	}
 	setHelp(root)
 	return root
@@ -306,4 +280,16 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 // loadConfig reads every config source.
 func (g *globals) loadConfig() (*config.Config, error) {
 	return config.Load(config.LoadOptions{Dirs: g.dirs, Cwd: g.cwd, ConfigFiles: g.configFiles})
+}
+
+// rootCommands are mcpc's commands, in the order help lists them.
+func rootCommands(st *state) []*cli.Command {
+	return []*cli.Command{
+		listCommand(st), callCommand(st), readCommand(st), promptCommand(st), pingCommand(st),
+		watchCommand(st), serveCommand(st), mockCommand(st), replayCommand(st),
+		grepCommand(st), skillsCommand(st), reconnectCommand(st), snapshotCommand(st), diffCommand(st),
+		taskCommand(st), sessionCommand(st), loginCommand(st), logoutCommand(st), configCommand(st),
+		discoverCommand(st), cardCommand(st), trustCommand(st, true), trustCommand(st, false),
+		manCommand(st), completionCommand(st), helpCommand(st), completeCommand(st),
+	}
 }
