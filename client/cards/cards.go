@@ -13,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/mcpc-dev/mcpc/client/config"
 	"github.com/mcpc-dev/mcpc/client/transport"
@@ -76,10 +74,21 @@ type Header struct {
 	Variables map[string]Input `json:"variables,omitempty"`
 }
 
-// The card's name pattern (reverse DNS, one slash), from its schema.
-var namePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
-})
+// validName says name matches the card schema's pattern
+// ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$: reverse DNS, one slash, a name.
+func validName(name string) bool {
+	ns, n, ok := strings.Cut(name, "/")
+	word := func(s, more string) bool {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(more, c) >= 0) {
+				return false
+			}
+		}
+		return s != ""
+	}
+	return ok && word(ns, ".-") && word(n, "._-")
+}
 
 // ParseCard reads data, fetched from (or inlined at) where (as it may be
 // printed: redacted), as a Server
@@ -94,7 +103,7 @@ func ParseCard(where string, data []byte) (*Card, error) {
 	switch {
 	case c.Schema != SchemaURL:
 		return nil, notCard(where, "its $schema is not "+SchemaURL)
-	case len(c.Name) < 3 || len(c.Name) > 200 || !namePattern().MatchString(c.Name):
+	case len(c.Name) < 3 || len(c.Name) > 200 || !validName(c.Name):
 		return nil, notCard(where, "its name is not a reverse-DNS name with one slash (com.example/server)")
 	case c.Version == "" || len(c.Version) > 255:
 		return nil, notCard(where, "it has no version")

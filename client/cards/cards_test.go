@@ -124,3 +124,15 @@ func TestTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestValidName holds validName to the schema's pattern.
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"com.example/weather": true, "a-b.c/x_y.z-1": true, "io.github.u/x": true,
+		"noslash": false, "a/b/c": false, "/x": false, "x/": false, "a b/c": false, "a/b c": false, "a_b/c": false, "é/x": false,
+	} {
+		if got := validName(name); got != want {
+			t.Errorf("validName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

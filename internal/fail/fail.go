@@ -79,7 +79,7 @@ var Codes = []struct {
 	{ConnectTimeout, ExitTimeout, "start-up and handshake ran out of time"},
 	{Rejected, ExitRejected, "the server rejected the request (JSON-RPC error)"},
 	{TaskFailed, ExitToolError, "a task ended in status failed"},
-	{Drift, ExitToolError, "mcpc diff found a breaking change (with --strict, any change)"},
+	{Drift, ExitToolError, "mcpc diff found a breaking change (with --strict, any change), or mcpc card check a difference"},
 	{Unmatched, ExitToolError, "mcpc replay --strict answered a request the recording had no answer for"},
 	{TaskGone, ExitRejected, "the server cancelled a task, or no longer knows it (expired ttl, unknown id)"},
 	{Interrupted, ExitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
