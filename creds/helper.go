@@ -154,6 +154,7 @@ func (h *Helper) run(ctx context.Context) (http.Header, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.o.Argv[0], h.o.Argv[1:]...)
 	cmd.Dir, cmd.Env = h.o.Dir, h.o.Env
+	helperGroup(cmd)
 	// A child the helper left holding its pipes must not hold mcpc.
 	cmd.WaitDelay = time.Second
 	out := &capped{max: HelperMaxOutput, over: cancel}

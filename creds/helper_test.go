@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/httpx"
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
@@ -272,5 +273,19 @@ func TestHelperAgainOnce(t *testing.T) {
 	h.again(ctx, gen)
 	if runs() != 2 {
 		t.Fatalf("runs %d, want 2", runs())
+	}
+}
+
+func TestHelperHugeOutputMemory(t *testing.T) {
+	// 100 MB on stdout costs the bound, not the output: the command is
+	// stopped at 64 KiB and nothing past it is kept.
+	h, _ := shHelper(t, `head -c 100000000 /dev/zero`, HelperOptions{})
+	var err error
+	n := memtest.Allocated(func() { _, _, err = h.current(context.Background()) })
+	if f := fail.As(err); f == nil || !strings.Contains(f.Msg, "it printed more than 64 KiB") {
+		t.Fatalf("err = %v", err)
+	}
+	if n > 4<<20 {
+		t.Fatalf("a 100 MB output allocated %d bytes", n)
 	}
 }
