@@ -63,6 +63,9 @@ type HelperOptions struct {
 	Origin  string
 	Secrets *redact.Set
 	Now     func() time.Time
+	// Trace receives a --verbose line for each run (never what it
+	// printed); nil: none.
+	Trace func(string)
 }
 
 // Helper runs a credential helper when its headers are first needed,
@@ -134,7 +137,15 @@ func (h *Helper) again(ctx context.Context, gen int) (http.Header, error) {
 
 // refresh runs the helper (h locked) and keeps its verdict.
 func (h *Helper) refresh(ctx context.Context) (http.Header, int, error) {
+	start := time.Now()
 	hs, err := h.run(ctx)
+	if h.o.Trace != nil {
+		outcome := fmt.Sprintf("%d header(s)", len(hs))
+		if err != nil {
+			outcome = "failed"
+		}
+		h.o.Trace(fmt.Sprintf("credential helper: ran the %s (%s): %s", h.o.Key, time.Since(start).Round(time.Millisecond), outcome))
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			h.err, h.errAt = err, h.o.Now()
@@ -316,6 +327,9 @@ func (t *helperTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The credential may have expired since the helper printed it: one
 	// new run, one retry; what the server says to that is the answer.
+	if t.h.o.Trace != nil {
+		t.h.o.Trace(fmt.Sprintf("credential helper: the server answered HTTP %d: running the %s again", resp.StatusCode, t.h.o.Key))
+	}
 	hs, err = t.h.again(req.Context(), gen)
 	if err != nil {
 		if body != nil {
