@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -171,7 +172,7 @@ func (h *Helper) run(ctx context.Context) (http.Header, error) {
 	out := &capped{max: HelperMaxOutput, over: cancel}
 	errs := &tail{max: helperStderrTail}
 	cmd.Stdout, cmd.Stderr = out, errs
-	err := cmd.Run()
+	err := runTracked(cmd)
 	switch {
 	case out.overflow:
 		return nil, h.failure("it printed more than %d KiB: a helper prints a few headers or one token", HelperMaxOutput>>10)
@@ -190,6 +191,46 @@ func (h *Helper) run(ctx context.Context) (http.Header, error) {
 		h.o.Secrets.Add(secretParts(vs[0])...)
 	}
 	return hs, nil
+}
+
+// helpers are the helper commands running, for StopHelpers. (A nil map
+// until the first run: nothing is allocated at start-up.)
+var helpers struct {
+	mu      sync.Mutex
+	running map[*exec.Cmd]bool
+}
+
+// runTracked runs cmd as one of the helpers StopHelpers stops.
+func runTracked(cmd *exec.Cmd) error {
+	helpers.mu.Lock()
+	err := cmd.Start()
+	if err == nil {
+		if helpers.running == nil {
+			helpers.running = map[*exec.Cmd]bool{}
+		}
+		helpers.running[cmd] = true
+	}
+	helpers.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	err = cmd.Wait()
+	helpers.mu.Lock()
+	delete(helpers.running, cmd)
+	helpers.mu.Unlock()
+	return err
+}
+
+// StopHelpers stops every helper still running, as its context would
+// (on Unix with what it started): the invocation is ending, and a request
+// that gave up at --timeout does not wait for its helper to be stopped,
+// which would outlive mcpc.
+func StopHelpers() {
+	helpers.mu.Lock()
+	defer helpers.mu.Unlock()
+	for cmd := range helpers.running {
+		cmd.Cancel()
+	}
 }
 
 // helperError is a sentinel of the helper's own; a constant, so that

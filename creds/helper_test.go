@@ -289,3 +289,29 @@ func TestHelperHugeOutputMemory(t *testing.T) {
 		t.Fatalf("a 100 MB output allocated %d bytes", n)
 	}
 }
+
+func TestStopHelpers(t *testing.T) {
+	// The invocation's end stops a helper whose request gave up on it.
+	h, _ := shHelper(t, `sleep 30 & wait`, HelperOptions{})
+	done := make(chan error, 1)
+	go func() { _, _, err := h.current(context.Background()); done <- err }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		helpers.mu.Lock()
+		n := len(helpers.running)
+		helpers.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	StopHelpers()
+	select {
+	case err := <-done:
+		if fail.As(err) == nil {
+			t.Fatalf("err = %v, want the helper's failure", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the helper was not stopped")
+	}
+}
