@@ -144,6 +144,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	ctx = redaction.NewContext(ctx, secrets)
 	stderr := redaction.NewWriter(env.Stderr, secrets)
 	defer stderr.Flush()
+	// A credential helper still running (its request gave up) ends with
+	// the invocation.
+	defer creds.StopHelpers()
 	env.Stderr = stderr
 	defer profile.Start(env.Getenv)()
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
+	"github.com/mcpc-dev/mcpc/internal/httpx"
 )
 
 // FuzzCallback throws arbitrary requests at the loopback receiver. Only a
@@ -101,6 +102,40 @@ func FuzzForbiddenChallenge(f *testing.F) {
 			if len(scopeTokens(s)) != 1 || slices.Contains(after.Challenged[:i], s) || slices.Contains(after.Scopes, s) {
 				t.Fatalf("challenged scopes %q from %q: empty, split, repeated or already granted", after.Challenged, header)
 			}
+		}
+	})
+}
+
+// FuzzParseHelperOutput throws arbitrary output of a credential helper at
+// the parser: it either fails with a message that quotes no value, or
+// gives headers mcpc may send (field names, one-line values, none of its
+// own), at most 64.
+func FuzzParseHelperOutput(f *testing.F) {
+	f.Add([]byte(`{"Authorization": "Bearer abc", "X-Api-Key": "k"}`), false)
+	f.Add([]byte(`{"X-A": "a\r\nX-B: b"}`), false)
+	f.Add([]byte(`{"X-A": {"b": [1, 2]}}`), false)
+	f.Add([]byte(`{"x-a": "1", "X-A": "2"}`), false)
+	f.Add([]byte(`{"Mcp-Session-Id": "s"}`), false)
+	f.Add([]byte(" tok-123\n"), true)
+	f.Add([]byte("two words\n"), true)
+	f.Fuzz(func(t *testing.T, out []byte, bearer bool) {
+		hs, err := ParseHelperOutput(out, bearer)
+		if err != nil {
+			if hs != nil {
+				t.Fatalf("headers with an error: %v", hs)
+			}
+			return
+		}
+		if len(hs) > helperMaxHeaders {
+			t.Fatalf("%d headers", len(hs))
+		}
+		for k, vs := range hs {
+			if len(vs) != 1 || !httpx.ValidHeaderName(k) || !httpx.ValidHeaderValue(vs[0]) || transportHeader(k) {
+				t.Fatalf("unsendable header %q: %q", k, vs)
+			}
+		}
+		if bearer && (len(hs) != 1 || !strings.HasPrefix(hs.Get("Authorization"), "Bearer ") || strings.ContainsAny(strings.TrimPrefix(hs.Get("Authorization"), "Bearer "), " \t")) {
+			t.Fatalf("bearer output gave %v", hs)
 		}
 	})
 }

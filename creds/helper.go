@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
@@ -63,6 +64,9 @@ type HelperOptions struct {
 	Origin  string
 	Secrets *redact.Set
 	Now     func() time.Time
+	// Trace receives a --verbose line for each run (never what it
+	// printed); nil: none.
+	Trace func(string)
 }
 
 // Helper runs a credential helper when its headers are first needed,
@@ -134,7 +138,15 @@ func (h *Helper) again(ctx context.Context, gen int) (http.Header, error) {
 
 // refresh runs the helper (h locked) and keeps its verdict.
 func (h *Helper) refresh(ctx context.Context) (http.Header, int, error) {
+	start := time.Now()
 	hs, err := h.run(ctx)
+	if h.o.Trace != nil {
+		outcome := fmt.Sprintf("%d header(s)", len(hs))
+		if err != nil {
+			outcome = "failed"
+		}
+		h.o.Trace(fmt.Sprintf("credential helper: ran the %s (%s): %s", h.o.Key, time.Since(start).Round(time.Millisecond), outcome))
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			h.err, h.errAt = err, h.o.Now()
@@ -154,12 +166,13 @@ func (h *Helper) run(ctx context.Context) (http.Header, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.o.Argv[0], h.o.Argv[1:]...)
 	cmd.Dir, cmd.Env = h.o.Dir, h.o.Env
+	helperGroup(cmd)
 	// A child the helper left holding its pipes must not hold mcpc.
 	cmd.WaitDelay = time.Second
 	out := &capped{max: HelperMaxOutput, over: cancel}
 	errs := &tail{max: helperStderrTail}
 	cmd.Stdout, cmd.Stderr = out, errs
-	err := cmd.Run()
+	err := runTracked(cmd)
 	switch {
 	case out.overflow:
 		return nil, h.failure("it printed more than %d KiB: a helper prints a few headers or one token", HelperMaxOutput>>10)
@@ -178,6 +191,46 @@ func (h *Helper) run(ctx context.Context) (http.Header, error) {
 		h.o.Secrets.Add(secretParts(vs[0])...)
 	}
 	return hs, nil
+}
+
+// helpers are the helper commands running, for StopHelpers. (A nil map
+// until the first run: nothing is allocated at start-up.)
+var helpers struct {
+	mu      sync.Mutex
+	running map[*exec.Cmd]bool
+}
+
+// runTracked runs cmd as one of the helpers StopHelpers stops.
+func runTracked(cmd *exec.Cmd) error {
+	helpers.mu.Lock()
+	err := cmd.Start()
+	if err == nil {
+		if helpers.running == nil {
+			helpers.running = map[*exec.Cmd]bool{}
+		}
+		helpers.running[cmd] = true
+	}
+	helpers.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	err = cmd.Wait()
+	helpers.mu.Lock()
+	delete(helpers.running, cmd)
+	helpers.mu.Unlock()
+	return err
+}
+
+// StopHelpers stops every helper still running, as its context would
+// (on Unix with what it started): the invocation is ending, and a request
+// that gave up at --timeout does not wait for its helper to be stopped,
+// which would outlive mcpc.
+func StopHelpers() {
+	helpers.mu.Lock()
+	defer helpers.mu.Unlock()
+	for cmd := range helpers.running {
+		cmd.Cancel()
+	}
 }
 
 // helperError is a sentinel of the helper's own; a constant, so that
@@ -315,6 +368,9 @@ func (t *helperTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The credential may have expired since the helper printed it: one
 	// new run, one retry; what the server says to that is the answer.
+	if t.h.o.Trace != nil {
+		t.h.o.Trace(fmt.Sprintf("credential helper: the server answered HTTP %d: running the %s again", resp.StatusCode, t.h.o.Key))
+	}
 	hs, err = t.h.again(req.Context(), gen)
 	if err != nil {
 		if body != nil {

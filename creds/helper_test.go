@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpc-dev/mcpc/internal/fail"
 	"github.com/mcpc-dev/mcpc/internal/httpx"
+	"github.com/mcpc-dev/mcpc/internal/memtest"
 	"github.com/mcpc-dev/mcpc/internal/redact"
 )
 
@@ -272,5 +273,45 @@ func TestHelperAgainOnce(t *testing.T) {
 	h.again(ctx, gen)
 	if runs() != 2 {
 		t.Fatalf("runs %d, want 2", runs())
+	}
+}
+
+func TestHelperHugeOutputMemory(t *testing.T) {
+	// 100 MB on stdout costs the bound, not the output: the command is
+	// stopped at 64 KiB and nothing past it is kept.
+	h, _ := shHelper(t, `head -c 100000000 /dev/zero`, HelperOptions{})
+	var err error
+	n := memtest.Allocated(func() { _, _, err = h.current(context.Background()) })
+	if f := fail.As(err); f == nil || !strings.Contains(f.Msg, "it printed more than 64 KiB") {
+		t.Fatalf("err = %v", err)
+	}
+	if n > 4<<20 {
+		t.Fatalf("a 100 MB output allocated %d bytes", n)
+	}
+}
+
+func TestStopHelpers(t *testing.T) {
+	// The invocation's end stops a helper whose request gave up on it.
+	h, _ := shHelper(t, `sleep 30 & wait`, HelperOptions{})
+	done := make(chan error, 1)
+	go func() { _, _, err := h.current(context.Background()); done <- err }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		helpers.mu.Lock()
+		n := len(helpers.running)
+		helpers.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	StopHelpers()
+	select {
+	case err := <-done:
+		if fail.As(err) == nil {
+			t.Fatalf("err = %v, want the helper's failure", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the helper was not stopped")
 	}
 }

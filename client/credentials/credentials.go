@@ -100,7 +100,7 @@ func (c Credentials) helper(e *config.Entry, opts *conn.ConnectOptions, argv []s
 	// helper can serve several servers.
 	env = append(env, "MCPC_SERVER_NAME="+e.ShownName(), "MCPC_SERVER_URL="+srv.URL)
 	h := creds.NewHelper(creds.HelperOptions{Server: e.ShownName(), Key: key, Argv: argv, Dir: e.Dir(opts.Cwd), Env: env,
-		Bearer: key == "bearerTokenCommand", TTL: time.Duration(srv.HeadersTTL), Origin: origin, Secrets: c.Secrets, Now: c.Now})
+		Bearer: key == "bearerTokenCommand", TTL: time.Duration(srv.HeadersTTL), Origin: origin, Secrets: c.Secrets, Now: c.Now, Trace: opts.Verbose})
 	opts.WrapHTTP = h.WrapHTTP
 	opts.CredentialID = key + "\x00" + strings.Join(argv, "\x00")
 }
