@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/client/transport"
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
@@ -50,8 +51,9 @@ type exchange struct {
 	conn   int    // its connection
 	id     string // its JSON-RPC id, as recorded (raw JSON)
 	method string
-	params any    // its params, without what is volatile (match)
-	key    string // params as canonical JSON: equal keys match
+	req    played // where the request lies, for its params when a request misses
+	params any    // its params as match compares them: read when first needed (paramsOf)
+	key    string // its params in canonical form (matchKey): equal keys match
 	token  string // its progress token (raw JSON), to put the client's in its place
 	msgs   []played
 	done   bool // its answer came
@@ -181,7 +183,7 @@ func (p *Replay) pair(c *pairing, e *transport.RecordEntry) error {
 func (p *Replay) one(c *pairing, e *transport.RecordEntry, raw json.RawMessage, at played) error {
 	m := rawmsg.Parse(raw)
 	if e.Dir == "out" {
-		return p.sent(c, e, raw, m)
+		return p.sent(c, e, raw, at, m)
 	}
 	p.came(c, at, m)
 	return nil
@@ -191,14 +193,14 @@ func (p *Replay) one(c *pairing, e *transport.RecordEntry, raw json.RawMessage, 
 // answer to the server's question is what the client answered then.
 // Notifications (initialized, cancelled) are the client's own: nothing
 // is played for them.
-func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage, m rawmsg.Message) error {
+func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage, at played, m rawmsg.Message) error {
 	switch {
 	case m.Method.Exists() && m.ID.Exists():
-		params, key, err := matchForm(m.Method.String(), []byte(m.Params.Raw))
-		if err != nil {
-			return fmt.Errorf("the request's params: %v", err)
+		if m.Params.Exists() && !m.Params.IsObject() && !m.Params.IsArray() && m.Params.Type != gjson.Null {
+			return errors.New("the request's params are not an object")
 		}
-		ex := &exchange{line: e.Line, conn: e.Conn, id: strings.Clone(m.ID.Raw), method: strings.Clone(m.Method.String()), params: params, key: key,
+		method := strings.Clone(m.Method.String())
+		ex := &exchange{line: e.Line, conn: e.Conn, id: strings.Clone(m.ID.Raw), method: method, req: at, key: matchKey(method, []byte(m.Params.Raw)),
 			token: strings.Clone(m.Params.Get("_meta.progressToken").Raw)}
 		p.exchanges = append(p.exchanges, ex)
 		p.byMethod[ex.method] = append(p.byMethod[ex.method], ex)
@@ -278,6 +280,21 @@ func (p *Replay) omitted(c *pairing, e *transport.RecordEntry) {
 type Recording interface {
 	io.Reader
 	io.ReaderAt
+}
+
+// paramsOf is ex's request's params in match form, read again from the
+// recording the first time a request misses; the caller holds mu.
+func (p *Replay) paramsOf(ex *exchange) any {
+	if ex.params == nil {
+		raw, err := p.message(ex.req)
+		if err == nil {
+			ex.params, _, _ = matchForm(ex.method, []byte(rawmsg.Parse(raw).Params.Raw))
+		}
+		if ex.params == nil {
+			ex.params = map[string]any{}
+		}
+	}
+	return ex.params
 }
 
 // message is m's bytes as recorded.

@@ -49,14 +49,10 @@ func (l *replayLine) Send(msg jsonrpc.Message) error {
 // a goroutine of their own when the exchange asks the client, so the
 // answer can come), or with the error that says why there is none.
 func (l *replayLine) request(r *jsonrpc.Request) error {
-	v, key, err := matchForm(r.Method, r.Params)
-	if err != nil {
-		return l.put(&jsonrpc.Response{ID: r.ID, Error: invalidParams("%s params: %v", r.Method, err)})
-	}
 	if r.Method == "ping" && len(l.p.byMethod["ping"]) == 0 {
 		return l.put(&jsonrpc.Response{ID: r.ID, Result: json.RawMessage(`{}`)})
 	}
-	ex, rpcErr := l.p.find(r.Method, v, key)
+	ex, rpcErr := l.p.find(r.Method, r.Params)
 	if rpcErr != nil {
 		return l.put(&jsonrpc.Response{ID: r.ID, Error: rpcErr})
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
@@ -20,6 +21,91 @@ import (
 // invocation and the replayed one, so matching leaves them out.
 func volatileMeta() []string {
 	return []string{"progressToken", "traceparent", "tracestate", "baggage"}
+}
+
+// matchKey is a request's params in canonical form, what matching
+// compares: members sorted, strings unescaped and quoted again, numbers
+// as written, without what is volatile (as matchForm, which it agrees
+// with). Made in one walk of the bytes, without decoding: a recording of
+// thousands of requests is read in milliseconds.
+func matchKey(method string, params []byte) string {
+	v := rawmsg.View(params)
+	if !v.IsObject() {
+		if !v.Exists() || v.Type == gjson.Null {
+			return "{}"
+		}
+		return string(canon(nil, v, keepAll, method))
+	}
+	return string(canon(nil, v, keyParams, method))
+}
+
+// keyStrip says which members canon leaves out of an object.
+type keyStrip uint8
+
+const (
+	keepAll       keyStrip = iota
+	keyParams              // a request's params: see their _meta, initialize's clientInfo
+	keyMeta                // params._meta: volatileMeta, see the clientInfo
+	keyClientInfo          // a clientInfo: its version
+)
+
+// canon appends v's canonical form to b.
+func canon(b []byte, v gjson.Result, s keyStrip, method string) []byte {
+	switch {
+	case v.IsObject():
+		type member struct {
+			k string
+			v gjson.Result
+		}
+		var ms []member
+		v.ForEach(func(k, x gjson.Result) bool {
+			ms = append(ms, member{k.Str, x})
+			return true
+		})
+		slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
+		b = append(b, '{')
+		n := 0
+		for _, m := range ms {
+			child := keepAll
+			switch {
+			case s == keyParams && m.k == "_meta":
+				child = keyMeta
+			case s == keyParams && m.k == "clientInfo" && method == "initialize",
+				s == keyMeta && m.k == "io.modelcontextprotocol/clientInfo":
+				child = keyClientInfo
+			case s == keyMeta && slices.Contains(volatileMeta(), m.k), s == keyClientInfo && m.k == "version":
+				continue
+			}
+			mark := len(b)
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(strconv.AppendQuote(b, m.k), ':')
+			at := len(b)
+			b = canon(b, m.v, child, method)
+			if child == keyMeta && string(b[at:]) == "{}" {
+				b = b[:mark] // a _meta of nothing but what is volatile
+				continue
+			}
+			n++
+		}
+		return append(b, '}')
+	case v.IsArray():
+		b = append(b, '[')
+		i := 0
+		v.ForEach(func(_, x gjson.Result) bool {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			i++
+			b = canon(b, x, keepAll, method)
+			return true
+		})
+		return append(b, ']')
+	case v.Type == gjson.String:
+		return strconv.AppendQuote(b, v.Str)
+	}
+	return append(b, v.Raw...)
 }
 
 // matchForm is a request's params (or an answer) as they are matched:
@@ -78,7 +164,13 @@ func answerOf(raw []byte) []byte {
 // client that polls tasks/get more often than the recorded one did);
 // --order strict the next unused one, or again the one answered last (a
 // poll again).
-func (p *Replay) find(method string, v any, key string) (*exchange, *jsonrpc.Error) {
+func (p *Replay) find(method string, params json.RawMessage) (*exchange, *jsonrpc.Error) {
+	key := matchKey(method, params)
+	// The params decoded, only for a request that misses.
+	v := func() any {
+		v, _, _ := matchForm(method, params)
+		return v
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.Strict {
@@ -96,7 +188,7 @@ func (p *Replay) find(method string, v any, key string) (*exchange, *jsonrpc.Err
 			}
 			p.unmatched++
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s has no answer for this %s: --order strict: the next recorded request (line %d) is %s",
-				p.Label(), method, ex.line, p.describe(ex, method, v))}
+				p.Label(), method, ex.line, p.describe(ex, method, v()))}
 		}
 	} else {
 		var last *exchange
@@ -121,7 +213,7 @@ func (p *Replay) find(method string, v any, key string) (*exchange, *jsonrpc.Err
 // not found", as a server that has no such method answers; a ping and,
 // to a recording of a 2025 server, a server/discover are answered so
 // too, uncounted, since the recorded server would have.
-func (p *Replay) miss(method string, v any) *jsonrpc.Error {
+func (p *Replay) miss(method string, params func() any) *jsonrpc.Error {
 	same := p.byMethod[method]
 	if len(same) == 0 {
 		if !(method == "server/discover" && p.legacy) {
@@ -130,9 +222,10 @@ func (p *Replay) miss(method string, v any) *jsonrpc.Error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s has no %s request", p.Label(), method)}
 	}
 	p.unmatched++
+	v := params()
 	best, bestN := same[0], -1
 	for _, ex := range same {
-		if n := len(differ(ex.params, v, "params", nil)); bestN < 0 || n < bestN {
+		if n := len(differ(p.paramsOf(ex), v, "params", nil)); bestN < 0 || n < bestN {
 			best, bestN = ex, n
 		}
 	}
@@ -146,7 +239,7 @@ func (p *Replay) describe(ex *exchange, method string, v any) string {
 	if ex.method != method {
 		return ex.method
 	}
-	d := differ(ex.params, v, "params", nil)
+	d := differ(p.paramsOf(ex), v, "params", nil)
 	switch len(d) {
 	case 0:
 		return "matched an earlier request, and --order strict answers each once"

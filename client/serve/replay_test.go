@@ -71,21 +71,27 @@ func TestReplayPairs(t *testing.T) {
 
 // Matching ignores the id, the progress token, trace context and the
 // client's version, and nothing else.
-func TestReplayMatchForm(t *testing.T) {
-	_, k1, _ := matchForm("initialize", []byte(`{"clientInfo":{"name":"mcpc","version":"1"},"_meta":{"progressToken":1,"traceparent":"x"},"a":1.0}`))
-	_, k2, _ := matchForm("initialize", []byte(`{"a":1.0,"clientInfo":{"version":"2","name":"mcpc"}}`))
-	if k1 != k2 {
-		t.Errorf("%s != %s", k1, k2)
+func TestReplayMatchKey(t *testing.T) {
+	for _, c := range []struct{ method, a, b string }{
+		{"initialize", `{"clientInfo":{"name":"mcpc","version":"1"},"_meta":{"progressToken":1,"traceparent":"x"},"a":1.0}`, `{"a":1.0,"clientInfo":{"version":"2","name":"mcpc"}}`},
+		{"x", `{"s":"\u00e9","l":[{"b":1,"a":2}]}`, `{"l":[{"a":2,"b":1}],"s":"é"}`},
+		{"x", ``, `{}`},
+		{"x", `null`, `{"_meta":{"tracestate":"t","baggage":"b"}}`},
+		{"x", `{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"9"}}}`, `{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"c"}}}`},
+	} {
+		if ka, kb := matchKey(c.method, []byte(c.a)), matchKey(c.method, []byte(c.b)); ka != kb {
+			t.Errorf("%s %s: %s != %s", c.method, c.a, ka, kb)
+		}
 	}
-	_, k3, _ := matchForm("initialize", []byte(`{"a":1,"clientInfo":{"name":"mcpc"}}`))
-	if k3 == k1 {
-		t.Errorf("1 and 1.0 match: %s", k3)
-	}
-	_, e1, _ := matchForm("x", nil)
-	_, e2, _ := matchForm("x", []byte(`{"_meta":{"io.modelcontextprotocol/clientInfo":{"version":"9"}}}`))
-	_, e3, _ := matchForm("x", []byte(`{"_meta":{"io.modelcontextprotocol/clientInfo":{"version":"9"}}}`))
-	if e1 != "{}" || e2 != e3 || e2 == e1 {
-		t.Errorf("%q %q %q", e1, e2, e3)
+	for _, c := range []struct{ method, a, b string }{
+		{"initialize", `{"a":1}`, `{"a":1.0}`},
+		{"x", `{"clientInfo":{"version":"1"}}`, `{"clientInfo":{"version":"2"}}`}, // only initialize's
+		{"x", `{"_meta":{"io.modelcontextprotocol/logLevel":"info"}}`, `{}`},
+		{"x", `{"l":[1,2]}`, `{"l":[2,1]}`},
+	} {
+		if ka, kb := matchKey(c.method, []byte(c.a)), matchKey(c.method, []byte(c.b)); ka == kb {
+			t.Errorf("%s %s and %s match: %s", c.method, c.a, c.b, ka)
+		}
 	}
 }
 
@@ -99,11 +105,7 @@ func TestReplayOrders(t *testing.T) {
 		`{"conn":1,"dir":"in","msg":{"jsonrpc":"2.0","id":3,"result":{}}}`,
 	}
 	find := func(p *Replay, method, params string) (*exchange, *jsonrpc.Error) {
-		v, key, err := matchForm(method, []byte(params))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.find(method, v, key)
+		return p.find(method, json.RawMessage(params))
 	}
 	p := readTestReplay(t, lines...)
 	get := `{"taskId":"t"}`

@@ -9,6 +9,7 @@ import (
 	"io"
 	"unicode"
 
+	segjson "github.com/segmentio/encoding/json"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpc-dev/mcpc/internal/rawmsg"
@@ -42,9 +43,34 @@ const recordSlack = 64 << 10
 // recordSlack, so a file that is no recording (one endless line) costs
 // no more than one line's bound.
 type RecordReader struct {
-	l   *lineChecker
-	n   int   // the line last read
-	off int64 // the offset of the next line
+	l      *lineChecker
+	n      int   // the line last read
+	off    int64 // the offset of the next line
+	e      RecordEntry
+	m      recMembers
+	member func(k, v gjson.Result) bool // takes a member of the line into m
+}
+
+// recMembers are the members of a line a reader looks at.
+type recMembers struct {
+	conn, dir, msg, omitted gjson.Result
+	local                   bool
+}
+
+func (rr *RecordReader) take(k, v gjson.Result) bool {
+	switch k.Str {
+	case "conn":
+		rr.m.conn = v
+	case "dir":
+		rr.m.dir = v
+	case "local":
+		rr.m.local = v.Type == gjson.True
+	case "msg":
+		rr.m.msg = v
+	case "omitted":
+		rr.m.omitted = v
+	}
+	return true
 }
 
 // NewRecordReader reads the recording's first line, which names the
@@ -52,6 +78,7 @@ type RecordReader struct {
 // not know, is an error naming the line.
 func NewRecordReader(r io.Reader, limit int) (*RecordReader, error) {
 	rr := &RecordReader{l: &lineChecker{r: bufio.NewReaderSize(r, 64<<10), c: io.NopCloser(nil), limit: limit + recordSlack + 1}}
+	rr.member = rr.take
 	line, _, err := rr.line()
 	if err == io.EOF {
 		return nil, errors.New("the file is empty, not a recording")
@@ -92,8 +119,8 @@ func (rr *RecordReader) line() ([]byte, int64, error) {
 	}
 }
 
-// Next is the next line; io.EOF at the end. Its Msg is the reader's
-// buffer, valid until the next call.
+// Next is the next line; io.EOF at the end. The entry, and its Msg (the
+// reader's buffer), are valid until the next call.
 func (rr *RecordReader) Next() (*RecordEntry, error) {
 	line, at, err := rr.line()
 	if err != nil {
@@ -102,7 +129,7 @@ func (rr *RecordReader) Next() (*RecordEntry, error) {
 	if deeper(line, MaxDepth) {
 		return nil, fmt.Errorf("line %d nests JSON more than %d levels deep", rr.n, MaxDepth)
 	}
-	if line[0] != '{' || !json.Valid(line) {
+	if line[0] != '{' || !segjson.Valid(line) {
 		// Decoded only to say where the text goes wrong.
 		var skip map[string]any
 		err := json.Unmarshal(line, &skip)
@@ -112,25 +139,20 @@ func (rr *RecordReader) Next() (*RecordEntry, error) {
 		return nil, fmt.Errorf("line %d is not a recording's line: %v", rr.n, jsonErr(err))
 	}
 	// One pass over the line's top level; the results point into it.
-	e := &RecordEntry{Line: rr.n}
-	var conn, dir, omitted gjson.Result
-	rawmsg.View(line).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "conn":
-			conn = v
-		case "dir":
-			dir = v
-		case "local":
-			e.Local = v.Type == gjson.True
-		case "msg":
-			if e.Msg = rawmsg.Within(line, v); e.Msg != nil {
-				e.MsgAt = at + int64(v.Index)
-			}
-		case "omitted":
-			omitted = v
+	// The entry and the members are the reader's, reused line to line:
+	// the pass costs no allocation.
+	rr.e, rr.m = RecordEntry{Line: rr.n}, recMembers{}
+	e, lm := &rr.e, &rr.m
+	rawmsg.View(line).ForEach(rr.member)
+	conn, dir, omitted := lm.conn, lm.dir, lm.omitted
+	if lm.local {
+		e.Local = true
+	}
+	if m := lm.msg; m.Exists() {
+		if e.Msg = rawmsg.Within(line, m); e.Msg != nil {
+			e.MsgAt = at + int64(m.Index)
 		}
-		return true
-	})
+	}
 	if conn.Type != gjson.Number {
 		return nil, fmt.Errorf(`line %d is not a recording's line: it has no "conn"`, rr.n)
 	}
