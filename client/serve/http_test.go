@@ -23,8 +23,9 @@ import (
 // 2025 server would. An "ask" is answered after the server's question
 // (elicitation/create, id "q-1") is: its result is the question's answer.
 // A notification "poke" has the question asked under no request; "last"
-// is answered with the last answer to it.
-func fakeHolder(t *testing.T) string {
+// is answered with the last answer to it. Each answer the fake gets is
+// also sent on answered, when it is not nil (a buffered channel).
+func fakeHolder(t *testing.T, answered ...chan<- []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "h.sock")
 	ln, err := transport.ListenSocket(path)
@@ -51,6 +52,9 @@ func fakeHolder(t *testing.T) string {
 					for _, m := range msgs {
 						if ans, ok := m.(*jsonrpc.Response); ok {
 							last, _ = jsonrpc.EncodeMessage(ans)
+							for _, a := range answered {
+								a <- last
+							}
 							if ask != nil {
 								data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: ask.ID, Result: last})
 								c.Write(append(data, '\n'))
@@ -86,9 +90,9 @@ func fakeHolder(t *testing.T) string {
 	return path
 }
 
-func testFront(t *testing.T, era Era) *httptest.Server {
+func testFront(t *testing.T, era Era, answered ...chan<- []byte) *httptest.Server {
 	t.Helper()
-	u := &Upstream{Name: `server "fake"`, Limit: 1 << 10, Session: fakeHolder(t), SessionEra: era}
+	u := &Upstream{Name: `server "fake"`, Limit: 1 << 10, Session: fakeHolder(t, answered...), SessionEra: era}
 	h := &HTTP{Endpoints: []Endpoint{{"/mcp", u}}, Bearer: "s3cret", MaxRequests: 2 * maxSessionRequests}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); srv.Close() })
@@ -253,7 +257,8 @@ func TestHTTPSessionRequestCap(t *testing.T) {
 // asked under; when no stream can carry it (a JSON-only request, none
 // open), serve answers the server at once with why.
 func TestHTTPQuestionRouting(t *testing.T) {
-	srv := testFront(t, Legacy)
+	answered := make(chan []byte, 8)
+	srv := testFront(t, Legacy, answered)
 	sid := post(t, srv, initialize).header.Get("Mcp-Session-Id")
 	// JSON only: the question cannot be carried; the server hears so.
 	r := post(t, srv, `{"jsonrpc":"2.0","id":"a","method":"ask"}`, "Mcp-Session-Id", sid, "Accept", "application/json")
@@ -290,19 +295,23 @@ func TestHTTPQuestionRouting(t *testing.T) {
 		t.Fatalf("SSE ask:\n%s\nwant\n%s", got, want)
 	}
 	// None in flight and no stream of its own: answered at once (the
-	// server asks on a "poke"; "last" is the answer it got).
+	// server asks on a "poke"). The answer is read as the fake got it: a
+	// request sent to ask for it would be in flight when the question
+	// came, and take it.
+	for len(answered) > 0 {
+		<-answered
+	}
 	if r := post(t, srv, `{"jsonrpc":"2.0","method":"poke"}`, "Mcp-Session-Id", sid); r.status != 202 {
 		t.Fatalf("poke: %d %s", r.status, r.body)
 	}
 	want = `{"jsonrpc":"2.0","id":"q-1","error":{"code":-32603,"message":"mcpc serve: the client has no stream open to carry the server's question"}}`
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		r := post(t, srv, `{"jsonrpc":"2.0","id":"l","method":"last"}`, "Mcp-Session-Id", sid, "Accept", "application/json")
-		if r.body == `{"jsonrpc":"2.0","id":"l","result":`+want+`}` {
-			break
+	select {
+	case got := <-answered:
+		if string(got) != want {
+			t.Fatalf("no stream: %s\nwant the answer %s", got, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no stream: %s\nwant the answer %s", r.body, want)
-		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no stream: the server's question was never answered")
 	}
 }
 
