@@ -39,10 +39,10 @@ type Held struct {
 // that fails too (Process.StderrTail), and the era memo keeps the next
 // invocation from probing at all.
 func (s *Conn) probeRefused() {
-	if s.probeGate == nil || s.opts.Verbose != nil {
+	if s.probeGate == nil || s.opts.Verbose != nil || s.proc == nil {
 		return
 	}
-	s.probeGate.Noise()
+	s.probeGate.Noise(s.proc.StderrMark())
 }
 
 // connectHeld reaches the server through its session's holder. The

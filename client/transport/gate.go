@@ -27,14 +27,18 @@ type Gate struct {
 	buf     []byte
 	tail    []byte // the last bytes past buf, at most 2*GateTail
 	dropped int64  // bytes past GateHold, tail included until Release
+	seen    int64  // bytes written to the gate
 	decided bool
 	drop    bool
-	noise   bool // what is held is dropped, even on Release
+	noise   bool  // the stream's first mark bytes are dropped, even on Release
+	mark    int64 // see Noise
 }
 
 func (g *Gate) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	at := g.seen
+	g.seen += int64(len(p))
 	switch {
 	case !g.decided:
 		keep := min(len(p), GateHold-len(g.buf))
@@ -45,6 +49,13 @@ func (g *Gate) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	case g.drop || g.out == nil:
+		return len(p), nil
+	}
+	if g.noise && at < g.mark {
+		if g.mark-at >= int64(len(p)) {
+			return len(p), nil
+		}
+		g.out.Write(p[g.mark-at:])
 		return len(p), nil
 	}
 	return g.out.Write(p)
@@ -75,9 +86,7 @@ func (g *Gate) Release(note func(dropped int64, lines int)) {
 		return
 	}
 	g.decided = true
-	if g.noise {
-		g.buf, g.tail, g.dropped = nil, nil, 0
-	}
+	g.cutNoise()
 	tail := g.tail
 	if len(tail) > GateTail {
 		tail = tail[len(tail)-GateTail:]
@@ -107,17 +116,35 @@ func (g *Gate) Release(note func(dropped int64, lines int)) {
 	g.buf, g.tail = nil, nil
 }
 
-// Noise says that what the gate holds so far is the probe's noise, not
-// start-up news: the server refused the probe (a Python server writes a
-// 94-line validation warning first) and the fallback to initialize will
-// answer for it. Release drops what it held then, and passes on only what
-// comes after. The server wrote its warning before its answer, but on
-// another pipe: the fallback's round trip, before Release, is what gives
-// the warning the time to arrive here.
-func (g *Gate) Noise() {
+// Noise says that the stream's first mark bytes are the probe's noise,
+// not start-up news: the server refused the probe (a Python server writes
+// a 94-line validation warning first) and the fallback to initialize will
+// answer for it. The server wrote its warning before its answer, but on
+// another pipe: mark is what it had written when its answer came
+// (Process.StderrMark), so the warning is dropped however late it gets
+// here, before Release or after, and what follows it passes.
+func (g *Gate) Noise(mark int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.noise = true
+	g.noise, g.mark = true, mark
+}
+
+// cutNoise drops the noise from what is held: from the start, from the
+// count of bytes past GateHold and from the tail (called under g.mu).
+func (g *Gate) cutNoise() {
+	if !g.noise {
+		return
+	}
+	hold := int64(len(g.buf))
+	if g.mark <= hold {
+		g.buf = g.buf[g.mark:]
+		return
+	}
+	g.buf = nil
+	g.dropped = max(g.dropped-(g.mark-hold), 0)
+	if cut := g.mark - (g.seen - int64(len(g.tail))); cut > 0 {
+		g.tail = g.tail[min(cut, int64(len(g.tail))):]
+	}
 }
 
 // Discard drops what was held, and what comes after.

@@ -72,7 +72,7 @@ func TestGateDropsNoise(t *testing.T) {
 	var out bytes.Buffer
 	g := NewGate(&out)
 	g.Write([]byte(strings.Repeat("w", GateHold) + "arning\n"))
-	g.Noise()
+	g.Noise(GateHold + int64(len("arning\nlate warning\n")))
 	g.Write([]byte("late warning\n"))
 	noted := false
 	g.Release(func(int64, int) { noted = true })
@@ -82,5 +82,30 @@ func TestGateDropsNoise(t *testing.T) {
 	g.Write([]byte("after\n"))
 	if out.String() != "after\n" {
 		t.Errorf("after the release: %q", out.String())
+	}
+}
+
+// The noise ends at its mark, wherever the mark falls: inside what was
+// held (the rest passes on the release), or past it, in bytes that come
+// after the release in one write with what follows them.
+func TestGateNoiseEndsAtMark(t *testing.T) {
+	var out bytes.Buffer
+	g := NewGate(&out)
+	g.Write([]byte("noise\nkept\n"))
+	g.Noise(int64(len("noise\n")))
+	g.Release(nil)
+	if out.String() != "kept\n" {
+		t.Errorf("mark inside the held bytes: passed %q, want %q", out.String(), "kept\n")
+	}
+
+	out.Reset()
+	g = NewGate(&out)
+	g.Write([]byte("start\n"))
+	g.Noise(int64(len("start\nlate noise\n")))
+	g.Release(nil)
+	g.Write([]byte("late "))
+	g.Write([]byte("noise\nafter\n"))
+	if out.String() != "after\n" {
+		t.Errorf("mark past the held bytes: passed %q, want %q", out.String(), "after\n")
 	}
 }

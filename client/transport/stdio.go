@@ -41,6 +41,7 @@ type Process struct {
 	tail    *tailBuffer
 	stdout  *lineChecker
 	tree    *tree // the server and what it starts: see contain
+	stderr  *stderrPipe
 	// cancelSent is closed once a notifications/cancelled message has been
 	// written to the server: the SDK sends it from a goroutine, and tearing
 	// the server down before it is written would hide the cancellation.
@@ -67,17 +68,26 @@ func StartProcess(argv []string, env []string, dir string, stderr io.Writer) (*P
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	cmd.Stderr = &lineWriter{out: stderr, tail: p.tail}
-	// A grandchild that inherited stderr keeps the pipe open after the
+	errPipe, errW, err := newStderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.stderr = errPipe
+	cmd.Stderr = errW
+	// A grandchild that inherited stdout keeps the pipe open after the
 	// server exits; WaitDelay stops Wait from blocking on it forever.
 	cmd.WaitDelay = termGrace
 	in, err := cmd.StdinPipe()
 	if err != nil {
+		errPipe.f.Close()
+		errW.Close()
 		return nil, err
 	}
 	p.stdin = &watchWriter{w: in, seen: p.cancelSent}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		errPipe.f.Close()
+		errW.Close()
 		return nil, err
 	}
 	// Started and recorded as one step: another server's teardown, which
@@ -89,9 +99,12 @@ func StartProcess(argv []string, env []string, dir string, stderr io.Writer) (*P
 		live.m[p] = true
 	}
 	live.mu.Unlock()
+	errW.Close() // the server has its copy; EOF comes when it and its children close theirs
 	if err != nil {
+		errPipe.f.Close()
 		return nil, err
 	}
+	go errPipe.copyTo(&lineWriter{out: stderr, tail: p.tail})
 	if p.tree, err = contain(cmd); err != nil {
 		live.remove(p)
 		cmd.Process.Kill()
@@ -101,6 +114,15 @@ func StartProcess(argv []string, env []string, dir string, stderr io.Writer) (*P
 	p.stdout = &lineChecker{r: bufio.NewReaderSize(out, 64<<10), c: out, limit: DefaultMaxMessage}
 	go func() {
 		p.waitErr = cmd.Wait()
+		// Its last words are read before it is said to have exited; a
+		// grandchild that inherited stderr and keeps it open is given
+		// the grace Wait gives stdout.
+		select {
+		case <-errPipe.done:
+		case <-time.After(termGrace):
+			errPipe.f.Close()
+			<-errPipe.done
+		}
 		close(p.done)
 	}()
 	return p, nil
@@ -129,6 +151,10 @@ func (p *Process) CancelSent() <-chan struct{} { return p.cancelSent }
 // ProtocolError is what the server wrote to stdout that is not JSON, once
 // it has; nil before.
 func (p *Process) ProtocolError() *ProtocolError { return p.stdout.protocolError() }
+
+// StderrMark is the number of bytes the server has written to stderr so
+// far, whether mcpc has read them yet or not.
+func (p *Process) StderrMark() int64 { return p.stderr.Mark() }
 
 // StderrTail is the server's last lines on stderr, oldest first, kept
 // even when its stderr is hidden.
