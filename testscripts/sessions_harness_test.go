@@ -41,7 +41,10 @@ func socketAt(ts *testscript.TestScript, glob string) string {
 // until holdconns close or the script's end. A session's holder serves
 // so many at once: the script sees what a full one looks like. With
 // LINE it returns once the holder says it serves them all (its status
-// counts N attached, or every slot taken), within 30s.
+// counts N attached, or every slot taken) and has passed their N requests
+// on, within 30s: a slot is taken when the connection is, its request
+// counted only once read, and a script that pins the count must not see
+// it halfway.
 func cmdHoldConns(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("usage: holdconns N GLOB [LINE] | holdconns close")
@@ -73,6 +76,12 @@ func cmdHoldConns(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		})
 	}
+	var base int64
+	if len(args) == 3 {
+		st, err := holderStatus(context.Background(), path)
+		ts.Check(err)
+		base = st.Requests
+	}
 	for range n {
 		c, err := transport.DialUnix(context.Background(), path)
 		ts.Check(err)
@@ -83,17 +92,18 @@ func cmdHoldConns(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	if len(args) == 3 {
-		awaitAttached(ts, path, n)
+		awaitAttached(ts, path, n, base)
 	}
 }
 
 // awaitAttached asks the holder at path for its status until it serves
-// n attached invocations (or says it is full), within 30s.
-func awaitAttached(ts *testscript.TestScript, path string, n int) {
+// n attached invocations (or says it is full) and counts n requests more
+// than base, within 30s.
+func awaitAttached(ts *testscript.TestScript, path string, n int, base int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
-		if st, err := holderStatus(ctx, path); err == nil && (st.Busy || st.Attached >= n) {
+		if st, err := holderStatus(ctx, path); err == nil && (st.Busy || st.Attached >= n) && st.Requests >= base+int64(n) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
