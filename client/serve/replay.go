@@ -33,7 +33,8 @@ type Replay struct {
 	src       io.ReaderAt // the recording, which the messages are read from again
 	exchanges []*exchange
 	byMethod  map[string][]*exchange
-	byKey     map[string][]*exchange // by method and key
+	byKey     map[string]*exchange // by method and key: the first, which links the others (sameKey)
+	scratch   []byte               // a key being made, while the recording is read
 	// legacy says the recording has an initialize: a 2025 server's, to
 	// which server/discover is an unknown method.
 	legacy bool
@@ -54,10 +55,13 @@ type exchange struct {
 	req    played // where the request lies, for its params when a request misses
 	params any    // its params as match compares them: read when first needed (paramsOf)
 	key    string // its params in canonical form (matchKey): equal keys match
-	token  string // its progress token (raw JSON), to put the client's in its place
-	msgs   []played
-	done   bool // its answer came
-	used   bool
+	// sameKey is the next exchange of the same method and key, in the
+	// file's order; lastKey, on the first of them, the last.
+	sameKey, lastKey *exchange
+	token            string // its progress token (raw JSON), to put the client's in its place
+	msgs             []played
+	done             bool // its answer came
+	used             bool
 }
 
 // played is a message an exchange sends the client: where it lies in
@@ -100,7 +104,7 @@ func ReadReplay(ctx context.Context, r Recording, name string, limit int64) (*Re
 	if err != nil {
 		return nil, err
 	}
-	p := &Replay{Name: name, Limit: limit, src: r, byMethod: map[string][]*exchange{}, byKey: map[string][]*exchange{}}
+	p := &Replay{Name: name, Limit: limit, src: r, byMethod: map[string][]*exchange{}, byKey: map[string]*exchange{}}
 	conns := map[int]*pairing{}
 	for n := 1; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
@@ -199,12 +203,9 @@ func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage,
 		if m.Params.Exists() && !m.Params.IsObject() && !m.Params.IsArray() && m.Params.Type != gjson.Null {
 			return errors.New("the request's params are not an object")
 		}
-		method := strings.Clone(m.Method.String())
-		ex := &exchange{line: e.Line, conn: e.Conn, id: strings.Clone(m.ID.Raw), method: method, req: at, key: matchKey(method, []byte(m.Params.Raw)),
+		ex := &exchange{line: e.Line, conn: e.Conn, id: strings.Clone(m.ID.Raw), req: at,
 			token: strings.Clone(m.Params.Get("_meta.progressToken").Raw)}
-		p.exchanges = append(p.exchanges, ex)
-		p.byMethod[ex.method] = append(p.byMethod[ex.method], ex)
-		p.byKey[ex.method+"\n"+ex.key] = append(p.byKey[ex.method+"\n"+ex.key], ex)
+		p.index(ex, m.Method.String(), rawmsg.Within(raw, m.Params))
 		if ex.method == "initialize" {
 			p.legacy = true
 		}
@@ -217,6 +218,26 @@ func (p *Replay) sent(c *pairing, e *transport.RecordEntry, raw json.RawMessage,
 		}
 	}
 	return nil
+}
+
+// index files a request's exchange by its method and by its method and
+// key. The key is made in a buffer of the Replay's, and what is kept of
+// it and of the method is one string per distinct key, shared: a
+// recording of thousands of requests costs few allocations each.
+func (p *Replay) index(ex *exchange, method string, params []byte) {
+	p.scratch = append(append(p.scratch[:0], method...), '\n')
+	p.scratch = appendMatchKey(p.scratch, method, params)
+	if first := p.byKey[string(p.scratch)]; first != nil {
+		ex.method, ex.key = first.method, first.key
+		first.lastKey.sameKey, first.lastKey = ex, ex
+	} else {
+		k := string(p.scratch)
+		ex.method, ex.key = k[:len(method)], k[len(method)+1:]
+		ex.lastKey = ex
+		p.byKey[k] = ex
+	}
+	p.exchanges = append(p.exchanges, ex)
+	p.byMethod[ex.method] = append(p.byMethod[ex.method], ex)
 }
 
 // came takes a message the server sent: an answer ends its exchange; a

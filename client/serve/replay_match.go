@@ -29,14 +29,19 @@ func volatileMeta() []string {
 // with). Made in one walk of the bytes, without decoding: a recording of
 // thousands of requests is read in milliseconds.
 func matchKey(method string, params []byte) string {
+	return string(appendMatchKey(nil, method, params))
+}
+
+// appendMatchKey appends matchKey's form to b.
+func appendMatchKey(b []byte, method string, params []byte) []byte {
 	v := rawmsg.View(params)
 	if !v.IsObject() {
 		if !v.Exists() || v.Type == gjson.Null {
-			return "{}"
+			return append(b, "{}"...)
 		}
-		return string(canon(nil, v, keepAll, method))
+		return canon(b, v, keepAll, method)
 	}
-	return string(canon(nil, v, keyParams, method))
+	return canon(b, v, keyParams, method)
 }
 
 // keyStrip says which members canon leaves out of an object.
@@ -53,16 +58,16 @@ const (
 func canon(b []byte, v gjson.Result, s keyStrip, method string) []byte {
 	switch {
 	case v.IsObject():
-		type member struct {
-			k string
-			v gjson.Result
-		}
-		var ms []member
+		// Most objects have a few members: they are kept on the stack.
+		var small [8]member
+		ms := small[:0]
 		v.ForEach(func(k, x gjson.Result) bool {
 			ms = append(ms, member{k.Str, x})
 			return true
 		})
-		slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
+		if !slices.IsSortedFunc(ms, compareMembers) {
+			slices.SortStableFunc(ms, compareMembers)
+		}
 		b = append(b, '{')
 		n := 0
 		for _, m := range ms {
@@ -80,7 +85,7 @@ func canon(b []byte, v gjson.Result, s keyStrip, method string) []byte {
 			if n > 0 {
 				b = append(b, ',')
 			}
-			b = append(strconv.AppendQuote(b, m.k), ':')
+			b = append(quote(b, m.k), ':')
 			at := len(b)
 			b = canon(b, m.v, child, method)
 			if child == keyMeta && string(b[at:]) == "{}" {
@@ -103,9 +108,30 @@ func canon(b []byte, v gjson.Result, s keyStrip, method string) []byte {
 		})
 		return append(b, ']')
 	case v.Type == gjson.String:
-		return strconv.AppendQuote(b, v.Str)
+		return quote(b, v.Str)
 	}
 	return append(b, v.Raw...)
+}
+
+// member is an object's member, as canon sorts them.
+type member struct {
+	k string
+	v gjson.Result
+}
+
+func compareMembers(a, b member) int { return strings.Compare(a.k, b.k) }
+
+// quote is strconv.AppendQuote, without its work for the usual string
+// (printable ASCII, no quote or backslash), which it leaves as it is.
+func quote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // matchForm is a request's params (or an answer) as they are matched:
@@ -192,7 +218,7 @@ func (p *Replay) find(method string, params json.RawMessage) (*exchange, *jsonrp
 		}
 	} else {
 		var last *exchange
-		for _, ex := range p.byKey[method+"\n"+key] {
+		for ex := p.byKey[method+"\n"+key]; ex != nil; ex = ex.sameKey {
 			if !ex.used {
 				ex.used, p.last = true, ex
 				return ex, nil
