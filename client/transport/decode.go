@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -72,24 +73,17 @@ func decodeFast(data []byte) jsonrpc.Message {
 }
 
 // deeper says data nests objects and arrays past max, counted as the
-// SDK counts them (brackets outside strings).
+// SDK counts them (brackets outside strings). A string is skipped to its
+// closing quote at memchr speed (a quote with an odd run of backslashes
+// before it is escaped): most of a message's bytes are in strings.
 func deeper(data []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, b := range data {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
 		case '"':
-			inString = true
+			if i = stringEnd(data, i); i < 0 {
+				return false // unterminated: the decoder says so
+			}
 		case '{', '[':
 			if depth++; depth > max {
 				return true
@@ -101,4 +95,24 @@ func deeper(data []byte, max int) bool {
 		}
 	}
 	return false
+}
+
+// stringEnd is the index of the quote that closes the string whose
+// opening quote is at data[open], or -1.
+func stringEnd(data []byte, open int) int {
+	for i := open + 1; ; {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		n := 0
+		for k := i - 1; k > open && data[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i
+		}
+		i++
+	}
 }

@@ -85,3 +85,29 @@ func BenchmarkDecodeMessage(b *testing.B) {
 		}
 	})
 }
+
+// deeper counts brackets outside strings only: escaped quotes and runs
+// of backslashes before a quote decide where a string ends.
+func TestDeeper(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want bool
+	}{
+		{`{"a":[1]}`, 2, false},
+		{`{"a":[[1]]}`, 2, true},
+		{`{"a":"[[[["}`, 1, false},
+		{`{"a":"\"[[["}`, 1, false},
+		{`{"a":"\\"}`, 1, false},
+		{`{"a":"\\","b":[[1]]}`, 2, true},
+		{`{"a":"\\\"[[","b":1}`, 1, false},
+		{`{"a":"x\\\\"}[[`, 1, true},
+		{`{"a":"unterminated [[[`, 1, false},
+		{`[[["`, 2, true},
+		{`""`, 0, false},
+	} {
+		if got := deeper([]byte(c.in), c.max); got != c.want {
+			t.Errorf("deeper(%s, %d) = %v, want %v", c.in, c.max, got, c.want)
+		}
+	}
+}
