@@ -4,7 +4,6 @@ package conn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,11 +51,11 @@ func (s *Conn) newClient(o ConnectOptions) *mcp.Client {
 			if input.LevelRank(rawmsg.View(params).Get("level").String()) < input.LevelRank(s.input.Level()) {
 				return true
 			}
-			var p mcp.LoggingMessageParams
-			if json.Unmarshal(params, &p) != nil {
-				return false
+			p, ok := rawmsg.Log(params)
+			if !ok {
+				return false // the SDK says what is wrong with it
 			}
-			s.input.ShowLog(&p)
+			s.input.ShowLog(p)
 		case method == holdwire.Dropped && s.sock != nil:
 			n := holdwire.DroppedShown(params, func(lv string) bool { return input.LevelRank(lv) >= input.LevelRank(s.input.Level()) }, o.Progress != nil)
 			if n > 0 && o.Lost != nil {

@@ -51,8 +51,11 @@ type Answerer struct {
 // Log shows a server's log message on stderr.
 func (a *Answerer) Log(level, logger string, data any) {
 	text, ok := data.(string)
-	if !ok {
-		b, _ := json.Marshal(data)
+	switch raw, isRaw := data.(json.RawMessage); {
+	case isRaw && len(raw) > 0 && raw[0] == '"':
+		json.Unmarshal(raw, &text) // a string's text, as a decoded one shows
+	case !ok:
+		b, _ := json.Marshal(data) // a RawMessage compacted, as it came
 		text = string(b)
 	}
 	who := "server " + level
