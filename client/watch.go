@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,12 +42,13 @@ type WatchOptions struct {
 	What      []string // of WatchKinds, as given
 	Resources []string // the URIs of "resources"
 	Read      bool     // re-read an updated resource, its contents in the line
-	Events    []string // the event types of "events"; none: all that poll
+	Events    []string // the event types of "events"; none: all that can be followed
 	// SinceLast starts each event type at the cursor kept by the last
 	// watch (Cursors), and keeps the one this watch gets to.
 	SinceLast bool
 	Cursors   EventCursors
 	Drain     bool          // end once every event type has no more events
+	Delivery  string        // how events are followed: "poll", "push", or "" (push where offered)
 	MinPoll   time.Duration // the floor on the server's nextPollMs (0: DefaultMinPoll)
 	Note      func(string)  // a note for stderr
 	Count     int           // stop after so many lines of events; 0: never
@@ -217,8 +219,14 @@ func (w *Watch) run(ctx context.Context, server string, src WatchSource) error {
 	defer stop()
 	gone := make(chan error, 1)
 	go func() { gone <- src.Gone(gctx) }()
+	var loops sync.WaitGroup
+	defer w.stopLoops(stop, &loops)
 	for _, f := range w.later {
-		go f(gctx)
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			f(gctx)
+		}()
 	}
 	for n := 0; ; {
 		select {
@@ -244,6 +252,29 @@ func (w *Watch) run(ctx context.Context, server string, src WatchSource) error {
 				return nil
 			}
 		}
+	}
+}
+
+// loopsWait bounds the wait for the events' loops at a watch's end: a
+// push stream on stdio tells the server it is cancelled (within
+// transport's cancelWait), so that the server hears it before mcpc
+// exits and closes the pipe.
+const loopsWait = 2 * time.Second
+
+// stopLoops ends the loops started after the ready line and waits for
+// them, a while.
+func (w *Watch) stopLoops(stop func(), loops *sync.WaitGroup) {
+	stop()
+	done := make(chan struct{})
+	go func() {
+		loops.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(loopsWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
 	}
 }
 

@@ -51,9 +51,13 @@ type poll struct {
 	NextPoll  int64             `json:"nextPollMs"`
 }
 
-// eventTypes are the event types to poll: those named, each checked
-// against events/list, or, none named, every listed one that offers poll.
-func (w *Watch) eventTypes(ctx context.Context, es EventSource) ([]string, error) {
+// eventType is one event type a watch follows, and how: "poll" or "push".
+type eventType struct{ name, mode string }
+
+// eventTypes are the event types to follow, each checked against
+// events/list, or, none named, every listed one mcpc can follow; each
+// by the mode chosen (delivery).
+func (w *Watch) eventTypes(ctx context.Context, es EventSource) ([]eventType, error) {
 	if !es.OffersEvents() {
 		return nil, fail.New(fail.Rejected, "'mcpc watch SERVER' without events follows what every server pushes",
 			"server %q does not serve events: it declares no io.modelcontextprotocol/events extension", w.server)
@@ -62,30 +66,70 @@ func (w *Watch) eventTypes(ctx context.Context, es EventSource) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	polled := map[string]bool{}
+	modes := map[string]string{}
 	var all []string
 	rawmsg.View(raw).Get("events").ForEach(func(_, e gjson.Result) bool {
 		name := e.Get("name").String()
-		if name != "" && !polled[name] && slices.Contains(stringsOf(e.Get("delivery")), "poll") {
-			polled[name] = true
+		if mode := w.delivery(es, stringsOf(e.Get("delivery"))); name != "" && modes[name] == "" && mode != "" {
+			modes[name] = mode
 			all = append(all, name)
 		}
 		return len(all) < 1000
 	})
+	how := w.followedBy(es)
 	if len(w.o.Events) == 0 {
 		if len(all) == 0 {
-			return nil, fail.New(fail.Rejected, "mcpc polls events (the draft's poll delivery); push and webhook delivery are not followed yet",
-				"server %q lists no event type that can be polled", w.server)
+			return nil, fail.New(fail.Rejected, "mcpc follows events by poll and push; webhook delivery is not followed",
+				"server %q lists no event type that can be followed by %s", w.server, how)
 		}
-		return all, nil
+		return typesOf(all, modes), nil
 	}
 	for _, name := range w.o.Events {
-		if !polled[name] {
-			return nil, fail.New(fail.Usage, "event types the server offers to poll: "+strings.Join(all, ", "),
-				"server %q offers no event type %q to poll", w.server, name)
+		if modes[name] == "" {
+			return nil, fail.New(fail.Usage, "event types the server offers to "+how+": "+strings.Join(all, ", "),
+				"server %q offers no event type %q to %s", w.server, name, how)
 		}
 	}
-	return w.o.Events, nil
+	return typesOf(w.o.Events, modes), nil
+}
+
+func typesOf(names []string, modes map[string]string) []eventType {
+	out := make([]eventType, len(names))
+	for i, n := range names {
+		out[i] = eventType{n, modes[n]}
+	}
+	return out
+}
+
+// delivery is the mode an event type offering offered is followed by:
+// push where it can be (the draft's preference, after webhooks, which a
+// command line cannot receive), else poll; --delivery, or --drain (only
+// a poll tells that there are no more), narrows it. "": none.
+func (w *Watch) delivery(es EventSource, offered []string) string {
+	push := slices.Contains(offered, "push") && w.o.Delivery != "poll" && !w.o.Drain && canStream(es)
+	switch {
+	case push:
+		return "push"
+	case slices.Contains(offered, "poll") && w.o.Delivery != "push":
+		return "poll"
+	}
+	return ""
+}
+
+// followedBy names the modes a watch may follow events by, as messages say.
+func (w *Watch) followedBy(es EventSource) string {
+	switch {
+	case w.o.Delivery == "push":
+		return "push"
+	case w.o.Delivery == "poll" || w.o.Drain || !canStream(es):
+		return "poll"
+	}
+	return "poll or push"
+}
+
+func canStream(es EventSource) bool {
+	s, ok := es.(EventStreamer)
+	return ok && s.CanStream()
 }
 
 func stringsOf(r gjson.Result) []string {
@@ -102,25 +146,35 @@ type poller struct {
 	cursor *string
 }
 
-// startEvents makes the first poll of each event type before the ready
-// line (a null cursor starts from now: an event after the ready line is
-// seen), and starts a goroutine per type for the polls after it.
+// startEvents makes the first poll of each event type polled, and
+// opens the stream of each pushed, before the ready line (a null cursor
+// starts from now: an event after the ready line is seen), and starts a
+// goroutine per type for what comes after it.
 func (w *Watch) startEvents(ctx context.Context, src WatchSource) error {
 	es, ok := src.(EventSource)
 	if !ok {
-		return fmt.Errorf("server %q: this connection cannot poll events", w.server)
+		return fmt.Errorf("server %q: this connection cannot follow events", w.server)
 	}
-	names, err := w.eventTypes(ctx, es)
+	types, err := w.eventTypes(ctx, es)
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		p := &poller{w: w, es: es, name: name}
+	for _, t := range types {
+		var cursor *string
 		if w.o.SinceLast && w.o.Cursors != nil {
-			if c, ok := w.o.Cursors.Load(name); ok {
-				p.cursor = &c
+			if c, ok := w.o.Cursors.Load(t.name); ok {
+				cursor = &c
 			}
 		}
+		if t.mode == "push" {
+			p, err := w.startPush(ctx, es.(EventStreamer), t.name, cursor)
+			if err != nil {
+				return err
+			}
+			w.later = append(w.later, p.run)
+			continue
+		}
+		p := &poller{w: w, es: es, name: t.name, cursor: cursor}
 		first, err := p.once(ctx)
 		if err != nil {
 			return err

@@ -59,7 +59,7 @@ func runEvents(t *testing.T, f *fakeEvents, o WatchOptions) ([]string, error) {
 // poll delivery, are errors that name the server and the type.
 func TestWatchEventsRefusals(t *testing.T) {
 	f := &fakeEvents{list: `{"events":[{"name":"hook","delivery":["webhook"]}]}`, polls: []string{`{}`}}
-	if _, err := runEvents(t, f, WatchOptions{Drain: true}); err == nil || err.Error() != `server "srv" lists no event type that can be polled` {
+	if _, err := runEvents(t, f, WatchOptions{Drain: true}); err == nil || err.Error() != `server "srv" lists no event type that can be followed by poll` {
 		t.Errorf("webhook only: %v", err)
 	}
 	f = &fakeEvents{list: pollList, polls: []string{`{"events":3}`}}

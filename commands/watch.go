@@ -51,6 +51,7 @@ See 'mcpc help watch'.`,
 			&cli.BoolFlag{Name: "read", Usage: "re-read an updated resource and put its contents in the line"},
 			&cli.BoolFlag{Name: "since-last", Usage: "events: start each event type where the last --since-last watch of the server left off, and keep where this one gets to"},
 			&cli.BoolFlag{Name: "drain", Usage: "events: end (exit 0) once the server has no more events of any type watched"},
+			&cli.StringFlag{Name: "delivery", Usage: "events: follow them by `MODE`: poll, push, or auto (push where the server offers it, directly; poll through a session or with --drain)", Value: "auto"},
 			&cli.DurationFlag{Name: "min-poll", Value: client.DefaultMinPoll, Usage: "events: poll no more often than every `DURATION`, whatever the server asks"},
 		},
 		Metadata: helptext.Examples(
@@ -111,6 +112,9 @@ func watchArgs(g *globals, cmd *cli.Command) (watchOptions, error) {
 	if (o.SinceLast || o.Drain) && !slices.Contains(o.What, "events") {
 		return wo, fail.New(fail.Usage, "mcpc watch SERVER events [TYPE…] --since-last", "--since-last and --drain are for a watch of events")
 	}
+	if err := watchDelivery(f.String("delivery"), o); err != nil {
+		return wo, err
+	}
 	if o.MinPoll < client.DefaultMinPoll/10 {
 		return wo, fail.New(fail.Usage, "", "--min-poll must be %s or more, not %s", client.DefaultMinPoll/10, o.MinPoll)
 	}
@@ -121,6 +125,25 @@ func watchArgs(g *globals, cmd *cli.Command) (watchOptions, error) {
 		o.What = []string{"logs", "lists"}
 	}
 	return wo, nil
+}
+
+// watchDelivery reads --delivery into o.
+func watchDelivery(mode string, o *client.WatchOptions) error {
+	switch mode {
+	case "auto":
+		return nil
+	case "poll", "push":
+	default:
+		return fail.New(fail.Usage, "--delivery is poll, push or auto", "mcpc watch cannot follow events by %q", mode)
+	}
+	if !slices.Contains(o.What, "events") {
+		return fail.New(fail.Usage, "mcpc watch SERVER events [TYPE…] --delivery "+mode, "--delivery is for a watch of events")
+	}
+	if mode == "push" && o.Drain {
+		return fail.New(fail.Usage, "--drain polls: only a poll tells that no more events wait", "--drain and --delivery push cannot go together")
+	}
+	o.Delivery = mode
+	return nil
 }
 
 // watchOptions are a watch's: the server and client.WatchOptions.

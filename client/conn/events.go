@@ -3,6 +3,11 @@ package conn
 import (
 	"context"
 	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpc-dev/mcpc/client/transport"
 )
 
 // EventsExtension is the events extension (the draft of
@@ -41,4 +46,46 @@ func (s *Conn) PollEvents(ctx context.Context, name string, cursor *string, max 
 		return nil, s.explain(ctx, "poll the events "+name+" of", err)
 	}
 	return raw, nil
+}
+
+// CanStream says whether events/stream (push delivery) can be followed
+// on this connection: directly, on stdio or HTTP. A session's holder
+// relays requests under ids of its own, which the stream's notifications
+// would name, so a watch through a session polls.
+func (s *Conn) CanStream() bool { return s.sock == nil }
+
+// StreamEvents follows the push stream of the event type name
+// (events/stream) from cursor (nil: from now), handing each of its
+// notifications (notifications/events/*) to frame in order, until the
+// server ends it (nil), ctx ends (ctx's cause, as it is: the watch's
+// liveness check ends a silent stream so), or it fails. On HTTP the
+// stream is the POST's event stream, aborted to end it; on stdio the
+// notifications come beside the SDK's, routed by their subscription id,
+// and ending it sends notifications/cancelled. frame must not wait on
+// the connection.
+func (s *Conn) StreamEvents(ctx context.Context, name string, cursor *string, frame func(method string, params json.RawMessage)) error {
+	params, err := s.ownParams(map[string]any{"name": name, "arguments": map[string]any{}, "cursor": cursor})
+	if err != nil {
+		return err
+	}
+	on := func(m *jsonrpc.Request) {
+		if strings.HasPrefix(m.Method, transport.EventsNotification) {
+			frame(m.Method, m.Params)
+		}
+	}
+	if s.http != nil {
+		_, err = s.postWith(ctx, "events/stream", "", params, func(ctx context.Context, m *jsonrpc.Request) error {
+			if !m.ID.IsValid() && strings.HasPrefix(m.Method, transport.EventsNotification) {
+				on(m)
+				return nil
+			}
+			return s.serverRequest(ctx, m)
+		})
+	} else {
+		_, err = s.wire.tap.Side.Stream(ctx, "events/stream", params, on)
+	}
+	if err == nil || ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return s.explain(ctx, "follow the events "+name+" of", err)
 }

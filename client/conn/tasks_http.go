@@ -22,6 +22,12 @@ import (
 // server's own requests (an elicitation asked under a task), which are
 // answered on the way.
 func (s *Conn) post(ctx context.Context, method, name string, params json.RawMessage) (json.RawMessage, error) {
+	return s.postWith(ctx, method, name, params, s.serverRequest)
+}
+
+// postWith is post, with what the server sends on the answer's stream
+// before the answer handed to onStream.
+func (s *Conn) postWith(ctx context.Context, method, name string, params json.RawMessage, onStream func(context.Context, *jsonrpc.Request) error) (json.RawMessage, error) {
 	id := s.wire.tap.Side.NextID()
 	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: params})
 	if err != nil {
@@ -38,7 +44,7 @@ func (s *Conn) post(ctx context.Context, method, name string, params json.RawMes
 	}
 	defer resp.Body.Close()
 	return transport.ReadAnswer(ctx, resp, id, transport.AnswerOptions{
-		Label: s.Label, MaxMessage: int(s.maxMessage), Request: s.serverRequest,
+		Label: s.Label, MaxMessage: int(s.maxMessage), Request: onStream,
 		OverLimit: s.wire.tap.OverLimit, // the session explains it (limitFailure)
 	})
 }

@@ -118,10 +118,7 @@ func (t taskConn) Request(ctx context.Context, method, id string, extra map[stri
 	if id != "" {
 		params["taskId"] = id
 	}
-	if s.modern() {
-		params["_meta"] = s.envelope()
-	}
-	body, err := json.Marshal(params)
+	body, err := s.ownParams(params)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +126,15 @@ func (t taskConn) Request(ctx context.Context, method, id string, extra map[stri
 		return s.post(ctx, method, id, body)
 	}
 	return s.wire.tap.Side.Call(ctx, method, body)
+}
+
+// ownParams are the params of one of mcpc's own requests: p, with the
+// _meta envelope on a 2026-07-28 server.
+func (s *Conn) ownParams(p map[string]any) (json.RawMessage, error) {
+	if s.modern() {
+		p["_meta"] = s.envelope()
+	}
+	return json.Marshal(p)
 }
 
 func (t taskConn) Explain(ctx context.Context, what string, err error) error {

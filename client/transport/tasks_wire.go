@@ -23,7 +23,8 @@ type SideChannel struct {
 	seq      int
 	write    func(context.Context, jsonrpc.Message) error
 	waiting  map[string]chan *jsonrpc.Response
-	gone     chan struct{} // closed when the connection is lost
+	streams  map[string]func(*jsonrpc.Request) // the streams open (Stream), by id
+	gone     chan struct{}                     // closed when the connection is lost
 	goneOnce sync.Once
 }
 
@@ -69,7 +70,7 @@ func OwnID(id jsonrpc.ID) bool {
 func (t *SideChannel) claim(msg jsonrpc.Message) bool {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return false
+		return t.claimStream(msg)
 	}
 	if !OwnID(resp.ID) {
 		return false
@@ -88,11 +89,25 @@ func (t *SideChannel) claim(msg jsonrpc.Message) bool {
 // Call sends one request over the stdio connection and waits for its
 // answer.
 func (t *SideChannel) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := t.call(ctx, method, params, nil)
+	return res.result, err
+}
+
+// sent is what call returns: the request's id (invalid when it was not
+// sent) and its result.
+type sent struct {
+	id     jsonrpc.ID
+	result json.RawMessage
+}
+
+// call sends one request and waits for its answer; frame, when set,
+// receives the notifications that name the request (Stream) meanwhile.
+func (t *SideChannel) call(ctx context.Context, method string, params json.RawMessage, frame func(*jsonrpc.Request)) (sent, error) {
 	t.mu.Lock()
 	write := t.write
 	t.mu.Unlock()
 	if write == nil {
-		return nil, fmt.Errorf("no connection to send %s on", method)
+		return sent{}, fmt.Errorf("no connection to send %s on", method)
 	}
 	id := t.NextID()
 	key := id.Raw().(string)
@@ -100,27 +115,32 @@ func (t *SideChannel) Call(ctx context.Context, method string, params json.RawMe
 	t.mu.Lock()
 	if t.waiting == nil {
 		t.waiting = map[string]chan *jsonrpc.Response{}
+		t.streams = map[string]func(*jsonrpc.Request){}
 	}
 	t.waiting[key] = ch
+	if frame != nil {
+		t.streams[key] = frame
+	}
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
 		delete(t.waiting, key)
+		delete(t.streams, key)
 		t.mu.Unlock()
 	}()
 	if err := write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
-		return nil, err
+		return sent{}, err
 	}
 	select {
 	case resp := <-ch:
 		if resp.Error != nil {
-			return nil, resp.Error
+			return sent{id: id}, resp.Error
 		}
-		return resp.Result, nil
+		return sent{id, resp.Result}, nil
 	case <-t.goneCh():
-		return nil, errConnectionLost
+		return sent{id: id}, errConnectionLost
 	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+		return sent{id: id}, context.Cause(ctx)
 	}
 }
 

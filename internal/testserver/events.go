@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -21,15 +23,21 @@ import (
 const eventsExtension = "io.modelcontextprotocol/events"
 
 type eventsStore struct {
-	file     string
-	nextPoll int64 // nextPollMs of every answer (--next-poll)
+	file      string
+	nextPoll  int64         // nextPollMs of every answer (--next-poll)
+	heartbeat time.Duration // a push stream's heartbeat interval (--heartbeat)
+
+	silenced sync.Map // the control lines "silence" a stream has obeyed (events_push.go)
+	logMu    sync.Mutex
 }
 
-// eventTypes are what events/list answers: two that poll, one that
-// offers only webhooks (which mcpc does not follow).
+// eventTypes are what events/list answers: one that polls, one that
+// polls and pushes, one pushed whose cursor is always null (it cannot be
+// replayed), one that offers only webhooks (which mcpc does not follow).
 const eventTypes = `{"events":[` +
 	`{"name":"deploy.finished","description":"A deploy finished","delivery":["poll"],"inputSchema":{"type":"object"},"payloadSchema":{"type":"object"}},` +
 	`{"name":"alert.raised","description":"An alert was raised","delivery":["push","poll"],"inputSchema":{"type":"object"},"payloadSchema":{"type":"object"}},` +
+	`{"name":"metric.sampled","description":"A metric was sampled; no history","delivery":["push"],"inputSchema":{"type":"object"},"payloadSchema":{"type":"object"}},` +
 	`{"name":"incident.created","description":"An incident was opened","delivery":["webhook"],"inputSchema":{"type":"object"},"payloadSchema":{"type":"object"}}]}`
 
 // maxEventsDefault is how many events a poll answers without maxEvents.
@@ -64,6 +72,9 @@ func (st *eventsStore) poll(params json.RawMessage) (json.RawMessage, *jsonrpc.E
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	if p.Name == "metric.sampled" {
+		return nil, &jsonrpc.Error{Code: -32014, Message: "Unsupported", Data: json.RawMessage(`{"feature":"deliveryMode","value":"poll"}`)}
+	}
 	if p.Name != "deploy.finished" && p.Name != "alert.raised" {
 		return nil, &jsonrpc.Error{Code: -32011, Message: "NotFound", Data: json.RawMessage(`{"kind":"event"}`)}
 	}
@@ -85,11 +96,8 @@ func (st *eventsStore) poll(params json.RawMessage) (json.RawMessage, *jsonrpc.E
 	}
 	events, at := []json.RawMessage{}, from
 	for ; at < len(lines) && len(events) < max; at++ {
-		var e struct {
-			Name string          `json:"name"`
-			Data json.RawMessage `json:"data"`
-		}
-		if json.Unmarshal(lines[at], &e) != nil || e.Name != p.Name {
+		var e eventLine
+		if json.Unmarshal(lines[at], &e) != nil || e.Name != p.Name || e.Control != "" {
 			continue
 		}
 		ev, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("evt_%d", at+1), "name": e.Name,
@@ -98,11 +106,20 @@ func (st *eventsStore) poll(params json.RawMessage) (json.RawMessage, *jsonrpc.E
 	}
 	more := false
 	for i := at; i < len(lines) && !more; i++ {
-		var e struct{ Name string }
-		more = json.Unmarshal(lines[i], &e) == nil && e.Name == p.Name
+		var e eventLine
+		more = json.Unmarshal(lines[i], &e) == nil && e.Name == p.Name && e.Control == ""
 	}
 	res, _ := json.Marshal(map[string]any{"events": events, "cursor": strconv.Itoa(at), "truncated": false, "hasMore": more, "nextPollMs": st.nextPoll})
 	return res, nil
+}
+
+// eventLine is one line of the events FILE: an event of the type Name,
+// or, with Control, what a push stream of that type does there (silence,
+// error, terminate; events_push.go), which a poll skips.
+type eventLine struct {
+	Name    string          `json:"name"`
+	Data    json.RawMessage `json:"data"`
+	Control string          `json:"control"`
 }
 
 // readEventLines reads FILE's lines (none when it does not exist yet).

@@ -70,6 +70,8 @@ type faultConn struct {
 	// floodAfter is the request whose answer the --notify flood follows
 	// (--notify-on other than tools/call).
 	floodAfter atomic.Pointer[jsonrpc.ID]
+	// streams are the events/stream requests being served (events_push.go).
+	streams pushStreams
 }
 
 func (c *faultConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -122,6 +124,9 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				defer c.writeMu.Unlock()
 				io.WriteString(c.t.out, garbageOutput)
 			})
+		}
+		if c.stdioStream(ctx, req) || c.cancelStream(req) {
+			continue
 		}
 		if resp := c.t.opts.below(req); resp != nil {
 			if err := c.Write(ctx, resp); err != nil {
@@ -352,6 +357,9 @@ func (h *faultHandler) answerBelow(w http.ResponseWriter, r *http.Request, req *
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write(data)
+		return true
+	}
+	if h.httpStream(w, r, req) {
 		return true
 	}
 	if resp := h.opts.below(req); resp != nil {

@@ -198,6 +198,8 @@ flags:
   --events FILE        serve the events extension's poll delivery (events.go):
                        events/list and events/poll, the events FILE's lines
   --next-poll MS       with --events: the nextPollMs of every poll (1000)
+  --heartbeat MS       with --events: a push stream's heartbeat interval (1000);
+                       push streams (events_push.go) log to FILE.streams
   --idempotency        declare SEP-3182's tools.idempotency capability (stdio)
   --counter            also serve the tool incr, which returns an in-memory
                        counter (1, 2, 3, …): state that lives as long as
@@ -404,7 +406,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		opts.signals = newSignalStore()
 	}
 	if *x.events != "" {
-		opts.events = &eventsStore{file: *x.events, nextPoll: *x.nextPoll}
+		opts.events = &eventsStore{file: *x.events, nextPoll: *x.nextPoll, heartbeat: time.Duration(*x.heartbeat) * time.Millisecond}
 	}
 	if err := opts.check(*x.tasks, fs.Args()); err != nil {
 		return nil, err
@@ -418,7 +420,7 @@ type moreFlags struct {
 	tasks, skills, noDirRead *bool
 	signals                  *bool
 	events                   *string
-	nextPoll                 *int64
+	nextPoll, heartbeat      *int64
 }
 
 // define defines on fs the flags that set o's options, and returns the
@@ -477,6 +479,7 @@ func (o *options) define(fs *flag.FlagSet) moreFlags {
 	x.signals = fs.Bool("signals", false, "")
 	x.events = fs.String("events", "", "")
 	x.nextPoll = fs.Int64("next-poll", 1000, "")
+	x.heartbeat = fs.Int64("heartbeat", 1000, "")
 	fs.BoolVar(&o.idempotency, "idempotency", false, "")
 	return x
 }
