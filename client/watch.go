@@ -88,7 +88,8 @@ type watchEvent struct {
 	seq    int64
 	at     time.Time
 	kind   string    // log, progress, list, resource, event; cursor, drained, failed, truncated (eventControl)
-	cursor string    // cursor: the cursor to keep
+	cursor string    // cursor: the cursor to keep; event, with keep: the one after it
+	keep   bool      // event: keep cursor once it is written (push: each event has its own)
 	err    error     // failed: why
 	name   string    // list: the family; resource: the URI
 	line   WatchLine // log, progress: the line's fields
@@ -236,12 +237,20 @@ func (w *Watch) run(ctx context.Context, server string, src WatchSource) error {
 			return w.flushed(ctx, src, err)
 		case ev := <-w.events:
 			if counted, done, err := w.eventControl(ev); !counted || err != nil {
+				if err == nil && !done && len(w.events) == 0 {
+					// The lines before a cursor go out as any others do:
+					// once nothing waits.
+					err = w.flush()
+				}
 				if err != nil || done {
 					return err
 				}
 				continue
 			}
 			done, err := w.event(ctx, src, ev)
+			if err == nil && ev.keep {
+				err = w.keepCursor(ev.name, ev.cursor)
+			}
 			if err == nil && len(w.events) == 0 {
 				err = w.flush()
 			}

@@ -291,6 +291,21 @@ func (w *Watch) deliver(ctx context.Context, ev watchEvent) bool {
 	}
 }
 
+// keepCursor keeps cursor as where the watch of event got to
+// (--since-last), once the lines before it are written: flushed first.
+func (w *Watch) keepCursor(event, cursor string) error {
+	if !w.o.SinceLast || w.o.Cursors == nil {
+		return nil
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if err := w.o.Cursors.Save(event, cursor); err != nil {
+		return fmt.Errorf("keep the cursor of %q: %w", event, err)
+	}
+	return nil
+}
+
 // eventControl handles the queue's entries that are no line: a cursor to
 // keep (its lines are written: flushed first), a type drained, a poll
 // that failed, events the server skipped. counted says whether it was a
@@ -298,15 +313,7 @@ func (w *Watch) deliver(ctx context.Context, ev watchEvent) bool {
 func (w *Watch) eventControl(ev watchEvent) (counted, done bool, err error) {
 	switch ev.kind {
 	case "cursor":
-		if w.o.SinceLast && w.o.Cursors != nil {
-			if err := w.flush(); err != nil {
-				return false, false, err
-			}
-			if err := w.o.Cursors.Save(ev.name, ev.cursor); err != nil {
-				return false, false, fmt.Errorf("keep the cursor of %q: %w", ev.name, err)
-			}
-		}
-		return false, false, nil
+		return false, false, w.keepCursor(ev.name, ev.cursor)
 	case "drained":
 		w.drained++
 		return false, w.drained == w.pollers, nil

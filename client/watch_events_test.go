@@ -43,7 +43,7 @@ func (m memCursors) Save(e, c string) error       { m[e] = c; return nil }
 
 const pollList = `{"events":[{"name":"a","delivery":["poll"]},{"name":"hook","delivery":["webhook"]}]}`
 
-func runEvents(t *testing.T, f *fakeEvents, o WatchOptions) ([]string, error) {
+func runEvents(t *testing.T, f WatchSource, o WatchOptions) ([]string, error) {
 	t.Helper()
 	var lines []string
 	o.What = []string{"events"}

@@ -154,7 +154,7 @@ func (p *pusher) run(ctx context.Context) {
 			if len(p.frames) > 0 {
 				continue // read late (stdout was slow), not silent
 			}
-			p.note(fmt.Sprintf("the event stream of %q went silent for %s (twice its heartbeat): reconnecting from its cursor", p.name, p.silence()))
+			p.note(fmt.Sprintf("the event stream of %q went silent for %s (twice its heartbeat): reconnecting from its cursor", p.name, p.silence().Round(100*time.Millisecond)))
 			p.cancel(errSilent)
 			if !p.reopen(ctx) {
 				return
@@ -236,10 +236,7 @@ func (p *pusher) frame(ctx context.Context, f pushFrame) bool {
 		}
 		return p.keep(ctx, v.Get("cursor"))
 	case "notifications/events/event":
-		if !p.event(ctx, f.params, v) {
-			return false
-		}
-		return p.keep(ctx, v.Get("cursor"))
+		return p.event(ctx, f.params, v)
 	case "notifications/events/heartbeat":
 		now := time.Now()
 		if !p.last.IsZero() {
@@ -287,21 +284,34 @@ func (p *pusher) event(ctx context.Context, raw json.RawMessage, v gjson.Result)
 		data = rawmsg.Within(raw, d)
 	}
 	line := WatchLine{Event: cmpOr(v.Get("name").String(), p.name), EventID: id, Timestamp: v.Get("timestamp").String(), Data: data}
-	return p.w.deliver(ctx, watchEvent{kind: "event", line: line})
+	ev := watchEvent{kind: "event", line: line, name: p.name}
+	if c := v.Get("cursor"); c.Exists() {
+		// The cursor after this event, kept as it is written: a watch
+		// that ends at --count there goes on after it next time.
+		p.cursor, ev.keep = p.cursorOf(c), c.Type == gjson.String
+		ev.cursor = c.Str
+	}
+	return p.w.deliver(ctx, ev)
+}
+
+// cursorOf is a frame's cursor: nil when null (no replay).
+func (p *pusher) cursorOf(c gjson.Result) *string {
+	if c.Type != gjson.String {
+		return nil
+	}
+	s := c.Str
+	return &s
 }
 
 // keep takes the cursor a frame carries (absent: unchanged; null: the
 // type cannot be replayed, nothing to send back or keep) and queues it
 // to be kept once the lines before it are written.
 func (p *pusher) keep(ctx context.Context, c gjson.Result) bool {
-	switch {
-	case !c.Exists():
-		return true
-	case c.Type != gjson.String:
-		p.cursor = nil
+	if !c.Exists() {
 		return true
 	}
-	s := c.Str
-	p.cursor = &s
-	return p.w.deliver(ctx, watchEvent{kind: "cursor", name: p.name, cursor: s})
+	if p.cursor = p.cursorOf(c); p.cursor == nil {
+		return true
+	}
+	return p.w.deliver(ctx, watchEvent{kind: "cursor", name: p.name, cursor: *p.cursor})
 }
