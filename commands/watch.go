@@ -34,10 +34,10 @@ comes: log messages at --log-level (logs), the tools, prompts and resources
 lists' changes with the names added and removed (lists), progress (progress),
 and the updates of the resources named after 'resources' (subscribed to;
 --read adds their contents as re-read), and the events of the types named
-after 'events' (all that can be polled when none is named) of a server of
-the events extension, polled; --since-last goes on where the last such
-watch left off, --drain ends once there are no more. Without WHAT: logs
-and lists. The
+after 'events' (all that can be followed when none is named) of a server
+of the events extension, pushed where the server offers it, else polled;
+--since-last goes on where the last such watch left off, --drain ends once
+there are no more. Without WHAT: logs and lists. The
 first line ("kind":"ready") says the watch is in place. Every line has a
 seq; a gap in it is notifications lost to a reader slower than the server.
 Through the server's session when one runs, so the watch sees what other
