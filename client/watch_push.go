@@ -270,7 +270,7 @@ func (p *pusher) event(ctx context.Context, raw json.RawMessage, v gjson.Result)
 	id := v.Get("eventId").String()
 	if id != "" {
 		if p.seen[id] {
-			return true
+			return p.keep(ctx, v.Get("cursor")) // written before: only its cursor is new
 		}
 		p.seen[id] = true
 		p.order = append(p.order, id)
