@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpc-dev/mcpc/internal/rawmsg"
 )
 
 // SubscriptionMeta is the _meta key by which the events extension's
@@ -20,8 +22,8 @@ const SubscriptionMeta = "io.modelcontextprotocol/subscriptionId"
 const EventsNotification = "notifications/events/"
 
 // subscriptionPath is SubscriptionMeta within a notification's params, as
-// a gjson path (its dot escaped).
-var subscriptionPath = "_meta." + strings.ReplaceAll(SubscriptionMeta, ".", `\.`)
+// a gjson path (its dot escaped; a constant: nothing is made at init).
+const subscriptionPath = `_meta.io\.modelcontextprotocol/subscriptionId`
 
 // cancelWait bounds the write of notifications/cancelled when a stream
 // ends: a server that stopped reading does not hold the watch.
@@ -62,7 +64,7 @@ func (t *SideChannel) claimStream(msg jsonrpc.Message) bool {
 	if !ok || req.ID.IsValid() || !strings.HasPrefix(req.Method, EventsNotification) {
 		return false
 	}
-	sub := gjson.GetBytes(req.Params, subscriptionPath)
+	sub := rawmsg.View(req.Params).Get(subscriptionPath)
 	if sub.Type != gjson.String || !strings.HasPrefix(sub.Str, ownIDPrefix) {
 		return false
 	}

@@ -125,11 +125,8 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				io.WriteString(c.t.out, garbageOutput)
 			})
 		}
-		if c.stdioStream(ctx, req) || c.cancelStream(req) {
-			continue
-		}
-		if resp := c.t.opts.below(req); resp != nil {
-			if err := c.Write(ctx, resp); err != nil {
+		if handled, err := c.answerBelow(ctx, req); err != nil || handled {
+			if err != nil {
 				return nil, err
 			}
 			continue
@@ -160,6 +157,18 @@ func (c *faultConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return msg, err
 		}
 	}
+}
+
+// answerBelow answers what the SDK does not know: an events stream (in
+// the background) or its cancellation, or an extension's request.
+func (c *faultConn) answerBelow(ctx context.Context, req *jsonrpc.Request) (bool, error) {
+	if c.stdioStream(ctx, req) || c.cancelStream(req) {
+		return true, nil
+	}
+	if resp := c.t.opts.below(req); resp != nil {
+		return true, c.Write(ctx, resp)
+	}
+	return false, nil
 }
 
 // discover answers a server/discover call as a legacy server or the fault
