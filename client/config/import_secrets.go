@@ -23,8 +23,14 @@ var secretParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE"
 // AUTHOR or OAUTH_CLIENT_ID (AUTH alone is a header's or a basic auth
 // pair's). PWD alone is the shell's working directory, so only a PWD
 // with another word (DB_PWD) counts.
-var secretWordSet = map[string]bool{"KEY": true, "PASS": true, "PAT": true, "PWD": true, "AUTH": true,
-	"AUTHORIZATION": true, "PRIVATE": true, "SIGNATURE": true, "SESSIONID": true}
+// (A switch, not a map: nothing is made at init.)
+func secretWordSet(w string) bool {
+	switch w {
+	case "KEY", "PASS", "PAT", "PWD", "AUTH", "AUTHORIZATION", "PRIVATE", "SIGNATURE", "SESSIONID":
+		return true
+	}
+	return false
+}
 
 func secretName(name string) bool {
 	up := strings.ToUpper(name)
@@ -37,7 +43,7 @@ func secretName(name string) bool {
 	for i, w := range words {
 		switch {
 		case w == "PWD" && len(words) == 1:
-		case secretWordSet[w], w == "SESSION" && i+1 < len(words) && words[i+1] == "ID":
+		case secretWordSet(w), w == "SESSION" && i+1 < len(words) && words[i+1] == "ID":
 			return true
 		}
 	}

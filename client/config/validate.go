@@ -240,24 +240,38 @@ func checkHelpers(s *Server, _ Source) (string, string) {
 
 // authKeys are the "auth" keys each type uses beyond "type"; any other key
 // that is set is an error, so a setting never silently does nothing.
-var authKeys = map[string][]string{
-	"oauth":              {"clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer"},
-	"client_credentials": {"clientId", "clientSecretEnv", "scopes", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"},
-	"workload":           {"issuer", "assertionEnv", "assertionFile", "assertionFrom", "clientId", "audience", "scopes"},
-	"enterprise":         {"issuer", "clientId", "clientSecretEnv", "clientAssertionKeyFile", "clientAssertionAlg", "idp", "idTokenEnv", "idTokenFile", "scopes"},
+func authKeys(typ string) ([]string, bool) {
+	// A switch, not a map: nothing is made at init (mcpc --version).
+	switch typ {
+	case "oauth":
+		return []string{"clientId", "clientSecretEnv", "clientMetadataUrl", "scopes", "redirectPort", "issuer"}, true
+	case "client_credentials":
+		return []string{"clientId", "clientSecretEnv", "scopes", "issuer", "clientAssertionKeyFile", "clientAssertionAlg"}, true
+	case "workload":
+		return []string{"issuer", "assertionEnv", "assertionFile", "assertionFrom", "clientId", "audience", "scopes"}, true
+	case "enterprise":
+		return []string{"issuer", "clientId", "clientSecretEnv", "clientAssertionKeyFile", "clientAssertionAlg", "idp", "idTokenEnv", "idTokenFile", "scopes"}, true
+	}
+	return nil, false
 }
 
 // authNeeds checks, for the auth types that have any, which keys must be
 // set together: what is missing, or "".
-var authNeeds = map[string]func(a *Auth) string{
-	"client_credentials": needsClientCredentials,
-	"workload":           needsWorkload,
-	"enterprise":         needsEnterprise,
+func authNeeds(typ string) func(a *Auth) string {
+	switch typ {
+	case "client_credentials":
+		return needsClientCredentials
+	case "workload":
+		return needsWorkload
+	case "enterprise":
+		return needsEnterprise
+	}
+	return nil
 }
 
 // checkAuth is what is wrong with an "auth" block, or "".
 func checkAuth(a *Auth) string {
-	keys, ok := authKeys[a.Type]
+	keys, ok := authKeys(a.Type)
 	if !ok {
 		return fmt.Sprintf(`unknown auth type %q (use "oauth", "client_credentials", "workload" or "enterprise")`, a.Type)
 	}
@@ -278,7 +292,7 @@ func checkAuth(a *Auth) string {
 			return fmt.Sprintf("%s %q is not an environment variable name", k, v)
 		}
 	}
-	if needs := authNeeds[a.Type]; needs != nil {
+	if needs := authNeeds(a.Type); needs != nil {
 		return needs(a)
 	}
 	return ""

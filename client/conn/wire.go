@@ -76,10 +76,17 @@ type pendingReq struct {
 
 // bigResultStubs are what the SDK decodes instead of a large result. Only
 // results mcpc prints without reading them through the SDK qualify.
-var bigResultStubs = map[string]string{
-	"tools/call":     `{"content":[]}`,
-	"resources/read": `{"contents":[]}`,
-	"prompts/get":    `{"messages":[]}`,
+// (A switch, not a map: nothing is made at init.)
+func bigResultStubs(method string) (string, bool) {
+	switch method {
+	case "tools/call":
+		return `{"content":[]}`, true
+	case "resources/read":
+		return `{"contents":[]}`, true
+	case "prompts/get":
+		return `{"messages":[]}`, true
+	}
+	return "", false
 }
 
 // lists are the tables of listkind.Kinds the wire reads, made once, when
@@ -328,7 +335,7 @@ func (w *wire) Frame(data []byte) []byte {
 		w.big[key] = raw
 		return stub(string(w.listForSDK(p.method, raw)))
 	}
-	small, ok := bigResultStubs[p.method]
+	small, ok := bigResultStubs(p.method)
 	if len(data) <= transport.BigMessage {
 		return data
 	}

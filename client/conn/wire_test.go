@@ -43,7 +43,7 @@ func checkStubbed(t *testing.T, w *wire, msgs []jsonrpc.Message, result []byte) 
 	if len(msgs) != 1 {
 		t.Fatalf("the SDK read %d messages, want 1", len(msgs))
 	}
-	if got := string(msgs[0].(*jsonrpc.Response).Result); got != bigResultStubs["tools/call"] {
+	if got := string(msgs[0].(*jsonrpc.Response).Result); got != mustStub(t, "tools/call") {
 		t.Errorf("the SDK decoded %.80q, want the stub", got)
 	}
 	rs := w.Results("tools/call")
@@ -189,4 +189,13 @@ func TestListCachesFromTheTable(t *testing.T) {
 	if lists().cacheable["resources/read"] != "resources-read" {
 		t.Errorf("resources/read cached as %q", lists().cacheable["resources/read"])
 	}
+}
+
+func mustStub(t *testing.T, method string) string {
+	t.Helper()
+	s, ok := bigResultStubs(method)
+	if !ok {
+		t.Fatalf("no stub for %s", method)
+	}
+	return s
 }
