@@ -62,6 +62,10 @@ func (w *Watch) eventTypes(ctx context.Context, es EventSource) ([]eventType, er
 		return nil, fail.New(fail.Rejected, "'mcpc watch SERVER' without events follows what every server pushes",
 			"server %q does not serve events: it declares no io.modelcontextprotocol/events extension", w.server)
 	}
+	if w.o.Delivery == "push" && !canStream(es) {
+		return nil, fail.New(fail.Usage, "follow them by poll (--delivery poll), or by push directly (--no-session)",
+			"the events of server %q cannot be followed by push through its session: the holder does not relay push streams", w.server)
+	}
 	raw, err := es.ListEvents(ctx)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -53,6 +54,11 @@ var errSilent = errors.New("the event stream went silent")
 // once) is written once.
 const pushDedup = 512
 
+// maxDedupID bounds an event id remembered: a longer one (a server's
+// choice, bounded only by --max-message) is not deduplicated, so the
+// ids kept stay within pushDedup × maxDedupID bytes.
+const maxDedupID = 256
+
 // pushFrame is one notification of a stream, or its end.
 type pushFrame struct {
 	method string
@@ -73,6 +79,7 @@ type pusher struct {
 	first   *pushFrame    // the frame startPush waited for, handled first by run
 	done    chan struct{} // closed when the stream open has ended
 	opened  time.Time
+	heard   bool          // the stream open has sent a frame
 	beat    time.Duration // the longest gap between heartbeats seen
 	last    time.Time     // the last heartbeat of the stream open
 	backoff time.Duration
@@ -109,7 +116,7 @@ func (w *Watch) startPush(ctx context.Context, es EventStreamer, name string, cu
 func (p *pusher) open(ctx context.Context) {
 	sctx, cancel := context.WithCancelCause(ctx)
 	ch, done := make(chan pushFrame, watchQueue), make(chan struct{})
-	p.cancel, p.frames, p.done, p.opened, p.last = cancel, ch, done, time.Now(), time.Time{}
+	p.cancel, p.frames, p.done, p.opened, p.last, p.heard = cancel, ch, done, time.Now(), time.Time{}, false
 	go func() {
 		defer close(done)
 		defer close(ch)
@@ -147,6 +154,7 @@ func (p *pusher) run(ctx context.Context) {
 				}
 				continue
 			}
+			p.heard = true
 			if !p.frame(ctx, f) {
 				return
 			}
@@ -174,20 +182,18 @@ func (p *pusher) silence() time.Duration {
 	return min(max(2*p.beat, minSilence), 2*maxHeartbeat)
 }
 
-// ended handles the end of a stream: one the server closed or that
-// dropped is reconnected; a refusal ends the watch. False: the watch ends.
+// ended handles the end of a stream: one that had sent something and
+// that the server closed or that dropped is reconnected; a refusal, or a
+// reconnection that ends before it sends anything (the server has gone
+// away: nothing to follow), ends the watch. False: the watch ends.
 func (p *pusher) ended(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	switch fail.CodeOf(err) {
-	case "", fail.Connection, fail.Protocol:
+	if code := fail.CodeOf(err); p.heard && (code == "" || code == fail.Connection || code == fail.Protocol) {
 		why := "the server closed it"
 		if err != nil {
-			why = fail.As(err).Msg
-			if why == "" {
-				why = err.Error()
-			}
+			why = err.Error() // a *fail.Error's is its message
 		}
 		p.note(fmt.Sprintf("the event stream of %q ended (%s): reconnecting from its cursor", p.name, why))
 		p.cancel(nil)
@@ -268,10 +274,11 @@ func streamError(v gjson.Result) string {
 // it again after a reconnect.
 func (p *pusher) event(ctx context.Context, raw json.RawMessage, v gjson.Result) bool {
 	id := v.Get("eventId").String()
-	if id != "" {
+	if id != "" && len(id) <= maxDedupID {
 		if p.seen[id] {
 			return p.keep(ctx, v.Get("cursor")) // written before: only its cursor is new
 		}
+		id = strings.Clone(id) // not the whole frame's bytes, kept with it
 		p.seen[id] = true
 		p.order = append(p.order, id)
 		if len(p.order) > pushDedup {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpc-dev/mcpc/internal/fail"
 )
 
 // fakeStreams is a fakeEvents whose event types push: each StreamEvents
@@ -17,6 +19,8 @@ type fakeStreams struct {
 	mu      sync.Mutex
 	scripts [][]string // "method params" per frame
 	sent    []string   // the cursors each stream was opened from ("null" for none)
+	end     error      // what a nil script's stream ends with
+	closeAt bool       // end each scripted stream after its frames, not silent
 }
 
 func (f *fakeStreams) CanStream() bool { return true }
@@ -31,12 +35,15 @@ func (f *fakeStreams) StreamEvents(ctx context.Context, _ string, cursor *string
 	script := f.scripts[i]
 	f.mu.Unlock()
 	if script == nil {
-		return nil
+		return f.end
 	}
 	for _, s := range script {
 		method, params, _ := strings.Cut(s, " ")
 		frame("notifications/events/"+method, json.RawMessage(params))
 		time.Sleep(20 * time.Millisecond)
+	}
+	if f.closeAt {
+		return nil
 	}
 	<-ctx.Done()
 	return context.Cause(ctx)
@@ -110,5 +117,29 @@ func TestWatchPushNullCursor(t *testing.T) {
 	}
 	if got := f.cursors(); strings.Join(got, ",") != "null,null" {
 		t.Errorf("streams opened from %q, want null twice", got)
+	}
+}
+
+// A stream the server closes is reconnected from its cursor; when the
+// reconnection ends before it sends anything (the server has gone), the
+// watch ends with why, not in a loop of reconnections.
+func TestWatchPushServerGone(t *testing.T) {
+	gone := fail.New(fail.Connection, "", "cannot reach server \"srv\": connection refused")
+	f := &fakeStreams{fakeEvents: fakeEvents{list: pushList}, closeAt: true, end: gone,
+		scripts: [][]string{{`active {"cursor":"0"}`, `heartbeat {"cursor":"4"}`}, nil}}
+	var notes []string
+	var mu sync.Mutex
+	_, err := runEvents(t, f, WatchOptions{Events: []string{"a"},
+		Note: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }})
+	if err != gone {
+		t.Fatalf("err = %v, want the reconnection's %v", err, gone)
+	}
+	if got := f.cursors(); strings.Join(got, ",") != "null,4" {
+		t.Errorf("streams opened from %q, want null then 4", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) != 1 || notes[0] != `the event stream of "a" ended (the server closed it): reconnecting from its cursor` {
+		t.Errorf("notes = %q", notes)
 	}
 }

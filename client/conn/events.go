@@ -68,21 +68,17 @@ func (s *Conn) StreamEvents(ctx context.Context, name string, cursor *string, fr
 	if err != nil {
 		return err
 	}
-	on := func(m *jsonrpc.Request) {
-		if strings.HasPrefix(m.Method, transport.EventsNotification) {
-			frame(m.Method, m.Params)
-		}
-	}
 	if s.http != nil {
 		_, err = s.postWith(ctx, "events/stream", "", params, func(ctx context.Context, m *jsonrpc.Request) error {
 			if !m.ID.IsValid() && strings.HasPrefix(m.Method, transport.EventsNotification) {
-				on(m)
+				frame(m.Method, m.Params)
 				return nil
 			}
-			return s.serverRequest(ctx, m)
+			return s.serverRequest(ctx, m) // progress, a question: as on any of mcpc's own requests
 		})
 	} else {
-		_, err = s.wire.tap.Side.Stream(ctx, "events/stream", params, on)
+		// Side.Stream hands over only the notifications that name the stream.
+		_, err = s.wire.tap.Side.Stream(ctx, "events/stream", params, func(m *jsonrpc.Request) { frame(m.Method, m.Params) })
 	}
 	if err == nil || ctx.Err() != nil {
 		return context.Cause(ctx)

@@ -93,7 +93,7 @@ func (st *eventsStore) log(format string, args ...any) {
 func (st *eventsStore) push(req *jsonrpc.Request, name string, at int, send func(jsonrpc.Message) error, done <-chan struct{}) *jsonrpc.Response {
 	replays := pushTypes[name]
 	meta := map[string]any{subscriptionMeta: req.ID.Raw()}
-	cursor := func() any {
+	cursor := func(at int) any {
 		if replays {
 			return strconv.Itoa(at)
 		}
@@ -104,11 +104,12 @@ func (st *eventsStore) push(req *jsonrpc.Request, name string, at int, send func
 		raw, _ := json.Marshal(params)
 		return send(&jsonrpc.Request{Method: method, Params: raw})
 	}
-	if note("notifications/events/active", map[string]any{"cursor": cursor(), "truncated": false}) != nil {
+	if note("notifications/events/active", map[string]any{"cursor": cursor(at), "truncated": false}) != nil {
 		return nil
 	}
 	tick := time.NewTicker(st.heartbeat)
 	defer tick.Stop()
+	beats := 0
 	for {
 		lines, _ := readEventLines(st.file)
 		for ; at < len(lines); at++ {
@@ -119,10 +120,7 @@ func (st *eventsStore) push(req *jsonrpc.Request, name string, at int, send func
 			switch e.Control {
 			case "":
 				ev := map[string]any{"eventId": fmt.Sprintf("evt_%d", at+1), "name": name,
-					"timestamp": fmt.Sprintf("2026-12-01T00:00:%02dZ", (at+1)%60), "data": e.Data}
-				at++ // the cursor after it
-				ev["cursor"] = cursor()
-				at--
+					"timestamp": fmt.Sprintf("2026-12-01T00:00:%02dZ", (at+1)%60), "data": e.Data, "cursor": cursor(at + 1)}
 				if note("notifications/events/event", ev) != nil {
 					return nil
 				}
@@ -136,7 +134,6 @@ func (st *eventsStore) push(req *jsonrpc.Request, name string, at int, send func
 			case "error":
 				note("notifications/events/error", map[string]any{"error": map[string]any{"code": -32603, "message": "UpstreamError", "data": map[string]any{"reason": "upstream answered 503"}}})
 			case "terminate":
-				at++
 				note("notifications/events/terminated", map[string]any{"error": map[string]any{"code": -32012, "message": "Forbidden", "data": map[string]any{"reason": "Access revoked"}}})
 				st.log("end %s %s: terminated", name, idText(req.ID))
 				return &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"_meta":{}}`)}
@@ -147,8 +144,14 @@ func (st *eventsStore) push(req *jsonrpc.Request, name string, at int, send func
 			st.log("end %s %s: cancelled", name, idText(req.ID))
 			return nil
 		case <-tick.C:
-			if note("notifications/events/heartbeat", map[string]any{"cursor": cursor()}) != nil {
+			if note("notifications/events/heartbeat", map[string]any{"cursor": cursor(at)}) != nil {
 				return nil
+			}
+			if beats++; beats == 2 {
+				// A test waits for this line, not a clock, before it
+				// makes the stream go silent: by then the client has a
+				// gap between two heartbeats to measure.
+				st.log("beats %s %s", name, idText(req.ID))
 			}
 		}
 	}
